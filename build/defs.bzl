@@ -1,0 +1,129 @@
+"""The project's only build macros: C++ libraries and tests, the per-Python
+nanobind extension, plugin shared objects, limited-API extensions and wheels."""
+
+load("//build:copts.bzl", "DEFAULT_COPTS", "TEST_COPTS")
+load("//third_party:repositories.bzl", "PYTHON_VERSIONS")
+
+def py_tag(version):
+    """'3.12' -> 'cp312'."""
+    return "cp" + version.replace(".", "")
+
+def xla_cc_library(name, copts = [], **kwargs):
+    native.cc_library(name = name, copts = DEFAULT_COPTS + copts, **kwargs)
+
+def xla_cc_test(name, copts = [], **kwargs):
+    native.cc_test(name = name, copts = TEST_COPTS + copts, **kwargs)
+
+def nanobind_extension(name, srcs, deps = [], copts = []):
+    """One `<name>_cp3XY.so` per supported Python, each against that Python's headers."""
+    for version in PYTHON_VERSIONS:
+        tag = version.replace(".", "_")
+        native.cc_binary(
+            name = "%s_%s.so" % (name, py_tag(version)),
+            srcs = srcs,
+            copts = DEFAULT_COPTS + ["-fno-strict-aliasing"] + copts,
+            linkshared = True,
+            linkopts = ["-Wl,--exclude-libs,ALL", "-Wl,--gc-sections"],
+            deps = deps + ["@nanobind//:nanobind_%s" % tag, "@python//:python_%s" % tag],
+        )
+
+def limited_api_extension(name, srcs, deps = []):
+    """A CPython extension against the stable ABI of 3.10 (loads on 3.10 and newer)."""
+    native.cc_binary(
+        name = name + ".so",
+        srcs = srcs,
+        copts = DEFAULT_COPTS + ["-DPy_LIMITED_API=0x030A0000"],
+        linkshared = True,
+        deps = deps + ["@python//:python_3_10"],
+    )
+
+def plugin_shared_object(name, deps, version_script = "//build:version_script.lds"):
+    """A plugin library that statically links its own copy of XLA, LLVM and
+    libstdc++ and exports exactly one symbol, GetPjrtApi."""
+    native.cc_binary(
+        name = name,
+        linkshared = True,
+        deps = deps + [version_script],
+        linkopts = [
+            "-Wl,--version-script=$(location %s)" % version_script,
+            "-Wl,--exclude-libs,ALL",
+            "-Wl,--gc-sections",
+            "-Wl,-z,defs",
+            "-static-libstdc++",
+            "-static-libgcc",
+        ],
+    )
+
+def _wheel_impl(ctx):
+    dist = ctx.attr.distribution
+    version = ctx.attr.version
+    tag = "%s-%s-%s" % (ctx.attr.python_tag, ctx.attr.abi_tag, ctx.attr.platform_tag)
+    out = ctx.actions.declare_file("%s-%s-%s.whl" % (dist.replace("-", "_"), version, tag))
+    args = ctx.actions.args()
+    args.add("--output", out)
+    args.add("--distribution", dist)
+    args.add("--version", version)
+    args.add("--tag", tag)
+    args.add("--summary", ctx.attr.summary)
+    args.add("--requires_python", ctx.attr.requires_python)
+    args.add("--description", ctx.file.description)
+    args.add("--license", ctx.file.license)
+    for r in ctx.attr.requires:
+        args.add("--requires", r.replace("{VERSION}", version).replace("{MIN}", ctx.attr.minimum_version))
+    for extra, reqs in ctx.attr.extras.items():
+        for r in reqs.split(";"):
+            args.add("--extra", "%s:%s" % (extra, r.replace("{VERSION}", version)))
+    for ep in ctx.attr.entry_points:
+        args.add("--entry_point", ep)
+    for ep in ctx.attr.exports_only_get_pjrt_api:
+        args.add("--check_exports", ep)
+    for k, v in ctx.attr.substitutions.items():
+        args.add("--substitute", "%s=%s" % (k, v.replace("{VERSION}", version).replace("{MIN}", ctx.attr.minimum_version)))
+    inputs = [ctx.file.description, ctx.file.license]
+    for target, dest in ctx.attr.files.items():
+        for f in target.files.to_list():
+            d = dest
+            if d.endswith("/"):
+                d = d + _strip_prefix(f, ctx.attr.strip_prefix)
+            args.add("--file", "%s=%s" % (f.path, d))
+            inputs.append(f)
+    # python3 from PATH: the tool needs only the standard library and binutils' nm.
+    ctx.actions.run_shell(
+        outputs = [out],
+        inputs = inputs + [ctx.file._tool],
+        command = 'python3 "%s" "$@"' % ctx.file._tool.path,
+        arguments = [args],
+        mnemonic = "Wheel",
+        progress_message = "Assembling wheel %s" % out.basename,
+    )
+    return [DefaultInfo(files = depset([out]))]
+
+def _strip_prefix(f, prefix):
+    path = f.short_path
+    if prefix and path.startswith(prefix):
+        path = path[len(prefix):]
+    return path.lstrip("/")
+
+py_wheel = rule(
+    implementation = _wheel_impl,
+    attrs = {
+        "distribution": attr.string(mandatory = True),
+        "version": attr.string(mandatory = True),
+        "minimum_version": attr.string(default = ""),
+        "python_tag": attr.string(default = "py3"),
+        "abi_tag": attr.string(default = "none"),
+        "platform_tag": attr.string(default = "any"),
+        "summary": attr.string(mandatory = True),
+        "requires_python": attr.string(default = ">=3.10"),
+        "requires": attr.string_list(),
+        "extras": attr.string_dict(),
+        "entry_points": attr.string_list(doc = "group:name=value"),
+        "files": attr.label_keyed_string_dict(allow_files = True, doc = "target -> install path; a path ending in / keeps the file's own path under it (minus strip_prefix)"),
+        "strip_prefix": attr.string(default = ""),
+        "substitutions": attr.string_dict(doc = "@KEY@ placeholders replaced in installed .py files"),
+        "exports_only_get_pjrt_api": attr.string_list(doc = "installed .so paths that must export exactly GetPjrtApi"),
+        "description": attr.label(allow_single_file = True, mandatory = True),
+        "license": attr.label(allow_single_file = True, mandatory = True),
+        "_tool": attr.label(default = "//build:wheel/build_wheel.py", allow_single_file = True),
+    },
+)

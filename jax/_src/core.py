@@ -1,0 +1,520 @@
+"""The core: abstract values, primitives, traces/tracers, jaxprs.
+
+Tracing is dynamic, with an explicit trace stack: each transformation pushes a
+`MainTrace` (its level is its position on the stack) and wraps values in its own
+`Tracer` subclass. `Primitive.bind` finds the highest-level trace among its
+arguments (or the current dynamic trace, used while staging out a jaxpr) and asks
+it to process the primitive. The bottom of the stack is `EvalTrace`, which runs
+the primitive's `impl`.
+
+This module knows no transformation: rule tables live with each transformation
+(`interpreters/ad.py`, `batching.py`, `partial_eval.py`, `lowering/hlo.py`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import operator
+from contextlib import contextmanager
+from typing import Any, Callable, NamedTuple, Sequence
+
+import numpy as np
+
+from jax._src import dtypes
+from jax._src import errors
+
+# ----------------------------------------------------------------------------- avals
+
+
+class ShapedArray:
+  """The abstract value of an array: shape, dtype and whether its type is weak."""
+
+  __slots__ = ("shape", "dtype", "weak_type")
+  array_abstraction_level = 1
+
+  def __init__(self, shape, dtype, weak_type: bool = False):
+    self.shape = tuple(int(d) for d in shape)
+    self.dtype = np.dtype(dtype)
+    self.weak_type = bool(weak_type)
+
+  ndim = property(lambda self: len(self.shape))
+  size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+
+  def update(self, shape=None, dtype=None, weak_type=None) -> ShapedArray:
+    return ShapedArray(self.shape if shape is None else shape,
+                       self.dtype if dtype is None else dtype,
+                       self.weak_type if weak_type is None else weak_type)
+
+  def strip_weak_type(self) -> ShapedArray:
+    return self.update(weak_type=False) if self.weak_type else self
+
+  def __eq__(self, other):
+    return (type(other) is ShapedArray and self.shape == other.shape
+            and self.dtype == other.dtype and self.weak_type == other.weak_type)
+
+  def __hash__(self):
+    return hash((self.shape, self.dtype, self.weak_type))
+
+  def str_short(self) -> str:
+    return f"{dtype_short_name(self.dtype)}[{','.join(map(str, self.shape))}]"
+
+  def __repr__(self):
+    weak = ", weak_type=True" if self.weak_type else ""
+    return f"ShapedArray({self.str_short()}{weak})"
+
+
+_SHORT_NAMES = {
+    "bool": "bool", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
+    "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
+    "bfloat16": "bf16", "float16": "f16", "float32": "f32", "float64": "f64",
+    "complex64": "c64", "complex128": "c128",
+}
+
+
+def dtype_short_name(dt) -> str:
+  return _SHORT_NAMES.get(np.dtype(dt).name, np.dtype(dt).name)
+
+
+def get_aval(x) -> ShapedArray:
+  """The abstract value of a Tracer, a jax Array, a numpy value or a Python scalar."""
+  aval = getattr(x, "aval", None)
+  if isinstance(aval, ShapedArray):
+    return aval
+  if type(x) in dtypes.python_scalar_types:
+    return ShapedArray((), dtypes.scalar_type_dtype(type(x)), type(x) is not bool)
+  if isinstance(x, (np.ndarray, np.generic)):
+    return ShapedArray(np.shape(x), dtypes.canonicalize_dtype(x.dtype), False)
+  raise TypeError(f"Value {x!r} of type {type(x).__name__} is not a valid JAX type")
+
+
+def is_valid_jaxval(x) -> bool:
+  try:
+    get_aval(x)
+    return True
+  except TypeError:
+    return False
+
+
+def concrete_value(x):
+  """A numpy value for `x` if it is known now, else None (abstract tracer)."""
+  if isinstance(x, Tracer):
+    return x.to_concrete_value()
+  if type(x) in dtypes.python_scalar_types:
+    return x
+  if isinstance(x, (np.ndarray, np.generic)):
+    return x
+  if hasattr(x, "__array__"):
+    return np.asarray(x)
+  return None
+
+
+# ----------------------------------------------------------------------------- primitives
+
+
+class Primitive:
+  """A named operation. Behaviour lives in rule tables keyed by the primitive."""
+
+  multiple_results = False
+
+  def __init__(self, name: str, multiple_results: bool = False):
+    self.name = name
+    self.multiple_results = multiple_results
+    self.impl: Callable | None = None
+    self.abstract_eval: Callable | None = None
+
+  def __repr__(self):
+    return self.name
+
+  def def_impl(self, impl):
+    self.impl = impl
+    return impl
+
+  def def_abstract_eval(self, rule):
+    """rule(*avals, **params) -> aval (or a list of avals if multiple_results)."""
+    self.abstract_eval = rule
+    return rule
+
+  def bind(self, *args, **params):
+    trace = find_top_trace(args)
+    tracers = [full_raise(trace, a) for a in args]
+    out = trace.process_primitive(self, tracers, params)
+    if self.multiple_results:
+      return [full_lower(o) for o in out]
+    return full_lower(out)
+
+
+# ----------------------------------------------------------------------------- traces
+
+
+class MainTrace(NamedTuple):
+  level: int
+  trace_type: type
+  global_data: Any
+
+
+trace_stack: list[MainTrace] = []
+dynamic_trace: MainTrace | None = None
+
+
+@contextmanager
+def new_main(trace_type: type, global_data=None):
+  level = len(trace_stack)
+  main = MainTrace(level, trace_type, global_data)
+  trace_stack.append(main)
+  try:
+    yield main
+  finally:
+    trace_stack.pop()
+
+
+@contextmanager
+def new_dynamic_main(trace_type: type, global_data=None):
+  """Push a main that also captures every bind whose arguments are not tracers."""
+  global dynamic_trace
+  prev = dynamic_trace
+  with new_main(trace_type, global_data) as main:
+    dynamic_trace = main
+    try:
+      yield main
+    finally:
+      dynamic_trace = prev
+
+
+@contextmanager
+def ensure_no_dynamic_trace():
+  """Run eagerly even inside a staging context (used by impls and constant folding)."""
+  global dynamic_trace
+  prev = dynamic_trace
+  dynamic_trace = trace_stack[0]
+  try:
+    yield
+  finally:
+    dynamic_trace = prev
+
+
+class Trace:
+  """One level of the stack; subclasses implement pure/lift/process_primitive."""
+
+  def __init__(self, main: MainTrace):
+    self.main = main
+
+  def pure(self, val):
+    raise NotImplementedError
+
+  def lift(self, val):
+    raise NotImplementedError
+
+  def process_primitive(self, primitive, tracers, params):
+    raise NotImplementedError
+
+
+class EvalTrace(Trace):
+  """The bottom trace: runs primitives on concrete values."""
+
+  def pure(self, x):
+    return x
+
+  lift = pure
+
+  def process_primitive(self, primitive, values, params):
+    if primitive.impl is None:
+      raise NotImplementedError(f"primitive {primitive.name} has no eager implementation")
+    return primitive.impl(*values, **params)
+
+
+trace_stack.append(MainTrace(0, EvalTrace, None))
+dynamic_trace = trace_stack[0]
+
+
+class Tracer:
+  """A value being traced by `self._trace`. Array operators are installed by jax.numpy."""
+
+  __array_priority__ = 1000
+  __slots__ = ("_trace",)
+
+  @property
+  def aval(self) -> ShapedArray:
+    raise NotImplementedError
+
+  def full_lower(self):
+    return self
+
+  def to_concrete_value(self):
+    """The value if this trace knows it (e.g. the primal of a JVP), else None."""
+    return None
+
+  shape = property(lambda self: self.aval.shape)
+  dtype = property(lambda self: self.aval.dtype)
+  ndim = property(lambda self: self.aval.ndim)
+  size = property(lambda self: self.aval.size)
+  weak_type = property(lambda self: self.aval.weak_type)
+
+  def __len__(self):
+    if not self.shape:
+      raise TypeError("len() of unsized object")
+    return self.shape[0]
+
+  def _concrete(self, error_cls):
+    value = self.to_concrete_value()
+    if value is None:
+      raise error_cls(self)
+    return np.asarray(value)
+
+  def __bool__(self):
+    return bool(self._concrete(errors.TracerBoolConversionError))
+
+  def __int__(self):
+    return int(self._concrete(errors.TracerIntegerConversionError))
+
+  def __index__(self):
+    return operator.index(self._concrete(errors.TracerIntegerConversionError).item())
+
+  def __float__(self):
+    return float(self._concrete(errors.ConcretizationTypeError))
+
+  def __complex__(self):
+    return complex(self._concrete(errors.ConcretizationTypeError))
+
+  def __array__(self, dtype=None, copy=None):
+    value = self.to_concrete_value()
+    if value is None:
+      raise errors.TracerArrayConversionError(self)
+    return np.asarray(value, dtype=dtype)
+
+  def item(self):
+    return self._concrete(errors.ConcretizationTypeError).item()
+
+  def __hash__(self):
+    raise TypeError(f"unhashable type: {type(self).__name__} (jax arrays are unhashable)")
+
+  def __repr__(self):
+    return f"Traced<{self.aval.str_short()}>with<{type(self._trace).__name__}>"
+
+
+def find_top_trace(xs) -> Trace:
+  top = max((x._trace.main for x in xs if isinstance(x, Tracer)),
+            default=trace_stack[0], key=operator.attrgetter("level"))
+  if dynamic_trace is not None and dynamic_trace.level > top.level:
+    top = dynamic_trace
+  return top.trace_type(top)
+
+
+def full_raise(trace: Trace, val):
+  if not isinstance(val, Tracer):
+    if not is_valid_jaxval(val):
+      raise TypeError(f"Value {val!r} of type {type(val).__name__} is not a valid JAX type")
+    return trace.pure(val)
+  level = trace.main.level
+  if val._trace.main is trace.main:
+    return val
+  if val._trace.main.level < level:
+    return trace.lift(val)
+  if val._trace.main.level > level:
+    raise errors.UnexpectedTracerError(
+        f"Encountered a tracer of a transformation that has already finished ({val}). "
+        "A traced value escaped its transformation, for example through a global.")
+  raise errors.UnexpectedTracerError(f"Different traces at the same level: {val._trace}, {trace}.")
+
+
+def full_lower(val):
+  return val.full_lower() if isinstance(val, Tracer) else val
+
+
+# ----------------------------------------------------------------------------- jaxprs
+
+
+class Var:
+  """A variable of a jaxpr; identity matters, names are given when printing."""
+
+  __slots__ = ("aval",)
+
+  def __init__(self, aval: ShapedArray):
+    self.aval = aval
+
+
+class Literal:
+  """A scalar constant written inline in a jaxpr equation."""
+
+  __slots__ = ("val", "aval")
+
+  def __init__(self, val, aval: ShapedArray):
+    self.val = val
+    self.aval = aval
+
+
+Atom = Var | Literal
+
+
+class JaxprEqn(NamedTuple):
+  primitive: Primitive
+  inputs: list  # list[Atom]
+  params: dict
+  out_binders: list  # list[Var]
+
+
+class Jaxpr:
+  """`{ lambda constvars ; invars . let eqns in outs }`."""
+
+  def __init__(self, constvars, invars, eqns, outs):
+    self.constvars: list[Var] = list(constvars)
+    self.invars: list[Var] = list(invars)
+    self.eqns: list[JaxprEqn] = list(eqns)
+    self.outs: list[Atom] = list(outs)
+
+  @property
+  def in_avals(self):
+    return [v.aval for v in self.invars]
+
+  @property
+  def out_avals(self):
+    return [v.aval for v in self.outs]
+
+  def __repr__(self):
+    return pp_jaxpr(self)
+
+
+class ClosedJaxpr:
+  """A jaxpr with concrete values for its constvars. Hashes by identity."""
+
+  def __init__(self, jaxpr: Jaxpr, consts: Sequence):
+    assert len(jaxpr.constvars) == len(consts), (len(jaxpr.constvars), len(consts))
+    self.jaxpr = jaxpr
+    self.consts = list(consts)
+
+  in_avals = property(lambda self: self.jaxpr.in_avals)
+  out_avals = property(lambda self: self.jaxpr.out_avals)
+  eqns = property(lambda self: self.jaxpr.eqns)
+
+  def __repr__(self):
+    return pp_jaxpr(self.jaxpr)
+
+
+def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence, args: Sequence) -> list:
+  """Interpret `jaxpr` by binding each equation's primitive on the current trace."""
+  env: dict[Var, Any] = {}
+
+  def read(x):
+    return x.val if isinstance(x, Literal) else env[x]
+
+  for v, val in zip(jaxpr.constvars, consts):
+    env[v] = val
+  for v, val in zip(jaxpr.invars, args):
+    env[v] = val
+  for eqn in jaxpr.eqns:
+    outs = eqn.primitive.bind(*map(read, eqn.inputs), **eqn.params)
+    outs = outs if eqn.primitive.multiple_results else [outs]
+    for v, val in zip(eqn.out_binders, outs):
+      env[v] = val
+  return [read(x) for x in jaxpr.outs]
+
+
+def jaxpr_as_fun(closed: ClosedJaxpr) -> Callable:
+  return lambda *args: eval_jaxpr(closed.jaxpr, closed.consts, args)
+
+
+# ----------------------------------------------------------------------------- checking
+
+
+class JaxprTypeError(TypeError):
+  """A jaxpr is ill-formed (an internal error: please report it with the jaxpr)."""
+
+
+def _same_type(a: ShapedArray, b: ShapedArray) -> bool:
+  return a.shape == b.shape and a.dtype == b.dtype
+
+
+def check_jaxpr(jaxpr: Jaxpr) -> None:
+  """Check scoping (defined before use, bound once) and every equation's types."""
+  env: set[Var] = set()
+
+  def bind_var(v):
+    if not isinstance(v, Var):
+      raise JaxprTypeError(f"binder {v} is not a Var")
+    if v in env:
+      raise JaxprTypeError(f"variable bound twice in\n{pp_jaxpr(jaxpr)}")
+    env.add(v)
+
+  def check_atom(x) -> ShapedArray:
+    if isinstance(x, Literal):
+      if np.shape(x.val) != x.aval.shape:
+        raise JaxprTypeError(f"literal {x.val!r} does not have shape {x.aval.shape}")
+      return x.aval
+    if x not in env:
+      raise JaxprTypeError(f"unbound variable of type {x.aval.str_short()}")
+    return x.aval
+
+  for v in jaxpr.constvars + jaxpr.invars:
+    bind_var(v)
+  for eqn in jaxpr.eqns:
+    in_avals = [check_atom(x) for x in eqn.inputs]
+    rule = eqn.primitive.abstract_eval
+    if rule is None:
+      raise JaxprTypeError(f"primitive {eqn.primitive} has no abstract evaluation rule")
+    outs = rule(*in_avals, **eqn.params)
+    outs = outs if eqn.primitive.multiple_results else [outs]
+    if len(outs) != len(eqn.out_binders):
+      raise JaxprTypeError(f"{eqn.primitive}: {len(outs)} results, {len(eqn.out_binders)} binders")
+    for out, v in zip(outs, eqn.out_binders):
+      if not _same_type(out, v.aval):
+        raise JaxprTypeError(
+            f"{eqn.primitive}: binder has type {v.aval.str_short()} but the rule "
+            f"gives {out.str_short()}")
+      bind_var(v)
+  for x in jaxpr.outs:
+    check_atom(x)
+
+
+# ----------------------------------------------------------------------------- printing
+
+
+def _var_names():
+  letters = "abcdefghijklmnopqrstuvwxyz"
+  for n in itertools.count(1):
+    for combo in itertools.product(letters, repeat=n):
+      yield "".join(combo)
+
+
+def _pp_param(value, names, indent) -> str:
+  if isinstance(value, ClosedJaxpr):
+    value = value.jaxpr
+  if isinstance(value, Jaxpr):
+    return "\n" + _pp_jaxpr(value, names, indent + 4)
+  if isinstance(value, np.dtype):
+    return value.name
+  return repr(value) if isinstance(value, str) else str(value)
+
+
+def pp_jaxpr(jaxpr: Jaxpr) -> str:
+  """Print like jax: `{ lambda consts ; a:f32[3]. let b:f32[3] = sin a in (b,) }`."""
+  names = _var_names()
+  return _pp_jaxpr(jaxpr, _Namer(names), 0)
+
+
+class _Namer:
+  def __init__(self, names):
+    self._names = names
+    self._map: dict[Var, str] = {}
+
+  def __call__(self, v) -> str:
+    if isinstance(v, Literal):
+      val = np.asarray(v.val)
+      text = str(val.item()) if val.shape == () else str(val.tolist())
+      return f"{text}:{v.aval.str_short()}"
+    if v not in self._map:
+      self._map[v] = next(self._names)
+    return self._map[v]
+
+
+def _pp_jaxpr(jaxpr: Jaxpr, name: _Namer, indent: int) -> str:
+  pad = " " * indent
+  binders = lambda vs: " ".join(f"{name(v)}:{v.aval.str_short()}" for v in vs)
+  lines = [f"{pad}{{ lambda {binders(jaxpr.constvars)} ; {binders(jaxpr.invars)}. let"]
+  for eqn in jaxpr.eqns:
+    params = " ".join(f"{k}={_pp_param(v, name, indent)}" for k, v in sorted(eqn.params.items()))
+    params = f"[{params}]" if params else ""
+    outs = binders(eqn.out_binders)
+    ins = " ".join(name(x) for x in eqn.inputs)
+    lines.append(f"{pad}    {outs} = {eqn.primitive.name}{params} {ins}".rstrip())
+  outs = ", ".join(name(x) for x in jaxpr.outs)
+  lines.append(f"{pad}  in ({outs}{',' if len(jaxpr.outs) == 1 else ''}) }}")
+  return "\n".join(lines)

@@ -1,0 +1,216 @@
+"""Dtypes: canonicalization (x64 on/off), weak types and the promotion lattice.
+
+The lattice is the one JAX documents in "Type promotion semantics": the Python
+scalar types ``int``, ``float`` and ``complex`` stand for *weak* integers, floats
+and complexes, which adopt the dtype of whatever they are combined with.
+
+    bool -> int -> {u8, i8};  u8 -> {u16, i16};  u16 -> {u32, i32};  u32 -> {u64, i64}
+    i8 -> i16 -> i32 -> i64;  u64 -> float;  i64 -> float
+    float -> {complex, bf16, f16};  bf16 -> f32;  f16 -> f32;  f32 -> {f64, c64}
+    f64 -> c128;  complex -> c64 -> c128
+
+The result type of several values is the least upper bound of their nodes. When
+it is a Python scalar type the result is weakly typed, with that kind's default
+dtype (float32/int32, or float64/int64 with jax_enable_x64).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+
+from jax._src.config import enable_x64
+
+bool_ = np.dtype(np.bool_)
+int8, int16, int32, int64 = (np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64))
+uint8, uint16, uint32, uint64 = (np.dtype(t) for t in (np.uint8, np.uint16, np.uint32, np.uint64))
+bfloat16 = np.dtype(ml_dtypes.bfloat16)
+float16, float32, float64 = (np.dtype(t) for t in (np.float16, np.float32, np.float64))
+complex64, complex128 = np.dtype(np.complex64), np.dtype(np.complex128)
+
+_WEAK_TYPES = (int, float, complex)
+python_scalar_types = (bool, int, float, complex)
+
+_LATTICE: dict[Any, tuple] = {
+    bool_: (int,),
+    int: (uint8, int8),
+    uint8: (uint16, int16), uint16: (uint32, int32), uint32: (uint64, int64), uint64: (float,),
+    int8: (int16,), int16: (int32,), int32: (int64,), int64: (float,),
+    float: (complex, bfloat16, float16),
+    bfloat16: (float32,), float16: (float32,), float32: (float64, complex64),
+    float64: (complex128,),
+    complex: (complex64,), complex64: (complex128,), complex128: (),
+}
+
+
+def _compute_upper_bounds() -> dict[Any, frozenset]:
+  upper: dict[Any, frozenset] = {}
+
+  def visit(node):
+    if node not in upper:
+      result = {node}
+      for succ in _LATTICE[node]:
+        result |= visit(succ)
+      upper[node] = frozenset(result)
+    return upper[node]
+
+  for node in _LATTICE:
+    visit(node)
+  return upper
+
+
+_UPPER = _compute_upper_bounds()
+
+_X64_TO_X32 = {int64: int32, uint64: uint32, float64: float32, complex128: complex64}
+
+
+def canonicalize_dtype(dt) -> np.dtype:
+  """The dtype jax actually uses for `dt`: 64-bit types become 32-bit when x64 is off."""
+  dt = np.dtype(dt)
+  if not enable_x64():
+    return _X64_TO_X32.get(dt, dt)
+  return dt
+
+
+def default_int_dtype() -> np.dtype:
+  return int64 if enable_x64() else int32
+
+
+def default_uint_dtype() -> np.dtype:
+  return uint64 if enable_x64() else uint32
+
+
+def default_float_dtype() -> np.dtype:
+  return float64 if enable_x64() else float32
+
+
+def default_complex_dtype() -> np.dtype:
+  return complex128 if enable_x64() else complex64
+
+
+def _default_for_kind(kind) -> np.dtype:
+  if kind is int:
+    return default_int_dtype()
+  if kind is float:
+    return default_float_dtype()
+  if kind is complex:
+    return default_complex_dtype()
+  raise TypeError(kind)
+
+
+def scalar_type_dtype(t: type) -> np.dtype:
+  """Canonical dtype of a Python scalar type (bool, int, float, complex)."""
+  if t is bool:
+    return bool_
+  return _default_for_kind(t)
+
+
+def is_python_scalar(x) -> bool:
+  return type(x) in python_scalar_types
+
+
+def dtype(x) -> np.dtype:
+  """The canonical dtype of a value, dtype or type."""
+  if type(x) in python_scalar_types:
+    return scalar_type_dtype(type(x))
+  if x in python_scalar_types if isinstance(x, type) else False:
+    return scalar_type_dtype(x)
+  if hasattr(x, "dtype"):
+    return canonicalize_dtype(x.dtype)
+  return canonicalize_dtype(np.result_type(x))
+
+
+def is_weakly_typed(x) -> bool:
+  if type(x) in _WEAK_TYPES:
+    return True
+  aval = getattr(x, "aval", None)
+  return bool(getattr(aval, "weak_type", False))
+
+
+def _lattice_node(dt: np.dtype, weak: bool):
+  if weak and dt != bool_:
+    if dt.kind in "iu":
+      return int
+    if dt.kind == "f":
+      return float
+    if dt.kind == "c":
+      return complex
+  return dt
+
+
+@functools.lru_cache(maxsize=1024)
+def _join(nodes: tuple) -> Any:
+  common = frozenset.intersection(*(_UPPER[n] for n in nodes))
+  for candidate in common:
+    if _UPPER[candidate] == common:
+      return candidate
+  raise TypeError(f"no common type for {nodes}")
+
+
+def promote_types(a, b) -> np.dtype:
+  """Strong promotion of two dtypes on the jax lattice (like jnp.promote_types)."""
+  return canonicalize_dtype(_join((np.dtype(a), np.dtype(b))))
+
+
+def _dtype_and_weak(x) -> tuple[np.dtype, bool]:
+  if isinstance(x, type) and x in python_scalar_types:
+    return scalar_type_dtype(x), x is not bool
+  if type(x) in python_scalar_types:
+    return scalar_type_dtype(type(x)), type(x) is not bool
+  if isinstance(x, (np.dtype, str)) or (isinstance(x, type) and issubclass(x, np.generic)):
+    return np.dtype(x), False
+  return dtype(x), is_weakly_typed(x)
+
+
+def result_type(*args, return_weak_type_flag: bool = False):
+  """The promoted dtype of values/dtypes (and with the flag, whether it is weak)."""
+  if not args:
+    raise ValueError("at least one array or dtype is required")
+  nodes = tuple(_lattice_node(*_dtype_and_weak(a)) for a in args)
+  node = _join(nodes) if len(set(nodes)) > 1 else nodes[0]
+  if isinstance(node, type):
+    out, weak = _default_for_kind(node), True
+  else:
+    out, weak = canonicalize_dtype(node), False
+  return (out, weak) if return_weak_type_flag else out
+
+
+def issubdtype(a, b) -> bool:
+  if isinstance(a, np.dtype) and a == bfloat16:
+    return b in (bfloat16, np.floating, np.inexact, np.number, np.generic) or (
+        isinstance(b, np.dtype) and b == bfloat16)
+  return np.issubdtype(a, b)
+
+
+def is_float(dt) -> bool:
+  dt = np.dtype(dt)
+  return dt.kind == "f" or dt == bfloat16
+
+
+def is_complex(dt) -> bool:
+  return np.dtype(dt).kind == "c"
+
+
+def is_inexact(dt) -> bool:
+  return is_float(dt) or is_complex(dt)
+
+
+def is_integer(dt) -> bool:
+  return np.dtype(dt).kind in "iu"
+
+
+def finfo(dt):
+  return ml_dtypes.finfo(dt)
+
+
+def iinfo(dt):
+  return np.iinfo(dt)
+
+
+def to_inexact_dtype(dt) -> np.dtype:
+  """The float dtype integer/bool inputs become for float-only functions (sin, mean...)."""
+  dt = np.dtype(dt)
+  return dt if is_inexact(dt) else default_float_dtype()

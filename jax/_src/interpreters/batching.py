@@ -1,0 +1,166 @@
+"""Vectorization (vmap) as a trace.
+
+A `BatchTracer` holds a value with one extra axis, `batch_dim` (or `not_mapped`).
+`batch_rules[prim](vals, dims, **params) -> (out, out_dim)` (lists for multiple
+results) say how to run a primitive on batched values. The main trace carries an
+`AxisData` (size and name) so that named-axis collectives can be added for pmap
+later without changing this interface.
+
+Registrars: `defvectorized` (elementwise unary: the batch axis passes through),
+`defbroadcasting` (elementwise n-ary: move batch axes to the front and broadcast
+the unbatched operands).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, NamedTuple, Sequence
+
+from jax._src import core
+from jax._src.core import Tracer
+
+batch_rules: dict[core.Primitive, Callable] = {}
+
+
+not_mapped = None  # a batch dim of None means "this value has no batch axis"
+
+
+class AxisData(NamedTuple):
+  size: int
+  name: Any  # hashable axis name or None
+
+
+def _lax():
+  from jax._src.lax import lax_ops
+  return lax_ops
+
+
+def moveaxis(x, src: int, dst: int):
+  if src == dst:
+    return x
+  ndim = core.get_aval(x).ndim
+  perm = [i for i in range(ndim) if i != src]
+  perm.insert(dst, src)
+  return _lax().transpose(x, tuple(perm))
+
+
+def bdim_at_front(x, bdim, size: int):
+  """Move `bdim` to axis 0, broadcasting (materializing) unbatched values."""
+  if bdim is not_mapped:
+    aval = core.get_aval(x)
+    return _lax().broadcast_in_dim(x, (size, *aval.shape), tuple(range(1, aval.ndim + 1)))
+  return moveaxis(x, bdim, 0)
+
+
+def matchaxis(x, src, dst, size: int):
+  """Put the batch axis of `x` at `dst` (materializing it if `src` is not_mapped)."""
+  if dst is not_mapped:
+    if src is not_mapped:
+      return x
+    raise ValueError("vmap: an output that varies over the mapped axis has out_axes=None")
+  if src is not_mapped:
+    aval = core.get_aval(x)
+    out_shape = list(aval.shape)
+    out_shape.insert(dst, size)
+    dims = tuple(i for i in range(len(out_shape)) if i != dst)
+    return _lax().broadcast_in_dim(x, tuple(out_shape), dims)
+  return moveaxis(x, src, dst)
+
+
+class BatchTracer(Tracer):
+  __slots__ = ("val", "batch_dim")
+
+  def __init__(self, trace, val, batch_dim):
+    self._trace = trace
+    self.val = val
+    self.batch_dim = batch_dim
+
+  @property
+  def aval(self):
+    aval = core.get_aval(self.val)
+    if self.batch_dim is not_mapped:
+      return aval
+    shape = list(aval.shape)
+    del shape[self.batch_dim]
+    return aval.update(shape=tuple(shape))
+
+  def full_lower(self):
+    if self.batch_dim is not_mapped:
+      return core.full_lower(self.val)
+    return self
+
+
+class BatchTrace(core.Trace):
+  @property
+  def axis_data(self) -> AxisData:
+    return self.main.global_data
+
+  def pure(self, val):
+    return BatchTracer(self, val, not_mapped)
+
+  lift = pure
+
+  def process_primitive(self, primitive, tracers, params):
+    vals = [t.val for t in tracers]
+    dims = [t.batch_dim for t in tracers]
+    if all(d is not_mapped for d in dims):
+      return primitive.bind(*vals, **params)
+    rule = batch_rules.get(primitive)
+    if rule is None:
+      raise NotImplementedError(f"batching rule for '{primitive.name}' not implemented")
+    out, out_dim = rule(self.axis_data, vals, dims, **params)
+    if primitive.multiple_results:
+      return [BatchTracer(self, o, d) for o, d in zip(out, out_dim)]
+    return BatchTracer(self, out, out_dim)
+
+
+def vmap_flat(fun: Callable, axis_data: AxisData, in_dims: Sequence, out_dims: Sequence | None,
+              args: Sequence):
+  """Run `fun` batched; `out_dims` None means: batch axis 0 for every output."""
+  with core.new_main(BatchTrace, axis_data) as main:
+    trace = BatchTrace(main)
+    tracers_in = [BatchTracer(trace, x, d) if d is not not_mapped else x
+                  for x, d in zip(args, in_dims)]
+    outs = fun(*tracers_in)
+    tracers_out = [core.full_raise(trace, o) for o in outs]
+    vals, dims = [t.val for t in tracers_out], [t.batch_dim for t in tracers_out]
+  if out_dims is None:
+    out_dims = [0] * len(vals)
+  return [matchaxis(v, d, od, axis_data.size) for v, d, od in zip(vals, dims, out_dims)]
+
+
+def vmap_jaxpr(closed: core.ClosedJaxpr, axis_data: AxisData, in_dims: Sequence):
+  """A jaxpr taking batched inputs (batched at `in_dims`) whose outputs are batched at 0."""
+  from jax._src.interpreters import partial_eval as pe
+
+  def batched_aval(aval, d):
+    if d is not_mapped:
+      return aval
+    shape = list(aval.shape)
+    shape.insert(d, axis_data.size)
+    return aval.update(shape=tuple(shape))
+
+  avals = [batched_aval(a, d) for a, d in zip(closed.in_avals, in_dims)]
+  fun = lambda *args: vmap_flat(core.jaxpr_as_fun(closed), axis_data, in_dims, None, args)
+  jaxpr, consts = pe.trace_to_jaxpr_dynamic(fun, avals)
+  new, hoisted = pe.close_jaxpr(jaxpr, consts)
+  assert not hoisted
+  return new
+
+
+# ----------------------------------------------------------------------------- registrars
+
+
+def defvectorized(prim: core.Primitive) -> None:
+  batch_rules[prim] = lambda axis, vals, dims, **params: (prim.bind(*vals, **params), dims[0])
+
+
+def defbroadcasting(prim: core.Primitive) -> None:
+  def rule(axis, vals, dims, **params):
+    size = axis.size
+    ranks = [core.get_aval(v).ndim - (d is not not_mapped) for v, d in zip(vals, dims)]
+    if all(d == dims[0] for d in dims) and len(set(ranks)) == 1:
+      return prim.bind(*vals, **params), dims[0]
+    moved = [bdim_at_front(v, d, size) for v, d in zip(vals, dims)]
+    return prim.bind(*moved, **params), 0
+
+  batch_rules[prim] = rule

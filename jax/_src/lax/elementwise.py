@@ -1,0 +1,459 @@
+"""Elementwise primitives: one block per primitive (define, jvp/transpose, batching, lowering).
+
+Operands of n-ary ops must have equal shapes and dtypes (jax.numpy broadcasts and
+promotes before calling these); Python scalars are accepted and take the dtype of
+the other operand, weakly typed.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from jax._src import core
+from jax._src import dtypes
+from jax._src.core import ShapedArray
+from jax._src.interpreters import ad
+from jax._src.interpreters import batching
+from jax._src.lax import shape as lax_shape
+from jax._src.lax.utils import same_dtypes, same_shapes, standard_primitive
+from jax._src.lowering import hlo
+
+_FLOAT = "float"
+_NUM = "number"
+_INT = "integer"  # ints and bools (bitwise ops)
+_ANY = "any"
+
+
+def _check_kind(name, aval, kind):
+  dt = aval.dtype
+  ok = {_FLOAT: dtypes.is_inexact(dt), _NUM: dt != dtypes.bool_,
+        _INT: dt.kind in "iub", _ANY: True}[kind]
+  if not ok:
+    raise TypeError(f"{name} does not accept dtype {dt.name} (got {aval.str_short()})")
+
+
+def _unary_abstract_eval(name, kind):
+  def rule(x, **_):
+    _check_kind(name, x, kind)
+    return x
+  return rule
+
+
+def _nary_abstract_eval(name, kind, out_dtype=None):
+  def rule(*xs, **_):
+    same_shapes(name, *xs)
+    same_dtypes(name, *xs)
+    _check_kind(name, xs[0], kind)
+    if out_dtype is not None:
+      return ShapedArray(xs[0].shape, out_dtype, False)
+    return ShapedArray(xs[0].shape, xs[0].dtype, all(x.weak_type for x in xs))
+  return rule
+
+
+def unary(name: str, opcode: str | None, kind: str = _NUM) -> core.Primitive:
+  prim = standard_primitive(name, _unary_abstract_eval(name, kind))
+  batching.defvectorized(prim)
+  if opcode is not None:
+    hlo.def_elementwise_lowering(prim, opcode)
+  return prim
+
+
+def nary(name: str, opcode: str | None, kind: str = _NUM, out_dtype=None) -> core.Primitive:
+  prim = standard_primitive(name, _nary_abstract_eval(name, kind, out_dtype))
+  batching.defbroadcasting(prim)
+  if opcode is not None:
+    hlo.def_elementwise_lowering(prim, opcode)
+  return prim
+
+
+def _match(x, y):
+  """Give a Python-scalar operand the dtype (weakly) of the other operand."""
+  if dtypes.is_python_scalar(x) and not dtypes.is_python_scalar(y):
+    x = convert_element_type(x, core.get_aval(y).dtype, True)
+  elif dtypes.is_python_scalar(y) and not dtypes.is_python_scalar(x):
+    y = convert_element_type(y, core.get_aval(x).dtype, True)
+  xa, ya = core.get_aval(x), core.get_aval(y)
+  if xa.shape != ya.shape and (xa.shape == () or ya.shape == ()):
+    shape = xa.shape or ya.shape
+    x = lax_shape.broadcast_in_dim(x, shape, ()) if xa.shape == () else x
+    y = lax_shape.broadcast_in_dim(y, shape, ()) if ya.shape == () else y
+  return x, y
+
+
+def _const(like, value):
+  """`value` as an array shaped and typed like `like`."""
+  return lax_shape.full_like(like, value)
+
+
+# ----------------------------------------------------------------------------- convert_element_type
+
+
+def _convert_abstract_eval(x, *, new_dtype, weak_type):
+  return ShapedArray(x.shape, new_dtype, weak_type)
+
+
+convert_element_type_p = standard_primitive("convert_element_type", _convert_abstract_eval)
+
+
+def convert_element_type(x, new_dtype, weak_type: bool = False):
+  from jax._src import array
+  new_dtype = dtypes.canonicalize_dtype(new_dtype)
+  if isinstance(x, core.Tracer) or (isinstance(x, array.ArrayImpl) and not x.is_host_backed):
+    aval = core.get_aval(x)
+    if aval.dtype == new_dtype and aval.weak_type == weak_type:
+      return x
+    return convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=bool(weak_type))
+  # A concrete host value: convert now, without compiling anything.
+  value = np.asarray(x._value if isinstance(x, array.ArrayImpl) else x)
+  if dtypes.is_complex(value.dtype) and not dtypes.is_complex(new_dtype):
+    value = value.real
+  return array.host_array(value.astype(new_dtype), weak_type)
+
+
+def _convert_jvp(primals, tangents, *, new_dtype, weak_type):
+  (x,), (t,) = primals, tangents
+  out = convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
+  if dtypes.is_inexact(new_dtype) and dtypes.is_inexact(core.get_aval(x).dtype):
+    return out, convert_element_type_p.bind(t, new_dtype=new_dtype, weak_type=weak_type)
+  return out, ad.zeros_like(out)
+
+
+def _convert_lowering(ctx, x, *, new_dtype, weak_type):
+  if x.aval.dtype == new_dtype:
+    return x
+  if new_dtype == dtypes.bool_:
+    zero = ctx.full(0, x.aval.update(weak_type=False))
+    return ctx.op("compare", ctx.avals_out[0], x, zero, attrs="direction=NE")
+  return ctx.op("convert", ctx.avals_out[0], x)
+
+
+ad.jvp_rules[convert_element_type_p] = _convert_jvp
+ad.transpose_rules[convert_element_type_p] = lambda ct, x, **_: [
+    convert_element_type(ct, x.aval.dtype, x.aval.weak_type)]
+batching.defvectorized(convert_element_type_p)
+hlo.lowering_rules[convert_element_type_p] = _convert_lowering
+
+
+# ----------------------------------------------------------------------------- arithmetic
+
+add_p = nary("add", "add")
+def add(x, y): return add_p.bind(*_match(x, y))
+ad.deflinear(add_p, lambda ct, x, y: [ct, ct])
+
+sub_p = nary("sub", "subtract")
+def sub(x, y): return sub_p.bind(*_match(x, y))
+ad.deflinear(sub_p, lambda ct, x, y: [ct, neg(ct)])
+
+mul_p = nary("mul", "multiply")
+def mul(x, y): return mul_p.bind(*_match(x, y))
+ad.defjvp(mul_p, lambda t, x, y: mul(t, y), lambda t, x, y: mul(x, t))
+ad.transpose_rules[mul_p] = lambda ct, x, y: (
+    [mul(ct, y), None] if ad.is_undefined_primal(x) else [None, mul(x, ct)])
+
+div_p = nary("div", "divide")
+def div(x, y): return div_p.bind(*_match(x, y))
+ad.defjvp(div_p, lambda t, x, y: div(t, y), lambda t, x, y: mul(neg(t), div(x, mul(y, y))))
+ad.transpose_rules[div_p] = lambda ct, x, y: [div(ct, y), None]
+
+rem_p = nary("rem", "remainder")
+def rem(x, y): return rem_p.bind(*_match(x, y))
+ad.defjvp(rem_p, lambda t, x, y: t,
+          lambda t, x, y: mul(neg(t), mul(sign(div(x, y)), floor(abs(div(x, y))))))
+
+pow_p = nary("pow", "power", _FLOAT)
+def pow(x, y): return pow_p.bind(*_match(x, y))  # noqa: A001 (lax name)
+ad.defjvp2(pow_p, lambda t, ans, x, y: mul(t, mul(y, pow(x, sub(y, _const(y, 1))))),
+           lambda t, ans, x, y: mul(t, mul(log(x), ans)))
+
+max_p = nary("max", "maximum")
+def max(x, y): return max_p.bind(*_match(x, y))  # noqa: A001 (lax name)
+
+min_p = nary("min", "minimum")
+def min(x, y): return min_p.bind(*_match(x, y))  # noqa: A001 (lax name)
+
+
+def _minmax_jvp(prim, pick):
+  # Ties split the tangent evenly, as JAX does.
+  def rule(primals, tangents):
+    x, y = primals
+    tx, ty = tangents
+    out = prim.bind(x, y)
+    half = _const(x, 0.5)
+    wx = select(pick(x, y), _const(x, 1), select(eq(x, y), half, _const(x, 0)))
+    wy = sub(_const(x, 1), wx)
+    return out, add(mul(tx, wx), mul(ty, wy))
+  return rule
+
+
+ad.jvp_rules[max_p] = _minmax_jvp(max_p, lambda x, y: gt(x, y))
+ad.jvp_rules[min_p] = _minmax_jvp(min_p, lambda x, y: lt(x, y))
+
+atan2_p = nary("atan2", "atan2", _FLOAT)
+def atan2(x, y): return atan2_p.bind(*_match(x, y))
+ad.defjvp(atan2_p, lambda t, x, y: mul(t, div(y, add(mul(x, x), mul(y, y)))),
+          lambda t, x, y: mul(t, div(neg(x), add(mul(x, x), mul(y, y)))))
+
+neg_p = unary("neg", "negate")
+def neg(x): return neg_p.bind(x)
+ad.deflinear(neg_p, lambda ct, x: [neg(ct)])
+
+sign_p = unary("sign", "sign")
+def sign(x): return sign_p.bind(x)
+ad.defjvp_zero(sign_p)
+
+abs_p = unary("abs", "abs")
+def abs(x): return abs_p.bind(x)  # noqa: A001 (lax name)
+ad.defjvp(abs_p, lambda t, x: mul(t, sign(x)))
+
+floor_p = unary("floor", "floor", _FLOAT)
+def floor(x): return floor_p.bind(x)
+ad.defjvp_zero(floor_p)
+
+ceil_p = unary("ceil", "ceil", _FLOAT)
+def ceil(x): return ceil_p.bind(x)
+ad.defjvp_zero(ceil_p)
+
+# rounding_method: 0 = half away from zero, 1 = half to even (lax.RoundingMethod values)
+round_p = unary("round", None, _FLOAT)
+def round(x, rounding_method=0): return round_p.bind(x, rounding_method=int(rounding_method))  # noqa: A001
+ad.defjvp_zero(round_p)
+hlo.lowering_rules[round_p] = lambda ctx, x, *, rounding_method: ctx.op(
+    "round-nearest-even" if rounding_method == 1 else "round-nearest-afz", ctx.avals_out[0], x)
+
+is_finite_p = standard_primitive(
+    "is_finite", lambda x: (_check_kind("is_finite", x, _FLOAT), x.update(dtype=dtypes.bool_,
+                                                                           weak_type=False))[1])
+def is_finite(x): return is_finite_p.bind(x)
+ad.defjvp_zero(is_finite_p)
+batching.defvectorized(is_finite_p)
+hlo.def_elementwise_lowering(is_finite_p, "is-finite")
+
+# ----------------------------------------------------------------------------- transcendental
+
+exp_p = unary("exp", "exponential", _FLOAT)
+def exp(x): return exp_p.bind(x)
+ad.defjvp2(exp_p, lambda t, ans, x: mul(t, ans))
+
+exp2_p = unary("exp2", None, _FLOAT)
+def exp2(x): return exp2_p.bind(x)
+ad.defjvp2(exp2_p, lambda t, ans, x: mul(t, mul(ans, _const(x, math.log(2)))))
+hlo.lowering_rules[exp2_p] = lambda ctx, x: ctx.op(
+    "exponential", x.aval, ctx.op("multiply", x.aval, x, ctx.full(math.log(2), x.aval)))
+
+log_p = unary("log", "log", _FLOAT)
+def log(x): return log_p.bind(x)
+ad.defjvp(log_p, lambda t, x: div(t, x))
+
+log1p_p = unary("log1p", "log-plus-one", _FLOAT)
+def log1p(x): return log1p_p.bind(x)
+ad.defjvp(log1p_p, lambda t, x: div(t, add(x, _const(x, 1))))
+
+expm1_p = unary("expm1", "exponential-minus-one", _FLOAT)
+def expm1(x): return expm1_p.bind(x)
+ad.defjvp2(expm1_p, lambda t, ans, x: mul(t, add(ans, _const(ans, 1))))
+
+tanh_p = unary("tanh", "tanh", _FLOAT)
+def tanh(x): return tanh_p.bind(x)
+ad.defjvp2(tanh_p, lambda t, ans, x: mul(t, sub(_const(ans, 1), mul(ans, ans))))
+
+logistic_p = unary("logistic", None, _FLOAT)
+def logistic(x): return logistic_p.bind(x)
+ad.defjvp2(logistic_p, lambda t, ans, x: mul(t, mul(ans, sub(_const(ans, 1), ans))))
+
+
+def _logistic_lowering(ctx, x):
+  one = ctx.full(1, x.aval)
+  e = ctx.op("exponential", x.aval, ctx.op("negate", x.aval, x))
+  return ctx.op("divide", x.aval, one, ctx.op("add", x.aval, e, one))
+
+
+hlo.lowering_rules[logistic_p] = _logistic_lowering
+
+sin_p = unary("sin", "sine", _FLOAT)
+def sin(x): return sin_p.bind(x)
+ad.defjvp(sin_p, lambda t, x: mul(t, cos(x)))
+
+cos_p = unary("cos", "cosine", _FLOAT)
+def cos(x): return cos_p.bind(x)
+ad.defjvp(cos_p, lambda t, x: neg(mul(t, sin(x))))
+
+tan_p = unary("tan", "tan", _FLOAT)
+def tan(x): return tan_p.bind(x)
+ad.defjvp2(tan_p, lambda t, ans, x: mul(t, add(_const(ans, 1), mul(ans, ans))))
+
+sqrt_p = unary("sqrt", "sqrt", _FLOAT)
+def sqrt(x): return sqrt_p.bind(x)
+ad.defjvp2(sqrt_p, lambda t, ans, x: div(t, mul(_const(ans, 2), ans)))
+
+rsqrt_p = unary("rsqrt", "rsqrt", _FLOAT)
+def rsqrt(x): return rsqrt_p.bind(x)
+ad.defjvp2(rsqrt_p, lambda t, ans, x: mul(t, mul(_const(x, -0.5), div(ans, x))))
+
+cbrt_p = unary("cbrt", "cbrt", _FLOAT)
+def cbrt(x): return cbrt_p.bind(x)
+ad.defjvp2(cbrt_p, lambda t, ans, x: mul(t, div(ans, mul(_const(x, 3), x))))
+
+erf_p = unary("erf", "erf", _FLOAT)
+def erf(x): return erf_p.bind(x)
+ad.defjvp(erf_p, lambda t, x: mul(t, mul(_const(x, 2 / math.sqrt(math.pi)), exp(neg(mul(x, x))))))
+
+integer_pow_p = unary("integer_pow", None)
+def integer_pow(x, y): return integer_pow_p.bind(x, y=int(y))
+
+
+def _integer_pow_jvp(t, x, *, y):
+  if y == 0:
+    return ad.zeros_like(x)
+  return mul(t, mul(_const(x, y), integer_pow(x, y - 1)))
+
+
+def _integer_pow_lowering(ctx, x, *, y):
+  # Square-and-multiply, then 1/result for negative powers.
+  aval = x.aval
+  if y == 0:
+    return ctx.full(1, aval)
+  n, acc, base = y if y > 0 else -y, None, x
+  while n:
+    if n & 1:
+      acc = base if acc is None else ctx.op("multiply", aval, acc, base)
+    n >>= 1
+    if n:
+      base = ctx.op("multiply", aval, base, base)
+  if y < 0:
+    acc = ctx.op("divide", aval, ctx.full(1, aval), acc)
+  return acc
+
+
+ad.defjvp(integer_pow_p, _integer_pow_jvp)
+hlo.lowering_rules[integer_pow_p] = _integer_pow_lowering
+
+square_p = unary("square", None)
+def square(x): return square_p.bind(x)
+ad.defjvp(square_p, lambda t, x: mul(t, mul(_const(x, 2), x)))
+hlo.lowering_rules[square_p] = lambda ctx, x: ctx.op("multiply", x.aval, x, x)
+
+# ----------------------------------------------------------------------------- bitwise / logical
+
+not_p = unary("not", "not", _INT)
+def bitwise_not(x): return not_p.bind(x)
+ad.defjvp_zero(not_p)
+
+and_p = nary("and", "and", _INT)
+def bitwise_and(x, y): return and_p.bind(*_match(x, y))
+ad.defjvp_zero(and_p)
+
+or_p = nary("or", "or", _INT)
+def bitwise_or(x, y): return or_p.bind(*_match(x, y))
+ad.defjvp_zero(or_p)
+
+xor_p = nary("xor", "xor", _INT)
+def bitwise_xor(x, y): return xor_p.bind(*_match(x, y))
+ad.defjvp_zero(xor_p)
+
+# ----------------------------------------------------------------------------- comparisons
+
+
+def _comparison(name: str, direction: str) -> core.Primitive:
+  prim = nary(name, None, _ANY, out_dtype=dtypes.bool_)
+  ad.defjvp_zero(prim)
+  hlo.lowering_rules[prim] = lambda ctx, x, y: ctx.op(
+      "compare", ctx.avals_out[0], x, y, attrs=f"direction={direction}")
+  return prim
+
+
+eq_p = _comparison("eq", "EQ")
+def eq(x, y): return eq_p.bind(*_match(x, y))
+
+ne_p = _comparison("ne", "NE")
+def ne(x, y): return ne_p.bind(*_match(x, y))
+
+lt_p = _comparison("lt", "LT")
+def lt(x, y): return lt_p.bind(*_match(x, y))
+
+le_p = _comparison("le", "LE")
+def le(x, y): return le_p.bind(*_match(x, y))
+
+gt_p = _comparison("gt", "GT")
+def gt(x, y): return gt_p.bind(*_match(x, y))
+
+ge_p = _comparison("ge", "GE")
+def ge(x, y): return ge_p.bind(*_match(x, y))
+
+# ----------------------------------------------------------------------------- select_n
+
+
+def _select_n_abstract_eval(which, *cases):
+  if which.dtype != dtypes.bool_ and which.dtype.kind not in "iu":
+    raise TypeError(f"select_n: predicate must be bool or int, got {which.str_short()}")
+  same_shapes("select_n", *cases)
+  same_dtypes("select_n", *cases)
+  if which.shape not in ((), cases[0].shape):
+    raise TypeError(f"select_n: predicate {which.str_short()} does not match {cases[0].str_short()}")
+  return ShapedArray(cases[0].shape, cases[0].dtype, all(c.weak_type for c in cases))
+
+
+select_n_p = standard_primitive("select_n", _select_n_abstract_eval)
+
+
+def select_n(which, *cases):
+  return select_n_p.bind(which, *cases)
+
+
+def select(pred, on_true, on_false):
+  return select_n_p.bind(pred, on_false, on_true)
+
+
+def _select_n_jvp(primals, tangents):
+  which, *cases = primals
+  return select_n(which, *cases), select_n(which, *tangents[1:])
+
+
+def _select_n_transpose(ct, which, *cases):
+  zeros = ad.zeros_like(ct)
+  outs = [None]
+  for i, c in enumerate(cases):
+    if ad.is_undefined_primal(c):
+      picks = [zeros] * len(cases)
+      picks[i] = ct
+      outs.append(select_n(which, *picks))
+    else:
+      outs.append(None)
+  return outs
+
+
+def _select_n_batch(axis, vals, dims):
+  which, *cases = vals
+  wdim, *cdims = dims
+  if core.get_aval(which).ndim - (wdim is not None) == 0 and wdim is not None:
+    # A batched scalar predicate: broadcast it to the cases' (batched) shape.
+    cases = [batching.bdim_at_front(c, d, axis.size) for c, d in zip(cases, cdims)]
+    which = batching.moveaxis(which, wdim, 0)
+    shape = core.get_aval(cases[0]).shape
+    return select_n(lax_shape.broadcast_in_dim(which, shape, (0,)), *cases), 0
+  moved = [batching.bdim_at_front(v, d, axis.size) for v, d in zip(vals, dims)]
+  if core.get_aval(which).ndim == 0 and wdim is None:
+    moved[0] = which
+  return select_n(*moved), 0
+
+
+def _select_n_lowering(ctx, which, *cases):
+  out = ctx.avals_out[0]
+  if which.aval.shape != out.shape:
+    which = ctx.op("broadcast", which.aval.update(shape=out.shape), which, attrs="dimensions={}")
+  if which.aval.dtype != dtypes.bool_ or len(cases) != 2:
+    raise NotImplementedError("select_n lowering supports a boolean predicate and two cases")
+  return ctx.op("select", out, which, cases[1], cases[0])
+
+
+ad.jvp_rules[select_n_p] = _select_n_jvp
+ad.transpose_rules[select_n_p] = _select_n_transpose
+batching.batch_rules[select_n_p] = _select_n_batch
+hlo.lowering_rules[select_n_p] = _select_n_lowering
+
+# ----------------------------------------------------------------------------- add_any (AD's adder)
+
+batching.defbroadcasting(ad.add_any_p)
+ad.add_any_p.def_impl(lambda x, y: add(x, y))
+hlo.def_elementwise_lowering(ad.add_any_p, "add")

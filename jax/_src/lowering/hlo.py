@@ -1,0 +1,277 @@
+"""Lowering jaxprs to XLA HLO text.
+
+The text follows what JAX prints with `jit(f).lower(...).as_text(dialect="hlo")`:
+every instruction carries its shape with an explicit default layout, names are
+unique in the module (`<prefix>.<n>`), sub-computations (reduction bodies) come
+before the ENTRY computation, and several results are returned as a tuple ROOT.
+
+`lowering_rules[prim](ctx, *operands, **params)` emits instructions for one
+equation through `ctx` (a `LoweringContext`) and returns one `HloValue` or a list
+(for primitives with multiple results).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, NamedTuple, Sequence
+
+import numpy as np
+
+from jax._src import core
+from jax._src import dtypes
+from jax._src.core import ShapedArray
+
+lowering_rules: dict[core.Primitive, Callable] = {}
+
+_HLO_TYPES = {
+    "bool": "pred", "int8": "s8", "int16": "s16", "int32": "s32", "int64": "s64",
+    "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
+    "float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64",
+    "complex64": "c64", "complex128": "c128",
+}
+
+# (digits that usually round-trip, digits that always do), as XLA prints floats.
+_FLOAT_DIGITS = {"float16": (3, 5), "bfloat16": (2, 4), "float32": (6, 9), "float64": (15, 17)}
+
+
+def hlo_type(dtype) -> str:
+  name = np.dtype(dtype).name
+  try:
+    return _HLO_TYPES[name]
+  except KeyError:
+    raise TypeError(f"dtype {name} has no HLO element type") from None
+
+
+def shape_str(aval: ShapedArray) -> str:
+  """`f32[3,4]{1,0}`; scalars have no layout: `f32[]`."""
+  dims = ",".join(map(str, aval.shape))
+  if not aval.shape:
+    return f"{hlo_type(aval.dtype)}[]"
+  layout = ",".join(str(i) for i in reversed(range(len(aval.shape))))
+  return f"{hlo_type(aval.dtype)}[{dims}]{{{layout}}}"
+
+
+def tuple_str(parts: Sequence[str]) -> str:
+  """`(a, b, ...)` with XLA's `/*index=5*/` marker before every fifth element."""
+  items = [(f"/*index={i}*/" if i and i % 5 == 0 else "") + p for i, p in enumerate(parts)]
+  return "(" + ", ".join(items) + ")"
+
+
+def format_scalar(value, dtype) -> str:
+  dtype = np.dtype(dtype)
+  if dtype == dtypes.bool_:
+    return "true" if bool(value) else "false"
+  if dtype.kind in "iu":
+    return str(int(value))
+  if dtype.kind == "c":
+    raise NotImplementedError("complex constants are not supported yet")
+  v = float(np.asarray(value, dtype))
+  if math.isnan(v):
+    return "nan"
+  if math.isinf(v):
+    return "inf" if v > 0 else "-inf"
+  short, full = _FLOAT_DIGITS[dtype.name]
+  text = f"{v:.{short}g}"
+  if float(np.asarray(float(text), dtype)) != v:
+    text = f"{v:.{full}g}"
+  return text
+
+
+class HloValue(NamedTuple):
+  name: str
+  aval: ShapedArray
+
+
+class ModuleBuilder:
+  """Owns unique names and the list of finished computations (in print order)."""
+
+  def __init__(self, name: str):
+    self.name = name
+    self._counters: dict[str, int] = {}
+    self._computation_count = 0
+    self._region_count = 0
+    self.computations: list[str] = []
+
+  def unique(self, prefix: str) -> str:
+    n = self._counters.get(prefix, 0) + 1
+    self._counters[prefix] = n
+    return f"{prefix}.{n}"
+
+  def computation_name(self, base: str) -> str:
+    self._computation_count += 1
+    return f"{base}.{self._computation_count}"
+
+  def region_name(self) -> str:
+    name = self.computation_name(f"region_{self._region_count}")
+    self._region_count += 1
+    return name
+
+
+class ComputationBuilder:
+  """Collects the instructions of one computation."""
+
+  def __init__(self, module: ModuleBuilder, name: str):
+    self.module = module
+    self.name = name
+    self.lines: list[tuple[str, str]] = []  # (name, text after "name = ")
+    self.params: list[HloValue] = []
+
+  def emit(self, prefix: str, shape: str, opcode: str, operands: Sequence[str],
+           attrs: str = "") -> str:
+    name = self.module.unique(_sanitize(prefix))
+    text = f"{shape} {opcode}({', '.join(operands)})"
+    if attrs:
+      text += f", {attrs}"
+    self.lines.append((name, text))
+    return name
+
+  def op(self, prefix: str, opcode: str, aval: ShapedArray, operands: Sequence[HloValue],
+         attrs: str = "") -> HloValue:
+    return HloValue(self.emit(prefix, shape_str(aval), opcode, [o.name for o in operands], attrs),
+                    aval)
+
+  def parameter(self, index: int, aval: ShapedArray, prefix: str = "Arg") -> HloValue:
+    v = HloValue(self.emit(prefix, shape_str(aval), "parameter", [str(index)]), aval)
+    self.lines[-1] = (v.name, f"{shape_str(aval)} parameter({index})")
+    self.params.append(v)
+    return v
+
+  def constant(self, value, dtype, prefix: str = "constant") -> HloValue:
+    """A constant of any shape; rank >= 2 is built as a rank-1 constant and a reshape."""
+    arr = np.asarray(value, dtype=dtype)
+    aval = ShapedArray(arr.shape, arr.dtype)
+    if arr.ndim == 0:
+      text = format_scalar(arr[()], arr.dtype)
+      name = self.module.unique(prefix)
+      self.lines.append((name, f"{shape_str(aval)} constant({text})"))
+      return HloValue(name, aval)
+    flat = arr.reshape(-1)
+    flat_aval = ShapedArray(flat.shape, flat.dtype)
+    body = ", ".join(format_scalar(x, arr.dtype) for x in flat)
+    name = self.module.unique(prefix)
+    self.lines.append((name, f"{shape_str(flat_aval)} constant({{{body}}})"))
+    v = HloValue(name, flat_aval)
+    if arr.ndim == 1:
+      return v
+    return self.op("reshape", "reshape", aval, [v])
+
+  def finish(self, root: HloValue | Sequence[HloValue], entry: bool = False) -> str:
+    if isinstance(root, HloValue):
+      root_name = root.name
+      if not self.lines or self.lines[-1][0] != root.name:
+        root_name = self.op("copy_p", "reshape", root.aval, [root]).name
+      root_shape = shape_str(root.aval)
+    else:
+      root_shape = tuple_str([shape_str(v.aval) for v in root])
+      root_name = self.emit("tuple", root_shape, "tuple", [v.name for v in root])
+    body = []
+    for name, text in self.lines:
+      prefix = "ROOT " if name == root_name else ""
+      body.append(f"  {prefix}{name} = {text}")
+    header = f"ENTRY {self.name}" if entry else self.name
+    self.result_shape = root_shape
+    return header + " {\n" + "\n".join(body) + "\n}\n"
+
+
+def _sanitize(prefix: str) -> str:
+  return "".join(c if c.isalnum() or c in "_-" else "_" for c in prefix) or "x"
+
+
+class LoweringContext:
+  """What a lowering rule sees: the computation being built and the equation's types."""
+
+  def __init__(self, comp: ComputationBuilder, prefix: str, avals_in, avals_out):
+    self.comp = comp
+    self.module = comp.module
+    self.prefix = prefix
+    self.avals_in = avals_in
+    self.avals_out = avals_out
+
+  def op(self, opcode: str, aval: ShapedArray, *operands: HloValue, attrs: str = "") -> HloValue:
+    return self.comp.op(self.prefix, opcode, aval, operands, attrs)
+
+  def constant(self, value, dtype) -> HloValue:
+    return self.comp.constant(value, dtype)
+
+  def full(self, value, aval: ShapedArray) -> HloValue:
+    """A scalar constant broadcast to `aval` (JAX's way of writing filled arrays)."""
+    c = self.constant(value, aval.dtype)
+    if not aval.shape:
+      return c
+    return self.comp.op("broadcast", "broadcast", aval.update(weak_type=False), [c],
+                        "dimensions={}")
+
+  def convert(self, x: HloValue, dtype) -> HloValue:
+    if np.dtype(dtype) == x.aval.dtype:
+      return x
+    return self.op("convert", x.aval.update(dtype=dtype), x)
+
+  def scalar_region(self, opcode: str, dtype, prefix: str | None = None) -> str:
+    """A `(T[], T[]) -> T[]` computation applying `opcode`, printed before ENTRY."""
+    name = self.module.region_name()
+    sub = ComputationBuilder(self.module, name)
+    aval = ShapedArray((), dtype)
+    p = prefix or self.prefix
+    a = sub.parameter(0, aval, p)
+    b = sub.parameter(1, aval, p)
+    root = sub.op(p, opcode, aval, [a, b])
+    self.module.computations.append(sub.finish(root))
+    return name
+
+
+def lower_jaxpr_into(comp: ComputationBuilder, jaxpr: core.Jaxpr, consts: Sequence,
+                     args: Sequence[HloValue]) -> list[HloValue]:
+  """Emit `jaxpr`'s equations into `comp`; returns the HLO values of its outputs."""
+  env: dict[core.Var, HloValue] = {}
+  for v, c in zip(jaxpr.constvars, consts):
+    env[v] = comp.constant(np.asarray(c), v.aval.dtype)
+  for v, a in zip(jaxpr.invars, args):
+    env[v] = a
+
+  def read(x) -> HloValue:
+    if isinstance(x, core.Literal):
+      c = comp.constant(x.val, x.aval.dtype)
+      return HloValue(c.name, x.aval)
+    return env[x]
+
+  for eqn in jaxpr.eqns:
+    rule = lowering_rules.get(eqn.primitive)
+    if rule is None:
+      raise NotImplementedError(f"no HLO lowering rule for primitive '{eqn.primitive.name}'")
+    ctx = LoweringContext(comp, eqn.primitive.name, [x.aval for x in eqn.inputs],
+                          [v.aval for v in eqn.out_binders])
+    outs = rule(ctx, *map(read, eqn.inputs), **eqn.params)
+    outs = outs if eqn.primitive.multiple_results else [outs]
+    for v, o in zip(eqn.out_binders, outs):
+      env[v] = HloValue(o.name, v.aval)
+  return [read(x) for x in jaxpr.outs]
+
+
+def lower_jaxpr_to_module(closed: core.ClosedJaxpr, module_name: str,
+                          arg_names: Sequence[str] | None = None) -> str:
+  """The HLO text of a whole module whose ENTRY computes `closed`."""
+  from jax._src.interpreters import partial_eval as pe
+
+  jaxpr = pe.dce_jaxpr(closed.jaxpr)
+  module = ModuleBuilder(f"jit_{_sanitize(module_name)}")
+  entry = ComputationBuilder(module, "")
+  args = []
+  for i, v in enumerate(jaxpr.invars):
+    name = arg_names[i] if arg_names and i < len(arg_names) and arg_names[i] else f"Arg_{i}"
+    args.append(entry.parameter(i, v.aval, _sanitize(name)))
+  outs = lower_jaxpr_into(entry, jaxpr, closed.consts, args)
+  entry.name = module.computation_name("main")
+  root = outs[0] if len(outs) == 1 else outs
+  entry_text = entry.finish(root, entry=True)
+  params = tuple_str([shape_str(v.aval) for v in jaxpr.invars])
+  layout = f"{params}->{entry.result_shape}"
+  header = f"HloModule {module.name}, entry_computation_layout={{{layout}}}\n"
+  return "\n".join([header, *module.computations, entry_text])
+
+
+# ----------------------------------------------------------------------------- registrars
+
+
+def def_elementwise_lowering(prim: core.Primitive, opcode: str) -> None:
+  """`prim(x, ...)` is the HLO op `opcode` applied to same-shaped operands."""
+  lowering_rules[prim] = lambda ctx, *args, **_: ctx.op(opcode, ctx.avals_out[0], *args)

@@ -1,0 +1,22 @@
+// The jaxlib extension module: an index of the binding units.
+#include <nanobind/nanobind.h>
+
+#include "jaxlib/py_array.h"
+#include "jaxlib/py_client.h"
+#include "jaxlib/py_executable.h"
+#include "jaxlib/status_casters.h"
+
+namespace nb = nanobind;
+
+// Bumped whenever the extension gains a feature that jax may test for.
+#define JAXLIB_EXTENSION_VERSION 1
+
+NB_MODULE(_jax, m) {
+  m.doc() = "jaxlib's native core: loads plugins and drives them through the C API.";
+  m.attr("_version") = JAXLIB_EXTENSION_VERSION;
+  static nb::exception<jax::XlaRuntimeError> xla_runtime_error(m, "XlaRuntimeError", PyExc_RuntimeError);
+  static nb::exception<jax::PluginLoadError> plugin_load_error(m, "PluginLoadError", PyExc_RuntimeError);
+  jax::RegisterClient(m);
+  jax::RegisterArray(m);
+  jax::RegisterExecutable(m);
+}

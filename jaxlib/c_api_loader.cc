@@ -1,0 +1,120 @@
+#include "jaxlib/c_api_loader.h"
+
+#include <dlfcn.h>
+
+#include <mutex>
+#include <string>
+
+#include "jaxlib/status_casters.h"
+
+namespace jax {
+namespace {
+
+const char* CodeName(int code) {
+  static const char* kNames[] = {
+      "OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED",
+      "NOT_FOUND", "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED",
+      "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE", "UNIMPLEMENTED",
+      "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED"};
+  if (code < 0 || code > 16) return "UNKNOWN";
+  return kNames[code];
+}
+
+std::map<std::string, AttributeValue> ReadAttributes(const PJRT_Api* api) {
+  PJRT_Plugin_Attributes_Args args{};
+  args.struct_size = PJRT_Plugin_Attributes_Args_STRUCT_SIZE;
+  ThrowIfError(api, api->PJRT_Plugin_Attributes(&args));
+  std::map<std::string, AttributeValue> out;
+  for (size_t i = 0; i < args.num_attributes; ++i) {
+    const PJRT_NamedValue& v = args.attributes[i];
+    std::string name(v.name, v.name_size);
+    switch (v.type) {
+      case PJRT_NamedValue_kString: out[name] = std::string(v.string_value, v.value_size); break;
+      case PJRT_NamedValue_kInt64: out[name] = v.int64_value; break;
+      case PJRT_NamedValue_kInt64List:
+        out[name] = std::vector<int64_t>(v.int64_array_value, v.int64_array_value + v.value_size);
+        break;
+      case PJRT_NamedValue_kFloat: out[name] = static_cast<double>(v.float_value); break;
+      case PJRT_NamedValue_kBool: out[name] = v.bool_value; break;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+void ThrowIfError(const PJRT_Api* api, PJRT_Error* error) {
+  if (error == nullptr) return;
+  PJRT_Error_Message_Args margs{};
+  margs.struct_size = PJRT_Error_Message_Args_STRUCT_SIZE;
+  margs.error = error;
+  api->PJRT_Error_Message(&margs);
+  std::string message(margs.message, margs.message_size);
+  PJRT_Error_GetCode_Args cargs{};
+  cargs.struct_size = PJRT_Error_GetCode_Args_STRUCT_SIZE;
+  cargs.error = error;
+  PJRT_Error* code_error = api->PJRT_Error_GetCode(&cargs);
+  int code = code_error == nullptr ? static_cast<int>(cargs.code) : 2;
+  PJRT_Error_Destroy_Args dargs{};
+  dargs.struct_size = PJRT_Error_Destroy_Args_STRUCT_SIZE;
+  dargs.error = error;
+  api->PJRT_Error_Destroy(&dargs);
+  if (code_error != nullptr) {
+    dargs.error = code_error;
+    api->PJRT_Error_Destroy(&dargs);
+  }
+  throw XlaRuntimeError(std::string(CodeName(code)) + ": " + message);
+}
+
+std::shared_ptr<Plugin> LoadPlugin(const std::string& path) {
+  static std::mutex mu;
+  static std::map<std::string, std::shared_ptr<Plugin>> loaded;
+  std::lock_guard<std::mutex> lock(mu);
+  if (auto it = loaded.find(path); it != loaded.end()) return it->second;
+
+  // RTLD_LOCAL: each plugin keeps its private copy of XLA and LLVM to itself.
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    const char* why = dlerror();
+    throw PluginLoadError("cannot load plugin library " + path + ": " +
+                          (why ? why : "unknown dlopen error"));
+  }
+  dlerror();
+  auto get_api = reinterpret_cast<PJRT_GetPjrtApi_Fn>(dlsym(handle, "GetPjrtApi"));
+  if (get_api == nullptr) {
+    throw PluginLoadError("plugin library " + path +
+                          " does not export GetPjrtApi, so it is not a plugin of this C API");
+  }
+  const PJRT_Api* api = get_api();
+  if (api == nullptr) {
+    throw PluginLoadError("GetPjrtApi() of " + path + " returned NULL");
+  }
+  int major = api->pjrt_api_version.major_version;
+  int minor = api->pjrt_api_version.minor_version;
+  if (major != PJRT_API_MAJOR) {
+    throw PluginLoadError(
+        "plugin library " + path + " implements C API version " + std::to_string(major) + "." +
+        std::to_string(minor) + ", but this jaxlib needs major version " +
+        std::to_string(PJRT_API_MAJOR) + " (it was built for " + std::to_string(PJRT_API_MAJOR) +
+        "." + std::to_string(PJRT_API_MINOR) +
+        "). Install a plugin from the same release as jaxlib.");
+  }
+  // A table from an older minor version is shorter: functions past its end are absent.
+  if (api->struct_size < PJRT_STRUCT_SIZE(PJRT_Api, PJRT_LoadedExecutable_Execute)) {
+    throw PluginLoadError("plugin library " + path + " has a C API table of " +
+                          std::to_string(api->struct_size) +
+                          " bytes, too small for the functions jaxlib needs");
+  }
+  PJRT_Plugin_Initialize_Args init{};
+  init.struct_size = PJRT_Plugin_Initialize_Args_STRUCT_SIZE;
+  ThrowIfError(api, api->PJRT_Plugin_Initialize(&init));
+
+  auto plugin = std::make_shared<Plugin>();
+  plugin->path = path;
+  plugin->api = api;
+  plugin->attributes = ReadAttributes(api);
+  loaded[path] = plugin;
+  return plugin;
+}
+
+}  // namespace jax

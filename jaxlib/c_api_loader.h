@@ -1,0 +1,33 @@
+// Loads a plugin shared object by path and checks its C API table.
+#ifndef JAXLIB_C_API_LOADER_H_
+#define JAXLIB_C_API_LOADER_H_
+
+#include <map>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "xla/pjrt/c/pjrt_c_api.h"
+
+namespace jax {
+
+using AttributeValue = std::variant<std::string, int64_t, std::vector<int64_t>, double, bool>;
+
+// A loaded plugin library. Libraries are never unloaded: clients, buffers and
+// executables may outlive every Python reference to the plugin object.
+struct Plugin {
+  std::string path;
+  const PJRT_Api* api = nullptr;
+  std::map<std::string, AttributeValue> attributes;
+};
+
+// Throws PluginLoadError naming the file and the reason.
+std::shared_ptr<Plugin> LoadPlugin(const std::string& path);
+
+// Converts a PJRT_Error into an XlaRuntimeError (and destroys it); no-op for NULL.
+void ThrowIfError(const PJRT_Api* api, PJRT_Error* error);
+
+}  // namespace jax
+
+#endif  // JAXLIB_C_API_LOADER_H_

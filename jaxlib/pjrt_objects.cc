@@ -1,0 +1,248 @@
+#include "jaxlib/pjrt_objects.h"
+
+#include <stdexcept>
+
+#include "jaxlib/status_casters.h"
+
+namespace jax {
+
+template <typename T>
+T Args() {
+  T args{};
+  args.struct_size = sizeof(T);
+  return args;
+}
+
+// ------------------------------------------------------------------ device
+
+PyDevice::PyDevice(PyClient* client, PJRT_Device* device) : client_(client), device_(device) {
+  const PJRT_Api* api = client->api();
+  auto info = Args<PJRT_Device_Info_Args>();
+  info.device = device;
+  ThrowIfError(api, api->PJRT_Device_Info(&info));
+  id = info.id;
+  process_index = info.process_index;
+  local_hardware_id = info.local_hardware_id;
+  kind.assign(info.kind, info.kind_size);
+  debug_string.assign(info.debug_string, info.debug_string_size);
+  platform = client->platform();
+  auto mem = Args<PJRT_Device_Memories_Args>();
+  mem.device = device;
+  ThrowIfError(api, api->PJRT_Device_Memories(&mem));
+  for (size_t i = 0; i < mem.num_memories; ++i) {
+    auto minfo = Args<PJRT_Memory_Info_Args>();
+    minfo.memory = mem.memories[i];
+    ThrowIfError(api, api->PJRT_Memory_Info(&minfo));
+    auto m = std::make_shared<PyMemory>(
+        PyMemory{mem.memories[i], minfo.id, std::string(minfo.kind, minfo.kind_size)});
+    if (mem.memories[i] == mem.default_memory) default_memory = m;
+    memories.push_back(std::move(m));
+  }
+}
+
+std::shared_ptr<PyClient> PyDevice::client() const { return client_->shared_from_this(); }
+
+// ------------------------------------------------------------------ client
+
+std::shared_ptr<PyClient> PyClient::Create(std::shared_ptr<Plugin> plugin,
+                                           const std::vector<PJRT_NamedValue>& options) {
+  const PJRT_Api* api = plugin->api;
+  auto args = Args<PJRT_Client_Create_Args>();
+  args.create_options = options.data();
+  args.num_options = options.size();
+  ThrowIfError(api, api->PJRT_Client_Create(&args));
+  std::shared_ptr<PyClient> c(new PyClient());
+  c->plugin_ = std::move(plugin);
+  c->client_ = args.client;
+
+  auto name = Args<PJRT_Client_PlatformName_Args>();
+  name.client = c->client_;
+  ThrowIfError(api, api->PJRT_Client_PlatformName(&name));
+  c->platform_.assign(name.platform_name, name.platform_name_size);
+  auto version = Args<PJRT_Client_PlatformVersion_Args>();
+  version.client = c->client_;
+  ThrowIfError(api, api->PJRT_Client_PlatformVersion(&version));
+  c->platform_version_.assign(version.platform_version, version.platform_version_size);
+  auto process = Args<PJRT_Client_ProcessIndex_Args>();
+  process.client = c->client_;
+  ThrowIfError(api, api->PJRT_Client_ProcessIndex(&process));
+  c->process_index_ = process.process_index;
+  auto devices = Args<PJRT_Client_Devices_Args>();
+  devices.client = c->client_;
+  ThrowIfError(api, api->PJRT_Client_Devices(&devices));
+  for (size_t i = 0; i < devices.num_devices; ++i) {
+    c->devices_.push_back(std::make_shared<PyDevice>(c.get(), devices.devices[i]));
+  }
+  return c;
+}
+
+PyClient::~PyClient() {
+  if (client_ == nullptr) return;
+  auto args = Args<PJRT_Client_Destroy_Args>();
+  args.client = client_;
+  PJRT_Error* error = api()->PJRT_Client_Destroy(&args);
+  if (error != nullptr) {
+    auto d = Args<PJRT_Error_Destroy_Args>();
+    d.error = error;
+    api()->PJRT_Error_Destroy(&d);
+  }
+}
+
+std::shared_ptr<PyDevice> PyClient::LookupDevice(PJRT_Device* device) const {
+  for (const auto& d : devices_) {
+    if (d->c_device() == device) return d;
+  }
+  throw XlaRuntimeError("INTERNAL: the plugin returned a device this client does not know");
+}
+
+// ------------------------------------------------------------------ buffer
+
+PyBuffer::PyBuffer(std::shared_ptr<PyClient> client, PJRT_Buffer* buffer)
+    : client_(std::move(client)), buffer_(buffer) {
+  auto info = Args<PJRT_Buffer_Info_Args>();
+  info.buffer = buffer;
+  ThrowIfError(client_->api(), client_->api()->PJRT_Buffer_Info(&info));
+  type_ = info.type;
+  dims_.assign(info.dims, info.dims + info.num_dims);
+  size_ = info.on_device_size;
+  device_ = client_->LookupDevice(info.device);
+}
+
+PyBuffer::~PyBuffer() {
+  auto args = Args<PJRT_Buffer_Destroy_Args>();
+  args.buffer = buffer_;
+  PJRT_Error* error = client_->api()->PJRT_Buffer_Destroy(&args);
+  if (error != nullptr) {
+    auto d = Args<PJRT_Error_Destroy_Args>();
+    d.error = error;
+    client_->api()->PJRT_Error_Destroy(&d);
+  }
+}
+
+bool PyBuffer::is_deleted() const {
+  auto info = Args<PJRT_Buffer_Info_Args>();
+  info.buffer = buffer_;
+  ThrowIfError(client_->api(), client_->api()->PJRT_Buffer_Info(&info));
+  return info.is_deleted;
+}
+
+void PyBuffer::Delete() {
+  auto args = Args<PJRT_Buffer_Delete_Args>();
+  args.buffer = buffer_;
+  ThrowIfError(client_->api(), client_->api()->PJRT_Buffer_Delete(&args));
+}
+
+void PyBuffer::BlockUntilReady() const {
+  const PJRT_Api* api = client_->api();
+  auto args = Args<PJRT_Buffer_ReadyEvent_Args>();
+  args.buffer = buffer_;
+  ThrowIfError(api, api->PJRT_Buffer_ReadyEvent(&args));
+  auto wait = Args<PJRT_Event_Await_Args>();
+  wait.event = args.event;
+  PJRT_Error* error = api->PJRT_Event_Await(&wait);
+  auto destroy = Args<PJRT_Event_Destroy_Args>();
+  destroy.event = args.event;
+  api->PJRT_Event_Destroy(&destroy);
+  ThrowIfError(api, error);
+}
+
+void PyBuffer::CopyToHost(void* dst) const {
+  const PJRT_Api* api = client_->api();
+  auto args = Args<PJRT_Buffer_ToHostBuffer_Args>();
+  args.src = buffer_;
+  args.dst = dst;
+  args.dst_size = size_;
+  ThrowIfError(api, api->PJRT_Buffer_ToHostBuffer(&args));
+  if (args.event != nullptr) {
+    auto wait = Args<PJRT_Event_Await_Args>();
+    wait.event = args.event;
+    PJRT_Error* error = api->PJRT_Event_Await(&wait);
+    auto destroy = Args<PJRT_Event_Destroy_Args>();
+    destroy.event = args.event;
+    api->PJRT_Event_Destroy(&destroy);
+    ThrowIfError(api, error);
+  }
+}
+
+uintptr_t PyBuffer::UnsafePointer() const {
+  auto args = Args<PJRT_Buffer_UnsafePointer_Args>();
+  args.buffer = buffer_;
+  ThrowIfError(client_->api(), client_->api()->PJRT_Buffer_UnsafePointer(&args));
+  return args.buffer_pointer;
+}
+
+// ------------------------------------------------------------------ executable
+
+PyLoadedExecutable::PyLoadedExecutable(std::shared_ptr<PyClient> client,
+                                       PJRT_LoadedExecutable* executable)
+    : client_(std::move(client)), executable_(executable) {
+  PJRT_LoadedExecutable_Info_Args info = Info();
+  num_outputs_ = info.num_outputs;
+  num_replicas_ = info.num_replicas;
+  optimized_hlo_.assign(info.optimized_hlo, info.optimized_hlo_size);
+  for (size_t i = 0; i < info.num_devices; ++i) {
+    devices_.push_back(client_->LookupDevice(info.devices[i]));
+  }
+}
+
+PJRT_LoadedExecutable_Info_Args PyLoadedExecutable::Info() const {
+  auto info = Args<PJRT_LoadedExecutable_Info_Args>();
+  info.executable = executable_;
+  ThrowIfError(client_->api(), client_->api()->PJRT_LoadedExecutable_Info(&info));
+  return info;
+}
+
+PyLoadedExecutable::~PyLoadedExecutable() {
+  auto args = Args<PJRT_LoadedExecutable_Destroy_Args>();
+  args.executable = executable_;
+  PJRT_Error* error = client_->api()->PJRT_LoadedExecutable_Destroy(&args);
+  if (error != nullptr) {
+    auto d = Args<PJRT_Error_Destroy_Args>();
+    d.error = error;
+    client_->api()->PJRT_Error_Destroy(&d);
+  }
+}
+
+std::vector<std::vector<std::shared_ptr<PyBuffer>>> PyLoadedExecutable::Execute(
+    const std::vector<std::vector<PyBuffer*>>& args, const std::vector<int64_t>& donated) {
+  const size_t num_devices = args.size();
+  const size_t num_args = num_devices ? args[0].size() : 0;
+  std::vector<std::vector<PJRT_Buffer*>> c_args(num_devices);
+  std::vector<PJRT_Buffer* const*> c_arg_lists(num_devices);
+  for (size_t d = 0; d < num_devices; ++d) {
+    if (args[d].size() != num_args) {
+      throw std::invalid_argument("execute: every device needs the same number of arguments");
+    }
+    for (PyBuffer* b : args[d]) c_args[d].push_back(b->c_buffer());
+    c_arg_lists[d] = c_args[d].data();
+  }
+  std::vector<std::vector<PJRT_Buffer*>> outs(num_devices, std::vector<PJRT_Buffer*>(num_outputs_));
+  std::vector<PJRT_Buffer**> out_lists(num_devices);
+  for (size_t d = 0; d < num_devices; ++d) out_lists[d] = outs[d].data();
+
+  auto exec = Args<PJRT_LoadedExecutable_Execute_Args>();
+  exec.executable = executable_;
+  exec.argument_lists = c_arg_lists.data();
+  exec.num_devices = num_devices;
+  exec.num_args = num_args;
+  exec.donated_args = donated.data();
+  exec.num_donated_args = donated.size();
+  exec.output_lists = out_lists.data();
+  ThrowIfError(client_->api(), client_->api()->PJRT_LoadedExecutable_Execute(&exec));
+  std::vector<std::vector<std::shared_ptr<PyBuffer>>> result(num_devices);
+  for (size_t d = 0; d < num_devices; ++d) {
+    for (PJRT_Buffer* b : outs[d]) result[d].push_back(std::make_shared<PyBuffer>(client_, b));
+  }
+  return result;
+}
+
+std::string PyLoadedExecutable::Serialize() const {
+  auto args = Args<PJRT_LoadedExecutable_Serialize_Args>();
+  args.executable = executable_;
+  ThrowIfError(client_->api(), client_->api()->PJRT_LoadedExecutable_Serialize(&args));
+  std::string out(args.serialized, args.serialized_size);
+  args.serialized_deleter(args.serialized_opaque);
+  return out;
+}
+
+}  // namespace jax

@@ -1,0 +1,119 @@
+// C++ handles over the C API objects, shared by the binding units.
+// Each owns its C object and destroys it through the plugin's table.
+#ifndef JAXLIB_PJRT_OBJECTS_H_
+#define JAXLIB_PJRT_OBJECTS_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "jaxlib/c_api_loader.h"
+#include "xla/pjrt/c/pjrt_c_api.h"
+
+namespace jax {
+
+class PyClient;
+
+struct PyMemory {
+  PJRT_Memory* memory;
+  int id;
+  std::string kind;
+};
+
+class PyDevice {
+ public:
+  PyDevice(PyClient* client, PJRT_Device* device);
+  PJRT_Device* c_device() const { return device_; }
+  std::shared_ptr<PyClient> client() const;
+  int id;
+  int process_index;
+  int local_hardware_id;
+  std::string kind;
+  std::string debug_string;
+  std::string platform;
+  std::vector<std::shared_ptr<PyMemory>> memories;
+  std::shared_ptr<PyMemory> default_memory;
+
+ private:
+  PyClient* client_;  // the client owns its devices and outlives them
+  PJRT_Device* device_;
+};
+
+class PyClient : public std::enable_shared_from_this<PyClient> {
+ public:
+  // Creates a client of `plugin` with the given create options.
+  static std::shared_ptr<PyClient> Create(std::shared_ptr<Plugin> plugin,
+                                          const std::vector<PJRT_NamedValue>& options);
+  ~PyClient();
+  const PJRT_Api* api() const { return plugin_->api; }
+  PJRT_Client* c_client() const { return client_; }
+  const std::shared_ptr<Plugin>& plugin() const { return plugin_; }
+  const std::string& platform() const { return platform_; }
+  const std::string& platform_version() const { return platform_version_; }
+  int process_index() const { return process_index_; }
+  const std::vector<std::shared_ptr<PyDevice>>& devices() const { return devices_; }
+  std::shared_ptr<PyDevice> LookupDevice(PJRT_Device* device) const;
+
+ private:
+  PyClient() = default;
+  std::shared_ptr<Plugin> plugin_;
+  PJRT_Client* client_ = nullptr;
+  std::string platform_;
+  std::string platform_version_;
+  int process_index_ = 0;
+  std::vector<std::shared_ptr<PyDevice>> devices_;
+};
+
+class PyBuffer {
+ public:
+  PyBuffer(std::shared_ptr<PyClient> client, PJRT_Buffer* buffer);
+  ~PyBuffer();
+  PJRT_Buffer* c_buffer() const { return buffer_; }
+  const std::shared_ptr<PyClient>& client() const { return client_; }
+  PJRT_Buffer_Type type() const { return type_; }
+  const std::vector<int64_t>& dims() const { return dims_; }
+  size_t size_in_bytes() const { return size_; }
+  std::shared_ptr<PyDevice> device() const { return device_; }
+  bool is_deleted() const;
+  void Delete();
+  void BlockUntilReady() const;
+  // Copies the contents into `dst` (size_in_bytes() bytes, dense row-major).
+  void CopyToHost(void* dst) const;
+  uintptr_t UnsafePointer() const;
+
+ private:
+  std::shared_ptr<PyClient> client_;
+  PJRT_Buffer* buffer_;
+  PJRT_Buffer_Type type_;
+  std::vector<int64_t> dims_;
+  size_t size_;
+  std::shared_ptr<PyDevice> device_;
+};
+
+class PyLoadedExecutable {
+ public:
+  PyLoadedExecutable(std::shared_ptr<PyClient> client, PJRT_LoadedExecutable* executable);
+  ~PyLoadedExecutable();
+  const std::shared_ptr<PyClient>& client() const { return client_; }
+  const std::vector<std::shared_ptr<PyDevice>>& devices() const { return devices_; }
+  size_t num_outputs() const { return num_outputs_; }
+  size_t num_replicas() const { return num_replicas_; }
+  const std::string& optimized_hlo() const { return optimized_hlo_; }
+  PJRT_LoadedExecutable_Info_Args Info() const;
+  // args[d][i] -> outputs[d][o]
+  std::vector<std::vector<std::shared_ptr<PyBuffer>>> Execute(
+      const std::vector<std::vector<PyBuffer*>>& args, const std::vector<int64_t>& donated);
+  std::string Serialize() const;
+
+ private:
+  std::shared_ptr<PyClient> client_;
+  PJRT_LoadedExecutable* executable_;
+  std::vector<std::shared_ptr<PyDevice>> devices_;
+  size_t num_outputs_ = 0;
+  size_t num_replicas_ = 1;
+  std::string optimized_hlo_;
+};
+
+}  // namespace jax
+
+#endif  // JAXLIB_PJRT_OBJECTS_H_

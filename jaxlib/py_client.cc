@@ -1,0 +1,150 @@
+// Bindings: plugin loading, Client, Device, Memory.
+#include "jaxlib/py_client.h"
+
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/variant.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstring>
+#include <deque>
+
+#include "jaxlib/c_api_loader.h"
+#include "jaxlib/pjrt_objects.h"
+#include "jaxlib/status_casters.h"
+
+namespace nb = nanobind;
+
+namespace jax {
+namespace {
+
+// Converts a Python dict of options into named values; `storage` keeps the
+// strings and lists alive for the duration of the call.
+std::vector<PJRT_NamedValue> ToNamedValues(const nb::dict& options, std::deque<std::string>& strings,
+                                           std::deque<std::vector<int64_t>>& lists) {
+  std::vector<PJRT_NamedValue> out;
+  for (auto [key, value] : options) {
+    PJRT_NamedValue v;
+    std::memset(&v, 0, sizeof(v));
+    v.struct_size = PJRT_NamedValue_STRUCT_SIZE;
+    const std::string& name = strings.emplace_back(nb::cast<std::string>(key));
+    v.name = name.data();
+    v.name_size = name.size();
+    if (nb::isinstance<nb::bool_>(value)) {
+      v.type = PJRT_NamedValue_kBool;
+      v.bool_value = nb::cast<bool>(value);
+      v.value_size = 1;
+    } else if (nb::isinstance<nb::int_>(value)) {
+      v.type = PJRT_NamedValue_kInt64;
+      v.int64_value = nb::cast<int64_t>(value);
+      v.value_size = 1;
+    } else if (nb::isinstance<nb::float_>(value)) {
+      v.type = PJRT_NamedValue_kFloat;
+      v.float_value = nb::cast<float>(value);
+      v.value_size = 1;
+    } else if (nb::isinstance<nb::str>(value)) {
+      const std::string& s = strings.emplace_back(nb::cast<std::string>(value));
+      v.type = PJRT_NamedValue_kString;
+      v.string_value = s.data();
+      v.value_size = s.size();
+    } else if (nb::isinstance<nb::list>(value) || nb::isinstance<nb::tuple>(value)) {
+      const auto& l = lists.emplace_back(nb::cast<std::vector<int64_t>>(value));
+      v.type = PJRT_NamedValue_kInt64List;
+      v.int64_array_value = l.data();
+      v.value_size = l.size();
+    } else {
+      throw nb::type_error(("option '" + name + "' must be a bool, int, float, str or list of int").c_str());
+    }
+    out.push_back(v);
+  }
+  return out;
+}
+
+}  // namespace
+
+void RegisterClient(nb::module_& m) {
+  nb::class_<Plugin>(m, "Plugin", "A loaded plugin library (never unloaded).")
+      .def_ro("path", &Plugin::path)
+      .def_prop_ro("attributes", [](const Plugin& p) { return p.attributes; })
+      .def_prop_ro("c_api_version", [](const Plugin& p) {
+        return nb::make_tuple(p.api->pjrt_api_version.major_version,
+                              p.api->pjrt_api_version.minor_version);
+      });
+
+  m.def("load_pjrt_plugin", &LoadPlugin, nb::arg("library_path"),
+        "Loads a plugin shared object and checks its C API version.");
+  m.attr("pjrt_c_api_major") = PJRT_API_MAJOR;
+  m.attr("pjrt_c_api_minor") = PJRT_API_MINOR;
+
+  nb::class_<PyMemory>(m, "Memory")
+      .def_ro("id", &PyMemory::id)
+      .def_ro("kind", &PyMemory::kind)
+      .def("__repr__", [](const PyMemory& mem) { return "Memory(id=" + std::to_string(mem.id) + ", kind=" + mem.kind + ")"; });
+
+  nb::class_<PyDevice>(m, "Device")
+      .def_ro("id", &PyDevice::id)
+      .def_ro("process_index", &PyDevice::process_index)
+      .def_prop_ro("host_id", [](const PyDevice& d) { return d.process_index; })
+      .def_prop_ro("task_id", [](const PyDevice& d) { return d.process_index; })
+      .def_ro("local_hardware_id", &PyDevice::local_hardware_id)
+      .def_ro("platform", &PyDevice::platform)
+      .def_ro("device_kind", &PyDevice::kind)
+      .def_prop_ro("client", &PyDevice::client)
+      .def("default_memory", [](const PyDevice& d) { return d.default_memory; })
+      .def("addressable_memories", [](const PyDevice& d) { return d.memories; })
+      .def("memory", [](const PyDevice& d, const std::string& kind) {
+        for (const auto& mem : d.memories) {
+          if (mem->kind == kind) return mem;
+        }
+        std::string known;
+        for (const auto& mem : d.memories) known += (known.empty() ? "" : ", ") + mem->kind;
+        throw nb::value_error(("device " + d.debug_string + " has no memory of kind '" + kind +
+                               "'; it has: " + known).c_str());
+      }, nb::arg("kind"))
+      .def("memory_stats", [](const PyDevice& d) {
+        const PJRT_Api* api = d.client()->api();
+        PJRT_Device_MemoryStats_Args args{};
+        args.struct_size = PJRT_Device_MemoryStats_Args_STRUCT_SIZE;
+        args.device = d.c_device();
+        ThrowIfError(api, api->PJRT_Device_MemoryStats(&args));
+        nb::dict stats;
+        stats["bytes_in_use"] = args.bytes_in_use;
+        stats["peak_bytes_in_use"] = args.peak_bytes_in_use;
+        stats["num_allocs"] = args.num_allocs;
+        return stats;
+      })
+      .def("__str__", [](const PyDevice& d) { return d.debug_string; })
+      .def("__repr__", [](const PyDevice& d) {
+        return d.kind == "cpu" ? "CpuDevice(id=" + std::to_string(d.id) + ")"
+                               : d.platform + "Device(id=" + std::to_string(d.id) + ")";
+      })
+      .def("__hash__", [](const PyDevice& d) { return std::hash<std::string>()(d.platform) ^ d.id; })
+      .def("__eq__", [](const PyDevice& a, nb::handle b) {
+        if (!nb::isinstance<PyDevice>(b)) return false;
+        const PyDevice& o = nb::cast<const PyDevice&>(b);
+        return a.c_device() == o.c_device();
+      });
+
+  nb::class_<PyClient>(m, "Client")
+      .def_static("create",
+                  [](std::shared_ptr<Plugin> plugin, nb::dict options) {
+                    std::deque<std::string> strings;
+                    std::deque<std::vector<int64_t>> lists;
+                    auto values = ToNamedValues(options, strings, lists);
+                    return PyClient::Create(std::move(plugin), values);
+                  },
+                  nb::arg("plugin"), nb::arg("options") = nb::dict())
+      .def_prop_ro("platform", &PyClient::platform)
+      .def_prop_ro("platform_version", &PyClient::platform_version)
+      .def_prop_ro("runtime_type", [](const PyClient&) { return "pjrt_c_api"; })
+      .def_prop_ro("plugin", &PyClient::plugin)
+      .def("process_index", &PyClient::process_index)
+      .def("devices", [](const PyClient& c) { return c.devices(); })
+      .def("local_devices", [](const PyClient& c) { return c.devices(); })
+      .def("_addressable_devices", [](const PyClient& c) { return c.devices(); })
+      .def("device_count", [](const PyClient& c) { return c.devices().size(); })
+      .def("local_device_count", [](const PyClient& c) { return c.devices().size(); });
+}
+
+}  // namespace jax

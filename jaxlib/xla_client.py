@@ -1,0 +1,307 @@
+"""The Python face of jaxlib: clients, devices, buffers and executables.
+
+Everything here drives a plugin through the C API bindings in `_jax`.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Any, Sequence
+
+import numpy as np
+
+from jaxlib import _jax
+from jaxlib import plugin_support
+
+_version = _jax._version
+
+XlaRuntimeError = _jax.XlaRuntimeError
+Client = _jax.Client
+Device = _jax.Device
+Memory = _jax.Memory
+Buffer = _jax.Buffer
+LoadedExecutable = _jax.LoadedExecutable
+
+
+class GpuLibNotLinkedError(Exception):
+  """Raised when a GPU client is asked for but no GPU plugin is installed."""
+
+  def __init__(self):
+    super().__init__("No GPU plugin is installed: pip install jax[cuda12] or jax[rocm6].")
+
+
+class PrimitiveType(enum.IntEnum):
+  """Element types; values follow the C API's PJRT_Buffer_Type."""
+  PRIMITIVE_TYPE_INVALID = 0
+  PRED = 1
+  S8 = 2
+  S16 = 3
+  S32 = 4
+  S64 = 5
+  U8 = 6
+  U16 = 7
+  U32 = 8
+  U64 = 9
+  F16 = 10
+  F32 = 11
+  F64 = 12
+  BF16 = 13
+  C64 = 14
+  C128 = 15
+  TOKEN = 16
+
+
+def _dtype_table() -> dict[PrimitiveType, np.dtype]:
+  import ml_dtypes
+  return {
+      PrimitiveType.PRED: np.dtype(np.bool_), PrimitiveType.S8: np.dtype(np.int8),
+      PrimitiveType.S16: np.dtype(np.int16), PrimitiveType.S32: np.dtype(np.int32),
+      PrimitiveType.S64: np.dtype(np.int64), PrimitiveType.U8: np.dtype(np.uint8),
+      PrimitiveType.U16: np.dtype(np.uint16), PrimitiveType.U32: np.dtype(np.uint32),
+      PrimitiveType.U64: np.dtype(np.uint64), PrimitiveType.F16: np.dtype(np.float16),
+      PrimitiveType.F32: np.dtype(np.float32), PrimitiveType.F64: np.dtype(np.float64),
+      PrimitiveType.BF16: np.dtype(ml_dtypes.bfloat16), PrimitiveType.C64: np.dtype(np.complex64),
+      PrimitiveType.C128: np.dtype(np.complex128),
+  }
+
+
+_TYPE_TO_DTYPE = _dtype_table()
+_DTYPE_TO_TYPE = {v: k for k, v in _TYPE_TO_DTYPE.items()}
+
+
+def dtype_to_etype(dtype) -> PrimitiveType:
+  dtype = np.dtype(dtype)
+  try:
+    return _DTYPE_TO_TYPE[dtype]
+  except KeyError:
+    raise TypeError(f"dtype {dtype} is not supported by jaxlib; supported: "
+                    f"{sorted(str(d) for d in _DTYPE_TO_TYPE)}") from None
+
+
+def etype_to_dtype(etype) -> np.dtype:
+  return _TYPE_TO_DTYPE[PrimitiveType(etype)]
+
+
+class Shape:
+  """An array shape (element type and dimensions) or a tuple of shapes."""
+
+  def __init__(self, dtype=None, dims: Sequence[int] = (), tuple_shapes=None):
+    self._dtype = None if dtype is None else np.dtype(dtype)
+    self._dims = tuple(int(d) for d in dims)
+    self._tuple = None if tuple_shapes is None else list(tuple_shapes)
+
+  @staticmethod
+  def array_shape(dtype, dims, layout=None) -> "Shape":
+    return Shape(dtype, dims)
+
+  @staticmethod
+  def tuple_shape(shapes) -> "Shape":
+    return Shape(tuple_shapes=shapes)
+
+  def is_array(self) -> bool:
+    return self._tuple is None
+
+  def is_tuple(self) -> bool:
+    return self._tuple is not None
+
+  def dimensions(self) -> tuple[int, ...]:
+    return self._dims
+
+  def rank(self) -> int:
+    return len(self._dims)
+
+  def numpy_dtype(self) -> np.dtype:
+    return self._dtype
+
+  def element_type(self) -> PrimitiveType:
+    return dtype_to_etype(self._dtype)
+
+  def tuple_shapes(self):
+    return list(self._tuple or [])
+
+  def __eq__(self, other):
+    return (isinstance(other, Shape) and self._dtype == other._dtype and
+            self._dims == other._dims and self._tuple == other._tuple)
+
+  def __hash__(self):
+    return hash((self._dtype, self._dims, tuple(self._tuple or ())))
+
+  def __repr__(self):
+    if self._tuple is not None:
+      return "(" + ", ".join(repr(s) for s in self._tuple) + ")"
+    return f"{self._dtype}[{','.join(map(str, self._dims))}]"
+
+
+class HostBufferSemantics(enum.Enum):
+  IMMUTABLE_ONLY_DURING_CALL = 0
+  IMMUTABLE_UNTIL_TRANSFER_COMPLETES = 1
+  ZERO_COPY = 2
+
+
+class ArrayCopySemantics(enum.Enum):
+  ALWAYS_COPY = 0
+  REUSE_INPUT = 1
+  DONATE_INPUT = 2
+
+
+class CompileOptions:
+  """Options of a compilation: replicas and partitions for now."""
+
+  def __init__(self):
+    self.num_replicas = 1
+    self.num_partitions = 1
+
+
+# ---------------------------------------------------------------- clients
+
+def make_c_api_client(plugin_name: str, options: dict[str, Any] | None = None,
+                      distribution_options=None) -> Client:
+  """Creates a client of a plugin already loaded with load_pjrt_plugin_dynamically."""
+  plugin = plugin_support.loaded_plugin(plugin_name)
+  if plugin is None:
+    raise RuntimeError(f"plugin '{plugin_name}' is not loaded; call "
+                       "plugin_support.load_pjrt_plugin_dynamically first")
+  return Client.create(plugin, dict(options or {}))
+
+
+def make_cpu_client(asynchronous=True, distributed_client=None, node_id=0, num_nodes=1,
+                    collectives=None, num_devices=None, get_local_topology_timeout_minutes=None,
+                    get_global_topology_timeout_minutes=None, transfer_server_factory=None) -> Client:
+  """A client of the CPU plugin (jaxlib-cpu), with `num_devices` virtual devices."""
+  if num_nodes != 1 or distributed_client is not None:
+    raise NotImplementedError("multi-process CPU clients are not supported yet")
+  if not plugin_support.pjrt_plugin_loaded("cpu"):
+    plugin_support.load_pjrt_plugin_dynamically("cpu", plugin_support.cpu_plugin_library_path())
+  options = {}
+  if num_devices is not None:
+    options["num_devices"] = int(num_devices)
+  return make_c_api_client("cpu", options)
+
+
+def make_gpu_client(distributed_client=None, node_id=0, num_nodes=1, platform_name=None,
+                    allowed_devices=None, mock=None, mock_gpu_topology=None) -> Client:
+  """A client of an installed GPU plugin (cuda first, then rocm)."""
+  names = [platform_name] if platform_name else ["cuda", "rocm"]
+  for name in names:
+    package = plugin_support.import_from_plugin(name, "")
+    if package is None:
+      continue
+    plugin_support.load_pjrt_plugin_dynamically(name, package.library_path())
+    options = {}
+    if mock:
+      options["mock"] = True
+    if mock_gpu_topology:
+      options["mock_gpu_topology"] = str(mock_gpu_topology)
+    if allowed_devices:
+      options["allowed_devices"] = sorted(int(d) for d in allowed_devices)
+    return make_c_api_client(name, options)
+  raise GpuLibNotLinkedError()
+
+
+# ---------------------------------------------------------------- Client methods
+
+def _buffer_from_pyval(self: Client, pyval, device: Device | None = None, force_copy: bool = False,
+                       host_buffer_semantics=HostBufferSemantics.ZERO_COPY) -> Buffer:
+  array = np.asarray(pyval)
+  if array.dtype not in _DTYPE_TO_TYPE:
+    # Python scalars and unsupported widths follow numpy's canonical types.
+    array = array.astype(np.result_type(array.dtype, np.float32)
+                         if array.dtype.kind == "f" else array.dtype)
+  array = np.ascontiguousarray(array)
+  etype = dtype_to_etype(array.dtype)
+  raw = array.reshape(-1).view(np.uint8) if array.size else np.empty(0, np.uint8)
+  return _jax.buffer_from_bytes(self, raw, int(etype), list(array.shape), device)
+
+
+def _compile_and_load(self: Client, computation, executable_devices=None, compile_options=None,
+                      host_callbacks=()) -> LoadedExecutable:
+  if isinstance(computation, bytes):
+    computation = computation.decode("utf-8")
+  if not isinstance(computation, str):
+    raise TypeError("compile_and_load expects XLA HLO text (str), got "
+                    f"{type(computation).__name__}")
+  devices = list(executable_devices) if executable_devices is not None else self.devices()[:1]
+  options = compile_options or CompileOptions()
+  names, values = [], []
+  if getattr(options, "num_replicas", 1) != 1:
+    names.append("num_replicas")
+    values.append(int(options.num_replicas))
+  if getattr(options, "num_partitions", 1) != 1:
+    names.append("num_partitions")
+    values.append(int(options.num_partitions))
+  return _jax.compile(self, "hlo", computation, devices, names, values)
+
+
+def _deserialize_executable(self: Client, serialized: bytes, executable_devices=None,
+                            compile_options=None) -> LoadedExecutable:
+  devices = list(executable_devices) if executable_devices is not None else self.devices()[:1]
+  return _jax.deserialize_and_load(self, serialized, devices)
+
+
+Client.buffer_from_pyval = _buffer_from_pyval
+Client.compile_and_load = _compile_and_load
+Client.compile = _compile_and_load
+Client.deserialize_executable = _deserialize_executable
+
+
+# ---------------------------------------------------------------- Buffer methods
+
+def _buffer_shape(self: Buffer) -> tuple[int, ...]:
+  return tuple(self._dims)
+
+
+def _buffer_dtype(self: Buffer) -> np.dtype:
+  return _TYPE_TO_DTYPE[PrimitiveType(self._type)]
+
+
+def _buffer_to_numpy(self: Buffer) -> np.ndarray:
+  out = np.empty(self.shape, self.dtype)
+  self._copy_to_host(out.reshape(-1).view(np.uint8) if out.size else np.empty(0, np.uint8))
+  return out
+
+
+def _buffer_array(self: Buffer, dtype=None, copy=None) -> np.ndarray:
+  out = _buffer_to_numpy(self)
+  return out if dtype is None else out.astype(dtype)
+
+
+def _buffer_block_until_ready(self: Buffer) -> Buffer:
+  self._block_until_ready()
+  return self
+
+
+Buffer.shape = property(_buffer_shape)
+Buffer.dtype = property(_buffer_dtype)
+Buffer.ndim = property(lambda self: len(self._dims))
+Buffer.size = property(lambda self: int(np.prod(self._dims, dtype=np.int64)))
+Buffer.__array__ = _buffer_array
+Buffer.to_py = _buffer_to_numpy
+Buffer.block_until_ready = _buffer_block_until_ready
+Buffer.__repr__ = lambda self: f"Buffer({_buffer_to_numpy(self)!r})"
+
+
+# ---------------------------------------------------------------- LoadedExecutable methods
+
+def _execute(self: LoadedExecutable, arguments: Sequence[Buffer], donated=()) -> list[Buffer]:
+  return self._execute([list(arguments)], list(donated))[0]
+
+
+def _execute_sharded(self: LoadedExecutable, arguments: Sequence[Sequence[Buffer]],
+                     donated=()) -> list[list[Buffer]]:
+  """arguments[i][d]: argument i on device d; returns outputs[o][d]."""
+  per_device = [list(x) for x in zip(*arguments)] if arguments else [
+      [] for _ in self.local_devices()]
+  outs = self._execute(per_device, list(donated))
+  return [list(x) for x in zip(*outs)]
+
+
+def _hlo_modules(self: LoadedExecutable) -> list[str]:
+  return [self._optimized_hlo()]
+
+
+LoadedExecutable.execute = _execute
+LoadedExecutable.execute_sharded = _execute_sharded
+LoadedExecutable.hlo_modules = _hlo_modules
+LoadedExecutable.as_text = lambda self: self._optimized_hlo()
+LoadedExecutable.get_compiled_memory_stats = lambda self: self._memory_stats()
+LoadedExecutable.get_output_memory_kinds = lambda self: [["device"] * self._num_outputs()]

@@ -1,0 +1,16 @@
+// Binds the CPU backend to the plugin entry point, stamped with the release.
+#include "xla/backends/cpu/cpu_client.h"
+#include "xla/pjrt/client.h"
+
+namespace xla {
+
+const PluginInfo& PluginInfoForThisPlugin() {
+  static const PluginInfo info = [] {
+    PluginInfo i = CpuPluginInfo();
+    i.plugin_version = JAX_PLUGIN_VERSION;
+    return i;
+  }();
+  return info;
+}
+
+}  // namespace xla

@@ -1,0 +1,270 @@
+// See jit.h. The only translation unit that talks to ORC.
+#include "xla/backends/cpu/codegen/jit.h"
+
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <mutex>
+#include <system_error>
+
+#include "llvm/Analysis/CGSCCPassManager.h"
+#include "llvm/Analysis/LoopAnalysisManager.h"
+#include "llvm/ExecutionEngine/Orc/Core.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/ExecutionEngine/Orc/ObjectTransformLayer.h"
+#include "llvm/ExecutionEngine/Orc/ThreadSafeModule.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/PassManager.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+
+namespace xla::cpu {
+namespace {
+
+// The single llvm::Error -> Status conversion.
+Status ToStatus(llvm::Error err, const std::string& what) {
+  if (!err) return OkStatus();
+  return Internal(what + ": " + llvm::toString(std::move(err)));
+}
+
+template <typename T>
+StatusOr<T> ToStatusOr(llvm::Expected<T> value, const std::string& what) {
+  if (!value) return ToStatus(value.takeError(), what);
+  return std::move(*value);
+}
+
+// IEEE half <-> float, for targets without F16C where LLVM lowers `fpext half`
+// and `fptrunc to half` into these compiler-rt calls. Our own code so the
+// plugin does not depend on which libgcc the host has.
+float HalfToFloat(uint16_t h) {
+  uint32_t sign = (h & 0x8000u) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ffu;
+  uint32_t bits;
+  if (exp == 0x1f) {
+    bits = sign | 0x7f800000u | (man << 13);
+  } else if (exp != 0) {
+    bits = sign | ((exp + 112) << 23) | (man << 13);
+  } else if (man == 0) {
+    bits = sign;
+  } else {  // subnormal half: normalise
+    int e = -1;
+    do { man <<= 1; ++e; } while ((man & 0x400u) == 0);
+    bits = sign | ((112 - e) << 23) | ((man & 0x3ffu) << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+uint16_t FloatToHalf(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  uint32_t sign = (x >> 16) & 0x8000u;
+  uint32_t ax = x & 0x7fffffffu;
+  if (ax >= 0x7f800000u) return sign | 0x7c00u | (ax > 0x7f800000u ? 0x200u : 0);
+  if (ax >= 0x477ff000u) return sign | 0x7c00u;  // rounds to infinity
+  if (ax < 0x38800000u) {                        // subnormal or zero half
+    float a;
+    std::memcpy(&a, &ax, 4);
+    // Adding 0.5 pushes the value into the [0.5, 1) binade where the low bits
+    // of the mantissa are the half subnormal, rounded to nearest even.
+    float t = a + 0.5f;
+    uint32_t tb;
+    std::memcpy(&tb, &t, 4);
+    return sign | static_cast<uint16_t>(tb - 0x3f000000u);
+  }
+  uint32_t odd = (ax >> 13) & 1u;
+  ax += 0xc8000fffu + odd;  // rebias exponent (-112 << 23) and round to nearest even
+  return sign | static_cast<uint16_t>(ax >> 13);
+}
+
+extern "C" float XlaCpuExtendHalf(uint16_t h) { return HalfToFloat(h); }
+extern "C" uint16_t XlaCpuTruncFloatToHalf(float f) { return FloatToHalf(f); }
+extern "C" uint16_t XlaCpuTruncDoubleToHalf(double d) {
+  return FloatToHalf(static_cast<float>(d));  // double rounding is acceptable here
+}
+
+// Every external symbol a kernel may reference. The plugin is loaded with
+// hidden symbols and RTLD_LOCAL, so nothing is looked up in the global
+// namespace: a kernel that calls anything else fails to link with a clear error.
+struct RuntimeSymbol {
+  const char* name;
+  void* address;
+};
+
+#define XLA_F(fn) {#fn, reinterpret_cast<void*>(static_cast<float (*)(float)>(&::fn))}
+#define XLA_D(fn) {#fn, reinterpret_cast<void*>(static_cast<double (*)(double)>(&::fn))}
+#define XLA_FF(fn) {#fn, reinterpret_cast<void*>(static_cast<float (*)(float, float)>(&::fn))}
+#define XLA_DD(fn) {#fn, reinterpret_cast<void*>(static_cast<double (*)(double, double)>(&::fn))}
+
+const RuntimeSymbol kRuntimeSymbols[] = {
+    XLA_F(expf), XLA_D(exp), XLA_F(exp2f), XLA_D(exp2), XLA_F(expm1f), XLA_D(expm1),
+    XLA_F(logf), XLA_D(log), XLA_F(log2f), XLA_D(log2), XLA_F(log10f), XLA_D(log10),
+    XLA_F(log1pf), XLA_D(log1p), XLA_F(sinf), XLA_D(sin), XLA_F(cosf), XLA_D(cos),
+    XLA_F(tanf), XLA_D(tan), XLA_F(tanhf), XLA_D(tanh), XLA_F(asinf), XLA_D(asin),
+    XLA_F(acosf), XLA_D(acos), XLA_F(atanf), XLA_D(atan), XLA_F(sinhf), XLA_D(sinh),
+    XLA_F(coshf), XLA_D(cosh), XLA_F(asinhf), XLA_D(asinh), XLA_F(acoshf), XLA_D(acosh),
+    XLA_F(atanhf), XLA_D(atanh), XLA_F(erff), XLA_D(erf), XLA_F(erfcf), XLA_D(erfc),
+    XLA_F(cbrtf), XLA_D(cbrt), XLA_F(sqrtf), XLA_D(sqrt), XLA_F(floorf), XLA_D(floor),
+    XLA_F(ceilf), XLA_D(ceil), XLA_F(roundf), XLA_D(round), XLA_F(truncf), XLA_D(trunc),
+    XLA_F(rintf), XLA_D(rint), XLA_F(nearbyintf), XLA_D(nearbyint), XLA_F(fabsf), XLA_D(fabs),
+    XLA_F(lgammaf), XLA_D(lgamma), XLA_F(tgammaf), XLA_D(tgamma),
+    XLA_FF(powf), XLA_DD(pow), XLA_FF(fmodf), XLA_DD(fmod), XLA_FF(atan2f), XLA_DD(atan2),
+    XLA_FF(fmaxf), XLA_DD(fmax), XLA_FF(fminf), XLA_DD(fmin), XLA_FF(copysignf),
+    XLA_DD(copysign), XLA_FF(nextafterf), XLA_DD(nextafter), XLA_FF(hypotf), XLA_DD(hypot),
+    {"ldexpf", reinterpret_cast<void*>(static_cast<float (*)(float, int)>(&::ldexpf))},
+    {"ldexp", reinterpret_cast<void*>(static_cast<double (*)(double, int)>(&::ldexp))},
+    {"sincosf", reinterpret_cast<void*>(&::sincosf)},
+    {"sincos", reinterpret_cast<void*>(&::sincos)},
+    // Loop idiom recognition turns copy and fill loops into these.
+    {"memcpy", reinterpret_cast<void*>(&::memcpy)},
+    {"memmove", reinterpret_cast<void*>(&::memmove)},
+    {"memset", reinterpret_cast<void*>(&::memset)},
+    // Half-precision conversions LLVM emits as libcalls without F16C.
+    {"__extendhfsf2", reinterpret_cast<void*>(&XlaCpuExtendHalf)},
+    {"__gnu_h2f_ieee", reinterpret_cast<void*>(&XlaCpuExtendHalf)},
+    {"__truncsfhf2", reinterpret_cast<void*>(&XlaCpuTruncFloatToHalf)},
+    {"__gnu_f2h_ieee", reinterpret_cast<void*>(&XlaCpuTruncFloatToHalf)},
+    {"__truncdfhf2", reinterpret_cast<void*>(&XlaCpuTruncDoubleToHalf)},
+};
+
+#undef XLA_F
+#undef XLA_D
+#undef XLA_FF
+#undef XLA_DD
+
+void InitializeNativeTargetOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+}
+
+Status WriteFile(const std::string& path, const llvm::Module& module) {
+  std::error_code ec;
+  llvm::raw_fd_ostream out(path, ec);
+  if (ec) return Internal("cannot write " + path + ": " + ec.message());
+  module.print(out, nullptr);
+  return OkStatus();
+}
+
+}  // namespace
+
+struct Jit::Impl {
+  std::unique_ptr<llvm::orc::LLJIT> lljit;
+  std::unique_ptr<llvm::TargetMachine> target_machine;  // for the optimiser
+  std::atomic<int64_t> code_size{0};
+  // ORC reports link failures (an unresolved symbol) through the session's
+  // error reporter, not through lookup's error; keep the text for Lookup.
+  std::mutex mu;
+  std::string last_session_error;
+};
+
+Jit::Jit(std::unique_ptr<Impl> impl, JitTarget target)
+    : impl_(std::move(impl)), target_(std::move(target)) {}
+
+Jit::~Jit() = default;
+
+StatusOr<std::unique_ptr<Jit>> Jit::Create() {
+  InitializeNativeTargetOnce();
+  ASSIGN_OR_RETURN(llvm::orc::JITTargetMachineBuilder jtmb,
+                   ToStatusOr(llvm::orc::JITTargetMachineBuilder::detectHost(),
+                              "detecting the host CPU"));
+  // detectHost fills in getHostCPUName and getHostCPUFeatures.
+  jtmb.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  ASSIGN_OR_RETURN(std::unique_ptr<llvm::TargetMachine> tm,
+                   ToStatusOr(jtmb.createTargetMachine(), "creating the target machine"));
+
+  auto impl = std::make_unique<Impl>();
+  ASSIGN_OR_RETURN(impl->lljit,
+                   ToStatusOr(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(jtmb).create(),
+                              "creating the LLJIT"));
+  impl->target_machine = std::move(tm);
+  impl->lljit->getExecutionSession().setErrorReporter([raw = impl.get()](llvm::Error err) {
+    std::lock_guard<std::mutex> lock(raw->mu);
+    raw->last_session_error = llvm::toString(std::move(err));
+  });
+
+  // Count emitted object bytes for Executable::memory_stats.
+  Impl* raw = impl.get();
+  impl->lljit->getObjTransformLayer().setTransform(
+      [raw](std::unique_ptr<llvm::MemoryBuffer> obj)
+          -> llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> {
+        raw->code_size += static_cast<int64_t>(obj->getBufferSize());
+        return std::move(obj);
+      });
+
+  llvm::orc::SymbolMap symbols;
+  for (const RuntimeSymbol& s : kRuntimeSymbols) {
+    symbols[impl->lljit->mangleAndIntern(s.name)] = llvm::orc::ExecutorSymbolDef(
+        llvm::orc::ExecutorAddr::fromPtr(s.address), llvm::JITSymbolFlags::Exported);
+  }
+  RETURN_IF_ERROR(ToStatus(
+      impl->lljit->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(symbols))),
+      "defining runtime symbols"));
+
+  const llvm::Triple& triple = impl->lljit->getTargetTriple();
+  JitTarget target;
+  target.triple = triple.str();
+  target.data_layout = impl->lljit->getDataLayout().getStringRepresentation();
+  target.cpu_name = jtmb.getCPU();
+  target.cpu_features = jtmb.getFeatures().getString();
+  return std::unique_ptr<Jit>(new Jit(std::move(impl), std::move(target)));
+}
+
+Status Jit::AddModule(std::unique_ptr<llvm::LLVMContext> context,
+                      std::unique_ptr<llvm::Module> module, const std::string& dump_prefix) {
+  module->setDataLayout(impl_->lljit->getDataLayout());
+  module->setTargetTriple(impl_->lljit->getTargetTriple().str());
+  if (!dump_prefix.empty()) RETURN_IF_ERROR(WriteFile(dump_prefix + ".ll", *module));
+  {
+    std::string message;
+    llvm::raw_string_ostream os(message);
+    if (llvm::verifyModule(*module, &os)) {
+      return Internal("emitted LLVM IR does not verify (a codegen bug): " + os.str());
+    }
+  }
+
+  // O3 with the host target machine, so the cost model knows the vector width.
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopVectorization = true;
+  tuning.SLPVectorization = true;
+  llvm::PassBuilder pb(impl_->target_machine.get(), tuning);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  mpm.run(*module, mam);
+  if (!dump_prefix.empty()) RETURN_IF_ERROR(WriteFile(dump_prefix + ".opt.ll", *module));
+
+  llvm::orc::ThreadSafeModule tsm(std::move(module), std::move(context));
+  return ToStatus(impl_->lljit->addIRModule(std::move(tsm)), "adding a module to the JIT");
+}
+
+StatusOr<void*> Jit::Lookup(std::string_view name) {
+  auto addr = impl_->lljit->lookup(llvm::StringRef(name.data(), name.size()));
+  if (!addr) {
+    std::string message = llvm::toString(addr.takeError());
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    if (!impl_->last_session_error.empty()) message += " (" + impl_->last_session_error + ")";
+    return NotFound("JIT symbol '" + std::string(name) + "': " + message);
+  }
+  return addr->toPtr<void*>();
+}
+
+int64_t Jit::code_size() const { return impl_->code_size.load(); }
+
+}  // namespace xla::cpu

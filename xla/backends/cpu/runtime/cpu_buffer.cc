@@ -1,0 +1,76 @@
+#include "xla/backends/cpu/runtime/cpu_buffer.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+namespace xla::cpu {
+
+StatusOr<std::shared_ptr<AlignedMemory>> AlignedMemory::Allocate(size_t bytes,
+                                                                   CpuDevice* device) {
+  // aligned_alloc needs a multiple of the alignment; never allocate 0 bytes so
+  // every buffer has a distinct, valid address.
+  size_t rounded = (bytes + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
+  if (rounded == 0) rounded = kBufferAlignment;
+  void* data = std::aligned_alloc(kBufferAlignment, rounded);
+  if (data == nullptr) {
+    return ResourceExhausted("out of host memory allocating " + std::to_string(bytes) +
+                             " bytes");
+  }
+  if (device != nullptr) device->RecordAlloc(static_cast<int64_t>(rounded));
+  return std::shared_ptr<AlignedMemory>(new AlignedMemory(data, rounded, device));
+}
+
+AlignedMemory::~AlignedMemory() {
+  std::free(data_);
+  if (device_ != nullptr) device_->RecordFree(static_cast<int64_t>(size_));
+}
+
+StatusOr<std::unique_ptr<CpuBuffer>> CpuBuffer::Create(PrimitiveType type,
+                                                       std::vector<int64_t> dims,
+                                                       CpuDevice* device) {
+  if (!IsArrayType(type)) {
+    return InvalidArgument("cannot allocate a buffer of type " +
+                           std::string(PrimitiveTypeName(type)));
+  }
+  int64_t count = 1;
+  for (int64_t d : dims) {
+    if (d < 0) return InvalidArgument("negative dimension in buffer shape");
+    count *= d;
+  }
+  size_t size = static_cast<size_t>(count) * ByteWidth(type);
+  ASSIGN_OR_RETURN(std::shared_ptr<AlignedMemory> memory, AlignedMemory::Allocate(size, device));
+  return std::unique_ptr<CpuBuffer>(
+      new CpuBuffer(type, std::move(dims), size, device, std::move(memory)));
+}
+
+Status CpuBuffer::ToHost(void* dst) {
+  std::shared_ptr<AlignedMemory> memory = this->memory();
+  if (!memory) return FailedPrecondition("ToHost called on a deleted buffer");
+  if (size_ > 0) std::memcpy(dst, memory->data(), size_);
+  return OkStatus();
+}
+
+void CpuBuffer::Delete() {
+  std::lock_guard<std::mutex> lock(mu_);
+  memory_.reset();
+}
+
+bool CpuBuffer::is_deleted() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return memory_ == nullptr;
+}
+
+std::shared_ptr<AlignedMemory> CpuBuffer::memory() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return memory_;
+}
+
+void* CpuBuffer::data() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return memory_ ? memory_->data() : nullptr;
+}
+
+uintptr_t CpuBuffer::UnsafePointer() const { return reinterpret_cast<uintptr_t>(data()); }
+
+}  // namespace xla::cpu

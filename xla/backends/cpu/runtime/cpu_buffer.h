@@ -1,0 +1,73 @@
+// A dense row-major array in host memory, 64-byte aligned so kernels can use
+// aligned vector loads.
+#ifndef XLA_BACKENDS_CPU_RUNTIME_CPU_BUFFER_H_
+#define XLA_BACKENDS_CPU_RUNTIME_CPU_BUFFER_H_
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "xla/backends/cpu/runtime/cpu_device.h"
+#include "xla/pjrt/client.h"
+
+namespace xla::cpu {
+
+inline constexpr size_t kBufferAlignment = 64;
+
+// Aligned host memory that reports its size to the owning device.
+class AlignedMemory {
+ public:
+  static StatusOr<std::shared_ptr<AlignedMemory>> Allocate(size_t bytes, CpuDevice* device);
+  ~AlignedMemory();
+  AlignedMemory(const AlignedMemory&) = delete;
+  AlignedMemory& operator=(const AlignedMemory&) = delete;
+  void* data() const { return data_; }
+  size_t size() const { return size_; }
+
+ private:
+  AlignedMemory(void* data, size_t size, CpuDevice* device)
+      : data_(data), size_(size), device_(device) {}
+  void* data_;
+  size_t size_;
+  CpuDevice* device_;
+};
+
+class CpuBuffer final : public Buffer {
+ public:
+  // Allocates an uninitialised buffer.
+  static StatusOr<std::unique_ptr<CpuBuffer>> Create(PrimitiveType type,
+                                                     std::vector<int64_t> dims,
+                                                     CpuDevice* device);
+
+  PrimitiveType element_type() const override { return type_; }
+  const std::vector<int64_t>& dimensions() const override { return dims_; }
+  Device* device() const override { return device_; }
+  size_t size_in_bytes() const override { return size_; }
+  Status ToHost(void* dst) override;
+  void Delete() override;
+  bool is_deleted() const override;
+  uintptr_t UnsafePointer() const override;
+
+  // The data, or nullptr once deleted. The shared pointer keeps the memory
+  // alive while an execution reads it, even if Delete() races with it.
+  std::shared_ptr<AlignedMemory> memory() const;
+  void* data() const;
+
+ private:
+  CpuBuffer(PrimitiveType type, std::vector<int64_t> dims, size_t size, CpuDevice* device,
+            std::shared_ptr<AlignedMemory> memory)
+      : type_(type), dims_(std::move(dims)), size_(size), device_(device),
+        memory_(std::move(memory)) {}
+
+  PrimitiveType type_;
+  std::vector<int64_t> dims_;
+  size_t size_;
+  CpuDevice* device_;
+  mutable std::mutex mu_;
+  std::shared_ptr<AlignedMemory> memory_;
+};
+
+}  // namespace xla::cpu
+
+#endif  // XLA_BACKENDS_CPU_RUNTIME_CPU_BUFFER_H_

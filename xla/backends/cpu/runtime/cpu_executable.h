@@ -1,0 +1,50 @@
+// CpuExecutable: runs a compiled Program. Per run it allocates one arena for
+// temporaries and a fresh buffer per output, fills the slot table, then runs
+// the steps in order; large kernels are split over the thread pool.
+#ifndef XLA_BACKENDS_CPU_RUNTIME_CPU_EXECUTABLE_H_
+#define XLA_BACKENDS_CPU_RUNTIME_CPU_EXECUTABLE_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "xla/backends/cpu/runtime/program.h"
+#include "xla/backends/cpu/runtime/thread_pool.h"
+#include "xla/pjrt/client.h"
+
+namespace xla::cpu {
+
+class CpuExecutable final : public Executable {
+ public:
+  // `code` keeps the kernels of `program` alive (the JIT that compiled them).
+  CpuExecutable(std::string name, Program program, std::shared_ptr<void> code,
+                int64_t code_size, std::vector<Device*> devices, std::string hlo_text,
+                ThreadPool* pool);
+
+  const std::vector<Device*>& devices() const override { return devices_; }
+  size_t num_outputs() const override { return program_.outputs.size(); }
+  std::string optimized_hlo() const override { return hlo_text_; }
+  MemoryStats memory_stats() const override;
+  StatusOr<std::vector<std::vector<std::unique_ptr<Buffer>>>> Execute(
+      const std::vector<std::vector<Buffer*>>& args,
+      const std::vector<int64_t>& donated) override;
+
+  const Program& program() const { return program_; }
+
+ private:
+  StatusOr<std::vector<std::unique_ptr<Buffer>>> ExecuteOnDevice(
+      const std::vector<Buffer*>& args, Device* device);
+  void RunKernel(const Step& step, void* const* buffers);
+
+  std::string name_;
+  Program program_;
+  std::shared_ptr<void> code_;
+  int64_t code_size_;
+  std::vector<Device*> devices_;
+  std::string hlo_text_;
+  ThreadPool* pool_;
+};
+
+}  // namespace xla::cpu
+
+#endif  // XLA_BACKENDS_CPU_RUNTIME_CPU_EXECUTABLE_H_

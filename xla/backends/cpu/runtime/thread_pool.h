@@ -1,0 +1,48 @@
+// A fixed pool of worker threads with one operation: ParallelFor.
+//
+// The calling thread takes part in the work, so a pool of size 1 runs
+// everything inline and nested or concurrent ParallelFor calls (several
+// executables running at once) cannot deadlock: each caller can always finish
+// its own loop alone.
+#ifndef XLA_BACKENDS_CPU_RUNTIME_THREAD_POOL_H_
+#define XLA_BACKENDS_CPU_RUNTIME_THREAD_POOL_H_
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace xla::cpu {
+
+class ThreadPool {
+ public:
+  // `num_threads` counts the caller: num_threads - 1 workers are started.
+  explicit ThreadPool(int num_threads);
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  int num_threads() const { return static_cast<int>(workers_.size()) + 1; }
+
+  // Runs fn(i) for i in [0, n) and returns when all calls have returned.
+  void ParallelFor(int64_t n, const std::function<void(int64_t)>& fn);
+
+  // One pool per process sized to the machine (std::thread::hardware_concurrency).
+  static ThreadPool& Default();
+
+ private:
+  void WorkerLoop();
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> queue_;
+  bool stop_ = false;
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace xla::cpu
+
+#endif  // XLA_BACKENDS_CPU_RUNTIME_THREAD_POOL_H_

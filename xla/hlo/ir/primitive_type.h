@@ -1,0 +1,67 @@
+// Element types of HLO shapes, listed once.
+#ifndef XLA_HLO_IR_PRIMITIVE_TYPE_H_
+#define XLA_HLO_IR_PRIMITIVE_TYPE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace xla {
+
+// V(enum name, HLO spelling, byte size (0: not an array element))
+#define XLA_PRIMITIVE_TYPES(V) \
+  V(PRED, "pred", 1)           \
+  V(S8, "s8", 1)               \
+  V(S16, "s16", 2)             \
+  V(S32, "s32", 4)             \
+  V(S64, "s64", 8)             \
+  V(U8, "u8", 1)               \
+  V(U16, "u16", 2)             \
+  V(U32, "u32", 4)             \
+  V(U64, "u64", 8)             \
+  V(F16, "f16", 2)             \
+  V(F32, "f32", 4)             \
+  V(F64, "f64", 8)             \
+  V(BF16, "bf16", 2)           \
+  V(C64, "c64", 8)             \
+  V(C128, "c128", 16)          \
+  V(TOKEN, "token", 0)         \
+  V(TUPLE, "tuple", 0)
+
+enum class PrimitiveType : int32_t {
+  INVALID = 0,
+#define XLA_PT_ENUM(name, spelling, size) name,
+  XLA_PRIMITIVE_TYPES(XLA_PT_ENUM)
+#undef XLA_PT_ENUM
+};
+
+// Lowercase HLO spelling ("f32"); "invalid" for INVALID.
+std::string_view PrimitiveTypeName(PrimitiveType type);
+// Parses "f32" etc.; nullopt for an unknown name.
+std::optional<PrimitiveType> PrimitiveTypeFromName(std::string_view name);
+// Bytes per element; 0 for TOKEN, TUPLE and INVALID.
+int ByteWidth(PrimitiveType type);
+
+inline bool IsFloatingPoint(PrimitiveType t) {
+  return t == PrimitiveType::F16 || t == PrimitiveType::F32 ||
+         t == PrimitiveType::F64 || t == PrimitiveType::BF16;
+}
+inline bool IsComplex(PrimitiveType t) {
+  return t == PrimitiveType::C64 || t == PrimitiveType::C128;
+}
+inline bool IsSignedInteger(PrimitiveType t) {
+  return t == PrimitiveType::S8 || t == PrimitiveType::S16 ||
+         t == PrimitiveType::S32 || t == PrimitiveType::S64;
+}
+inline bool IsUnsignedInteger(PrimitiveType t) {
+  return t == PrimitiveType::U8 || t == PrimitiveType::U16 ||
+         t == PrimitiveType::U32 || t == PrimitiveType::U64;
+}
+inline bool IsInteger(PrimitiveType t) { return IsSignedInteger(t) || IsUnsignedInteger(t); }
+inline bool IsArrayType(PrimitiveType t) {
+  return t != PrimitiveType::INVALID && t != PrimitiveType::TOKEN && t != PrimitiveType::TUPLE;
+}
+
+}  // namespace xla
+
+#endif  // XLA_HLO_IR_PRIMITIVE_TYPE_H_
