@@ -83,7 +83,7 @@ def _wheel_impl(ctx):
     for target, dest in ctx.attr.files.items():
         for f in target.files.to_list():
             d = dest
-            if d.endswith("/"):
+            if d == "" or d.endswith("/"):
                 d = d + _strip_prefix(f, ctx.attr.strip_prefix)
             args.add("--file", "%s=%s" % (f.path, d))
             inputs.append(f)

@@ -27,8 +27,8 @@ transpose_rules: dict[core.Primitive, Callable] = {}
 
 
 def _lax():
-  from jax._src.lax import lax_ops  # lazy: lax registers rules in this module
-  return lax_ops
+  from jax._src.lax import shape as lax_shape  # lazy: lax registers rules here
+  return lax_shape
 
 
 def zeros_like_aval(aval: ShapedArray):

@@ -74,7 +74,9 @@ uint64_t Literal::GetAsUInt64(int64_t i) const {
       shape_.element_type(),
       [&](auto tag) -> uint64_t {
         using T = typename decltype(tag)::type;
-        if constexpr (std::is_integral_v<T>) {
+        if constexpr (std::is_same_v<T, bool>) {
+          return Get<T>(i) ? 1 : 0;
+        } else if constexpr (std::is_integral_v<T>) {
           return static_cast<uint64_t>(static_cast<std::make_unsigned_t<T>>(Get<T>(i)));
         } else {
           return static_cast<uint64_t>(GetAsDouble(i));

@@ -1,0 +1,109 @@
+"""Running things: compile HLO text with the backend, move data, execute.
+
+Eager execution of a primitive is the jit of a one-equation function, compiled
+once per (primitive, params, input avals). jaxlib is reached only through
+`jax._src.xla_bridge`, imported when the first computation runs.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from jax._src import core
+from jax._src.array import ArrayImpl
+from jax._src.config import config
+from jax._src.core import ShapedArray
+
+
+def get_backend():
+  from jax._src import xla_bridge  # lazy: importing jax must not load a backend
+  return xla_bridge.get_backend()
+
+
+def default_device():
+  return get_backend().devices()[0]
+
+
+def buffer_from_numpy(value: np.ndarray, device=None):
+  client = get_backend()
+  return client.buffer_from_pyval(np.ascontiguousarray(value), device or client.devices()[0])
+
+
+def _arg_buffer(x, aval: ShapedArray):
+  if isinstance(x, ArrayImpl):
+    return x.device_buffers()[0]
+  return buffer_from_numpy(np.asarray(x, dtype=aval.dtype))
+
+
+class Executable:
+  """A compiled HLO module plus the avals of its inputs and outputs."""
+
+  def __init__(self, hlo_text: str, in_avals: Sequence[ShapedArray],
+               out_avals: Sequence[ShapedArray]):
+    self.hlo_text = hlo_text
+    self.in_avals = list(in_avals)
+    self.out_avals = list(out_avals)
+    if config.jax_dump_hlo:
+      print(hlo_text)
+    client = get_backend()
+    self._loaded = client.compile_and_load(hlo_text, client.devices()[:1])
+
+  def __call__(self, *args) -> list[ArrayImpl]:
+    if len(args) != len(self.in_avals):
+      raise TypeError(f"executable takes {len(self.in_avals)} arguments, got {len(args)}")
+    buffers = [_arg_buffer(x, a) for x, a in zip(args, self.in_avals)]
+    outs = self._loaded.execute(buffers)
+    return [ArrayImpl(a, [b]) for a, b in zip(self.out_avals, outs)]
+
+
+def compile_closed_jaxpr(closed: core.ClosedJaxpr, name: str,
+                         arg_names: Sequence[str] | None = None) -> Executable:
+  """Compile (once per ClosedJaxpr object and name) and return the executable."""
+  cache = closed.__dict__.setdefault("_executables", {})
+  key = (name, config.jax_enable_x64)
+  exe = cache.get(key)
+  if exe is None:
+    from jax._src.lowering import hlo
+    if config.jax_dump_jaxpr:
+      print(closed)
+    text = hlo.lower_jaxpr_to_module(closed, name, arg_names)
+    exe = cache[key] = Executable(text, closed.in_avals, closed.out_avals)
+  return exe
+
+
+_primitive_cache: dict[Any, Executable] = {}
+
+
+def _primitive_jaxpr(prim: core.Primitive, avals: Sequence[ShapedArray], params) -> core.ClosedJaxpr:
+  invars = [core.Var(a) for a in avals]
+  out = prim.abstract_eval(*avals, **params)
+  outs = [core.Var(a) for a in (out if prim.multiple_results else [out])]
+  jaxpr = core.Jaxpr([], invars, [core.JaxprEqn(prim, invars, params, outs)], outs)
+  return core.ClosedJaxpr(jaxpr, [])
+
+
+def apply_primitive(prim: core.Primitive, *args, **params):
+  """Eager execution: compile `prim` alone for these input types and run it."""
+  avals = tuple(core.get_aval(a) for a in args)
+  try:
+    key = (prim, avals, tuple(sorted(params.items())), config.jax_enable_x64)
+    hash(key)
+  except TypeError:
+    key = None
+  exe = _primitive_cache.get(key) if key is not None else None
+  if exe is None:
+    closed = _primitive_jaxpr(prim, avals, params)
+    exe = compile_closed_jaxpr(closed, prim.name)
+    if key is not None:
+      _primitive_cache[key] = exe
+  outs = exe(*args)
+  return outs if prim.multiple_results else outs[0]
+
+
+def clear_caches() -> None:
+  _primitive_cache.clear()
+
+
+config.add_watcher(lambda name, value: clear_caches() if name == "jax_enable_x64" else None)

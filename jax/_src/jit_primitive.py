@@ -1,0 +1,115 @@
+"""The `jit` primitive: a call of a closed jaxpr, compiled as a unit.
+
+One block with all its rules: eager impl (compile + run), abstract eval, JVP,
+partial evaluation (trace- and jaxpr-level), transpose, batching and lowering
+(inlined into the caller's computation).
+"""
+
+from __future__ import annotations
+
+from jax._src import core
+from jax._src.core import ClosedJaxpr, JaxprEqn, Var
+from jax._src.interpreters import ad
+from jax._src.interpreters import batching
+from jax._src.interpreters import partial_eval as pe
+from jax._src.lowering import hlo
+
+jit_p = core.Primitive("jit", multiple_results=True)
+
+
+def _jit_impl(*args, jaxpr: ClosedJaxpr, name: str):
+  from jax._src import dispatch
+  return dispatch.compile_closed_jaxpr(jaxpr, name)(*args)
+
+
+def _jit_abstract_eval(*avals, jaxpr: ClosedJaxpr, name: str):
+  return jaxpr.out_avals
+
+
+jit_p.def_impl(_jit_impl)
+jit_p.def_abstract_eval(_jit_abstract_eval)
+
+
+def _jit_jvp(primals, tangents, *, jaxpr: ClosedJaxpr, name: str):
+  new = ad.jvp_jaxpr(jaxpr)
+  outs = jit_p.bind(*primals, *tangents, jaxpr=new, name=f"jvp_{name}")
+  n = len(outs) // 2
+  return outs[:n], outs[n:]
+
+
+def _open(jaxpr: ClosedJaxpr):
+  """The jaxpr with its consts turned into leading invars, plus those consts."""
+  return pe.convert_constvars_jaxpr(jaxpr.jaxpr), list(jaxpr.consts)
+
+
+def _closed(jaxpr: core.Jaxpr) -> ClosedJaxpr:
+  return ClosedJaxpr(jaxpr, [])
+
+
+def _jit_partial_eval(trace: pe.JaxprTrace, tracers, *, jaxpr: ClosedJaxpr, name: str):
+  open_jaxpr, consts = _open(jaxpr)
+  unknowns = [False] * len(consts) + [not t.pval.is_known for t in tracers]
+  known, unknown, out_uks, num_res = pe.partial_eval_jaxpr(open_jaxpr, unknowns)
+  known_ins = consts + [t.pval.const for t in tracers if t.pval.is_known]
+  known_outs = jit_p.bind(*known_ins, jaxpr=_closed(known), name=name)
+  n_known_out = len(known_outs) - num_res
+  residuals = known_outs[n_known_out:]
+  res_tracers = [trace.instantiate_const(trace.pure(r)) for r in residuals]
+  uk_tracers = [t for t in tracers if not t.pval.is_known]
+  in_tracers = res_tracers + uk_tracers
+  out_avals = [a for a, uk in zip(jaxpr.out_avals, out_uks) if uk]
+  uk_outs = [pe.JaxprTracer(trace, pe.PartialVal.unknown(a), None) for a in out_avals]
+  recipe = pe.JaxprEqnRecipe(jit_p, in_tracers, dict(jaxpr=_closed(unknown), name=name),
+                             out_avals, uk_outs)
+  for t in uk_outs:
+    t.recipe = recipe
+  known_it, uk_it = iter(known_outs[:n_known_out]), iter(uk_outs)
+  return [next(uk_it) if uk else trace.pure(next(known_it)) for uk in out_uks]
+
+
+def _jit_partial_eval_jaxpr(eqn: JaxprEqn, unknowns):
+  jaxpr: ClosedJaxpr = eqn.params["jaxpr"]
+  name = eqn.params["name"]
+  open_jaxpr, consts = _open(jaxpr)
+  known, unknown, out_uks, num_res = pe.partial_eval_jaxpr(open_jaxpr, [False] * len(consts)
+                                                           + list(unknowns))
+  const_vars = [Var(core.get_aval(c)) for c in consts]
+  # The consts are folded back by closing the known jaxpr over them.
+  known_closed = ClosedJaxpr(core.Jaxpr(known.invars[:len(consts)], known.invars[len(consts):],
+                                        known.eqns, known.outs), consts)
+  del const_vars
+  res_vars = [Var(v.aval) for v in known.outs[len(known.outs) - num_res:]]
+  known_out_vars = [v for v, uk in zip(eqn.out_binders, out_uks) if not uk]
+  known_eqn = JaxprEqn(jit_p, [x for x, uk in zip(eqn.inputs, unknowns) if not uk],
+                       dict(jaxpr=known_closed, name=name), known_out_vars + res_vars)
+  unknown_eqn = JaxprEqn(jit_p, res_vars + [x for x, uk in zip(eqn.inputs, unknowns) if uk],
+                         dict(jaxpr=_closed(unknown), name=name),
+                         [v for v, uk in zip(eqn.out_binders, out_uks) if uk])
+  return [known_eqn], [unknown_eqn], out_uks
+
+
+def _jit_transpose(cts, *args, jaxpr: ClosedJaxpr, name: str):
+  linear = [ad.is_undefined_primal(x) for x in args]
+  new = ad.transpose_jaxpr(jaxpr, linear)
+  residuals = [x for x in args if not ad.is_undefined_primal(x)]
+  cts = [ad.instantiate_zeros(c, a) for c, a in zip(cts, jaxpr.out_avals)]
+  outs = iter(jit_p.bind(*residuals, *cts, jaxpr=new, name=f"transpose_{name}"))
+  return [next(outs) if lin else None for lin in linear]
+
+
+def _jit_batch(axis, vals, dims, *, jaxpr: ClosedJaxpr, name: str):
+  new = batching.vmap_jaxpr(jaxpr, axis, dims)
+  outs = jit_p.bind(*vals, jaxpr=new, name=name)
+  return outs, [0] * len(outs)
+
+
+def _jit_lowering(ctx: hlo.LoweringContext, *args, jaxpr: ClosedJaxpr, name: str):
+  return hlo.lower_jaxpr_into(ctx.comp, jaxpr.jaxpr, jaxpr.consts, args)
+
+
+ad.jvp_rules[jit_p] = _jit_jvp
+pe.partial_eval_rules[jit_p] = _jit_partial_eval
+pe.partial_eval_jaxpr_rules[jit_p] = _jit_partial_eval_jaxpr
+ad.transpose_rules[jit_p] = _jit_transpose
+batching.batch_rules[jit_p] = _jit_batch
+hlo.lowering_rules[jit_p] = _jit_lowering

@@ -1,0 +1,170 @@
+"""Reduction primitives (reduce_sum/max/min/prod/and/or, argmax/argmin): one block each."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from jax._src import core
+from jax._src import dtypes
+from jax._src.core import ShapedArray
+from jax._src.interpreters import ad
+from jax._src.interpreters import batching
+from jax._src.lax import elementwise as ew
+from jax._src.lax import shape as lax_shape
+from jax._src.lax.utils import standard_primitive
+from jax._src.lowering import hlo
+
+
+def _reduce_abstract_eval(name):
+  def rule(x, *, axes):
+    if any(not 0 <= a < x.ndim for a in axes):
+      raise TypeError(f"{name}: axes {axes} out of range for {x.str_short()}")
+    return ShapedArray(tuple(s for i, s in enumerate(x.shape) if i not in axes),
+                       x.dtype, x.weak_type)
+  return rule
+
+
+def _reduce_batch(prim):
+  def rule(axis, vals, dims, *, axes):
+    (x,), (d,) = vals, dims
+    x = batching.moveaxis(x, d, 0)
+    return prim.bind(x, axes=tuple(a + 1 for a in axes)), 0
+  return rule
+
+
+def _init_value(kind: str, dtype):
+  dtype = np.dtype(dtype)
+  if kind == "sum":
+    return 0
+  if kind == "prod":
+    return 1
+  if dtype == dtypes.bool_:
+    return kind == "min"
+  if dtypes.is_float(dtype):
+    return -np.inf if kind == "max" else np.inf
+  info = np.iinfo(dtype)
+  return info.min if kind == "max" else info.max
+
+
+def _reduce_lowering(kind: str, opcode: str, bool_opcode: str | None = None):
+  def rule(ctx, x, *, axes):
+    dtype = x.aval.dtype
+    op = bool_opcode if (dtype == dtypes.bool_ and bool_opcode) else opcode
+    init = ctx.constant(_init_value(kind, dtype), dtype)
+    region = ctx.scalar_region(op, dtype)
+    dims = ",".join(map(str, axes))
+    return ctx.op("reduce", ctx.avals_out[0], x, init,
+                  attrs=f"dimensions={{{dims}}}, to_apply={region}")
+  return rule
+
+
+def _canonical_axes(x, axes) -> tuple[int, ...]:
+  ndim = core.get_aval(x).ndim
+  if axes is None:
+    return tuple(range(ndim))
+  axes = (axes,) if isinstance(axes, int) else axes
+  return tuple(sorted(int(a) % ndim if ndim else int(a) for a in axes))
+
+
+def _expand_to(x, out_aval_shape, axes):
+  """Broadcast a reduced value back to the input shape."""
+  kept = tuple(i for i in range(len(out_aval_shape)) if i not in axes)
+  return lax_shape.broadcast_in_dim(x, out_aval_shape, kept)
+
+
+# ----------------------------------------------------------------------------- reduce_sum
+
+reduce_sum_p = standard_primitive("reduce_sum", _reduce_abstract_eval("reduce_sum"))
+
+
+def reduce_sum(x, axes=None):
+  return reduce_sum_p.bind(x, axes=_canonical_axes(x, axes))
+
+
+ad.deflinear2(reduce_sum_p, lambda ct, x, *, axes: [_expand_to(ct, x.aval.shape, axes)])
+batching.batch_rules[reduce_sum_p] = _reduce_batch(reduce_sum_p)
+hlo.lowering_rules[reduce_sum_p] = _reduce_lowering("sum", "add", "or")
+
+# ----------------------------------------------------------------------------- reduce_max / min
+
+
+def _chooser_jvp(prim):
+  # The tangent of the max is the mean of the tangents at the locations of the max.
+  def rule(primals, tangents, *, axes):
+    (x,), (t,) = primals, tangents
+    ans = prim.bind(x, axes=axes)
+    shape = core.get_aval(x).shape
+    mask = ew.convert_element_type(ew.eq(x, _expand_to(ans, shape, axes)),
+                                   core.get_aval(t).dtype)
+    count = reduce_sum(mask, axes)
+    return ans, ew.div(reduce_sum(ew.mul(t, mask), axes), count)
+  return rule
+
+
+reduce_max_p = standard_primitive("reduce_max", _reduce_abstract_eval("reduce_max"))
+
+
+def reduce_max(x, axes=None):
+  return reduce_max_p.bind(x, axes=_canonical_axes(x, axes))
+
+
+ad.jvp_rules[reduce_max_p] = _chooser_jvp(reduce_max_p)
+batching.batch_rules[reduce_max_p] = _reduce_batch(reduce_max_p)
+hlo.lowering_rules[reduce_max_p] = _reduce_lowering("max", "maximum", "or")
+
+reduce_min_p = standard_primitive("reduce_min", _reduce_abstract_eval("reduce_min"))
+
+
+def reduce_min(x, axes=None):
+  return reduce_min_p.bind(x, axes=_canonical_axes(x, axes))
+
+
+ad.jvp_rules[reduce_min_p] = _chooser_jvp(reduce_min_p)
+batching.batch_rules[reduce_min_p] = _reduce_batch(reduce_min_p)
+hlo.lowering_rules[reduce_min_p] = _reduce_lowering("min", "minimum", "and")
+
+# ----------------------------------------------------------------------------- reduce_prod
+
+reduce_prod_p = standard_primitive("reduce_prod", _reduce_abstract_eval("reduce_prod"))
+
+
+def reduce_prod(x, axes=None):
+  return reduce_prod_p.bind(x, axes=_canonical_axes(x, axes))
+
+
+def _reduce_prod_jvp(primals, tangents, *, axes):
+  # d prod = sum_i t_i * prod_{j != i} x_j, computed as prod(x with x_i replaced by t_i)
+  # summed over i would be quadratic; use ans / x, which is exact when no x_i is zero.
+  (x,), (t,) = primals, tangents
+  ans = reduce_prod_p.bind(x, axes=axes)
+  shape = core.get_aval(x).shape
+  return ans, reduce_sum(ew.mul(t, ew.div(_expand_to(ans, shape, axes), x)), axes)
+
+
+ad.jvp_rules[reduce_prod_p] = _reduce_prod_jvp
+batching.batch_rules[reduce_prod_p] = _reduce_batch(reduce_prod_p)
+hlo.lowering_rules[reduce_prod_p] = _reduce_lowering("prod", "multiply", "and")
+
+# ----------------------------------------------------------------------------- reduce_and / or
+
+reduce_and_p = standard_primitive("reduce_and", _reduce_abstract_eval("reduce_and"))
+
+
+def reduce_and(x, axes=None):
+  return reduce_and_p.bind(x, axes=_canonical_axes(x, axes))
+
+
+ad.defjvp_zero(reduce_and_p)
+batching.batch_rules[reduce_and_p] = _reduce_batch(reduce_and_p)
+hlo.lowering_rules[reduce_and_p] = _reduce_lowering("min", "and")
+
+reduce_or_p = standard_primitive("reduce_or", _reduce_abstract_eval("reduce_or"))
+
+
+def reduce_or(x, axes=None):
+  return reduce_or_p.bind(x, axes=_canonical_axes(x, axes))
+
+
+ad.defjvp_zero(reduce_or_p)
+batching.batch_rules[reduce_or_p] = _reduce_batch(reduce_or_p)
+hlo.lowering_rules[reduce_or_p] = _reduce_lowering("max", "or")

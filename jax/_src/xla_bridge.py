@@ -1,0 +1,293 @@
+"""Backends: plugin discovery, registration, selection and client creation.
+
+Discovery is lazy: nothing here runs at `import jax`; the first call that needs
+a backend discovers plugins (the `jax_plugins` namespace package and the
+`jax_plugins` entry point group), registers them and initialises them in
+priority order. A plugin that fails is skipped with one warning saying which
+plugin, which file and why, unless the user asked for it by name, in which case
+that reason is raised. The CPU plugin goes through exactly the same path.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import importlib.metadata
+import logging
+import os
+import pkgutil
+import threading
+import warnings
+from typing import Any
+
+from jax._src import config
+
+logger = logging.getLogger(__name__)
+
+# Aliases the user may name in JAX_PLATFORMS.
+_ALIASES = {"gpu": ("cuda", "rocm")}
+
+
+@dataclasses.dataclass
+class PluginRegistration:
+  name: str                      # "cpu", "cuda", ...
+  priority: int
+  library_path: str
+  platform_names: tuple[str, ...]
+  version: str
+  c_api_version: tuple[int, int]
+  options: dict[str, Any] | None = None
+  source: str = ""               # "namespace" or "entry point"
+  module: str = ""
+
+
+class BackendError(RuntimeError):
+  """A backend the user asked for could not be initialised; says why and how to fix it."""
+
+
+_lock = threading.RLock()
+_registrations: dict[str, PluginRegistration] = {}
+_backends: dict[str, Any] = {}
+_backend_errors: dict[str, str] = {}
+_discovered: list[dict[str, str]] = []    # every plugin module found, with its source
+_discovery_done = False
+_default_backend: Any = None
+
+
+def register_plugin(name: str, *, priority: int = 400, library_path: str,
+                    platform_names: tuple[str, ...] = (), version: str = "",
+                    c_api_version: tuple[int, int] = (0, 0),
+                    options: dict[str, Any] | None = None) -> None:
+  """Called by a plugin's initialize(): records its library; loading happens later."""
+  with _lock:
+    if name in _registrations:
+      return  # the same plugin found twice (namespace and entry point)
+    _registrations[name] = PluginRegistration(
+        name, priority, library_path, tuple(platform_names) or (name,), version,
+        tuple(c_api_version), options)
+
+
+def _requested_platforms() -> list[str] | None:
+  value = config.config.read("jax_platforms")
+  if not value:
+    return None
+  out: list[str] = []
+  for item in value.split(","):
+    item = item.strip().lower()
+    if item:
+      out.append(item)
+  return out
+
+
+def _wanted(module_name: str, requested: list[str] | None) -> bool:
+  """Skips importing plugins for platforms JAX_PLATFORMS excludes."""
+  if requested is None:
+    return True
+  plugin = module_name.rsplit(".", 1)[-1].removeprefix("xla_")
+  names = set(requested)
+  for r in requested:
+    names.update(_ALIASES.get(r, ()))
+  base = plugin.rstrip("0123456789")
+  return plugin in names or base in names
+
+
+def _iter_plugin_modules():
+  """Yields (module name, source) for every plugin, namespace package first."""
+  seen = set()
+  try:
+    import jax_plugins  # namespace package
+    for info in pkgutil.iter_modules(jax_plugins.__path__, "jax_plugins."):
+      seen.add(info.name)
+      yield info.name, "namespace", None
+  except ImportError:
+    pass
+  for ep in importlib.metadata.entry_points(group="jax_plugins"):
+    name = ep.value.split(":")[0]
+    yield name, "entry point", ep
+
+
+def discover_plugins() -> None:
+  """Imports and initialises every plugin (once)."""
+  global _discovery_done
+  with _lock:
+    if _discovery_done:
+      return
+    _discovery_done = True
+    requested = _requested_platforms()
+    for module_name, source, ep in _iter_plugin_modules():
+      entry = {"module": module_name, "source": source}
+      if not _wanted(module_name, requested):
+        entry["status"] = "skipped (excluded by JAX_PLATFORMS)"
+        _discovered.append(entry)
+        continue
+      try:
+        module = ep.load() if ep is not None else importlib.import_module(module_name)
+        entry["file"] = getattr(module, "__file__", "") or ""
+        entry["version"] = getattr(module, "__version__", "")
+        before = set(_registrations)
+        if hasattr(module, "initialize"):
+          module.initialize()
+        for name in set(_registrations) - before:
+          _registrations[name].source = source
+          _registrations[name].module = module_name
+        entry["status"] = "registered"
+      except Exception as e:  # a broken plugin must not break the others
+        entry["status"] = f"failed: {type(e).__name__}: {e}"
+        warnings.warn(f"Plugin {module_name} (found as {source}"
+                      f"{', file ' + entry.get('file', '') if entry.get('file') else ''}) "
+                      f"failed to initialize and is skipped: {e}", RuntimeWarning, stacklevel=3)
+      _discovered.append(entry)
+
+
+def _check_plugin_version(reg: PluginRegistration) -> None:
+  from jax._src import lib
+  lib.plugin_support.check_plugin_version(reg.name, reg.version, lib.version_str)
+  major = lib._jax.pjrt_c_api_major
+  if reg.c_api_version[0] != major:
+    raise BackendError(
+        f"The {reg.name} plugin implements C API {reg.c_api_version[0]}.{reg.c_api_version[1]}, "
+        f"jaxlib {lib.version_str} needs major version {major}. Fix: pip install "
+        f"\"{lib.plugin_support._distribution_for(reg.name)}=={lib.version_str}\"")
+
+
+def _make_client(reg: PluginRegistration):
+  from jax._src import lib
+  _check_plugin_version(reg)
+  lib.plugin_support.load_pjrt_plugin_dynamically(reg.name, reg.library_path)
+  options = dict(reg.options or {})
+  if reg.name == "cpu":
+    n = config.config.read("jax_num_cpu_devices")
+    if n and n > 0:
+      options["num_devices"] = int(n)
+  return lib.xla_client.make_c_api_client(reg.name, options)
+
+
+def _platform_matches(reg: PluginRegistration, platform: str) -> bool:
+  names = {platform, *_ALIASES.get(platform, ())}
+  return reg.name in names or bool(names & set(reg.platform_names))
+
+
+def _initialize_backends() -> None:
+  """Creates clients for the selected plugins; records why others failed."""
+  global _default_backend
+  discover_plugins()
+  requested = _requested_platforms()
+  regs = sorted(_registrations.values(), key=lambda r: -r.priority)
+  if requested is not None:
+    ordered = []
+    for platform in requested:
+      matches = [r for r in regs if _platform_matches(r, platform)]
+      if not matches:
+        known = sorted({n for r in regs for n in (r.name, *r.platform_names)})
+        raise BackendError(
+            f"JAX_PLATFORMS asks for '{platform}', but no installed plugin provides it "
+            f"(installed: {', '.join(known) or 'none'}). Fix: pip install \"jax[{_extra_for(platform)}]\"")
+      ordered.extend(m for m in matches if m not in ordered)
+    regs = ordered
+  for reg in regs:
+    if reg.name in _backends or reg.name in _backend_errors:
+      continue
+    try:
+      _backends[reg.name] = _make_client(reg)
+    except Exception as e:
+      reason = f"{type(e).__name__}: {e}"
+      _backend_errors[reg.name] = reason
+      if requested is not None and any(_platform_matches(reg, p) for p in requested):
+        raise BackendError(
+            f"Unable to initialize backend '{reg.name}' (plugin library {reg.library_path}): "
+            f"{e}") from e
+      warnings.warn(f"Platform '{reg.name}' is skipped: its plugin ({reg.library_path}) "
+                    f"could not be initialized: {e}. Falling back to the next backend.",
+                    RuntimeWarning, stacklevel=4)
+  for reg in regs:
+    if reg.name in _backends:
+      _default_backend = _backends[reg.name]
+      return
+  raise BackendError(
+      "No backend could be initialized. " +
+      ("; ".join(f"{k}: {v}" for k, v in _backend_errors.items()) or
+       "No plugin is installed. Fix: pip install jax (which installs the CPU plugin)"))
+
+
+def _extra_for(platform: str) -> str:
+  return {"cuda": "cuda12", "gpu": "cuda12", "rocm": "rocm6"}.get(platform, platform)
+
+
+def backends() -> dict[str, Any]:
+  with _lock:
+    if _default_backend is None:
+      _initialize_backends()
+    return dict(_backends)
+
+
+def get_backend(platform: str | Any | None = None):
+  """The client for `platform` (a name), or the default backend."""
+  with _lock:
+    if platform is not None and not isinstance(platform, str):
+      return platform  # already a client
+    all_backends = backends()
+    if platform is None:
+      return _default_backend
+    platform = platform.lower()
+    for name in (platform, *_ALIASES.get(platform, ())):
+      if name in all_backends:
+        return all_backends[name]
+    for reg in _registrations.values():
+      if _platform_matches(reg, platform):
+        if reg.name in _backend_errors:
+          raise BackendError(f"Unable to initialize backend '{platform}': "
+                             f"{_backend_errors[reg.name]}")
+        _backends[reg.name] = _make_client(reg)
+        return _backends[reg.name]
+    raise BackendError(f"Unknown backend '{platform}'. Available: {', '.join(all_backends)}")
+
+
+def default_backend() -> str:
+  return get_backend().platform
+
+
+def devices(backend=None) -> list:
+  return get_backend(backend).devices()
+
+
+def local_devices(process_index: int | None = None, backend=None) -> list:
+  return get_backend(backend).local_devices()
+
+
+def device_count(backend=None) -> int:
+  return len(devices(backend))
+
+
+def local_device_count(backend=None) -> int:
+  return len(local_devices(backend=backend))
+
+
+def process_index(backend=None) -> int:
+  return get_backend(backend).process_index()
+
+
+def process_count(backend=None) -> int:
+  return 1
+
+
+def discovery_report() -> dict[str, Any]:
+  """What was found, registered, loaded or refused, for env_info."""
+  with _lock:
+    return {
+        "discovered": list(_discovered),
+        "registered": {k: dataclasses.asdict(v) for k, v in _registrations.items()},
+        "backends": {k: v.platform for k, v in _backends.items()},
+        "errors": dict(_backend_errors),
+        "default": None if _default_backend is None else _default_backend.platform,
+    }
+
+
+def _reset_for_tests() -> None:
+  global _discovery_done, _default_backend
+  with _lock:
+    _registrations.clear()
+    _backends.clear()
+    _backend_errors.clear()
+    _discovered.clear()
+    _discovery_done = False
+    _default_backend = None
