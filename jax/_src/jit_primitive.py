@@ -73,11 +73,9 @@ def _jit_partial_eval_jaxpr(eqn: JaxprEqn, unknowns):
   open_jaxpr, consts = _open(jaxpr)
   known, unknown, out_uks, num_res = pe.partial_eval_jaxpr(open_jaxpr, [False] * len(consts)
                                                            + list(unknowns))
-  const_vars = [Var(core.get_aval(c)) for c in consts]
   # The consts are folded back by closing the known jaxpr over them.
   known_closed = ClosedJaxpr(core.Jaxpr(known.invars[:len(consts)], known.invars[len(consts):],
                                         known.eqns, known.outs), consts)
-  del const_vars
   res_vars = [Var(v.aval) for v in known.outs[len(known.outs) - num_res:]]
   known_out_vars = [v for v, uk in zip(eqn.out_binders, out_uks) if not uk]
   known_eqn = JaxprEqn(jit_p, [x for x, uk in zip(eqn.inputs, unknowns) if not uk],

@@ -57,6 +57,7 @@ def matchaxis(x, src, dst, size: int):
     if src is not_mapped:
       return x
     raise ValueError("vmap: an output that varies over the mapped axis has out_axes=None")
+  dst %= core.get_aval(x).ndim + (src is not_mapped)
   if src is not_mapped:
     aval = core.get_aval(x)
     out_shape = list(aval.shape)
@@ -115,7 +116,11 @@ class BatchTrace(core.Trace):
 
 def vmap_flat(fun: Callable, axis_data: AxisData, in_dims: Sequence, out_dims: Sequence | None,
               args: Sequence):
-  """Run `fun` batched; `out_dims` None means: batch axis 0 for every output."""
+  """Run `fun` batched; `out_dims` None means: batch axis 0 for every output.
+
+  `out_dims` may also be a callable, called after `fun` has run (when the output
+  structure is known), returning the list of output dims.
+  """
   with core.new_main(BatchTrace, axis_data) as main:
     trace = BatchTrace(main)
     tracers_in = [BatchTracer(trace, x, d) if d is not not_mapped else x
@@ -125,6 +130,8 @@ def vmap_flat(fun: Callable, axis_data: AxisData, in_dims: Sequence, out_dims: S
     vals, dims = [t.val for t in tracers_out], [t.batch_dim for t in tracers_out]
   if out_dims is None:
     out_dims = [0] * len(vals)
+  elif callable(out_dims):
+    out_dims = out_dims()
   return [matchaxis(v, d, od, axis_data.size) for v, d, od in zip(vals, dims, out_dims)]
 
 

@@ -253,7 +253,7 @@ def lower_jaxpr_to_module(closed: core.ClosedJaxpr, module_name: str,
   from jax._src.interpreters import partial_eval as pe
 
   jaxpr = pe.dce_jaxpr(closed.jaxpr)
-  module = ModuleBuilder(f"jit_{_sanitize(module_name)}")
+  module = ModuleBuilder(f"jit_{_sanitize(module_name.replace('>', ''))}")
   entry = ComputationBuilder(module, "")
   args = []
   for i, v in enumerate(jaxpr.invars):

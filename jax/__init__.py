@@ -1,0 +1,30 @@
+"""JAX-style arrays, transformations and compilation to XLA HLO (public API)."""
+
+from jax.version import __version__ as __version__
+from jax._src.config import config as config
+from jax._src.api import jit as jit
+from jax._src.api import grad as grad
+from jax._src.api import value_and_grad as value_and_grad
+from jax._src.api import jvp as jvp
+from jax._src.api import vjp as vjp
+from jax._src.api import linearize as linearize
+from jax._src.api import vmap as vmap
+from jax._src.api import make_jaxpr as make_jaxpr
+from jax._src.api import eval_shape as eval_shape
+from jax._src.api import ShapeDtypeStruct as ShapeDtypeStruct
+from jax._src.api import device_put as device_put
+from jax._src.api import block_until_ready as block_until_ready
+from jax._src.api import devices as devices
+from jax._src.api import device_count as device_count
+from jax._src.api import local_devices as local_devices
+from jax._src.api import local_device_count as local_device_count
+from jax._src.api import default_backend as default_backend
+from jax._src.array import Array as Array
+
+import jax._src.numpy.array_methods as _array_methods  # installs array operators
+from jax import numpy as numpy
+from jax import lax as lax
+from jax import nn as nn
+from jax import tree_util as tree_util
+from jax._src.tree_util import tree_map as tree_map, tree_leaves as tree_leaves, tree_structure as tree_structure
+from jax import errors as errors

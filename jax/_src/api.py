@@ -1,0 +1,436 @@
+"""The user-facing transformations: jit, grad, value_and_grad, jvp, vjp, vmap, make_jaxpr."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from jax._src import core
+from jax._src import dtypes
+from jax._src import tree_util
+from jax._src.array import ArrayImpl
+from jax._src.config import config
+from jax._src.interpreters import ad
+from jax._src.interpreters import batching
+from jax._src.interpreters import partial_eval as pe
+from jax._src.jit_primitive import jit_p
+from jax._src.tree_util import tree_flatten, tree_unflatten
+
+
+def _fun_name(fun) -> str:
+  return getattr(fun, "__name__", type(fun).__name__)
+
+
+def _ensure_tuple(x) -> tuple:
+  if x is None:
+    return ()
+  return (x,) if isinstance(x, (int, str)) else tuple(x)
+
+
+class _Store:
+  """Receives the output treedef of a function while it is being traced."""
+  value: Any = None
+
+
+def _flat_fun(fun: Callable, in_tree, store: _Store) -> Callable:
+  def flat(*leaves):
+    args, kwargs = in_tree.unflatten(leaves)
+    out = fun(*args, **kwargs)
+    out_leaves, store.value = tree_flatten(out)
+    return out_leaves
+  return flat
+
+
+# ----------------------------------------------------------------------------- jit
+
+
+class Lowered:
+  """The result of `jit(f).lower(*args)`: HLO text, compilable."""
+
+  def __init__(self, jit_fn, closed: core.ClosedJaxpr, hoisted, in_tree, out_tree, static):
+    self._jit_fn, self._closed, self._hoisted = jit_fn, closed, hoisted
+    self.in_tree, self.out_tree, self._static = in_tree, out_tree, static
+
+  def as_text(self, dialect: str = "hlo") -> str:
+    if dialect != "hlo":
+      raise ValueError(f"only dialect='hlo' is supported, got {dialect!r}")
+    from jax._src.lowering import hlo
+    return hlo.lower_jaxpr_to_module(self._closed, self._jit_fn._name)
+
+  def jaxpr(self) -> core.ClosedJaxpr:
+    return self._closed
+
+  def compile(self) -> Compiled:
+    from jax._src import dispatch
+    exe = dispatch.compile_closed_jaxpr(self._closed, self._jit_fn._name)
+    return Compiled(exe, self)
+
+
+class Compiled:
+  def __init__(self, exe, lowered: Lowered):
+    self._exe, self._lowered = exe, lowered
+
+  def as_text(self) -> str:
+    return self._exe.hlo_text
+
+  def __call__(self, *args, **kwargs):
+    dyn_args, dyn_kwargs, _ = self._lowered._jit_fn._split_static(args, kwargs)
+    leaves, in_tree = tree_flatten((dyn_args, dyn_kwargs))
+    if in_tree != self._lowered.in_tree:
+      raise TypeError("compiled function called with arguments of a different structure")
+    outs = self._exe(*self._lowered._hoisted, *leaves)
+    return self._lowered.out_tree.unflatten(outs)
+
+
+class JitWrapped:
+  """What `jax.jit(fun)` returns."""
+
+  def __init__(self, fun: Callable, static_argnums=(), static_argnames=()):
+    self._fun = fun
+    self._name = _fun_name(fun)
+    self._static_argnums = _ensure_tuple(static_argnums)
+    self._static_argnames = _ensure_tuple(static_argnames)
+    self._cache: dict[Any, tuple] = {}
+    try:
+      self._signature = inspect.signature(fun)
+    except (TypeError, ValueError):
+      self._signature = None
+    functools.update_wrapper(self, fun)
+
+  def _split_static(self, args, kwargs):
+    nums = {i % len(args) if len(args) else i for i in self._static_argnums}
+    names = set(self._static_argnames)
+    if self._signature is not None:
+      params = list(self._signature.parameters)
+      for i in list(nums):
+        if i < len(params):
+          names.add(params[i])
+      for n in list(names):
+        if n in params and params.index(n) < len(args):
+          nums.add(params.index(n))
+    static = tuple((i, args[i]) for i in sorted(nums) if i < len(args))
+    static += tuple(sorted((k, v) for k, v in kwargs.items() if k in names))
+    dyn_args = tuple(a for i, a in enumerate(args) if i not in nums)
+    dyn_kwargs = {k: v for k, v in kwargs.items() if k not in names}
+    return dyn_args, dyn_kwargs, static
+
+  def _trace(self, args, kwargs):
+    dyn_args, dyn_kwargs, static = self._split_static(args, kwargs)
+    leaves, in_tree = tree_flatten((dyn_args, dyn_kwargs))
+    avals = tuple(core.get_aval(x) for x in leaves)
+    try:
+      key = (in_tree, avals, static, config.jax_enable_x64)
+      hash(key)
+    except TypeError as e:
+      raise ValueError(f"jit: static arguments must be hashable ({e})") from None
+    hit = self._cache.get(key)
+    if hit is not None:
+      return (*hit, leaves, static)
+    static_pos = dict(i for i in static if isinstance(i[0], int))
+    static_kw = {k: v for k, v in static if isinstance(k, str)}
+
+    def call(*dargs, **dkwargs):
+      it = iter(dargs)
+      full = [static_pos[i] if i in static_pos else next(it)
+              for i in range(len(dargs) + len(static_pos))]
+      return self._fun(*full, **dkwargs, **static_kw)
+
+    store = _Store()
+    jaxpr, consts = pe.trace_to_jaxpr_dynamic(_flat_fun(call, in_tree, store), avals)
+    if config.jax_check_jaxprs:
+      core.check_jaxpr(jaxpr)
+    closed, hoisted = pe.close_jaxpr(jaxpr, consts)
+    result = (closed, hoisted, in_tree, store.value)
+    if not hoisted:  # jaxprs that captured outer tracers are not reusable
+      self._cache[key] = result
+    return (*result, leaves, static)
+
+  def __call__(self, *args, **kwargs):
+    closed, hoisted, _, out_tree, leaves, _ = self._trace(args, kwargs)
+    outs = jit_p.bind(*hoisted, *leaves, jaxpr=closed, name=self._name)
+    return out_tree.unflatten(outs)
+
+  def lower(self, *args, **kwargs) -> Lowered:
+    closed, hoisted, in_tree, out_tree, _, static = self._trace(args, kwargs)
+    return Lowered(self, closed, hoisted, in_tree, out_tree, static)
+
+  def eval_shape(self, *args, **kwargs):
+    closed, _, _, out_tree, _, _ = self._trace(args, kwargs)
+    return out_tree.unflatten([ShapeDtypeStruct(a.shape, a.dtype) for a in closed.out_avals])
+
+
+def jit(fun: Callable | None = None, *, static_argnums=(), static_argnames=(),
+        donate_argnums=(), keep_unused: bool = True):
+  """Compile `fun` with XLA; traced once per input structure/avals/static values."""
+  del donate_argnums, keep_unused  # every argument is kept; donation is not implemented yet
+  if fun is None:
+    return lambda f: JitWrapped(f, static_argnums, static_argnames)
+  return JitWrapped(fun, static_argnums, static_argnames)
+
+
+class ShapeDtypeStruct:
+  __slots__ = ("shape", "dtype")
+
+  def __init__(self, shape, dtype):
+    self.shape, self.dtype = tuple(shape), np.dtype(dtype)
+
+  def __repr__(self):
+    return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name})"
+
+  def __eq__(self, other):
+    return isinstance(other, ShapeDtypeStruct) and (self.shape, self.dtype) == (other.shape, other.dtype)
+
+  def __hash__(self):
+    return hash((self.shape, self.dtype))
+
+
+def eval_shape(fun: Callable, *args, **kwargs):
+  return JitWrapped(fun).eval_shape(*args, **kwargs)
+
+
+def make_jaxpr(fun: Callable, static_argnums=()):
+  """`make_jaxpr(f)(*args)` -> the ClosedJaxpr that `f` stages for these arguments."""
+  static_argnums = _ensure_tuple(static_argnums)
+
+  def make(*args, **kwargs):
+    static = {i: args[i] for i in static_argnums}
+    dyn = [a for i, a in enumerate(args) if i not in static]
+    leaves, in_tree = tree_flatten((tuple(dyn), kwargs))
+
+    def call(*dargs, **dkwargs):
+      it = iter(dargs)
+      return fun(*[static[i] if i in static else next(it) for i in range(len(args))], **dkwargs)
+
+    store = _Store()
+    jaxpr, consts = pe.trace_to_jaxpr_dynamic(_flat_fun(call, in_tree, store),
+                                              [core.get_aval(x) for x in leaves])
+    closed, hoisted = pe.close_jaxpr(jaxpr, consts)
+    if hoisted:
+      return core.ClosedJaxpr(jaxpr, consts)
+    return closed
+
+  return make
+
+
+# ----------------------------------------------------------------------------- autodiff
+
+
+def _check_differentiable(leaves, what: str) -> None:
+  for x in leaves:
+    dt = core.get_aval(x).dtype
+    if not dtypes.is_inexact(dt):
+      raise TypeError(f"{what} requires real- or complex-valued inputs (input dtype that is a "
+                      f"sub-dtype of np.inexact), but got {dt.name}. If you want to use "
+                      "integer-valued inputs, use vjp or set allow_int to True.")
+
+
+def _split_argnums(args, argnums):
+  nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+  return nums, tuple(args[i] for i in nums)
+
+
+def vjp(fun: Callable, *primals, has_aux: bool = False):
+  leaves, in_tree = tree_flatten(primals)
+  store, aux_store = _Store(), _Store()
+
+  def flat(*xs):
+    out = fun(*in_tree.unflatten(xs))
+    if has_aux:
+      out, aux = out
+      aux_store.value = aux
+    out_leaves, store.value = tree_flatten(out)
+    return out_leaves
+
+  outs, f_vjp_flat = ad.vjp_flat(flat, leaves)
+  out_tree = store.value
+
+  def f_vjp(ct):
+    ct_leaves = out_tree.flatten_up_to(ct)
+    cts = f_vjp_flat(*ct_leaves)
+    return in_tree.unflatten(cts)
+
+  out = out_tree.unflatten(outs)
+  if has_aux:
+    return out, f_vjp, _lower_aux(aux_store.value)
+  return out, f_vjp
+
+
+def _lower_aux(aux):
+  return tree_util.tree_map(core.full_lower, aux)
+
+
+def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False):
+  """Returns a function computing `(fun(*args), grad of fun w.r.t. args[argnums])`."""
+
+  def vg(*args, **kwargs):
+    nums, diff_args = _split_argnums(args, argnums)
+    _check_differentiable(tree_util.tree_leaves(diff_args), "grad")
+
+    def partial_fun(*dargs):
+      full = list(args)
+      for i, a in zip(nums, dargs):
+        full[i] = a
+      return fun(*full, **kwargs)
+
+    res = vjp(partial_fun, *diff_args, has_aux=has_aux)
+    out, f_vjp = res[0], res[1]
+    out_aval = core.get_aval(out)
+    if out_aval.shape != ():
+      raise TypeError(f"grad requires scalar output, got an output of shape {out_aval.shape}")
+    if not dtypes.is_inexact(out_aval.dtype):
+      raise TypeError(f"grad requires real- or complex-valued outputs, got {out_aval.dtype.name}")
+    from jax._src.lax import shape as lax_shape
+    grads = f_vjp(lax_shape.full_like(out, 1))
+    grads = grads[0] if isinstance(argnums, int) else tuple(grads)
+    return ((out, res[2]), grads) if has_aux else (out, grads)
+
+  return vg
+
+
+def grad(fun: Callable, argnums=0, has_aux: bool = False):
+  vg = value_and_grad(fun, argnums, has_aux)
+
+  def g(*args, **kwargs):
+    (value, grads) = vg(*args, **kwargs)
+    return (grads, value[1]) if has_aux else grads
+
+  return g
+
+
+def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
+  p_leaves, in_tree = tree_flatten(tuple(primals))
+  t_leaves, t_tree = tree_flatten(tuple(tangents))
+  if t_tree != in_tree:
+    raise TypeError("jvp: primals and tangents must have the same tree structure")
+  store, aux_store = _Store(), _Store()
+
+  def flat(*xs):
+    out = fun(*in_tree.unflatten(xs))
+    if has_aux:
+      out, aux_store.value = out
+    leaves, store.value = tree_flatten(out)
+    return leaves
+
+  outs, t_outs = ad.jvp_flat(flat, p_leaves, t_leaves)
+  res = (store.value.unflatten(outs), store.value.unflatten(t_outs))
+  return (*res, _lower_aux(aux_store.value)) if has_aux else res
+
+
+def linearize(fun: Callable, *primals):
+  leaves, in_tree = tree_flatten(primals)
+  store = _Store()
+
+  def flat(*xs):
+    out_leaves, store.value = tree_flatten(fun(*in_tree.unflatten(xs)))
+    return out_leaves
+
+  outs, jaxpr, consts = ad.linearize_flat(flat, leaves)
+
+  def f_jvp(*tangents):
+    t_leaves = in_tree.flatten_up_to(tangents)
+    return store.value.unflatten(core.eval_jaxpr(jaxpr, consts, t_leaves))
+
+  return store.value.unflatten(outs), f_jvp
+
+
+# ----------------------------------------------------------------------------- vmap
+
+
+def _broadcast_prefix(prefix, tree, is_leaf=lambda x: x is None or isinstance(x, int)) -> list:
+  """One entry of `prefix` per leaf of `tree` (prefix is a tree prefix of tree)."""
+  if is_leaf(prefix):
+    return [prefix] * len(tree_util.tree_leaves(tree))
+  if isinstance(prefix, (tuple, list)) and isinstance(tree, (tuple, list)):
+    if len(prefix) != len(tree):
+      raise ValueError(f"vmap axes specification {prefix} does not match arguments of length "
+                       f"{len(tree)}")
+    return [x for p, t in zip(prefix, tree) for x in _broadcast_prefix(p, t, is_leaf)]
+  if isinstance(prefix, dict) and isinstance(tree, dict):
+    return [x for k in sorted(tree) for x in _broadcast_prefix(prefix[k], tree[k], is_leaf)]
+  treedef = tree_util.tree_structure(tree)
+  return [x for sub, p in zip(treedef.flatten_up_to(tree), treedef.flatten_up_to(prefix))
+          for x in _broadcast_prefix(p, sub, is_leaf)]
+
+
+def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None):
+  """Vectorize `fun` over the axes `in_axes` of its arguments."""
+  if isinstance(in_axes, list):
+    in_axes = tuple(in_axes)
+
+  def batched(*args, **kwargs):
+    leaves, in_tree = tree_flatten(args)
+    axes = _broadcast_prefix(in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args),
+                             args)
+    dims, sizes = [], set()
+    for x, ax in zip(leaves, axes):
+      if ax is None:
+        dims.append(None)
+        continue
+      ndim = core.get_aval(x).ndim
+      if not -ndim <= ax < ndim:
+        raise ValueError(f"vmap: in_axes={ax} is out of bounds for an argument of rank {ndim}")
+      dims.append(ax % ndim)
+      sizes.add(core.get_aval(x).shape[ax % ndim])
+    if len(sizes) > 1:
+      raise ValueError(f"vmap got inconsistent sizes for the mapped axes: {sorted(sizes)}")
+    if not sizes and axis_size is None:
+      raise ValueError("vmap must have at least one non-None value in in_axes")
+    size = sizes.pop() if sizes else axis_size
+    store = _Store()
+
+    def flat(*xs):
+      out_leaves, store.value = tree_flatten(fun(*in_tree.unflatten(xs), **kwargs))
+      return out_leaves
+
+    def out_dims():
+      out = store.value.unflatten([0] * store.value.num_leaves)
+      return [None if a is None else a for a in _broadcast_prefix(out_axes, out)]
+
+    outs = batching.vmap_flat(flat, batching.AxisData(size, axis_name), dims, out_dims, leaves)
+    return store.value.unflatten(outs)
+
+  return batched
+
+
+# ----------------------------------------------------------------------------- devices
+
+
+def devices(backend=None) -> list:
+  from jax._src import dispatch
+  return list(dispatch.get_backend().devices())
+
+
+def device_count(backend=None) -> int:
+  return len(devices(backend))
+
+
+local_devices = devices
+local_device_count = device_count
+
+
+def default_backend() -> str:
+  return devices()[0].platform
+
+
+def device_put(x, device=None):
+  def put(leaf):
+    if isinstance(leaf, ArrayImpl):
+      leaf.device_buffers()
+      return leaf
+    from jax._src import array, dispatch
+    value = np.asarray(leaf)
+    arr = array.host_array(value, dtypes.is_weakly_typed(leaf))
+    arr._buffers = [dispatch.buffer_from_numpy(arr._value, device)]
+    return arr
+  return tree_util.tree_map(put, x)
+
+
+def block_until_ready(x):
+  def block(leaf):
+    if hasattr(leaf, "block_until_ready"):
+      leaf.block_until_ready()
+    return leaf
+  return tree_util.tree_map(block, x)

@@ -1,0 +1,80 @@
+"""Operators and methods of jax arrays, installed on both ArrayImpl and Tracer."""
+
+from __future__ import annotations
+
+from jax._src import core
+from jax._src.array import ArrayImpl
+from jax._src.lax import elementwise as lax_ew
+from jax._src.numpy import creation, indexing, reductions, shape_ops, ufuncs
+
+
+def _swap(f):
+  return lambda self, other: f(other, self)
+
+
+def _defer(f):
+  """Return NotImplemented for operands jax does not know, so Python tries the other side."""
+  def op(self, other):
+    if not (core.is_valid_jaxval(other) or isinstance(other, (list, tuple))):
+      return NotImplemented
+    return f(self, other)
+  return op
+
+
+def _astype(self, dtype):
+  return lax_ew.convert_element_type(self, dtype, False)
+
+
+_OPERATORS = {
+    "__add__": _defer(ufuncs.add), "__radd__": _defer(_swap(ufuncs.add)),
+    "__sub__": _defer(ufuncs.subtract), "__rsub__": _defer(_swap(ufuncs.subtract)),
+    "__mul__": _defer(ufuncs.multiply), "__rmul__": _defer(_swap(ufuncs.multiply)),
+    "__truediv__": _defer(ufuncs.true_divide), "__rtruediv__": _defer(_swap(ufuncs.true_divide)),
+    "__floordiv__": _defer(ufuncs.floor_divide),
+    "__rfloordiv__": _defer(_swap(ufuncs.floor_divide)),
+    "__mod__": _defer(ufuncs.remainder), "__rmod__": _defer(_swap(ufuncs.remainder)),
+    "__pow__": _defer(ufuncs.power), "__rpow__": _defer(_swap(ufuncs.power)),
+    "__matmul__": _defer(shape_ops.matmul), "__rmatmul__": _defer(_swap(shape_ops.matmul)),
+    "__and__": _defer(ufuncs.bitwise_and), "__rand__": _defer(_swap(ufuncs.bitwise_and)),
+    "__or__": _defer(ufuncs.bitwise_or), "__ror__": _defer(_swap(ufuncs.bitwise_or)),
+    "__xor__": _defer(ufuncs.bitwise_xor), "__rxor__": _defer(_swap(ufuncs.bitwise_xor)),
+    "__eq__": _defer(ufuncs.equal), "__ne__": _defer(ufuncs.not_equal),
+    "__lt__": _defer(ufuncs.less), "__le__": _defer(ufuncs.less_equal),
+    "__gt__": _defer(ufuncs.greater), "__ge__": _defer(ufuncs.greater_equal),
+    "__neg__": ufuncs.negative, "__pos__": ufuncs.positive, "__abs__": ufuncs.absolute,
+    "__invert__": ufuncs.invert,
+    "__getitem__": indexing.getitem,
+}
+
+_METHODS = {
+    "sum": reductions.sum, "prod": reductions.prod, "max": reductions.max,
+    "min": reductions.min, "mean": reductions.mean, "var": reductions.var,
+    "std": reductions.std, "all": reductions.all, "any": reductions.any,
+    "reshape": lambda self, *shape, order="C": shape_ops.reshape(
+        self, shape[0] if len(shape) == 1 else shape, order),
+    "transpose": lambda self, *axes: shape_ops.transpose(
+        self, None if not axes else axes[0] if len(axes) == 1 else axes),
+    "squeeze": shape_ops.squeeze, "ravel": shape_ops.ravel, "flatten": shape_ops.ravel,
+    "swapaxes": shape_ops.swapaxes, "dot": shape_ops.dot, "astype": _astype,
+    "clip": ufuncs.clip, "round": ufuncs.round,
+}
+
+
+def _tracer_iter(self):
+  if not self.shape:
+    raise TypeError("iteration over a 0-d array")
+  return (self[i] for i in range(self.shape[0]))
+
+
+def install() -> None:
+  for cls in (ArrayImpl, core.Tracer):
+    for name, fn in {**_OPERATORS, **_METHODS}.items():
+      setattr(cls, name, fn)
+    cls.T = property(lambda self: shape_ops.transpose(self))
+  core.Tracer.__iter__ = _tracer_iter
+  core.Tracer.__hash__ = ArrayImpl.__hash__
+  ArrayImpl.__hash__ = None
+
+
+install()
+del creation

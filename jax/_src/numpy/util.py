@@ -1,0 +1,90 @@
+"""NumPy-style dtype promotion (with JAX weak types) and shape broadcasting on top of lax."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from jax._src import core
+from jax._src import dtypes
+from jax._src.lax import elementwise as lax_ew
+from jax._src.lax import shape as lax_shape
+
+
+def check_arraylike(name: str, *args) -> None:
+  for i, a in enumerate(args):
+    if not (core.is_valid_jaxval(a) or isinstance(a, (list, tuple))):
+      raise TypeError(f"{name} requires ndarray or scalar arguments, got {type(a).__name__} "
+                      f"at position {i}.")
+
+
+def asarray_like(x):
+  """Lists/tuples become arrays; everything else is passed through."""
+  if isinstance(x, (list, tuple)):
+    from jax._src.numpy.creation import asarray
+    return asarray(x)
+  return x
+
+
+def broadcast_shapes(*shapes) -> tuple[int, ...]:
+  ndim = max((len(s) for s in shapes), default=0)
+  out = []
+  for dims in zip(*((1,) * (ndim - len(s)) + tuple(s) for s in shapes)):
+    sizes = {d for d in dims if d != 1}
+    if len(sizes) > 1:
+      raise ValueError(f"Incompatible shapes for broadcasting: {tuple(map(tuple, shapes))}")
+    out.append(sizes.pop() if sizes else 1)
+  return tuple(out)
+
+
+def broadcast_to(x, shape):
+  x = asarray_like(x)
+  aval = core.get_aval(x)
+  shape = tuple(int(d) for d in shape)
+  if aval.shape == shape:
+    return x
+  if broadcast_shapes(aval.shape, shape) != shape:
+    raise ValueError(f"cannot broadcast array of shape {aval.shape} to shape {shape}")
+  lead = len(shape) - aval.ndim
+  return lax_shape.broadcast_in_dim(x, shape, tuple(range(lead, len(shape))))
+
+
+def promote_dtypes(*args):
+  """Convert all args to their common (possibly weak) dtype."""
+  args = [asarray_like(a) for a in args]
+  if len(args) < 2:
+    return args
+  dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+  return [lax_ew.convert_element_type(a, dtype, weak) for a in args]
+
+
+def promote_dtypes_inexact(*args):
+  args = [asarray_like(a) for a in args]
+  dtype, weak = dtypes.result_type(*args, return_weak_type_flag=True)
+  dtype = dtypes.to_inexact_dtype(dtype)
+  return [lax_ew.convert_element_type(a, dtype, weak) for a in args]
+
+
+def promote_shapes(*args):
+  if len(args) < 2:
+    return list(args)
+  shape = broadcast_shapes(*(core.get_aval(a).shape for a in args))
+  return [broadcast_to(a, shape) for a in args]
+
+
+def promote_args(name: str, *args):
+  check_arraylike(name, *args)
+  return promote_shapes(*promote_dtypes(*args))
+
+
+def promote_args_inexact(name: str, *args):
+  check_arraylike(name, *args)
+  return promote_shapes(*promote_dtypes_inexact(*args))
+
+
+def canonical_axis(axis: int, ndim: int) -> int:
+  if not -ndim <= axis < max(ndim, 1):
+    raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+  return axis % ndim if ndim else 0
+
+
+del np

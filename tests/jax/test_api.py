@@ -1,0 +1,125 @@
+"""Execution tests: numbers compared with numpy. Skipped when no backend is available."""
+
+import numpy as np
+import pytest
+
+import jax
+import jax.numpy as jnp
+
+pytestmark = pytest.mark.usefixtures("backend")
+rng = np.random.RandomState(0)
+
+
+def randn(*shape):
+  return rng.randn(*shape).astype(np.float32)
+
+
+def test_eager_weak_scalar():
+  out = jnp.add(1, 1)
+  assert repr(out) == "Array(2, dtype=int32, weak_type=True)"
+
+
+def test_jit_scalar():
+  out = jax.jit(lambda x: x * 2)(1.0)
+  assert repr(out) == "Array(2., dtype=float32, weak_type=True)"
+  assert float(out) == 2.0
+
+
+def test_broadcast_and_reductions():
+  a, b = randn(3, 1), randn(1, 4)
+  np.testing.assert_allclose(jnp.add(a, b), a + b)
+  x = randn(4, 5)
+  np.testing.assert_allclose(jnp.sum(x, axis=1, keepdims=True), x.sum(1, keepdims=True), rtol=1e-6)
+  np.testing.assert_allclose(jnp.max(x, axis=0), x.max(0))
+  np.testing.assert_allclose(jnp.mean(x), x.mean(), rtol=1e-6)
+  np.testing.assert_allclose(jnp.prod(x, axis=1), x.prod(1), rtol=1e-5)
+
+
+def test_shapes_and_indexing():
+  x = randn(2, 3, 4)
+  np.testing.assert_array_equal(x.reshape(6, 4).T, jnp.reshape(x, (6, 4)).T)
+  np.testing.assert_array_equal(x[1, ::-1, 1:3], jnp.asarray(x)[1, ::-1, 1:3])
+  np.testing.assert_array_equal(np.stack([x, x], 1), jnp.stack([x, x], 1))
+  np.testing.assert_array_equal(np.concatenate([x, x], -1), jnp.concatenate([x, x], -1))
+
+
+def test_dot_matmul():
+  a, b = randn(3, 4, 8), randn(3, 8, 5)
+  np.testing.assert_allclose(jnp.matmul(a, b), a @ b, rtol=1e-5, atol=1e-5)
+  np.testing.assert_allclose(jnp.dot(a[0], b[0, :, 0]), a[0] @ b[0, :, 0], rtol=1e-5)
+
+
+def test_grad_variants():
+  f = lambda x: jnp.sum(jnp.sin(x) * x ** 2)
+  x = randn(5)
+  want = np.cos(x) * x ** 2 + 2 * x * np.sin(x)
+  for g in (jax.grad(f), jax.jit(jax.grad(f)), jax.grad(jax.jit(f))):
+    np.testing.assert_allclose(g(x), want, rtol=1e-5, atol=1e-6)
+
+
+def test_value_and_grad_argnums_has_aux():
+  def f(w, x):
+    y = jnp.tanh(x @ w)
+    return jnp.sum(y ** 2), y
+
+  w, x = randn(4, 3), randn(2, 4)
+  (val, aux), (gw, gx) = jax.value_and_grad(f, argnums=(0, 1), has_aux=True)(w, x)
+  y = np.tanh(x @ w)
+  np.testing.assert_allclose(val, (y ** 2).sum(), rtol=1e-5)
+  np.testing.assert_allclose(aux, y, rtol=1e-5)
+  dy = 2 * y * (1 - y ** 2)
+  np.testing.assert_allclose(gw, x.T @ dy, rtol=1e-4, atol=1e-5)
+  np.testing.assert_allclose(gx, dy @ w.T, rtol=1e-4, atol=1e-5)
+
+
+def test_jvp_vjp():
+  x = randn(3)
+  p, t = jax.jvp(jnp.exp, (x,), (np.ones(3, np.float32),))
+  np.testing.assert_allclose(t, np.exp(x), rtol=1e-6)
+  out, f_vjp = jax.vjp(lambda a: a * 3.0, x)
+  np.testing.assert_allclose(f_vjp(np.ones(3, np.float32))[0], 3 * np.ones(3))
+
+
+def test_vmap():
+  m, v = randn(5, 4), randn(4)
+  np.testing.assert_allclose(jax.vmap(jnp.dot, in_axes=(0, None))(m, v), m @ v, rtol=1e-5)
+  np.testing.assert_allclose(jax.vmap(jax.vmap(lambda a: a * 2))(m), m * 2)
+  np.testing.assert_allclose(jax.vmap(lambda a: a.sum(), in_axes=1)(m), m.sum(0), rtol=1e-6)
+  g = jax.vmap(jax.grad(lambda a: jnp.sum(a ** 3)))(m)
+  np.testing.assert_allclose(g, 3 * m ** 2, rtol=1e-5)
+
+
+def test_nn():
+  x = randn(3, 5)
+  e = np.exp(x - x.max(1, keepdims=True))
+  np.testing.assert_allclose(jax.nn.softmax(x), e / e.sum(1, keepdims=True), rtol=1e-5)
+  np.testing.assert_allclose(jax.nn.log_softmax(x), np.log(e / e.sum(1, keepdims=True)),
+                             rtol=1e-5, atol=1e-6)
+  np.testing.assert_allclose(jax.nn.logsumexp(x, axis=1), np.log(np.exp(x).sum(1)), rtol=1e-5)
+  np.testing.assert_allclose(jax.nn.relu(x), np.maximum(x, 0))
+  np.testing.assert_allclose(jax.nn.sigmoid(x), 1 / (1 + np.exp(-x)), rtol=1e-6)
+  np.testing.assert_array_equal(jax.nn.one_hot(np.array([0, 2]), 3), np.eye(3)[[0, 2]])
+
+
+def test_lower_compile():
+  lowered = jax.jit(lambda x: x + 1).lower(np.ones(3, np.float32))
+  compiled = lowered.compile()
+  np.testing.assert_array_equal(compiled(np.ones(3, np.float32)), 2 * np.ones(3))
+
+
+def test_array_protocol():
+  a = jnp.arange(4)
+  assert len(a) == 4 and [int(v) for v in a] == [0, 1, 2, 3]
+  assert a.dtype == np.int32 and a[2].item() == 2
+  assert bool(jnp.array(True)) and a.block_until_ready() is a
+  assert jax.block_until_ready({"a": a})["a"] is a
+  np.testing.assert_array_equal(np.asarray(a * 2 - 1), [-1, 1, 3, 5])
+  assert (jnp.arange(3) // 2).tolist() == [0, 0, 1]
+  assert (jnp.array([-3, 3]) % 2).tolist() == [1, 1]
+
+
+def test_x64():
+  from jax._src.config import config
+  config.update("jax_enable_x64", True)
+  assert jnp.add(1.0, 1.0).dtype == np.float64
+  assert jax.jit(lambda x: x * 2)(np.ones(2)).dtype == np.float64

@@ -1,0 +1,103 @@
+"""Tracing to jaxprs, check_jaxpr, printing, transformations staged (no execution)."""
+
+import numpy as np
+import pytest
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax._src import core
+from jax._src import errors
+
+
+def prims(closed):
+  return [e.primitive.name for e in closed.jaxpr.eqns]
+
+
+def test_make_jaxpr_prints_like_jax():
+  jaxpr = jax.make_jaxpr(lambda x: x * 2)(1.0)
+  text = str(jaxpr)
+  assert "a:f32[]" in text and "mul a 2.0:f32[]" in text
+  core.check_jaxpr(jaxpr.jaxpr)
+
+
+def test_broadcasting_and_promotion_staged():
+  jaxpr = jax.make_jaxpr(lambda x, y: x + y)(np.ones((3, 1), np.float32),
+                                            np.ones((1, 4), np.float32))
+  assert prims(jaxpr) == ["broadcast_in_dim", "broadcast_in_dim", "add"]
+  assert jaxpr.out_avals[0].shape == (3, 4)
+
+
+def test_check_jaxpr_catches_bad_types():
+  jaxpr = jax.make_jaxpr(lambda x: jnp.sin(x))(np.ones(3, np.float32)).jaxpr
+  eqn = jaxpr.eqns[0]
+  bad = core.Var(core.ShapedArray((4,), np.float32))
+  jaxpr.eqns[0] = core.JaxprEqn(eqn.primitive, eqn.inputs, eqn.params, [bad])
+  with pytest.raises(core.JaxprTypeError):
+    core.check_jaxpr(jaxpr)
+
+
+def test_grad_of_jit_and_jit_of_grad_stage():
+  f = lambda x: jnp.sum(jnp.sin(x) * x)
+  x = np.ones(3, np.float32)
+  a = jax.make_jaxpr(jax.grad(jax.jit(f)))(x)
+  b = jax.make_jaxpr(jax.jit(jax.grad(f)))(x)
+  for j in (a, b):
+    core.check_jaxpr(j.jaxpr)
+    assert j.out_avals[0] == core.ShapedArray((3,), np.float32)
+  assert "jit" in prims(a)
+
+
+def test_vmap_stage():
+  f = jax.vmap(lambda a, b: jnp.dot(a, b), in_axes=(0, None))
+  jaxpr = jax.make_jaxpr(f)(np.ones((5, 4), np.float32), np.ones(4, np.float32))
+  assert jaxpr.out_avals[0].shape == (5,)
+  core.check_jaxpr(jaxpr.jaxpr)
+
+
+def test_nested_vmap_and_out_axes():
+  f = jax.vmap(jax.vmap(lambda x: x * 2), out_axes=1)
+  jaxpr = jax.make_jaxpr(f)(np.ones((2, 3), np.float32))
+  assert jaxpr.out_avals[0].shape == (3, 2)
+
+
+def test_jvp_staged_shapes():
+  jaxpr = jax.make_jaxpr(lambda x, t: jax.jvp(jnp.tanh, (x,), (t,)))(1.0, 1.0)
+  assert len(jaxpr.out_avals) == 2
+
+
+def test_tracer_bool_error():
+  with pytest.raises(errors.TracerBoolConversionError):
+    jax.make_jaxpr(lambda x: 1 if x > 0 else 0)(1.0)
+
+
+def test_tracer_array_conversion_error():
+  with pytest.raises(errors.TracerArrayConversionError):
+    jax.make_jaxpr(lambda x: np.asarray(x))(1.0)
+
+
+def test_jit_static_argnums_cache():
+  calls = []
+
+  def f(x, n):
+    calls.append(n)
+    return x * n
+
+  jf = jax.jit(f, static_argnums=1)
+  jf.lower(np.ones(2, np.float32), 3)
+  jf.lower(np.ones(2, np.float32), 3)
+  jf.lower(np.ones(2, np.float32), 4)
+  jf.lower(np.ones(3, np.float32), 4)
+  assert calls == [3, 4, 4]
+
+
+def test_lax_shape_errors():
+  with pytest.raises(TypeError):
+    jax.make_jaxpr(lambda x: lax.add(x, jnp.ones(4)))(np.ones(3, np.float32))
+  with pytest.raises(TypeError):
+    jax.make_jaxpr(lambda x: jnp.reshape(x, (4,)))(np.ones(3, np.float32))
+
+
+def test_indexing_staged():
+  jaxpr = jax.make_jaxpr(lambda x: x[1:, ::-1, None, 0])(np.ones((3, 4, 5), np.float32))
+  assert jaxpr.out_avals[0].shape == (2, 4, 1)
