@@ -6,6 +6,7 @@
     python3 build/build.py release                 # the whole release matrix
     python3 build/build.py build --dry_run         # print the commands only
     python3 build/build.py venv --python=3.12 DIR  # a virtualenv with our wheels from dist/
+    python3 build/build.py test [-- PYTEST ARGS]   # pytest in such a virtualenv
 
 `build` runs Bazel once for every requested target, then repairs each binary
 wheel with `auditwheel repair` (which also gives it its manylinux tag), checks
@@ -285,7 +286,8 @@ def check_finished_wheel(item: Item, path: str, version: str) -> None:
   prefix = expected_tag_prefix(item.wheel, item.python)
   if not info["tag"].startswith(prefix):
     raise BuildError(f"{path}: tag {info['tag']}, expected {prefix}*")
-  if item.wheel not in PURE_WHEELS and not info["platform"].startswith("manylinux_"):
+  if item.wheel not in PURE_WHEELS and not re.fullmatch(
+      r"manylinux\w*_x86_64(\.manylinux\w*_x86_64)*", info["platform"]):
     raise BuildError(f"{path}: platform tag {info['platform']} is not a manylinux tag")
   if item.wheel in PLUGIN_WHEELS:
     check_plugin_exports(path)
@@ -357,7 +359,8 @@ def wheel_table(paths: list[str]) -> str:
   for path in sorted(paths):
     info = parse_wheel_name(path)
     size = os.path.getsize(path)
-    rows.append((info["distribution"], info["version"], info["tag"], f"{size / 1e6:.1f} MB"))
+    human = f"{size / 1e6:.1f} MB" if size >= 1e6 else f"{size / 1e3:.1f} kB"
+    rows.append((info["distribution"], info["version"], info["tag"], human))
   widths = [max(len(r[i]) for r in rows) for i in range(4)]
   lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
   lines.insert(1, "  ".join("-" * w for w in widths))
@@ -370,7 +373,6 @@ def wheel_table(paths: list[str]) -> str:
 
 def build(items: list[Item], args: argparse.Namespace) -> list[str]:
   progress = Progress()
-  version = read_version()
   dist = os.path.abspath(args.dist_dir)
   options = shlex.split(args.bazel_options or "")
   targets = [item.target for item in items]
@@ -396,36 +398,45 @@ def build(items: list[Item], args: argparse.Namespace) -> list[str]:
     outputs = outputs_from_bep(bep_file)
     progress.step("bazel build done")
 
-    finished = []
-    for item in items:
-      wheels = [p for p in outputs.get(item.target, []) if p.endswith(".whl")]
-      if len(wheels) != 1:
-        raise BuildError(f"{item.target} should output exactly one .whl, Bazel "
-                         f"reported {outputs.get(item.target, [])}")
-      built = wheels[0]
-      if item.wheel in PURE_WHEELS:
-        copy = os.path.join(tmp, os.path.basename(built))
-        shutil.copyfile(built, copy)
-        check_finished_wheel(item, copy, wheel_file_version(version))
-        finished.append(replace_in_dist(dist, copy))
-        progress.step(f"{item.label}: copied {os.path.basename(finished[-1])}")
-        continue
-      out_dir = os.path.join(tmp, "repaired-" + item.wheel + (item.python or ""))
-      os.makedirs(out_dir)
-      run(audit + ["repair", "-w", out_dir, built],
-          f"auditwheel repair of {os.path.basename(built)}", capture=True)
-      repaired = [os.path.join(out_dir, f) for f in os.listdir(out_dir) if f.endswith(".whl")]
-      if len(repaired) != 1:
-        raise BuildError(f"auditwheel repair of {built} left {repaired}")
-      shown = run(audit + ["show", repaired[0]],
-                  f"auditwheel show of {os.path.basename(repaired[0])}", capture=True)
-      if "consistent with the following platform tag" not in " ".join(shown.split()):
-        raise BuildError(f"auditwheel show does not accept {repaired[0]}:\n{shown}")
-      check_finished_wheel(item, repaired[0], wheel_file_version(version))
-      finished.append(replace_in_dist(dist, repaired[0]))
-      progress.step(f"{item.label}: repaired {os.path.basename(finished[-1])}")
+    finished = finish_wheels(items, outputs, dist, tmp, progress)
   progress.step(f"{len(finished)} wheel(s) in {dist}")
   print(wheel_table(finished), flush=True)
+  return finished
+
+
+def finish_wheels(items: list[Item], outputs: dict[str, list[str]], dist: str,
+                  tmp: str, progress: Progress) -> list[str]:
+  """Repairs (or copies) each item's Bazel-built wheel, checks it, moves it to dist/."""
+  version = wheel_file_version(read_version())
+  audit = auditwheel_command()
+  finished = []
+  for item in items:
+    wheels = [p for p in outputs.get(item.target, []) if p.endswith(".whl")]
+    if len(wheels) != 1:
+      raise BuildError(f"{item.target} should output exactly one .whl, Bazel "
+                       f"reported {outputs.get(item.target, [])}")
+    built = wheels[0]
+    if item.wheel in PURE_WHEELS:
+      copy = os.path.join(tmp, os.path.basename(built))
+      shutil.copyfile(built, copy)
+      check_finished_wheel(item, copy, version)
+      finished.append(replace_in_dist(dist, copy))
+      progress.step(f"{item.label}: copied {os.path.basename(finished[-1])}")
+      continue
+    out_dir = os.path.join(tmp, "repaired-" + item.wheel + (item.python or ""))
+    os.makedirs(out_dir)
+    run(audit + ["repair", "-w", out_dir, built],
+        f"auditwheel repair of {os.path.basename(built)}", capture=True)
+    repaired = [os.path.join(out_dir, f) for f in os.listdir(out_dir) if f.endswith(".whl")]
+    if len(repaired) != 1:
+      raise BuildError(f"auditwheel repair of {built} left {repaired}")
+    shown = run(audit + ["show", repaired[0]],
+                f"auditwheel show of {os.path.basename(repaired[0])}", capture=True)
+    if "consistent with the following platform tag" not in " ".join(shown.split()):
+      raise BuildError(f"auditwheel show does not accept {repaired[0]}:\n{shown}")
+    check_finished_wheel(item, repaired[0], version)
+    finished.append(replace_in_dist(dist, repaired[0]))
+    progress.step(f"{item.label}: repaired {os.path.basename(finished[-1])}")
   return finished
 
 
@@ -526,6 +537,32 @@ def venv(args: argparse.Namespace) -> None:
   progress.step(f"done: {vpython}")
 
 
+def test(args: argparse.Namespace) -> int:
+  """Runs the test suite in a fresh virtualenv with our wheels from dist/, so the
+  tests see what users install (not the source tree: pytest runs from its console
+  script, which puts no checkout folder on sys.path)."""
+  progress = Progress()
+  version = args.python or "%d.%d" % sys.version_info[:2]
+  python = find_python(version)
+  if python is None:
+    raise BuildError(f"no Python {version} interpreter found (python{version} on PATH or pyenv)")
+  dist = os.path.abspath(args.dist_dir)
+  with tempfile.TemporaryDirectory(prefix="jax-test-") as tmp:
+    path = os.path.abspath(args.venv) if args.venv else os.path.join(tmp, "venv")
+    progress.step(f"virtualenv for Python {version} with jax from {dist}")
+    make_venv(path, python, ["jax"], dist, extra=["pytest"])
+    pytest_args = [a for a in args.pytest_args if a != "--"] or ["tests", "-q"]
+    cmd = [os.path.join(path, "bin", "pytest"), *pytest_args]
+    env = dict(os.environ, JAX_REQUIRE_WHEELS="1", JAX_DIST_DIR=dist)
+    env.pop("PYTHONPATH", None)
+    progress.step(show_command(cmd))
+    rc = subprocess.run(cmd, cwd=REPO_ROOT, env=env).returncode
+  if rc == 5:
+    raise BuildError("pytest collected no tests (exit 5)")
+  progress.step(f"pytest exit status {rc}")
+  return rc
+
+
 # ----------------------------------------------------------------------------
 # Command line
 
@@ -563,13 +600,26 @@ def main(argv: list[str] | None = None) -> int:
                       help="comma-separated wheels of ours to install (default jax)")
   p_venv.add_argument("--extra", action="append", default=[],
                       help="another third-party package from the index (e.g. pytest)")
-  p_venv.add_argument("--dist_dir", default=DEFAULT_DIST)
+  p_venv.add_argument("--dist_dir", "--dist-dir", default=DEFAULT_DIST)
+
+  p_test = sub.add_parser("test", help="run pytest in a fresh virtualenv with our wheels "
+                          "from dist/ (wheels are required: missing ones fail)")
+  p_test.add_argument("--python", default=None, help="Python version (default: this one's)")
+  p_test.add_argument("--venv", default=None, help="keep the virtualenv here (default: a "
+                      "temporary one)")
+  p_test.add_argument("--dist_dir", "--dist-dir", default=DEFAULT_DIST)
+  p_test.add_argument("pytest_args", nargs=argparse.REMAINDER,
+                      help="arguments for pytest after --, default: tests -q")
 
   args = parser.parse_args(argv)
   try:
     if args.command == "build":
       try:
-        items = plan(parse_wheels(args.wheels), parse_pythons(args.python))
+        wheels = parse_wheels(args.wheels)
+        # Only jaxlib is built per Python; the others ignore --python.
+        needs_python = any(w in PER_PYTHON_WHEELS for w in wheels)
+        pythons = parse_pythons(args.python) if needs_python or args.python else []
+        items = plan(wheels, pythons)
       except BuildError as e:
         parser.exit(2, f"{parser.prog} build: error: {e}\n")
       build(items, args)
@@ -577,6 +627,8 @@ def main(argv: list[str] | None = None) -> int:
       release(args)
     elif args.command == "venv":
       venv(args)
+    elif args.command == "test":
+      return test(args)
   except BuildError as e:
     print(f"\nerror: {e}", file=sys.stderr, flush=True)
     return 1

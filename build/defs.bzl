@@ -11,8 +11,9 @@ def py_tag(version):
 def xla_cc_library(name, copts = [], **kwargs):
     native.cc_library(name = name, copts = DEFAULT_COPTS + copts, **kwargs)
 
-def xla_cc_test(name, copts = [], **kwargs):
-    native.cc_test(name = name, copts = TEST_COPTS + copts, **kwargs)
+def xla_cc_test(name, copts = [], linkstatic = True, **kwargs):
+    # Static: with hidden visibility a test cannot link against shared libraries.
+    native.cc_test(name = name, copts = TEST_COPTS + copts, linkstatic = linkstatic, **kwargs)
 
 def nanobind_extension(name, srcs, deps = [], copts = []):
     """One `<name>_cp3XY.so` per supported Python, each against that Python's headers."""

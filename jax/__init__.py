@@ -10,6 +10,14 @@ from jax._src.api import vjp as vjp
 from jax._src.api import linearize as linearize
 from jax._src.api import vmap as vmap
 from jax._src.api import make_jaxpr as make_jaxpr
+from jax._src.api import jacfwd as jacfwd
+from jax._src.api import jacrev as jacrev
+from jax._src.api import hessian as hessian
+from jax._src.custom_derivatives import custom_jvp as custom_jvp
+from jax._src.custom_derivatives import custom_vjp as custom_vjp
+from jax._src.custom_derivatives import checkpoint as checkpoint
+from jax._src.custom_derivatives import remat as remat
+from jax._src.custom_derivatives import checkpoint_policies as checkpoint_policies
 from jax._src.api import eval_shape as eval_shape
 from jax._src.api import ShapeDtypeStruct as ShapeDtypeStruct
 from jax._src.api import device_put as device_put

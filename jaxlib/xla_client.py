@@ -203,11 +203,9 @@ def make_gpu_client(distributed_client=None, node_id=0, num_nodes=1, platform_na
 def _buffer_from_pyval(self: Client, pyval, device: Device | None = None, force_copy: bool = False,
                        host_buffer_semantics=HostBufferSemantics.ZERO_COPY) -> Buffer:
   array = np.asarray(pyval)
-  if array.dtype not in _DTYPE_TO_TYPE:
-    # Python scalars and unsupported widths follow numpy's canonical types.
-    array = array.astype(np.result_type(array.dtype, np.float32)
-                         if array.dtype.kind == "f" else array.dtype)
-  array = np.ascontiguousarray(array)
+  if not array.flags.c_contiguous:
+    # (0-d arrays are always contiguous; ascontiguousarray would make them 1-d.)
+    array = np.ascontiguousarray(array)
   etype = dtype_to_etype(array.dtype)
   raw = array.reshape(-1).view(np.uint8) if array.size else np.empty(0, np.uint8)
   return _jax.buffer_from_bytes(self, raw, int(etype), list(array.shape), device)

@@ -124,6 +124,12 @@ def pytest_generate_tests(metafunc):
 
 
 @pytest.fixture(scope="session")
+def build_py():
+  """build/build.py as a module (its wheel->target table, name parsing, ...)."""
+  return build_driver
+
+
+@pytest.fixture(scope="session")
 def repo_root() -> str:
   return REPO_ROOT
 
@@ -154,6 +160,14 @@ def dist_wheels(dist_dir) -> list[dict]:
 
 
 @pytest.fixture(scope="session")
+def any_dist_wheels(dist_wheels, dist_dir) -> list[dict]:
+  """dist_wheels, but skips (or fails under JAX_REQUIRE_WHEELS) when there are none."""
+  if not dist_wheels:
+    missing(f"no wheels in {dist_dir}; build them with: python3 build/build.py build --wheels=all")
+  return dist_wheels
+
+
+@pytest.fixture(scope="session")
 def dist_wheel(dist_wheels, dist_dir):
   """dist_wheel("jaxlib", python="3.12") -> path of that wheel in dist/, or skip."""
 
@@ -178,8 +192,8 @@ def python_for():
 
   def find(version: str) -> str:
     if version == "none":
-      missing("no jaxlib wheel in dist/; build one with: python3 build/build.py build "
-              "--wheels=all")
+      missing("no jaxlib wheel in dist/ (so no Python version to test); build one with: "
+              "python3 build/build.py build --wheels=all")
     python = build_driver.find_python(version)
     if python is None:
       missing(f"no Python {version} interpreter here")

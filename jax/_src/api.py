@@ -238,23 +238,26 @@ def vjp(fun: Callable, *primals, has_aux: bool = False):
 
   def flat(*xs):
     out = fun(*in_tree.unflatten(xs))
+    aux_leaves = []
     if has_aux:
       out, aux = out
-      aux_store.value = aux
+      aux_leaves, aux_store.value = tree_flatten(aux)
     out_leaves, store.value = tree_flatten(out)
-    return out_leaves
+    return out_leaves + aux_leaves  # aux rides along as primal outputs (never differentiated)
 
   outs, f_vjp_flat = ad.vjp_flat(flat, leaves)
   out_tree = store.value
+  n_out = out_tree.num_leaves
+  aux_zeros = [ad.zeros_like(a) for a in outs[n_out:]]
 
   def f_vjp(ct):
     ct_leaves = out_tree.flatten_up_to(ct)
-    cts = f_vjp_flat(*ct_leaves)
+    cts = f_vjp_flat(*ct_leaves, *aux_zeros)
     return in_tree.unflatten(cts)
 
-  out = out_tree.unflatten(outs)
+  out = out_tree.unflatten(outs[:n_out])
   if has_aux:
-    return out, f_vjp, _lower_aux(aux_store.value)
+    return out, f_vjp, aux_store.value.unflatten(outs[n_out:])
   return out, f_vjp
 
 
@@ -309,14 +312,17 @@ def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
 
   def flat(*xs):
     out = fun(*in_tree.unflatten(xs))
+    aux_leaves = []
     if has_aux:
-      out, aux_store.value = out
+      out, aux = out
+      aux_leaves, aux_store.value = tree_flatten(aux)
     leaves, store.value = tree_flatten(out)
-    return leaves
+    return leaves + aux_leaves
 
   outs, t_outs = ad.jvp_flat(flat, p_leaves, t_leaves)
-  res = (store.value.unflatten(outs), store.value.unflatten(t_outs))
-  return (*res, _lower_aux(aux_store.value)) if has_aux else res
+  n = store.value.num_leaves
+  res = (store.value.unflatten(outs[:n]), store.value.unflatten(t_outs[:n]))
+  return (*res, aux_store.value.unflatten(outs[n:])) if has_aux else res
 
 
 def linearize(fun: Callable, *primals):
@@ -434,3 +440,110 @@ def block_until_ready(x):
       leaf.block_until_ready()
     return leaf
   return tree_util.tree_map(block, x)
+
+
+# ----------------------------------------------------------------------------- jacobians
+
+
+def _std_basis(leaves):
+  """One identity row per scalar input: per leaf an array (N, *leaf.shape)."""
+  sizes = [int(np.prod(core.get_aval(x).shape, dtype=np.int64)) for x in leaves]
+  total = sum(sizes)
+  from jax._src.lax import elementwise
+  out, start = [], 0
+  for x, n in zip(leaves, sizes):
+    aval = core.get_aval(x)
+    eye = np.eye(total, dtype=aval.dtype)[:, start:start + n].reshape((total, *aval.shape))
+    out.append(elementwise.convert_element_type(eye, aval.dtype, aval.weak_type))
+    start += n
+  return out, sizes
+
+
+def _jac_blocks(batched, out_leaf_shape, in_shapes, sizes, batch_first: bool):
+  """Split a batched result (N, *S) into blocks shaped S_out + S_in."""
+  from jax._src.lax import shape as lax_shape
+  blocks, start = [], 0
+  for shape, n in zip(in_shapes, sizes):
+    part = lax_shape.slice(batched, (start,) + (0,) * len(out_leaf_shape),
+                           (start + n,) + tuple(out_leaf_shape))
+    start += n
+    if batch_first:  # part: (n_in, *S_out) -> (*S_out, *S_in)
+      nd = len(out_leaf_shape)
+      part = lax_shape.transpose(part, tuple(range(1, nd + 1)) + (0,))
+      blocks.append(lax_shape.reshape(part, tuple(out_leaf_shape) + tuple(shape)))
+    else:
+      blocks.append(lax_shape.reshape(part, tuple(shape) + tuple(out_leaf_shape)))
+  return blocks
+
+
+def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False):
+  """The Jacobian of `fun` by forward mode (vmap of jvp over the input basis)."""
+
+  def jacfun(*args, **kwargs):
+    nums, dargs = _split_argnums(args, argnums)
+    leaves, in_tree = tree_flatten(dargs)
+    basis, sizes = _std_basis(leaves)
+
+    def partial_fun(*d):
+      full = list(args)
+      for i, a in zip(nums, d):
+        full[i] = a
+      return fun(*full, **kwargs)
+
+    def push(*t_leaves):
+      res = jvp(partial_fun, dargs, in_tree.unflatten(t_leaves), has_aux=has_aux)
+      return (res[1], res[2]) if has_aux else (res[1], None)
+
+    out_t, aux = vmap(push, in_axes=0, out_axes=(0, None))(*basis)
+    in_shapes = [core.get_aval(x).shape for x in leaves]
+
+    def per_out(t):
+      blocks = _jac_blocks(t, core.get_aval(t).shape[1:], in_shapes, sizes, batch_first=True)
+      tree = in_tree.unflatten(blocks)
+      return tree[0] if isinstance(argnums, int) else tree
+
+    jac = tree_util.tree_map(per_out, out_t)
+    return (jac, aux) if has_aux else jac
+
+  return jacfun
+
+
+def jacrev(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False,
+           allow_int: bool = False):
+  """The Jacobian of `fun` by reverse mode (vmap of vjp over the output basis)."""
+
+  def jacfun(*args, **kwargs):
+    nums, dargs = _split_argnums(args, argnums)
+    leaves, in_tree = tree_flatten(dargs)
+
+    def partial_fun(*d):
+      full = list(args)
+      for i, a in zip(nums, d):
+        full[i] = a
+      return fun(*full, **kwargs)
+
+    res = vjp(partial_fun, *dargs, has_aux=has_aux)
+    out, f_vjp = res[0], res[1]
+    out_leaves, out_tree = tree_flatten(out)
+    basis, sizes = _std_basis(out_leaves)
+    cts = vmap(lambda *b: tree_flatten(f_vjp(out_tree.unflatten(b)))[0])(*basis)
+    in_shapes = [core.get_aval(x).shape for x in leaves]
+    per_out = []
+    for y, n, start in zip(out_leaves, sizes, np.cumsum([0] + sizes[:-1])):
+      yshape = core.get_aval(y).shape
+      blocks = []
+      from jax._src.lax import shape as lax_shape
+      for ct, shape in zip(cts, in_shapes):
+        part = lax_shape.slice(ct, (int(start),) + (0,) * len(shape),
+                               (int(start) + n,) + tuple(shape))
+        blocks.append(lax_shape.reshape(part, tuple(yshape) + tuple(shape)))
+      tree = in_tree.unflatten(blocks)
+      per_out.append(tree[0] if isinstance(argnums, int) else tree)
+    jac = out_tree.unflatten(per_out)
+    return (jac, res[2]) if has_aux else jac
+
+  return jacfun
+
+
+def hessian(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False):
+  return jacfwd(jacrev(fun, argnums, has_aux), argnums, has_aux)

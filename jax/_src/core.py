@@ -389,12 +389,19 @@ class ClosedJaxpr:
     return pp_jaxpr(self.jaxpr)
 
 
+def literal_value(lit: Literal):
+  """The value to bind when re-evaluating: weak default-typed literals stay Python scalars."""
+  if lit.aval.weak_type and lit.aval.dtype == dtypes.dtype(type(lit.val.item())):
+    return lit.val.item()
+  return lit.val
+
+
 def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence, args: Sequence) -> list:
   """Interpret `jaxpr` by binding each equation's primitive on the current trace."""
   env: dict[Var, Any] = {}
 
   def read(x):
-    return x.val if isinstance(x, Literal) else env[x]
+    return literal_value(x) if isinstance(x, Literal) else env[x]
 
   for v, val in zip(jaxpr.constvars, consts):
     env[v] = val

@@ -28,7 +28,7 @@ def default_device():
 
 def buffer_from_numpy(value: np.ndarray, device=None):
   client = get_backend()
-  return client.buffer_from_pyval(np.ascontiguousarray(value), device or client.devices()[0])
+  return client.buffer_from_pyval(np.asarray(value), device or client.devices()[0])
 
 
 def _arg_buffer(x, aval: ShapedArray):

@@ -68,3 +68,17 @@ from jax._src.lax.reductions import reduce_and as reduce_and
 from jax._src.lax.reductions import reduce_or as reduce_or
 from jax._src.lax.linalg import dot_general as dot_general
 from jax._src.lax.linalg import dot as dot
+from jax._src.lax.control_flow import cond as cond
+from jax._src.lax.control_flow import switch as switch
+from jax._src.lax.control_flow import while_loop as while_loop
+from jax._src.lax.control_flow import fori_loop as fori_loop
+from jax._src.lax.control_flow import scan as scan
+from jax._src.lax.control_flow import map as map
+from jax._src.lax.control_flow import associative_scan as associative_scan
+from jax._src.lax.slicing import dynamic_slice as dynamic_slice
+from jax._src.lax.slicing import dynamic_update_slice as dynamic_update_slice
+from jax._src.lax.slicing import dynamic_index_in_dim as dynamic_index_in_dim
+from jax._src.lax.slicing import dynamic_slice_in_dim as dynamic_slice_in_dim
+from jax._src.lax.slicing import dynamic_update_index_in_dim as dynamic_update_index_in_dim
+from jax._src.lax.slicing import dynamic_update_slice_in_dim as dynamic_update_slice_in_dim
+from jax._src.custom_derivatives import stop_gradient as stop_gradient

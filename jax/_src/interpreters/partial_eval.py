@@ -408,3 +408,64 @@ def dce_jaxpr(jaxpr: Jaxpr) -> Jaxpr:
       kept.append(eqn)
       live.update(x for x in eqn.inputs if isinstance(x, Var))
   return Jaxpr(jaxpr.constvars, jaxpr.invars, kept[::-1], jaxpr.outs)
+
+
+# ----------------------------------------------------------------------------- registrars
+
+
+def def_partial_eval_jaxpr_rule(prim: core.Primitive, jaxpr_rule: Callable) -> None:
+  """Register `jaxpr_rule` for jaxprs, and a JaxprTrace rule derived from it.
+
+  The trace rule builds a one-equation jaxpr for the call, splits it with
+  `jaxpr_rule`, evaluates the known equations now and records the unknown ones.
+  """
+  partial_eval_jaxpr_rules[prim] = jaxpr_rule
+
+  def trace_rule(trace: JaxprTrace, tracers, **params):
+    in_vars = [Var(t.aval) for t in tracers]
+    avals_out = prim.abstract_eval(*(t.aval for t in tracers), **params)
+    avals_out = avals_out if prim.multiple_results else [avals_out]
+    out_vars = [Var(a) for a in avals_out]
+    unknowns = [not t.pval.is_known for t in tracers]
+    known_eqns, unknown_eqns, _ = jaxpr_rule(JaxprEqn(prim, in_vars, params, out_vars), unknowns)
+    values = {v: t.pval.const for v, t in zip(in_vars, tracers) if t.pval.is_known}
+    read = lambda x: literal_value(x) if isinstance(x, Literal) else values[x]
+    for eqn in known_eqns:
+      outs = eqn.primitive.bind(*map(read, eqn.inputs), **eqn.params)
+      values.update(zip(eqn.out_binders, outs if eqn.primitive.multiple_results else [outs]))
+    tracer_of = {v: t for v, t in zip(in_vars, tracers) if not t.pval.is_known}
+
+    def get_tracer(x):
+      if isinstance(x, Literal):
+        return trace.instantiate_const(trace.pure(literal_value(x)))
+      if x not in tracer_of:
+        tracer_of[x] = trace.instantiate_const(trace.pure(values[x]))
+      return tracer_of[x]
+
+    for eqn in unknown_eqns:
+      ins = [get_tracer(x) for x in eqn.inputs]
+      outs = [JaxprTracer(trace, PartialVal.unknown(v.aval), None) for v in eqn.out_binders]
+      recipe = JaxprEqnRecipe(eqn.primitive, ins, eqn.params, [v.aval for v in eqn.out_binders],
+                              outs)
+      for v, t in zip(eqn.out_binders, outs):
+        t.recipe = recipe
+        tracer_of[v] = t
+    results = [tracer_of[v] if v in tracer_of else trace.pure(values[v]) for v in out_vars]
+    return results if prim.multiple_results else results[0]
+
+  partial_eval_rules[prim] = trace_rule
+
+
+def partial_eval_closed(closed: ClosedJaxpr, unknowns: Sequence[bool],
+                        instantiate: Sequence[bool] | bool = False):
+  """`partial_eval_jaxpr` for a ClosedJaxpr (its consts stay with the known side).
+
+  Returns (known ClosedJaxpr, unknown ClosedJaxpr, unknowns_out, num_residuals).
+  """
+  open_jaxpr = convert_constvars_jaxpr(closed.jaxpr)
+  n = len(closed.consts)
+  known, unknown, out_uks, num_res = partial_eval_jaxpr(open_jaxpr, [False] * n + list(unknowns),
+                                                        instantiate)
+  known_closed = ClosedJaxpr(Jaxpr(known.invars[:n], known.invars[n:], known.eqns, known.outs),
+                             closed.consts)
+  return known_closed, ClosedJaxpr(unknown, []), out_uks, num_res

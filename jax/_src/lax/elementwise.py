@@ -442,9 +442,22 @@ def _select_n_lowering(ctx, which, *cases):
   out = ctx.avals_out[0]
   if which.aval.shape != out.shape:
     which = ctx.op("broadcast", which.aval.update(shape=out.shape), which, attrs="dimensions={}")
-  if which.aval.dtype != dtypes.bool_ or len(cases) != 2:
-    raise NotImplementedError("select_n lowering supports a boolean predicate and two cases")
-  return ctx.op("select", out, which, cases[1], cases[0])
+  return _select_tree(ctx, out, which, list(cases))
+
+
+def _select_tree(ctx, out, which, cases, offset=0):
+  """select_n as a balanced tree of `select`s: which < offset + mid picks the lower half."""
+  if len(cases) == 1:
+    return cases[0]
+  if which.aval.dtype == dtypes.bool_:
+    return ctx.op("select", out, which, cases[1], cases[0])
+  mid = len(cases) // 2
+  bound = ctx.full(offset + mid, which.aval.update(weak_type=False))
+  pred = ctx.op("compare", which.aval.update(dtype=dtypes.bool_), which, bound,
+                attrs="direction=LT")
+  lo = _select_tree(ctx, out, which, cases[:mid], offset)
+  hi = _select_tree(ctx, out, which, cases[mid:], offset + mid)
+  return ctx.op("select", out, pred, lo, hi)
 
 
 ad.jvp_rules[select_n_p] = _select_n_jvp

@@ -42,7 +42,7 @@ def _static_int(i):
 def getitem(x, idx):
   aval = core.get_aval(x)
   idx = _normalize(idx, aval.ndim)
-  starts, limits, strides, reverse_dims = [], [], [], []
+  starts, limits, strides, reverse_dims, dynamic = [], [], [], [], []
   out_shape, dim = [], 0
   for i in idx:
     if i is None:
@@ -60,6 +60,11 @@ def getitem(x, idx):
       limits.append(start + (count - 1) * step + 1 if count else 0)
       strides.append(step)
       out_shape.append(count)
+    elif _is_traced_int(i):
+      dynamic.append((dim, i))
+      starts.append(0)
+      limits.append(size)
+      strides.append(1)
     else:
       k = _static_int(i)
       if not -size <= k < size:
@@ -75,4 +80,18 @@ def getitem(x, idx):
   if (tuple(starts) != (0,) * aval.ndim or tuple(limits) != aval.shape
       or any(s != 1 for s in strides)):
     out = lax_shape.slice(out, starts, limits, strides)
+  if dynamic:  # traced integer indices: one dynamic_slice of size 1 on those dims
+    from jax._src.lax import slicing
+    shape = core.get_aval(out).shape
+    idx_by_dim = dict(dynamic)
+    zero = 0
+    out = slicing.dynamic_slice(out, [idx_by_dim.get(d, zero) for d in range(len(shape))],
+                                [1 if d in idx_by_dim else n for d, n in enumerate(shape)])
   return lax_shape.reshape(out, tuple(out_shape))
+
+
+def _is_traced_int(i) -> bool:
+  if not isinstance(i, core.Tracer) or i.to_concrete_value() is not None:
+    return False
+  aval = i.aval
+  return aval.shape == () and aval.dtype.kind in "iu"

@@ -150,6 +150,14 @@ Token Lexer::Peek() {
   return tok;
 }
 
+Token Lexer::PeekSecond() {
+  size_t save = pos_;
+  Next();
+  Token tok = Next();
+  pos_ = save;
+  return tok;
+}
+
 Token Lexer::NextWord() {
   SkipWhitespaceAndComments();
   Token tok;

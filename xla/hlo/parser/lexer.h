@@ -41,6 +41,8 @@ class Lexer {
   Token Next();
   // Returns the next token without consuming it.
   Token Peek();
+  // Returns the token after the next one, without consuming anything.
+  Token PeekSecond();
   // Skips whitespace/comments, then consumes the longest run of characters in
   // [A-Za-z0-9_.>+-] (may be empty; the token is then kError).
   Token NextWord();

@@ -1,10 +1,7 @@
 #include "xla/backends/cpu/runtime/cpu_executable.h"
 
-#include <algorithm>
-#include <cstring>
-
 #include "xla/backends/cpu/runtime/cpu_buffer.h"
-#include "xla/backends/cpu/runtime/dot.h"
+#include "xla/backends/cpu/runtime/program_runner.h"
 
 namespace xla::cpu {
 namespace {
@@ -15,10 +12,6 @@ std::string ShapeString(PrimitiveType type, const std::vector<int64_t>& dims) {
   for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + std::to_string(dims[i]);
   return s + "]";
 }
-
-// Below this many element operations a kernel runs on the calling thread:
-// waking workers costs a few microseconds.
-constexpr int64_t kMinParallelCost = 1 << 15;
 
 }  // namespace
 
@@ -36,23 +29,6 @@ Executable::MemoryStats CpuExecutable::memory_stats() const {
   for (const ArrayShape& p : program_.parameters) stats.argument_size += p.byte_size();
   for (const ArrayShape& o : program_.outputs) stats.output_size += o.byte_size();
   return stats;
-}
-
-void CpuExecutable::RunKernel(const Step& step, void* const* buffers) {
-  const int64_t items = step.work_items;
-  const int64_t total_cost = items * std::max<int64_t>(1, step.cost_per_item);
-  if (items <= 1 || total_cost < kMinParallelCost || pool_->num_threads() == 1) {
-    step.kernel(buffers, 0, items);
-    return;
-  }
-  int64_t tasks = std::min<int64_t>({items, total_cost / kMinParallelCost,
-                                     4 * static_cast<int64_t>(pool_->num_threads())});
-  tasks = std::max<int64_t>(tasks, 1);
-  const int64_t per_task = (items + tasks - 1) / tasks;
-  pool_->ParallelFor(tasks, [&](int64_t t) {
-    int64_t begin = t * per_task, end = std::min(items, begin + per_task);
-    if (begin < end) step.kernel(buffers, begin, end);
-  });
 }
 
 StatusOr<std::vector<std::unique_ptr<Buffer>>> CpuExecutable::ExecuteOnDevice(
@@ -90,43 +66,9 @@ StatusOr<std::vector<std::unique_ptr<Buffer>>> CpuExecutable::ExecuteOnDevice(
     output_data.push_back(out->data());
     outputs.push_back(std::move(out));
   }
-  std::shared_ptr<AlignedMemory> arena;
-  if (program_.temp_bytes > 0) {
-    ASSIGN_OR_RETURN(arena, AlignedMemory::Allocate(program_.temp_bytes, nullptr));
-  }
-
-  std::vector<void*> table(program_.slots.size(), nullptr);
-  for (size_t s = 0; s < program_.slots.size(); ++s) {
-    const Slot& slot = program_.slots[s];
-    switch (slot.kind) {
-      case Slot::Kind::kParameter:
-        table[s] = arg_memory[slot.index]->data();
-        break;
-      case Slot::Kind::kConstant:
-        table[s] = const_cast<void*>(slot.data);
-        break;
-      case Slot::Kind::kTemp:
-        table[s] = static_cast<char*>(arena->data()) + slot.offset;
-        break;
-      case Slot::Kind::kOutput:
-        table[s] = output_data[slot.index];
-        break;
-    }
-  }
-
-  for (const Step& step : program_.steps) {
-    switch (step.kind) {
-      case Step::Kind::kKernel:
-        RunKernel(step, table.data());
-        break;
-      case Step::Kind::kDot:
-        RunDot(step.dot, table.data(), *pool_);
-        break;
-      case Step::Kind::kCopy:
-        if (step.bytes > 0) std::memcpy(table[step.dst_slot], table[step.src_slot], step.bytes);
-        break;
-    }
-  }
+  std::vector<void*> params;
+  for (const auto& m : arg_memory) params.push_back(m->data());
+  RETURN_IF_ERROR(RunProgram(program_, params, output_data, *pool_).WithContext(name_));
   return outputs;
 }
 

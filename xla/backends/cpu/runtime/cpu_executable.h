@@ -34,7 +34,6 @@ class CpuExecutable final : public Executable {
  private:
   StatusOr<std::vector<std::unique_ptr<Buffer>>> ExecuteOnDevice(
       const std::vector<Buffer*>& args, Device* device);
-  void RunKernel(const Step& step, void* const* buffers);
 
   std::string name_;
   Program program_;

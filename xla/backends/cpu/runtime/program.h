@@ -58,8 +58,31 @@ struct DotParams {
   bool rhs_transposed = false;  // rhs stored as [batch, n, k]
 };
 
+struct Program;
+
+// A while loop: state_slots hold the loop state (initialised from
+// init_slots); `cond` writes a pred to pred_slot, `body` writes the next state
+// to scratch_slots, which is copied back. Both subprograms take the state
+// leaves as parameters.
+struct WhileParams {
+  int cond = 0, body = 0;  // indices in Program::subprograms
+  std::vector<int> init_slots, state_slots, scratch_slots;
+  int pred_slot = 0;
+};
+
+// A conditional: index_slot holds a pred (true -> branch 0) or an s32
+// (out of range -> last branch); branch b reads operand_slots[b] and writes
+// output_slots.
+struct ConditionalParams {
+  int index_slot = 0;
+  bool index_is_pred = false;
+  std::vector<int> branches;  // indices in Program::subprograms
+  std::vector<std::vector<int>> operand_slots;
+  std::vector<int> output_slots;
+};
+
 struct Step {
-  enum class Kind { kKernel, kDot, kCopy };
+  enum class Kind { kKernel, kDot, kCopy, kWhile, kConditional };
   Kind kind = Kind::kKernel;
   std::string name;  // the HLO instruction it computes, for errors and profiles
   // kKernel
@@ -72,6 +95,9 @@ struct Step {
   // kCopy: bytes from src_slot to dst_slot
   int src_slot = 0, dst_slot = 0;
   int64_t bytes = 0;
+  // kWhile / kConditional
+  WhileParams while_params;
+  ConditionalParams conditional;
 };
 
 struct Program {
@@ -83,6 +109,8 @@ struct Program {
   // Non-scalar constants, 64-byte aligned, referenced by kConstant slots.
   std::vector<std::shared_ptr<void>> constant_storage;
   int64_t constant_bytes = 0;
+  // Bodies of while loops and branches of conditionals.
+  std::vector<std::shared_ptr<Program>> subprograms;
 };
 
 }  // namespace xla::cpu

@@ -1,0 +1,319 @@
+"""User-defined derivatives: custom_jvp, custom_vjp; plus stop_gradient and checkpoint.
+
+`custom_jvp_call` carries the traced function (a closed jaxpr, used by evaluation,
+staging and lowering) and a *flat* Python JVP function used by its JVP rule, so
+transformations above JVP never see the original function's derivative.
+`custom_vjp_call`'s JVP rule runs the user's forward function and emits
+`custom_lin`, a linear primitive with no evaluation rule whose transpose calls the
+user's backward function. Batching vmaps the flat Python rules alongside the jaxpr.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable
+
+from jax._src import core
+from jax._src import tree_util
+from jax._src.core import ClosedJaxpr
+from jax._src.interpreters import ad
+from jax._src.interpreters import batching
+from jax._src.interpreters import partial_eval as pe
+from jax._src.lowering import hlo
+
+
+def _trace(fun: Callable, leaves) -> tuple[ClosedJaxpr, list, Any]:
+  """Trace `fun(*leaves) -> pytree`; consts become leading operands."""
+  store = []
+
+  def flat(*xs):
+    out, tree = tree_util.tree_flatten(fun(*xs))
+    store.append(tree)
+    return out
+
+  jaxpr, consts = pe.trace_to_jaxpr_dynamic(flat, [core.get_aval(x) for x in leaves])
+  return ClosedJaxpr(pe.convert_constvars_jaxpr(jaxpr), []), consts, store[0]
+
+
+def _resolve_args(fun, args, kwargs):
+  if kwargs:
+    import inspect
+    bound = inspect.signature(fun).bind(*args, **kwargs)
+    bound.apply_defaults()
+    return tuple(bound.args)
+  return tuple(args)
+
+
+def _split_nondiff(args, nondiff_argnums):
+  static = [args[i] for i in nondiff_argnums]
+  dyn = [a for i, a in enumerate(args) if i not in nondiff_argnums]
+  return static, dyn
+
+
+def _call_jaxpr_lowering(ctx, *args, call_jaxpr, **_):
+  return hlo.lower_jaxpr_into(ctx.comp, call_jaxpr.jaxpr, call_jaxpr.consts, args)
+
+
+def _call_jaxpr_impl(*args, call_jaxpr, **_):
+  return core.eval_jaxpr(call_jaxpr.jaxpr, call_jaxpr.consts, args)
+
+
+def _vmap_flat_fn(fn: Callable, axis) -> Callable:
+  """A flat function batched at axis 0 on every input and output."""
+  def batched(*args):
+    return batching.vmap_flat(lambda *a: list(fn(*a)), axis, [0] * len(args), None, args)
+  return batched
+
+
+def _front(axis, vals, dims):
+  return [batching.bdim_at_front(v, d, axis.size) for v, d in zip(vals, dims)]
+
+
+# ----------------------------------------------------------------------------- custom_jvp
+
+
+custom_jvp_call_p = core.Primitive("custom_jvp_call", multiple_results=True)
+custom_jvp_call_p.def_impl(_call_jaxpr_impl)
+custom_jvp_call_p.def_abstract_eval(lambda *avals, call_jaxpr, jvp, num_consts: call_jaxpr.out_avals)
+
+
+def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts):
+  outs = jvp(*primals[num_consts:], *tangents[num_consts:])
+  n = len(outs) // 2
+  return outs[:n], outs[n:]
+
+
+def _custom_jvp_call_batch(axis, vals, dims, *, call_jaxpr, jvp, num_consts):
+  if num_consts:
+    raise NotImplementedError("vmap of a custom_jvp function that closes over traced values")
+  vals = _front(axis, vals, dims)
+  new_jaxpr = batching.vmap_jaxpr(call_jaxpr, axis, [0] * len(vals))
+  outs = custom_jvp_call_p.bind(*vals, call_jaxpr=new_jaxpr, jvp=_vmap_flat_fn(jvp, axis),
+                                num_consts=num_consts)
+  return outs, [0] * len(outs)
+
+
+ad.jvp_rules[custom_jvp_call_p] = _custom_jvp_call_jvp
+batching.batch_rules[custom_jvp_call_p] = _custom_jvp_call_batch
+hlo.lowering_rules[custom_jvp_call_p] = _call_jaxpr_lowering
+
+
+class custom_jvp:
+  """A function with a user-given JVP: `@custom_jvp def f(...)`, then `@f.defjvp`."""
+
+  def __init__(self, fun: Callable, nondiff_argnums=()):
+    functools.update_wrapper(self, fun)
+    self.fun = fun
+    self.nondiff_argnums = tuple(nondiff_argnums)
+    self.jvp: Callable | None = None
+
+  def defjvp(self, jvp: Callable, symbolic_zeros: bool = False) -> Callable:
+    self.jvp = jvp
+    return jvp
+
+  def defjvps(self, *jvps: Callable | None) -> None:
+    def jvp(primals, tangents):
+      ans = self(*primals)
+      total = None
+      for fn, t in zip(jvps, tangents):
+        if fn is not None:
+          d = fn(t, ans, *primals)
+          total = d if total is None else tree_util.tree_map(lambda a, b: a + b, total, d)
+      return ans, total if total is not None else tree_util.tree_map(ad.zeros_like, ans)
+    self.jvp = jvp
+
+  def __call__(self, *args, **kwargs):
+    if self.jvp is None:
+      raise AttributeError(f"No JVP defined for custom_jvp function {self.__name__} using defjvp.")
+    args = _resolve_args(self.fun, args, kwargs)
+    static, dyn = _split_nondiff(args, self.nondiff_argnums)
+    leaves, in_tree = tree_util.tree_flatten(tuple(dyn))
+
+    def rebuild(dyn_args):
+      full, it = [], iter(dyn_args)
+      for i in range(len(args)):
+        full.append(args[i] if i in self.nondiff_argnums else next(it))
+      return full
+
+    fun = lambda *xs: self.fun(*rebuild(in_tree.unflatten(xs)))
+    closed, consts, out_tree = _trace(fun, leaves)
+    user_jvp = self.jvp
+
+    def jvp_flat(*primals_and_tangents):
+      n = len(primals_and_tangents) // 2
+      primals = in_tree.unflatten(primals_and_tangents[:n])
+      tangents = in_tree.unflatten(primals_and_tangents[n:])
+      out, t_out = user_jvp(*static, tuple(primals), tuple(tangents))
+      out_leaves = out_tree.flatten_up_to(out)
+      t_leaves = out_tree.flatten_up_to(t_out)
+      return [*out_leaves, *t_leaves]
+
+    outs = custom_jvp_call_p.bind(*consts, *leaves, call_jaxpr=closed, jvp=jvp_flat,
+                                  num_consts=len(consts))
+    return out_tree.unflatten(outs)
+
+
+# ----------------------------------------------------------------------------- custom_vjp
+
+
+custom_vjp_call_p = core.Primitive("custom_vjp_call", multiple_results=True)
+custom_vjp_call_p.def_impl(_call_jaxpr_impl)
+custom_vjp_call_p.def_abstract_eval(lambda *avals, call_jaxpr, fwd, bwd, num_consts: call_jaxpr.out_avals)
+
+custom_lin_p = core.Primitive("custom_lin", multiple_results=True)
+custom_lin_p.def_abstract_eval(lambda *avals, num_res, bwd, out_avals: list(out_avals))
+
+
+def _custom_lin_impl(*args, **_):
+  raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
+
+
+custom_lin_p.def_impl(_custom_lin_impl)
+
+
+def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals):
+  res = args[:num_res]
+  cts = [ad.instantiate_zeros(c, a) for c, a in zip(cts, out_avals)]
+  cts_in = bwd(*res, *cts)
+  return [None] * num_res + list(cts_in)
+
+
+ad.transpose_rules[custom_lin_p] = _custom_lin_transpose
+
+
+def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts):
+  primals, tangents = primals[num_consts:], tangents[num_consts:]
+  outs = fwd(*primals)
+  n_out = len(call_jaxpr.out_avals)
+  out, res = outs[:n_out], outs[n_out:]
+  t_out = custom_lin_p.bind(*res, *tangents, num_res=len(res), bwd=bwd,
+                            out_avals=tuple(core.get_aval(o) for o in out))
+  return out, t_out
+
+
+def _custom_vjp_call_batch(axis, vals, dims, *, call_jaxpr, fwd, bwd, num_consts):
+  if num_consts:
+    raise NotImplementedError("vmap of a custom_vjp function that closes over traced values")
+  vals = _front(axis, vals, dims)
+  new_jaxpr = batching.vmap_jaxpr(call_jaxpr, axis, [0] * len(vals))
+  outs = custom_vjp_call_p.bind(*vals, call_jaxpr=new_jaxpr, fwd=_vmap_flat_fn(fwd, axis),
+                                bwd=_vmap_flat_fn(bwd, axis), num_consts=num_consts)
+  return outs, [0] * len(outs)
+
+
+ad.jvp_rules[custom_vjp_call_p] = _custom_vjp_call_jvp
+batching.batch_rules[custom_vjp_call_p] = _custom_vjp_call_batch
+hlo.lowering_rules[custom_vjp_call_p] = _call_jaxpr_lowering
+
+
+class custom_vjp:
+  """A function with a user-given VJP: `@custom_vjp def f(...)`, then `f.defvjp(fwd, bwd)`."""
+
+  def __init__(self, fun: Callable, nondiff_argnums=()):
+    functools.update_wrapper(self, fun)
+    self.fun = fun
+    self.nondiff_argnums = tuple(nondiff_argnums)
+    self.fwd: Callable | None = None
+    self.bwd: Callable | None = None
+
+  def defvjp(self, fwd: Callable, bwd: Callable, symbolic_zeros: bool = False) -> None:
+    self.fwd, self.bwd = fwd, bwd
+
+  def __call__(self, *args, **kwargs):
+    if self.fwd is None:
+      raise AttributeError(f"No VJP defined for custom_vjp function {self.__name__} using defvjp.")
+    args = _resolve_args(self.fun, args, kwargs)
+    static, dyn = _split_nondiff(args, self.nondiff_argnums)
+    leaves, in_tree = tree_util.tree_flatten(tuple(dyn))
+
+    def rebuild(dyn_args):
+      full, it = [], iter(dyn_args)
+      for i in range(len(args)):
+        full.append(args[i] if i in self.nondiff_argnums else next(it))
+      return full
+
+    fun = lambda *xs: self.fun(*rebuild(in_tree.unflatten(xs)))
+    closed, consts, out_tree = _trace(fun, leaves)
+    user_fwd, user_bwd = self.fwd, self.bwd
+    res_tree_box = []
+
+    def fwd_flat(*xs):
+      out, res = user_fwd(*rebuild(in_tree.unflatten(xs)))
+      res_leaves, res_tree = tree_util.tree_flatten(res)
+      res_tree_box[:] = [res_tree]
+      return [*out_tree.flatten_up_to(out), *res_leaves]
+
+    def bwd_flat(*res_and_cts):
+      n_res = res_tree_box[0].num_leaves
+      res = res_tree_box[0].unflatten(res_and_cts[:n_res])
+      cts = out_tree.unflatten(res_and_cts[n_res:])
+      cts_in = user_bwd(*static, res, cts)
+      dyn_tree = tree_util.tree_structure(tuple(dyn))
+      flat = []
+      for ct, x in zip(tuple(cts_in), dyn):
+        sub = tree_util.tree_structure(x)
+        if ct is None:
+          flat += [ad.zeros_like(leaf) for leaf in tree_util.tree_leaves(x)]
+        else:
+          flat += sub.flatten_up_to(ct)
+      del dyn_tree
+      return flat
+
+    outs = custom_vjp_call_p.bind(*consts, *leaves, call_jaxpr=closed, fwd=fwd_flat,
+                                  bwd=bwd_flat, num_consts=len(consts))
+    return out_tree.unflatten(outs)
+
+
+# ----------------------------------------------------------------------------- stop_gradient
+
+
+stop_gradient_p = core.Primitive("stop_gradient")
+stop_gradient_p.def_impl(lambda x: x)
+stop_gradient_p.def_abstract_eval(lambda x: x)
+ad.jvp_rules[stop_gradient_p] = lambda primals, tangents: (
+    stop_gradient_p.bind(primals[0]), ad.zeros_like(primals[0]))
+batching.defvectorized(stop_gradient_p)
+hlo.lowering_rules[stop_gradient_p] = lambda ctx, x: x
+
+
+def stop_gradient(x):
+  """The identity, with a zero derivative."""
+  return tree_util.tree_map(stop_gradient_p.bind, x)
+
+
+# ----------------------------------------------------------------------------- checkpoint
+
+
+class _CheckpointPolicies:
+  """Names of rematerialization policies (every policy recomputes the same values here)."""
+
+  @staticmethod
+  def everything_saveable(*_, **__):
+    return True
+
+  @staticmethod
+  def nothing_saveable(*_, **__):
+    return False
+
+  dots_saveable = checkpoint_dots = everything_saveable
+  dots_with_no_batch_dims_saveable = checkpoint_dots_with_no_batch_dims = everything_saveable
+
+
+checkpoint_policies = _CheckpointPolicies()
+
+
+def checkpoint(fun: Callable | None = None, *, prevent_cse: bool = True, policy=None,
+               static_argnums=()) -> Callable:
+  """Rematerialization marker: numerically `fun` itself (we do not yet save memory)."""
+  if fun is None:
+    return lambda f: checkpoint(f, prevent_cse=prevent_cse, policy=policy,
+                                static_argnums=static_argnums)
+
+  @functools.wraps(fun)
+  def wrapped(*args, **kwargs):
+    return fun(*args, **kwargs)
+
+  return wrapped
+
+
+remat = checkpoint

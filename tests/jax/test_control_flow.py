@@ -1,0 +1,203 @@
+"""Control flow (cond/switch/while/fori/scan/map/associative_scan), dynamic slicing,
+custom derivatives and jacobians: jaxprs, HLO text, and numbers against numpy."""
+
+import re
+
+import numpy as np
+import pytest
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax._src import core
+
+from test_lowering import verify_hlo
+
+
+def prims(closed):
+  return [e.primitive.name for e in closed.jaxpr.eqns]
+
+
+# ----------------------------------------------------------------------------- tracing and HLO
+
+
+def test_cond_jaxpr_and_hlo_conditional():
+  f = lambda p, x, y: lax.cond(p, lambda a, b: a * b, lambda a, b: a + b, x, y)
+  args = (True, np.ones(4, np.float32), np.ones(4, np.float32))
+  closed = jax.make_jaxpr(f)(*args)
+  assert "cond" in prims(closed)
+  core.check_jaxpr(closed.jaxpr)
+  text = jax.jit(f).lower(*args).as_text()
+  verify_hlo(text)
+  assert re.search(r"f32\[4\]\{0\} conditional\(\S+, \S+, \S+\), branch_computations=\{region_0\.\d+, "
+                   r"region_1\.\d+\}", text)
+  assert "s32[] convert(" in text
+
+
+def test_switch_clamps_and_passes_single_operand():
+  f = lambda i, x: lax.switch(i, [jnp.sin, jnp.cos, lambda v: v * 2], x)
+  text = jax.jit(f).lower(np.int32(1), np.ones(5, np.float32)).as_text()
+  verify_hlo(text)
+  assert "branch_computations={region_0" in text and text.count("parameter(0)") >= 3
+
+
+def test_while_hlo_has_tuple_regions():
+  f = lambda x, n: lax.fori_loop(0, n, lambda i, v: v * 1.5 + 1, x)
+  text = jax.jit(f).lower(np.ones(3, np.float32), np.int32(4)).as_text()
+  verify_hlo(text)
+  m = re.search(r"while\(\S+\), condition=(\S+), body=(\S+)$", text, re.M)
+  assert m
+  assert f"\n{m.group(1)} {{" in text and f"\n{m.group(2)} {{" in text
+  assert "direction=LT" in text
+
+
+def test_scan_lowers_to_while_with_dynamic_slices():
+  f = lambda xs: lax.scan(lambda c, x: (c + x, c * x), 0.0, xs)
+  text = jax.jit(f).lower(np.ones(8, np.float32)).as_text()
+  verify_hlo(text)
+  assert "while(" in text and "dynamic-slice(" in text and "dynamic-update-slice(" in text
+
+
+def test_weak_types_follow_jax():
+  closed = jax.make_jaxpr(lambda: lax.fori_loop(0, 10, lambda i, a: a + i * i, 0))()
+  assert closed.out_avals[0].weak_type
+  out = jax.eval_shape(lambda x: lax.scan(lambda c, v: (c * 0.5 + v, c), 1.0, x),
+                       np.ones(6, np.float32))
+  assert out[1].shape == (6,)
+
+
+def test_grad_of_scan_jaxpr_checks():
+  f = lambda x: lax.scan(lambda c, a: (c * a + 1.0, c), x, jnp.arange(1.0, 5.0))[0]
+  closed = jax.make_jaxpr(jax.grad(f))(0.5)
+  core.check_jaxpr(closed.jaxpr)
+  assert prims(closed).count("scan") == 2  # the known forward scan and the transposed one
+
+
+def test_errors_for_bad_bodies():
+  with pytest.raises(TypeError, match="structure"):
+    lax.while_loop(lambda c: c < 3, lambda c: (c, c), 0)
+  with pytest.raises(TypeError, match="boolean scalar"):
+    jax.make_jaxpr(lambda: lax.while_loop(lambda c: c, lambda c: c + 1, 0))()
+  with pytest.raises(ValueError, match="lengths"):
+    lax.scan(lambda c, x: (c, x), 0.0, None)
+
+
+# ----------------------------------------------------------------------------- execution
+
+
+def test_cond_switch_values(backend):
+  assert float(lax.cond(True, lambda v: v + 1, lambda v: v - 1, 1.0)) == 2.0
+  assert float(lax.cond(jnp.array(0), lambda v: v + 1, lambda v: v - 1, 1.0)) == 0.0
+  outs = [lax.switch(i, [lambda x: x + 1, lambda x: x * 10, lambda x: -x], jnp.arange(2))
+          for i in (-1, 0, 1, 2, 5)]
+  np.testing.assert_array_equal(np.stack(outs), [[1, 2], [1, 2], [0, 10], [0, -1], [0, -1]])
+  got = jax.jit(lambda p, x: lax.cond(p > 1, lambda v: v * 2, lambda v: -v, x))(2.5, jnp.arange(3.0))
+  np.testing.assert_array_equal(got, [0, 2, 4])
+
+
+def test_select_n_three_cases(backend):
+  got = lax.select_n(jnp.array([0, 1, 2, 1]), jnp.zeros(4), jnp.ones(4), jnp.full(4, 2.0))
+  np.testing.assert_array_equal(got, [0, 1, 2, 1])
+
+
+def test_while_and_fori_values(backend):
+  collatz = lax.while_loop(lambda c: c[0] != 1,
+                           lambda c: (jnp.where(c[0] % 2 == 0, c[0] // 2, 3 * c[0] + 1), c[1] + 1),
+                           (27, 0))
+  assert int(collatz[1]) == 111
+  assert int(lax.fori_loop(0, 10, lambda i, a: a + i * i, 0)) == 285
+  assert int(jax.jit(lambda n: lax.fori_loop(0, n, lambda i, a: a * 2, 1))(5)) == 32
+
+
+def test_scan_values(backend):
+  xs = np.arange(5.0, dtype=np.float32)
+  c, ys = lax.scan(lambda c, x: (c + x, c * x), 1.0, xs)
+  cr, ysr = lax.scan(lambda c, x: (c + x, c * x), 1.0, xs, reverse=True)
+  acc, want = 1.0, []
+  for x in xs:
+    want.append(acc * x)
+    acc += x
+  assert float(c) == acc
+  np.testing.assert_allclose(ys, want)
+  acc, want = 1.0, []
+  for x in xs[::-1]:
+    want.append(acc * x)
+    acc += x
+  np.testing.assert_allclose(ysr, want[::-1])
+  _, fib = lax.scan(lambda c, _: ((c[1], c[0] + c[1]), c[0]), (0, 1), None, length=10)
+  np.testing.assert_array_equal(fib, [0, 1, 1, 2, 3, 5, 8, 13, 21, 34])
+
+
+def test_map_and_associative_scan(backend):
+  xs = jnp.arange(12.0).reshape(6, 2)
+  np.testing.assert_allclose(lax.map(jnp.sum, xs, batch_size=4), np.arange(12.0).reshape(6, 2).sum(1))
+  for n in (1, 2, 7, 8):
+    np.testing.assert_allclose(lax.associative_scan(jnp.add, jnp.arange(1.0, n + 1)),
+                               np.cumsum(np.arange(1.0, n + 1)))
+  got = lax.associative_scan(jnp.maximum, jnp.array([3, 1, 4, 1, 5, 9, 2, 6]), reverse=True)
+  np.testing.assert_array_equal(got, np.maximum.accumulate([3, 1, 4, 1, 5, 9, 2, 6][::-1])[::-1])
+
+
+def test_grad_through_control_flow(backend):
+  f_cond = lambda x: lax.cond(x > 0, lambda v: v ** 2, lambda v: -v ** 3, x)
+  assert float(jax.grad(f_cond)(2.0)) == 4.0
+  assert float(jax.grad(f_cond)(-2.0)) == -12.0
+  f_scan = lambda x: lax.scan(lambda c, a: (c * a + 1.0, c), x, jnp.arange(1.0, 5.0))[0]
+  np.testing.assert_allclose(jax.grad(f_scan)(0.5), 24.0)  # c_final = 24 x + const
+  f_fori = lambda x: lax.fori_loop(0, 3, lambda i, v: jnp.sin(v), x)
+  x, d = 0.2, 1.0
+  for _ in range(3):
+    d *= np.cos(x)
+    x = np.sin(x)
+  np.testing.assert_allclose(jax.grad(f_fori)(0.2), d, rtol=1e-5)
+  f_while = lambda x: lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * 1.5), (0, x))[1]
+  np.testing.assert_allclose(jax.jvp(f_while, (2.0,), (1.0,))[1], 3.375)
+
+
+def test_vmap_of_control_flow(backend):
+  xs = jnp.array([-2.0, 0.5, 3.0, 7.0])
+  c = jax.vmap(lambda x: lax.cond(x > 1, jnp.sin, jnp.cos, x))(xs)
+  np.testing.assert_allclose(c, np.where(np.asarray(xs) > 1, np.sin(xs), np.cos(xs)), rtol=1e-6)
+  w = jax.vmap(lambda x: lax.while_loop(lambda v: jnp.abs(v) < 10, lambda v: v * 2 + 1, x))(xs)
+  np.testing.assert_allclose(w, [-17.0, 11.0, 15.0, 15.0])
+  i = jnp.array([0, 1, 2, 1])
+  n = jax.vmap(lambda i, x: lax.switch(i, [jnp.negative, jnp.abs, jnp.square], x))(i, xs)
+  np.testing.assert_allclose(n, [2.0, 0.5, 9.0, 7.0])
+
+
+def test_dynamic_slicing_in_jit(backend):
+  x = np.arange(16.0, dtype=np.float32).reshape(4, 4)
+  f = jax.jit(lambda x, i, j: (x[i, j], lax.dynamic_slice(x, (i, 0), (2, 2)),
+                               lax.dynamic_update_slice(x, jnp.full((1, 2), -1.0), (j, i))))
+  a, b, c = f(x, 1, 3)
+  assert float(a) == 7.0
+  np.testing.assert_array_equal(b, x[1:3, 0:2])
+  want = x.copy()
+  want[3, 1:3] = -1
+  np.testing.assert_array_equal(c, want)
+  assert float(jax.jit(lambda x, i: x[i])(np.arange(10.0), 12)) == 9.0  # clamped
+
+
+def test_custom_derivatives_and_jacobians(backend):
+  @jax.custom_jvp
+  def f(x):
+    return jnp.sin(x)
+
+  f.defjvp(lambda p, t: (f(p[0]), t[0] * 3.0))
+  assert float(jax.grad(f)(0.3)) == 3.0
+
+  @jax.custom_vjp
+  def clip_grad(x):
+    return x
+
+  clip_grad.defvjp(lambda x: (x, None), lambda _, g: (jnp.clip(g, -1.0, 1.0),))
+  np.testing.assert_allclose(jax.grad(lambda v: jnp.sum(clip_grad(v) * jnp.array([0.5, 3.0])))(
+      jnp.ones(2)), [0.5, 1.0])
+  v = lambda x: jnp.array([x[0] * x[1], jnp.exp(x[1])])
+  x = jnp.array([0.5, -1.0])
+  want = np.array([[-1.0, 0.5], [0.0, np.exp(-1.0)]])
+  np.testing.assert_allclose(jax.jacfwd(v)(x), want, rtol=1e-6)
+  np.testing.assert_allclose(jax.jacrev(v)(x), want, rtol=1e-6)
+  np.testing.assert_allclose(jax.hessian(lambda x: jnp.sum(x ** 3))(x), np.diag(6 * np.asarray(x)),
+                             rtol=1e-6)
+  assert float(jax.grad(lambda x: x * lax.stop_gradient(x))(3.0)) == 3.0

@@ -1,0 +1,250 @@
+"""The wheels in dist/ as a user gets them: their metadata and tags, the plugin
+libraries' exports, and installs into fresh virtualenvs.
+
+Build the wheels first (python3 build/build.py build --wheels=all --python=...);
+without them these tests skip (or fail under JAX_REQUIRE_WHEELS=1).
+"""
+
+from __future__ import annotations
+
+import base64
+import ctypes
+import email.parser
+import hashlib
+import json
+import os
+import re
+import subprocess
+import tempfile
+import zipfile
+
+import pytest
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+pytestmark = pytest.mark.needs_wheels
+
+OURS = ["jax", "jaxlib", "jaxlib-cpu", "jaxlib-cuda12", "jaxlib-rocm6", "jaxlib-tpu"]
+PLUGINS = {  # distribution -> extra of jax that pins it
+    "jaxlib-cpu": "cpu",
+    "jaxlib-cuda12": "cuda12",
+    "jaxlib-rocm6": "rocm6",
+    "jaxlib-tpu": "tpu",
+}
+# One manylinux tag, PEP 600 style or a legacy alias (manylinux2014_x86_64); a
+# wheel may carry several, joined by dots.
+MANYLINUX = r"manylinux(_\d+_\d+|1|2010|2014)_x86_64"
+LINKER_SYMBOLS = {"__bss_start", "_edata", "_end"}
+QUICKSTART = "import jax, jax.numpy as jnp; print(jnp.add(1, 1))"
+
+
+# ---------------------------------------------------------------------------- helpers
+
+
+def metadata(path: str) -> email.message.Message:
+  with zipfile.ZipFile(path) as whl:
+    name = next(n for n in whl.namelist() if n.endswith(".dist-info/METADATA"))
+    return email.parser.Parser().parsestr(whl.read(name).decode("utf-8"))
+
+
+def dist_info_file(path: str, filename: str) -> str | None:
+  with zipfile.ZipFile(path) as whl:
+    for name in whl.namelist():
+      if name.endswith(".dist-info/" + filename) and name.count("/") == 1:
+        return whl.read(name).decode("utf-8")
+  return None
+
+
+def requirements(path: str, extra: str | None = None) -> dict[str, Requirement]:
+  """Requires-Dist by normalized name: the unconditional ones (extra=None), or
+  those that only `extra` adds."""
+  result = {}
+  for line in metadata(path).get_all("Requires-Dist") or []:
+    req = Requirement(line)
+    base = req.marker is None or req.marker.evaluate({"extra": ""})
+    if extra is None:
+      wanted = base
+    else:
+      wanted = not base and req.marker.evaluate({"extra": extra})
+    if wanted:
+      result[canonicalize_name(req.name)] = req
+  return result
+
+
+def specifiers(req: Requirement) -> set[str]:
+  return {str(s) for s in req.specifier}
+
+
+def exported_symbols(path: str) -> list[str]:
+  out = subprocess.run(["nm", "-D", "--defined-only", path], check=True,
+                       capture_output=True, text=True).stdout
+  return sorted(line.split()[-1] for line in out.splitlines() if line.strip())
+
+
+def shared_objects(path: str) -> list[str]:
+  with zipfile.ZipFile(path) as whl:
+    return [n for n in whl.namelist()
+            if n.endswith(".so") or ".so." in os.path.basename(n)]
+
+
+def run_in(python: str, code: str) -> subprocess.CompletedProcess:
+  """Runs code in a clean process: outside the source tree, no PYTHONPATH."""
+  env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+  with tempfile.TemporaryDirectory() as cwd:
+    return subprocess.run([python, "-c", code], capture_output=True, text=True,
+                          cwd=cwd, env=env, timeout=600)
+
+
+def installed_versions(python: str) -> dict[str, str]:
+  code = ("import importlib.metadata as m, json; print(json.dumps({d.metadata['Name']: "
+          "d.version for d in m.distributions()}))")
+  proc = run_in(python, code)
+  assert proc.returncode == 0, proc.stderr
+  return {canonicalize_name(k): v for k, v in json.loads(proc.stdout).items()}
+
+
+# ---------------------------------------------------------------------------- metadata
+
+
+def test_all_wheels_share_the_version(any_dist_wheels, jax_version):
+  dist_wheels = any_dist_wheels
+  versions = {os.path.basename(w["path"]): metadata(w["path"])["Version"] for w in dist_wheels}
+  assert set(versions.values()) == {jax_version}, versions
+  keys = [(w["distribution"], w["python"], w["abi"]) for w in dist_wheels]
+  assert len(keys) == len(set(keys)), f"two wheels of one distribution and tag: {keys}"
+  assert {w["distribution"] for w in dist_wheels} <= set(OURS)
+
+
+def test_jax_wheel_metadata(dist_wheel, jax_version, minimum_jaxlib_version):
+  path = dist_wheel("jax")
+  assert os.path.basename(path).endswith("-py3-none-any.whl")
+  assert shared_objects(path) == []
+  reqs = requirements(path)
+  assert "jaxlib" in reqs, reqs
+  assert specifiers(reqs["jaxlib"]) == {f">={minimum_jaxlib_version}", f"<={jax_version}"}
+  for third_party in ("numpy", "ml-dtypes"):
+    assert third_party in reqs, f"jax must require {third_party}: {list(reqs)}"
+  assert not set(reqs) & set(PLUGINS), f"plugins may only come through extras: {list(reqs)}"
+  extras = set(metadata(path).get_all("Provides-Extra") or [])
+  assert extras >= set(PLUGINS.values()), extras
+  for plugin, extra in PLUGINS.items():
+    pinned = requirements(path, extra)
+    assert plugin in pinned, f"jax[{extra}] must require {plugin}: {list(pinned)}"
+    assert specifiers(pinned[plugin]) == {f"=={jax_version}"}
+
+
+def test_jaxlib_wheel_metadata(dist_wheel, wheel_python, python_for, jax_version):
+  python_for(wheel_python)
+  path = dist_wheel("jaxlib", python=wheel_python)
+  cp = "cp" + wheel_python.replace(".", "")
+  assert re.fullmatch(rf"jaxlib-.+-{cp}-{cp}-{MANYLINUX}(\.{MANYLINUX})*\.whl",
+                      os.path.basename(path)), path
+  reqs = requirements(path)
+  assert specifiers(reqs["jaxlib-cpu"]) == {f"=={jax_version}"}, reqs
+  for third_party in ("numpy", "ml-dtypes", "scipy"):
+    assert third_party in reqs, f"jaxlib must require {third_party}: {list(reqs)}"
+  extension = f"jaxlib/_jax.cpython-{cp[2:]}-x86_64-linux-gnu.so"
+  assert extension in shared_objects(path)
+  wheel = dist_info_file(path, "WHEEL")
+  assert "Root-Is-Purelib: false" in wheel
+  with zipfile.ZipFile(path) as whl, tempfile.TemporaryDirectory() as tmp:
+    symbols = exported_symbols(whl.extract(extension, tmp))
+  assert "PyInit__jax" in symbols
+  # jaxlib holds no compiler and no plugin entry point.
+  compiler = [s for s in symbols if s == "GetPjrtApi" or s.startswith(("_ZN4llvm", "_ZN3xla"))]
+  assert not compiler, f"_jax exports compiler symbols: {compiler[:20]}"
+
+
+@pytest.mark.parametrize("plugin", sorted(PLUGINS))
+def test_plugin_wheel_metadata(dist_wheel, plugin, jax_version):
+  path = dist_wheel(plugin)
+  assert re.fullmatch(rf"{plugin.replace('-', '_')}-.+-cp310-abi3-{MANYLINUX}(\.{MANYLINUX})*\.whl",
+                      os.path.basename(path)), path
+  reqs = requirements(path)
+  ours = {name: req for name, req in reqs.items() if name in OURS}
+  if plugin == "jaxlib-cpu":
+    assert ours == {}, f"jaxlib-cpu must require nothing of ours (jaxlib requires it): {ours}"
+  else:
+    assert set(ours) == {"jaxlib"}, ours
+    assert specifiers(ours["jaxlib"]) == {f"=={jax_version}"}
+  entry_points = dist_info_file(path, "entry_points.txt") or ""
+  section = re.search(r"^\[jax_plugins\]\n((?:[^\[\n].*\n?)*)", entry_points, re.M)
+  assert section, f"{plugin} has no [jax_plugins] entry point:\n{entry_points}"
+  entries = [l for l in section.group(1).splitlines() if "=" in l]
+  assert entries and all(l.split("=", 1)[1].strip().startswith("jax_plugins.") for l in entries)
+
+
+@pytest.mark.parametrize("plugin", sorted(PLUGINS))
+def test_plugin_libraries_export_only_get_pjrt_api(dist_wheel, plugin):
+  path = dist_wheel(plugin)
+  objects = shared_objects(path)
+  assert not [o for o in objects if ".libs/" in o], f"auditwheel grafted libraries: {objects}"
+  assert not [o for o in objects if ".cpython-" in o], f"abi3 wheel with version-specific ones: {objects}"
+  plugin_libraries = []
+  with zipfile.ZipFile(path) as whl, tempfile.TemporaryDirectory() as tmp:
+    for name in objects:
+      symbols = exported_symbols(whl.extract(name, tmp))
+      if any(s.startswith("PyInit_") for s in symbols):
+        # The plugin's small limited-API extension module: only its init function
+        # (and the symbols the linker defines in every object without a version script).
+        extra = set(symbols) - LINKER_SYMBOLS
+        assert len([s for s in extra if s.startswith("PyInit_")]) == len(extra) == 1, \
+            f"{name} exports {symbols[:20]}"
+        continue
+      assert symbols == ["GetPjrtApi"], f"{name} exports {symbols[:20]}"
+      plugin_libraries.append(name)
+  assert plugin_libraries, f"{plugin} holds no library exporting GetPjrtApi: {objects}"
+
+
+def test_record_matches_contents(any_dist_wheels):
+  for wheel in any_dist_wheels:
+    with zipfile.ZipFile(wheel["path"]) as whl:
+      record_name = next(n for n in whl.namelist() if n.endswith(".dist-info/RECORD"))
+      listed = {}
+      for line in whl.read(record_name).decode().splitlines():
+        name, digest, _ = line.rsplit(",", 2)
+        listed[name] = digest
+      files = {n for n in whl.namelist() if not n.endswith("/")}  # skip directory entries
+      assert set(listed) == files, wheel["path"]
+      for name, digest in listed.items():
+        if name == record_name:
+          continue
+        data = whl.read(name)
+        actual = "sha256=" + base64.urlsafe_b64encode(
+            hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        assert digest == actual, f"{wheel['path']}: {name}"
+
+
+# ---------------------------------------------------------------------------- installs
+
+
+def test_cpu_install(wheel_venv, wheel_python, jax_version):
+  """`pip install jax` (ours from dist/ only) is a complete CPU install."""
+  python = wheel_venv(wheel_python, ["jax"])
+  installed = installed_versions(python)
+  for name in ("jax", "jaxlib", "jaxlib-cpu"):
+    assert installed.get(name) == jax_version, f"{name}: {installed.get(name)}"
+  assert not set(installed) & {"jaxlib-cuda12", "jaxlib-rocm6", "jaxlib-tpu"}
+  check = subprocess.run([python, "-m", "pip", "check"], capture_output=True, text=True)
+  assert check.returncode == 0, check.stdout + check.stderr
+  proc = run_in(python, QUICKSTART)
+  assert proc.returncode == 0, proc.stderr
+  assert proc.stdout.strip() == "2", proc.stdout + proc.stderr
+
+
+def test_cuda_plugin_install_falls_back_to_cpu(wheel_venv, wheel_python, jax_version):
+  """With jaxlib-cuda12 but no GPU, jax still computes on the CPU, and says why."""
+  try:
+    ctypes.CDLL("libcuda.so.1")
+    pytest.skip("a CUDA driver is present: this test is about machines without one")
+  except OSError:
+    pass
+  python = wheel_venv(wheel_python, ["jax", "jaxlib-cuda12"])
+  installed = installed_versions(python)
+  for name in ("jax", "jaxlib", "jaxlib-cpu", "jaxlib-cuda12"):
+    assert installed.get(name) == jax_version, f"{name}: {installed.get(name)}"
+  proc = run_in(python, QUICKSTART)
+  assert proc.returncode == 0, proc.stderr
+  assert proc.stdout.strip().splitlines()[-1] == "2", proc.stdout + proc.stderr
+  assert "cuda" in (proc.stdout + proc.stderr).lower(), (
+      "expected a warning about the CUDA plugin:\n" + proc.stdout + proc.stderr)

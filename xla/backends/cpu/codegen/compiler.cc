@@ -1,0 +1,174 @@
+// See compiler.h. Emits each kernel's loop nest, then hands the module to the JIT.
+#include "xla/backends/cpu/codegen/compiler.h"
+
+#include <atomic>
+#include <functional>
+#include <map>
+
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "xla/backends/cpu/codegen/elemental_emitter.h"
+#include "xla/backends/cpu/codegen/jit.h"
+#include "xla/backends/cpu/codegen/kernel_planner.h"
+#include "xla/backends/cpu/codegen/scalar_ops.h"
+
+namespace xla::cpu {
+namespace {
+
+// Slots a kernel reads: those of the materialised operands of its inlined nodes.
+void CollectInputSlots(const Plan& plan, const GraphNode* node, std::vector<int>* slots,
+                       std::vector<bool>* seen) {
+  for (const GraphNode* op : node->operands) {
+    if (plan.role[op->id] == NodeRole::kInline) {
+      if (!(*seen)[op->id]) {
+        (*seen)[op->id] = true;
+        CollectInputSlots(plan, op, slots, seen);
+      }
+      continue;
+    }
+    for (int s : plan.slots[op->id]) {
+      if (std::find(slots->begin(), slots->end(), s) == slots->end()) slots->push_back(s);
+    }
+  }
+}
+
+// void name(void** buffers, i64 begin, i64 end) calls an always-inlined body
+// taking each slot as a `noalias align 64` pointer: once inlined, LLVM knows
+// outputs and inputs do not overlap and vectorises without runtime checks.
+Status EmitKernel(llvm::Module* module, const Plan& plan, const KernelInfo& kernel,
+                  ScalarFunctions* scalar_functions) {
+  llvm::LLVMContext& ctx = module->getContext();
+  const GraphNode* root = kernel.root;
+  std::vector<int> out_slots = plan.slots[root->id];
+  std::vector<int> slots = out_slots;
+  std::vector<bool> seen(plan.graph->nodes().size(), false);
+  CollectInputSlots(plan, root, &slots, &seen);
+
+  llvm::Type* ptr = llvm::PointerType::getUnqual(ctx);
+  llvm::Type* i64 = llvm::Type::getInt64Ty(ctx);
+  std::vector<llvm::Type*> body_params(slots.size(), ptr);
+  body_params.push_back(i64);
+  body_params.push_back(i64);
+  auto* body = llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(ctx),
+                                                              body_params, false),
+                                      llvm::Function::InternalLinkage, kernel.name + ".body",
+                                      module);
+  body->addFnAttr(llvm::Attribute::AlwaysInline);
+  scalar_functions->SetTargetAttributes(body);
+  std::map<int, llvm::Value*> slot_arg;
+  for (size_t i = 0; i < slots.size(); ++i) {
+    body->addParamAttr(i, llvm::Attribute::NoAlias);
+    body->addParamAttr(i, llvm::Attribute::getWithAlignment(ctx, llvm::Align(64)));
+    slot_arg[slots[i]] = body->getArg(i);
+  }
+  llvm::Value* begin = body->getArg(slots.size());
+  llvm::Value* end = body->getArg(slots.size() + 1);
+
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", body));
+  ElementalEmitter emitter(b, plan, scalar_functions, [&](int s) { return slot_arg.at(s); });
+  const Shape& shape = root->shape().IsTuple() ? root->shape().tuple_shapes(0) : root->shape();
+  std::vector<PrimitiveType> out_types;
+  for (const Shape& leaf : FlattenShape(root->shape())) out_types.push_back(leaf.element_type());
+
+  auto store_at = [&](const IrIndex& index) -> Status {
+    ASSIGN_OR_RETURN(std::vector<llvm::Value*> values, emitter.Compute(root, index));
+    for (size_t k = 0; k < out_slots.size(); ++k) {
+      StoreElement(b, out_types[k], values[k], slot_arg.at(out_slots[k]), index.linear);
+    }
+    return OkStatus();
+  };
+  if (kernel.linear) {
+    RETURN_IF_ERROR(EmitForLoop(b, begin, end, "i", [&](llvm::Value* i) {
+      IrIndex index;
+      index.linear = i;
+      return store_at(index);
+    }));
+  } else {
+    const std::vector<int64_t>& dims = shape.dimensions();
+    const int64_t last = dims.back();
+    std::vector<int64_t> outer(dims.begin(), dims.end() - 1);
+    RETURN_IF_ERROR(EmitForLoop(b, begin, end, "row", [&](llvm::Value* r) {
+      IrIndex row;
+      row.linear = r;
+      std::vector<llvm::Value*> outer_multi = MultiOf(b, row, outer);
+      llvm::Value* base = b.CreateMul(r, b.getInt64(last));
+      return EmitForLoop(b, b.getInt64(0), b.getInt64(last), "col", [&](llvm::Value* i) {
+        IrIndex index;
+        index.multi = outer_multi;
+        index.multi.push_back(i);
+        index.linear = b.CreateAdd(base, i);
+        return store_at(index);
+      });
+    }));
+  }
+  b.CreateRetVoid();
+
+  // The exported entry: unpack the slot table and call the body.
+  auto* entry = llvm::Function::Create(
+      llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr, i64, i64}, false),
+      llvm::Function::ExternalLinkage, kernel.name, module);
+  scalar_functions->SetTargetAttributes(entry);
+  llvm::IRBuilder<> eb(llvm::BasicBlock::Create(ctx, "entry", entry));
+  std::vector<llvm::Value*> args;
+  for (int s : slots) {
+    llvm::Value* addr = eb.CreateConstInBoundsGEP1_64(ptr, entry->getArg(0), s);
+    args.push_back(eb.CreateLoad(ptr, addr));
+  }
+  args.push_back(entry->getArg(1));
+  args.push_back(entry->getArg(2));
+  eb.CreateCall(body, args);
+  eb.CreateRetVoid();
+  return OkStatus();
+}
+
+}  // namespace
+
+StatusOr<CompiledProgram> CompileHloModule(const HloModule& module, const CompileOptions& options) {
+  if (module.entry_computation() == nullptr) {
+    return InvalidArgument("module " + module.name() + " has no entry computation");
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<Plan> top, PlanKernels(*module.entry_computation(), module.name()));
+  // Every plan (entry, loop bodies, branches) with kernels to emit.
+  std::vector<Plan*> plans;
+  std::function<void(Plan*)> collect = [&](Plan* p) {
+    plans.push_back(p);
+    for (auto& sub : p->subplans) collect(sub.get());
+  };
+  collect(top.get());
+  size_t num_kernels = 0;
+  for (Plan* p : plans) num_kernels += p->kernels.size();
+  CompiledProgram result;
+  if (num_kernels > 0) {
+    ASSIGN_OR_RETURN(std::unique_ptr<Jit> jit, Jit::Create());
+    auto context = std::make_unique<llvm::LLVMContext>();
+    auto llvm_module = std::make_unique<llvm::Module>(module.name(), *context);
+    llvm_module->setTargetTriple(jit->target().triple);
+    llvm_module->setDataLayout(jit->target().data_layout);
+    ScalarFunctions scalar_functions(llvm_module.get(), jit->target().cpu_name,
+                                     jit->target().cpu_features);
+    for (Plan* plan : plans) {
+      for (const KernelInfo& kernel : plan->kernels) {
+        RETURN_IF_ERROR(EmitKernel(llvm_module.get(), *plan, kernel, &scalar_functions));
+      }
+    }
+    std::string dump_prefix;
+    if (!options.dump_llvm_ir_dir.empty()) {
+      static std::atomic<int> counter{0};
+      dump_prefix = options.dump_llvm_ir_dir + "/" + module.name() + "." +
+                    std::to_string(counter.fetch_add(1));
+    }
+    RETURN_IF_ERROR(jit->AddModule(std::move(context), std::move(llvm_module), dump_prefix));
+    for (Plan* plan : plans) {
+      for (const KernelInfo& kernel : plan->kernels) {
+        ASSIGN_OR_RETURN(void* fn, jit->Lookup(kernel.name));
+        plan->program.steps[kernel.step].kernel = reinterpret_cast<KernelFn>(fn);
+      }
+    }
+    result.code_size = jit->code_size();
+    result.code = std::shared_ptr<Jit>(std::move(jit));
+  }
+  result.program = FinalizeProgram(*top);
+  return result;
+}
+
+}  // namespace xla::cpu

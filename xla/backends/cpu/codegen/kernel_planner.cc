@@ -1,0 +1,482 @@
+#include "xla/backends/cpu/codegen/kernel_planner.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <numeric>
+
+#include "xla/backends/cpu/runtime/cpu_buffer.h"
+
+namespace xla::cpu {
+namespace {
+
+// Ops whose output element can be computed without materialising the whole
+// operand, and which may therefore be inlined into a consumer's loop.
+bool IsInlinableOpcode(HloOpcode op) {
+  switch (op) {
+    case HloOpcode::kBroadcast:
+    case HloOpcode::kReshape:
+    case HloOpcode::kBitcast:
+    case HloOpcode::kTranspose:
+    case HloOpcode::kIota:
+    case HloOpcode::kSlice:
+    case HloOpcode::kConcatenate:
+    case HloOpcode::kReverse:
+    case HloOpcode::kPad:
+    case HloOpcode::kDynamicSlice:
+      return true;
+    default:
+      return IsElementwiseOpcode(op);
+  }
+}
+
+// Recomputing these per consumer costs index arithmetic and at most a convert.
+bool IsCheapToDuplicate(HloOpcode op) {
+  switch (op) {
+    case HloOpcode::kBroadcast:
+    case HloOpcode::kReshape:
+    case HloOpcode::kBitcast:
+    case HloOpcode::kTranspose:
+    case HloOpcode::kIota:
+    case HloOpcode::kSlice:
+    case HloOpcode::kReverse:
+    case HloOpcode::kConstant:
+    case HloOpcode::kConvert:
+    case HloOpcode::kCopy:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Ops that need only the flat element index of their operands.
+bool IsLinearOpcode(HloOpcode op) {
+  switch (op) {
+    case HloOpcode::kReshape:
+    case HloOpcode::kBitcast:
+    case HloOpcode::kConstant:
+      return true;
+    default:
+      return IsElementwiseOpcode(op);
+  }
+}
+
+bool IsAscendingRun(const std::vector<int64_t>& dims) {
+  for (size_t i = 1; i < dims.size(); ++i) {
+    if (dims[i] != dims[i - 1] + 1) return false;
+  }
+  return true;
+}
+
+// Free (non-batch, non-contracting) dimensions of an operand, ascending.
+std::vector<int64_t> FreeDims(int rank, const std::vector<int64_t>& batch,
+                              const std::vector<int64_t>& contracting) {
+  std::vector<int64_t> free;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (std::find(batch.begin(), batch.end(), d) == batch.end() &&
+        std::find(contracting.begin(), contracting.end(), d) == contracting.end()) {
+      free.push_back(d);
+    }
+  }
+  return free;
+}
+
+int64_t Product(const std::vector<int64_t>& dims, const std::vector<int64_t>& which) {
+  int64_t p = 1;
+  for (int64_t d : which) p *= dims[d];
+  return p;
+}
+
+std::string SymbolName(const std::string& module, const std::string& instr, size_t n) {
+  std::string s = "xla_" + std::to_string(n) + "_";
+  for (char c : module + "_" + instr) s += (isalnum(static_cast<unsigned char>(c)) ? c : '_');
+  return s;
+}
+
+}  // namespace
+
+bool IsElementalOpcode(HloOpcode op) {
+  return IsInlinableOpcode(op) || op == HloOpcode::kReduce || op == HloOpcode::kDot ||
+         op == HloOpcode::kReduceWindow || op == HloOpcode::kGather ||
+         op == HloOpcode::kDynamicUpdateSlice || op == HloOpcode::kConstant;
+}
+
+bool MatchEigenDot(const GraphNode& dot, DotParams* params) {
+  const PrimitiveType type = dot.shape().element_type();
+  if (type != PrimitiveType::F32 && type != PrimitiveType::F64) return false;
+  const Shape& ls = dot.operand(0)->shape();
+  const Shape& rs = dot.operand(1)->shape();
+  if (ls.element_type() != type || rs.element_type() != type) return false;
+  const DotDimensionNumbers& dn = dot.instr->dot_dimension_numbers();
+  const size_t nb = dn.lhs_batch_dimensions.size();
+  for (size_t i = 0; i < nb; ++i) {  // batch dimensions lead, in order, on both sides
+    if (dn.lhs_batch_dimensions[i] != static_cast<int64_t>(i) ||
+        dn.rhs_batch_dimensions[i] != static_cast<int64_t>(i)) {
+      return false;
+    }
+  }
+  const auto& lc = dn.lhs_contracting_dimensions;
+  const auto& rc = dn.rhs_contracting_dimensions;
+  if (!IsAscendingRun(lc) || !IsAscendingRun(rc)) return false;
+  std::vector<int64_t> lf = FreeDims(ls.rank(), dn.lhs_batch_dimensions, lc);
+  std::vector<int64_t> rf = FreeDims(rs.rank(), dn.rhs_batch_dimensions, rc);
+  if (!IsAscendingRun(lf) || !IsAscendingRun(rf)) return false;
+  // Each side is [batch][free][contracting] or [batch][contracting][free]
+  // (free and contracting groups are each contiguous, checked above).
+  const bool l_cf = !lf.empty() && !lc.empty() && lc.front() < lf.front();
+  const bool r_cf = !rf.empty() && !rc.empty() && rc.front() < rf.front();
+  params->type = type;
+  params->batch = Product(ls.dimensions(), dn.lhs_batch_dimensions);
+  params->m = Product(ls.dimensions(), lf);
+  params->k = Product(ls.dimensions(), lc);
+  params->n = Product(rs.dimensions(), rf);
+  params->lhs_transposed = l_cf;  // lhs stored [k, m]
+  params->rhs_transposed = !r_cf && !rf.empty() && !rc.empty();  // rhs stored [n, k]
+  return true;
+}
+
+namespace {
+
+struct PlanContext {
+  std::string module_name;
+  int kernel_count = 0;
+  int depth = 0;
+};
+
+StatusOr<std::unique_ptr<Plan>> PlanComputation(const HloComputation& computation,
+                                                PlanContext* ctx);
+
+// Plans a subcomputation and returns its index in plan.subplans.
+StatusOr<int> AddSubplan(Plan& plan, const HloComputation* computation, PlanContext* ctx) {
+  if (computation == nullptr) return InvalidArgument("missing called computation");
+  if (ctx->depth > 32) return InvalidArgument("control flow nested too deeply");
+  ++ctx->depth;
+  auto sub = PlanComputation(*computation, ctx);
+  --ctx->depth;
+  if (!sub.ok()) return sub.status();
+  plan.subplans.push_back(std::move(sub).value());
+  return static_cast<int>(plan.subplans.size() - 1);
+}
+
+StatusOr<std::unique_ptr<Plan>> PlanComputation(const HloComputation& computation,
+                                                PlanContext* ctx) {
+  const std::string& module_name = ctx->module_name;
+  auto plan_ptr = std::make_unique<Plan>();
+  Plan& plan = *plan_ptr;
+  ASSIGN_OR_RETURN(plan.graph, HloGraph::Build(computation));
+  const auto& nodes = plan.graph->nodes();
+  const size_t n = nodes.size();
+  plan.role.assign(n, NodeRole::kDead);
+  plan.slots.assign(n, {});
+  Program& program = plan.program;
+
+  for (GraphNode* p : plan.graph->parameters()) {
+    if (!p->shape().IsArray()) {
+      return Unimplemented("CPU backend: entry parameter " + p->instr->name() + " of shape " +
+                           p->shape().ToString() + " (only array parameters are supported)");
+    }
+    program.parameters.push_back({p->shape().element_type(), p->shape().dimensions()});
+  }
+
+  // Liveness: what the outputs need.
+  std::vector<GraphNode*> leaves = plan.graph->OutputLeaves();
+  std::vector<bool> live(n, false), is_leaf(n, false);
+  for (GraphNode* leaf : leaves) is_leaf[leaf->id] = true;
+  live[plan.graph->root()->id] = true;
+  for (size_t i = n; i-- > 0;) {
+    if (!live[i]) continue;
+    for (GraphNode* op : nodes[i]->operands) live[op->id] = true;
+  }
+
+  // Roles, consumers first. `duplicated` marks inlined nodes that will be
+  // computed more than once per output element of the kernel they end up in.
+  std::vector<bool> duplicated(n, false);
+  for (size_t i = n; i-- > 0;) {
+    GraphNode* node = nodes[i].get();
+    if (!live[i]) continue;
+    const HloOpcode op = node->opcode();
+    NodeRole role = NodeRole::kKernelRoot;
+    if (op == HloOpcode::kParameter) {
+      role = NodeRole::kParameter;
+    } else if (op == HloOpcode::kTuple) {
+      role = NodeRole::kTuple;
+      for (GraphNode* user : node->users) {
+        NodeRole ur = plan.role[user->id];
+        if (live[user->id] && ur != NodeRole::kControl && ur != NodeRole::kTuple) {
+          return Unimplemented("CPU backend: tuple " + node->instr->name() + " used by " +
+                               user->instr->name() +
+                               " (tuples may only be returned or passed to control flow)");
+        }
+      }
+    } else if (op == HloOpcode::kWhile || op == HloOpcode::kConditional) {
+      role = NodeRole::kControl;
+    } else if (op == HloOpcode::kGetTupleElement) {
+      role = NodeRole::kView;
+    } else if (!IsElementalOpcode(op)) {
+      return Unimplemented("CPU backend: opcode " + std::string(HloOpcodeString(op)) +
+                           " is not supported yet (instruction " + node->instr->name() + ")");
+    } else if (DotParams unused; op == HloOpcode::kDot && MatchEigenDot(*node, &unused)) {
+      role = NodeRole::kDot;
+    } else if (IsInlinableOpcode(op) && !is_leaf[i]) {
+      bool users_ok = true, user_duplicated = false;
+      int live_users = 0;
+      for (GraphNode* user : node->users) {
+        if (!live[user->id]) continue;
+        ++live_users;
+        NodeRole ur = plan.role[user->id];
+        if (ur != NodeRole::kInline && ur != NodeRole::kKernelRoot) users_ok = false;
+        if (duplicated[user->id]) user_duplicated = true;
+      }
+      bool single = live_users == 1 && !user_duplicated;
+      if (users_ok && (single || IsCheapToDuplicate(op))) {
+        role = NodeRole::kInline;
+        duplicated[i] = !single;
+      } else if (op == HloOpcode::kConstant) {
+        role = NodeRole::kConstant;
+      }
+    } else if (op == HloOpcode::kConstant) {
+      role = NodeRole::kConstant;
+    }
+    // A scalar constant is always inlined as an immediate unless it is an output.
+    if (op == HloOpcode::kConstant && node->shape().rank() == 0 && !is_leaf[i]) {
+      bool users_elemental = true;
+      for (GraphNode* user : node->users) {
+        NodeRole ur = plan.role[user->id];
+        if (live[user->id] && ur != NodeRole::kInline && ur != NodeRole::kKernelRoot) {
+          users_elemental = false;
+        }
+      }
+      if (users_elemental) role = NodeRole::kInline;
+    }
+    plan.role[i] = role;
+  }
+
+  // Slots.
+  auto add_slot = [&](Slot slot) {
+    program.slots.push_back(slot);
+    return static_cast<int>(program.slots.size() - 1);
+  };
+  auto add_temp = [&](const Shape& shape) {
+    Slot slot;
+    slot.kind = Slot::Kind::kTemp;
+    slot.size = shape.byte_size();
+    return add_slot(slot);  // offsets are assigned once outputs are known
+  };
+  for (size_t i = 0; i < n; ++i) {
+    GraphNode* node = nodes[i].get();
+    switch (plan.role[i]) {
+      case NodeRole::kParameter: {
+        Slot slot;
+        slot.kind = Slot::Kind::kParameter;
+        slot.index = node->parameter_leaf;
+        slot.size = node->shape().byte_size();
+        plan.slots[i] = {add_slot(slot)};
+        break;
+      }
+      case NodeRole::kConstant: {
+        const Literal& literal = node->instr->literal();
+        size_t bytes = std::max<size_t>(literal.size_bytes(), 1);
+        size_t rounded = (bytes + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
+        std::shared_ptr<void> storage(std::aligned_alloc(kBufferAlignment, rounded), std::free);
+        if (!storage) return ResourceExhausted("out of memory for constant " + node->instr->name());
+        if (literal.size_bytes() > 0) {
+          std::memcpy(storage.get(), literal.untyped_data(), literal.size_bytes());
+        }
+        Slot slot;
+        slot.kind = Slot::Kind::kConstant;
+        slot.data = storage.get();
+        slot.size = static_cast<int64_t>(literal.size_bytes());
+        program.constant_storage.push_back(std::move(storage));
+        program.constant_bytes += slot.size;
+        plan.slots[i] = {add_slot(slot)};
+        break;
+      }
+      case NodeRole::kTuple:
+        for (GraphNode* op : node->operands) {
+          if (plan.slots[op->id].empty()) {
+            return Internal("tuple operand " + op->instr->name() + " has no buffer");
+          }
+          plan.slots[i].insert(plan.slots[i].end(), plan.slots[op->id].begin(),
+                               plan.slots[op->id].end());
+        }
+        break;
+      case NodeRole::kKernelRoot:
+      case NodeRole::kDot:
+      case NodeRole::kControl:
+        if (node->shape().IsTuple()) {
+          for (const Shape& leaf : node->shape().tuple_shapes()) {
+            if (!leaf.IsArray()) {
+              return Unimplemented("CPU backend: nested tuple result of " + node->instr->name());
+            }
+            plan.slots[i].push_back(add_temp(leaf));
+          }
+        } else {
+          plan.slots[i] = {add_temp(node->shape())};
+        }
+        break;
+      case NodeRole::kView: {
+        GraphNode* src = node->operand(0);
+        const auto& src_slots = plan.slots[src->id];
+        int64_t k = node->instr->tuple_index();
+        if (k < 0 || static_cast<size_t>(k) >= src_slots.size()) {
+          return Unimplemented("CPU backend: get-tuple-element " + node->instr->name() +
+                               " of an unsupported producer");
+        }
+        plan.slots[i] = {src_slots[k]};
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  // Steps in topological order.
+  for (size_t i = 0; i < n; ++i) {
+    GraphNode* node = nodes[i].get();
+    if (plan.role[i] == NodeRole::kControl && node->opcode() == HloOpcode::kWhile) {
+      Step step;
+      step.kind = Step::Kind::kWhile;
+      step.name = node->instr->name();
+      WhileParams& w = step.while_params;
+      ASSIGN_OR_RETURN(w.cond, AddSubplan(plan, node->instr->while_condition(), ctx));
+      ASSIGN_OR_RETURN(w.body, AddSubplan(plan, node->instr->while_body(), ctx));
+      w.init_slots = plan.slots[node->operand(0)->id];
+      w.state_slots = plan.slots[i];
+      for (const Shape& leaf : FlattenShape(node->shape())) w.scratch_slots.push_back(add_temp(leaf));
+      w.pred_slot = add_temp(Shape::Scalar(PrimitiveType::PRED));
+      if (w.init_slots.size() != w.state_slots.size()) {
+        return Internal("while " + step.name + ": init and state leaves differ");
+      }
+      program.steps.push_back(step);
+    } else if (plan.role[i] == NodeRole::kControl) {
+      Step step;
+      step.kind = Step::Kind::kConditional;
+      step.name = node->instr->name();
+      ConditionalParams& c = step.conditional;
+      const GraphNode* index = node->operand(0);
+      c.index_slot = plan.slots[index->id].at(0);
+      c.index_is_pred = index->shape().element_type() == PrimitiveType::PRED;
+      for (size_t b = 0; b < node->instr->branch_computations().size(); ++b) {
+        ASSIGN_OR_RETURN(int sub, AddSubplan(plan, node->instr->branch_computations()[b], ctx));
+        c.branches.push_back(sub);
+        c.operand_slots.push_back(plan.slots[node->operand(1 + b)->id]);
+      }
+      c.output_slots = plan.slots[i];
+      program.steps.push_back(step);
+    } else if (plan.role[i] == NodeRole::kDot) {
+      Step step;
+      step.kind = Step::Kind::kDot;
+      step.name = node->instr->name();
+      MatchEigenDot(*node, &step.dot);
+      step.dot.lhs_slot = plan.slots[node->operand(0)->id].at(0);
+      step.dot.rhs_slot = plan.slots[node->operand(1)->id].at(0);
+      step.dot.out_slot = plan.slots[i][0];
+      program.steps.push_back(step);
+    } else if (plan.role[i] == NodeRole::kKernelRoot) {
+      const Shape& shape =
+          node->shape().IsTuple() ? node->shape().tuple_shapes(0) : node->shape();
+      KernelInfo info;
+      info.root = node;
+      info.name = SymbolName(module_name, node->instr->name(), ctx->kernel_count++);
+      // Flat iteration when every fused op needs only flat indices, or rank <= 1.
+      bool linear = shape.rank() <= 1;
+      if (!linear && !node->shape().IsTuple()) {
+        linear = true;
+        std::vector<GraphNode*> stack = {node};
+        while (!stack.empty() && linear) {
+          GraphNode* cur = stack.back();
+          stack.pop_back();
+          if (!IsLinearOpcode(cur->opcode())) linear = false;
+          for (GraphNode* op : cur->operands) {
+            if (plan.role[op->id] == NodeRole::kInline) stack.push_back(op);
+          }
+        }
+      }
+      info.linear = linear;
+      Step step;
+      step.kind = Step::Kind::kKernel;
+      step.name = node->instr->name();
+      step.kernel_name = info.name;
+      int64_t elements = shape.element_count();
+      int64_t inner = (linear || shape.rank() == 0) ? 1 : shape.dimensions().back();
+      step.work_items = inner == 0 ? 0 : elements / inner;
+      if (shape.rank() == 0) step.work_items = 1;
+      step.cost_per_item = inner;
+      if (node->opcode() == HloOpcode::kReduce) {
+        int64_t in = node->operand(0)->shape().element_count();
+        step.cost_per_item *= std::max<int64_t>(1, elements ? in / elements : in);
+      } else if (node->opcode() == HloOpcode::kReduceWindow) {
+        for (const WindowDimension& wd : node->instr->window().dimensions) {
+          step.cost_per_item *= std::max<int64_t>(1, wd.size);
+        }
+      } else if (node->opcode() == HloOpcode::kDot) {
+        step.cost_per_item *= std::max<int64_t>(
+            1, Product(node->operand(0)->shape().dimensions(),
+                       node->instr->dot_dimension_numbers().lhs_contracting_dimensions));
+      }
+      info.step = program.steps.size();
+      program.steps.push_back(step);
+      plan.kernels.push_back(info);
+    }
+  }
+
+  // Outputs: a kernel writes straight into a fresh output buffer when it can;
+  // parameters, constants and repeated leaves are copied.
+  for (size_t o = 0; o < leaves.size(); ++o) {
+    GraphNode* leaf = leaves[o];
+    if (!leaf->shape().IsArray()) {
+      return Unimplemented("CPU backend: output " + leaf->instr->name() + " of shape " +
+                           leaf->shape().ToString());
+    }
+    program.outputs.push_back({leaf->shape().element_type(), leaf->shape().dimensions()});
+    if (plan.slots[leaf->id].empty()) {
+      // A scalar constant leaf that was inlined: give it a constant slot.
+      return Internal("output " + leaf->instr->name() + " has no buffer (a planner bug)");
+    }
+    int src = plan.slots[leaf->id][0];
+    Slot& slot = program.slots[src];
+    if (slot.kind == Slot::Kind::kTemp) {
+      slot.kind = Slot::Kind::kOutput;
+      slot.index = static_cast<int64_t>(o);
+      continue;
+    }
+    Slot out;
+    out.kind = Slot::Kind::kOutput;
+    out.index = static_cast<int64_t>(o);
+    out.size = leaf->shape().byte_size();
+    int dst = add_slot(out);
+    Step copy;
+    copy.kind = Step::Kind::kCopy;
+    copy.name = leaf->instr->name();
+    copy.src_slot = src;
+    copy.dst_slot = dst;
+    copy.bytes = out.size;
+    program.steps.push_back(copy);
+  }
+
+  // Temporaries that did not become outputs get arena offsets (no reuse yet).
+  for (Slot& slot : program.slots) {
+    if (slot.kind != Slot::Kind::kTemp) continue;
+    slot.offset = program.temp_bytes;
+    program.temp_bytes += (slot.size + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
+  }
+  return plan_ptr;
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Plan>> PlanKernels(const HloComputation& entry,
+                                            const std::string& module_name) {
+  PlanContext ctx;
+  ctx.module_name = module_name;
+  return PlanComputation(entry, &ctx);
+}
+
+Program FinalizeProgram(Plan& plan) {
+  for (auto& sub : plan.subplans) {
+    plan.program.subprograms.push_back(std::make_shared<Program>(FinalizeProgram(*sub)));
+  }
+  return std::move(plan.program);
+}
+
+}  // namespace xla::cpu

@@ -1,0 +1,148 @@
+#include "xla/backends/cpu/cpu_client.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "xla/backends/cpu/codegen/compiler.h"
+#include "xla/backends/cpu/runtime/cpu_buffer.h"
+#include "xla/backends/cpu/runtime/cpu_device.h"
+#include "xla/backends/cpu/runtime/cpu_executable.h"
+#include "xla/backends/cpu/runtime/thread_pool.h"
+#include "xla/hlo/parser/parser.h"
+
+#ifndef JAX_PLUGIN_VERSION
+#define JAX_PLUGIN_VERSION "dev"
+#endif
+
+namespace xla {
+namespace cpu {
+namespace {
+
+constexpr int64_t kMaxDevices = 4096;
+
+std::string DimsString(const std::vector<int64_t>& dims) {
+  std::string s = "[";
+  for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + std::to_string(dims[i]);
+  return s + "]";
+}
+
+// Copies an array with arbitrary byte strides into dense row-major `dst`.
+void StridedCopy(const char* src, char* dst, const std::vector<int64_t>& dims,
+                 const std::vector<int64_t>& strides, int64_t elem, size_t dim) {
+  if (dim == dims.size()) {
+    std::memcpy(dst, src, elem);
+    return;
+  }
+  int64_t inner = elem;
+  for (size_t d = dim + 1; d < dims.size(); ++d) inner *= dims[d];
+  if (dim + 1 == dims.size() && strides[dim] == elem) {
+    std::memcpy(dst, src, dims[dim] * elem);
+    return;
+  }
+  for (int64_t i = 0; i < dims[dim]; ++i) {
+    StridedCopy(src + i * strides[dim], dst + i * inner, dims, strides, elem, dim + 1);
+  }
+}
+
+}  // namespace
+
+CpuClient::CpuClient(std::vector<std::unique_ptr<CpuDevice>> devices, std::string dump_dir)
+    : platform_version_(std::string("cpu (jax plugin ") + JAX_PLUGIN_VERSION + ")"),
+      owned_devices_(std::move(devices)), dump_llvm_ir_dir_(std::move(dump_dir)),
+      pool_(&ThreadPool::Default()) {
+  for (auto& d : owned_devices_) devices_.push_back(d.get());
+}
+
+CpuClient::~CpuClient() = default;
+
+StatusOr<std::unique_ptr<CpuClient>> CpuClient::Create(const Options& options) {
+  int64_t num_devices = 1;
+  auto it = options.find("num_devices");
+  if (it != options.end()) {
+    const int64_t* n = std::get_if<int64_t>(&it->second);
+    if (n == nullptr) return InvalidArgument("option num_devices must be an integer");
+    if (*n < 1 || *n > kMaxDevices) {
+      return InvalidArgument("option num_devices must be between 1 and " +
+                             std::to_string(kMaxDevices) + ", got " + std::to_string(*n));
+    }
+    num_devices = *n;
+  }
+  std::vector<std::unique_ptr<CpuDevice>> devices;
+  for (int64_t i = 0; i < num_devices; ++i) {
+    devices.push_back(std::make_unique<CpuDevice>(static_cast<int>(i)));
+  }
+  // The one place the backend reads its environment: JAX_DUMP_LLVM_IR=<dir>
+  // writes each module's IR before and after optimisation.
+  const char* dump = std::getenv("JAX_DUMP_LLVM_IR");
+  return std::unique_ptr<CpuClient>(new CpuClient(std::move(devices), dump ? dump : ""));
+}
+
+CpuDevice* CpuClient::FindDevice(const Device* device) const {
+  for (const auto& d : owned_devices_) {
+    if (d.get() == device) return d.get();
+  }
+  return nullptr;
+}
+
+StatusOr<std::unique_ptr<Executable>> CpuClient::Compile(const std::string& format,
+                                                         const std::string& code,
+                                                         const Options& options,
+                                                         const std::vector<Device*>& devices) {
+  (void)options;
+  if (format != "hlo") {
+    return InvalidArgument("the CPU backend compiles HLO text (format \"hlo\"), got format \"" +
+                           format + "\"");
+  }
+  std::vector<Device*> targets = devices;
+  if (targets.empty()) targets.push_back(devices_[0]);
+  for (Device* d : targets) {
+    if (FindDevice(d) == nullptr) return InvalidArgument("Compile: device is not a CPU device of this client");
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, ParseHloModule(code));
+  CompileOptions compile_options;
+  compile_options.dump_llvm_ir_dir = dump_llvm_ir_dir_;
+  auto compiled = CompileHloModule(*module, compile_options);
+  if (!compiled.ok()) return compiled.status().WithContext("compiling module " + module->name());
+  CompiledProgram program = std::move(compiled).value();
+  return std::unique_ptr<Executable>(
+      new CpuExecutable(module->name(), std::move(program.program), std::move(program.code),
+                        program.code_size, std::move(targets), module->ToString(), pool_));
+}
+
+StatusOr<std::unique_ptr<Buffer>> CpuClient::BufferFromHost(
+    const void* data, PrimitiveType type, const std::vector<int64_t>& dims,
+    const std::vector<int64_t>& byte_strides, Device* device) {
+  CpuDevice* cpu_device = device ? FindDevice(device) : static_cast<CpuDevice*>(devices_[0]);
+  if (cpu_device == nullptr) return InvalidArgument("BufferFromHost: device is not a CPU device of this client");
+  if (!byte_strides.empty() && byte_strides.size() != dims.size()) {
+    return InvalidArgument("BufferFromHost: " + std::to_string(byte_strides.size()) +
+                           " byte strides for a shape of rank " + std::to_string(dims.size()));
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<CpuBuffer> buffer, CpuBuffer::Create(type, dims, cpu_device));
+  const size_t size = buffer->size_in_bytes();
+  if (size == 0) return std::unique_ptr<Buffer>(std::move(buffer));
+  if (data == nullptr) return InvalidArgument("BufferFromHost: null data for shape " + DimsString(dims));
+  if (byte_strides.empty()) {
+    std::memcpy(buffer->data(), data, size);
+  } else {
+    StridedCopy(static_cast<const char*>(data), static_cast<char*>(buffer->data()), dims,
+                byte_strides, ByteWidth(type), 0);
+  }
+  return std::unique_ptr<Buffer>(std::move(buffer));
+}
+
+}  // namespace cpu
+
+namespace {
+StatusOr<std::unique_ptr<Client>> CreateCpuClient(const Options& options) {
+  ASSIGN_OR_RETURN(std::unique_ptr<cpu::CpuClient> client, cpu::CpuClient::Create(options));
+  return std::unique_ptr<Client>(std::move(client));
+}
+}  // namespace
+
+const PluginInfo& CpuPluginInfo() {
+  static const PluginInfo* info = new PluginInfo{"cpu", JAX_PLUGIN_VERSION, &CreateCpuClient};
+  return *info;
+}
+
+}  // namespace xla

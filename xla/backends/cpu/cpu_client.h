@@ -1,0 +1,56 @@
+// The CPU backend's Client: N virtual CPU devices sharing the host, HLO text
+// compiled with LLVM, buffers in host memory. The plugin gets it through
+// CpuPluginInfo(), whose create_client reads the option "num_devices".
+#ifndef XLA_BACKENDS_CPU_CPU_CLIENT_H_
+#define XLA_BACKENDS_CPU_CPU_CLIENT_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "xla/pjrt/client.h"
+
+namespace xla {
+
+// platform_names "cpu"; plugin_version from the build's JAX_PLUGIN_VERSION.
+const PluginInfo& CpuPluginInfo();
+
+namespace cpu {
+
+class CpuDevice;
+class ThreadPool;
+
+class CpuClient final : public Client {
+ public:
+  // Options: "num_devices" (int64, default 1).
+  static StatusOr<std::unique_ptr<CpuClient>> Create(const Options& options);
+  ~CpuClient() override;
+
+  const std::string& platform_name() const override { return platform_name_; }
+  const std::string& platform_version() const override { return platform_version_; }
+  const std::vector<Device*>& devices() const override { return devices_; }
+  StatusOr<std::unique_ptr<Executable>> Compile(const std::string& format,
+                                                const std::string& code,
+                                                const Options& options,
+                                                const std::vector<Device*>& devices) override;
+  StatusOr<std::unique_ptr<Buffer>> BufferFromHost(const void* data, PrimitiveType type,
+                                                   const std::vector<int64_t>& dims,
+                                                   const std::vector<int64_t>& byte_strides,
+                                                   Device* device) override;
+
+ private:
+  CpuClient(std::vector<std::unique_ptr<CpuDevice>> devices, std::string dump_llvm_ir_dir);
+  CpuDevice* FindDevice(const Device* device) const;
+
+  std::string platform_name_ = "cpu";
+  std::string platform_version_;
+  std::vector<std::unique_ptr<CpuDevice>> owned_devices_;
+  std::vector<Device*> devices_;
+  std::string dump_llvm_ir_dir_;
+  ThreadPool* pool_;
+};
+
+}  // namespace cpu
+}  // namespace xla
+
+#endif  // XLA_BACKENDS_CPU_CPU_CLIENT_H_

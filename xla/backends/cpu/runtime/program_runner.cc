@@ -1,0 +1,130 @@
+#include "xla/backends/cpu/runtime/program_runner.h"
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "xla/backends/cpu/runtime/cpu_buffer.h"
+#include "xla/backends/cpu/runtime/dot.h"
+
+namespace xla::cpu {
+namespace {
+
+// Below this many element operations a kernel runs on the calling thread:
+// waking workers costs a few microseconds.
+constexpr int64_t kMinParallelCost = 1 << 15;
+
+// Loops longer than this are assumed not to terminate.
+constexpr int64_t kMaxWhileIterations = int64_t{1} << 40;
+
+void RunKernel(const Step& step, void* const* buffers, ThreadPool& pool) {
+  const int64_t items = step.work_items;
+  const int64_t total_cost = items * std::max<int64_t>(1, step.cost_per_item);
+  if (items <= 1 || total_cost < kMinParallelCost || pool.num_threads() == 1) {
+    if (items > 0) step.kernel(buffers, 0, items);
+    return;
+  }
+  int64_t tasks = std::min<int64_t>({items, total_cost / kMinParallelCost,
+                                     4 * static_cast<int64_t>(pool.num_threads())});
+  tasks = std::max<int64_t>(tasks, 1);
+  const int64_t per_task = (items + tasks - 1) / tasks;
+  pool.ParallelFor(tasks, [&](int64_t t) {
+    int64_t begin = t * per_task, end = std::min(items, begin + per_task);
+    if (begin < end) step.kernel(buffers, begin, end);
+  });
+}
+
+std::vector<void*> Gather(const std::vector<void*>& table, const std::vector<int>& slots) {
+  std::vector<void*> out;
+  for (int s : slots) out.push_back(table[s]);
+  return out;
+}
+
+void CopySlots(const Program& p, const std::vector<void*>& table, const std::vector<int>& from,
+               const std::vector<int>& to) {
+  for (size_t k = 0; k < from.size(); ++k) {
+    if (table[to[k]] != table[from[k]] && p.slots[to[k]].size > 0) {
+      std::memcpy(table[to[k]], table[from[k]], p.slots[to[k]].size);
+    }
+  }
+}
+
+Status RunWhile(const Program& p, const Step& step, const std::vector<void*>& table,
+                ThreadPool& pool) {
+  const WhileParams& w = step.while_params;
+  const Program& cond = *p.subprograms[w.cond];
+  const Program& body = *p.subprograms[w.body];
+  CopySlots(p, table, w.init_slots, w.state_slots);
+  std::vector<void*> state = Gather(table, w.state_slots);
+  std::vector<void*> scratch = Gather(table, w.scratch_slots);
+  std::vector<void*> pred = {table[w.pred_slot]};
+  for (int64_t iter = 0;; ++iter) {
+    if (iter == kMaxWhileIterations) return Internal("while " + step.name + " did not terminate");
+    RETURN_IF_ERROR(RunProgram(cond, state, pred, pool));
+    if (*static_cast<const uint8_t*>(pred[0]) == 0) break;
+    RETURN_IF_ERROR(RunProgram(body, state, scratch, pool));
+    CopySlots(p, table, w.scratch_slots, w.state_slots);
+  }
+  return OkStatus();
+}
+
+Status RunConditional(const Program& p, const Step& step, const std::vector<void*>& table,
+                      ThreadPool& pool) {
+  const ConditionalParams& c = step.conditional;
+  const int64_t n = static_cast<int64_t>(c.branches.size());
+  int64_t b;
+  if (c.index_is_pred) {
+    b = *static_cast<const uint8_t*>(table[c.index_slot]) ? 0 : 1;
+  } else {
+    int32_t i;
+    std::memcpy(&i, table[c.index_slot], sizeof(i));
+    b = (i < 0 || i >= n) ? n - 1 : i;  // out of range runs the last branch
+  }
+  return RunProgram(*p.subprograms[c.branches[b]], Gather(table, c.operand_slots[b]),
+                    Gather(table, c.output_slots), pool);
+}
+
+}  // namespace
+
+Status RunProgram(const Program& program, const std::vector<void*>& params,
+                  const std::vector<void*>& outputs, ThreadPool& pool) {
+  std::shared_ptr<AlignedMemory> arena;
+  if (program.temp_bytes > 0) {
+    ASSIGN_OR_RETURN(arena, AlignedMemory::Allocate(program.temp_bytes, nullptr));
+  }
+  std::vector<void*> table(program.slots.size(), nullptr);
+  for (size_t s = 0; s < program.slots.size(); ++s) {
+    const Slot& slot = program.slots[s];
+    switch (slot.kind) {
+      case Slot::Kind::kParameter: table[s] = params.at(slot.index); break;
+      case Slot::Kind::kConstant: table[s] = const_cast<void*>(slot.data); break;
+      case Slot::Kind::kTemp: table[s] = static_cast<char*>(arena->data()) + slot.offset; break;
+      case Slot::Kind::kOutput: table[s] = outputs.at(slot.index); break;
+    }
+  }
+  for (const Step& step : program.steps) {
+    switch (step.kind) {
+      case Step::Kind::kKernel:
+        RunKernel(step, table.data(), pool);
+        break;
+      case Step::Kind::kDot:
+        RunDot(step.dot, table.data(), pool);
+        break;
+      case Step::Kind::kCopy:
+        if (step.bytes > 0 && table[step.dst_slot] != table[step.src_slot]) {
+          std::memcpy(table[step.dst_slot], table[step.src_slot], step.bytes);
+        }
+        break;
+      case Step::Kind::kWhile:
+        RETURN_IF_ERROR(RunWhile(program, step, table, pool));
+        break;
+      case Step::Kind::kConditional:
+        RETURN_IF_ERROR(RunConditional(program, step, table, pool));
+        break;
+    }
+  }
+  return OkStatus();
+}
+
+}  // namespace xla::cpu
