@@ -31,6 +31,14 @@ Executable::MemoryStats CpuExecutable::memory_stats() const {
   return stats;
 }
 
+namespace {
+int64_t ElementCount(const std::vector<int64_t>& dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  return n;
+}
+}  // namespace
+
 StatusOr<std::vector<std::unique_ptr<Buffer>>> CpuExecutable::ExecuteOnDevice(
     const std::vector<Buffer*>& args, Device* device) {
   if (args.size() != program_.parameters.size()) {
@@ -43,7 +51,10 @@ StatusOr<std::vector<std::unique_ptr<Buffer>>> CpuExecutable::ExecuteOnDevice(
     const ArrayShape& want = program_.parameters[i];
     Buffer* arg = args[i];
     if (arg == nullptr) return InvalidArgument(name_ + ": argument " + std::to_string(i) + " is null");
-    if (arg->element_type() != want.type || arg->dimensions() != want.dims) {
+    // Buffers are dense and row-major, so an argument whose element type and
+    // element count match (f32[1] for f32[], say) has exactly the bytes the
+    // kernel reads; like XLA, accept it.
+    if (arg->element_type() != want.type || ElementCount(arg->dimensions()) != ElementCount(want.dims)) {
       return InvalidArgument(name_ + ": argument " + std::to_string(i) + " has shape " +
                              ShapeString(arg->element_type(), arg->dimensions()) +
                              " but the computation expects " + ShapeString(want.type, want.dims));
