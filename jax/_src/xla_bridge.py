@@ -103,6 +103,9 @@ def _iter_plugin_modules():
     pass
   for ep in importlib.metadata.entry_points(group="jax_plugins"):
     name = ep.value.split(":")[0]
+    if name in seen:
+      continue  # the same module, installed once, announced both ways
+    seen.add(name)
     yield name, "entry point", ep
 
 
