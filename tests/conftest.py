@@ -18,6 +18,7 @@ import ctypes
 import glob
 import importlib.util
 import os
+import shutil
 import sys
 
 import pytest
@@ -209,6 +210,7 @@ def wheel_venv(tmp_path_factory, dist_dir, dist_wheel, python_for):
   of our wheels from dist/ only (--no-index). One per (version, packages) and
   session."""
   cache: dict[tuple[str, tuple[str, ...]], str] = {}
+  made: list[str] = []
 
   def make(version: str, packages=("jax",)) -> str:
     key = (version, tuple(packages))
@@ -220,6 +222,7 @@ def wheel_venv(tmp_path_factory, dist_dir, dist_wheel, python_for):
       for package in packages:
         dist_wheel(package)
       path = tmp_path_factory.mktemp(f"venv-{version}-{'-'.join(packages)}")
+      made.append(str(path))
       try:
         cache[key] = build_driver.make_venv(str(path / "venv"), python, list(packages),
                                             dist_dir)
@@ -227,4 +230,6 @@ def wheel_venv(tmp_path_factory, dist_dir, dist_wheel, python_for):
         pytest.fail(str(e), pytrace=False)
     return cache[key]
 
-  return make
+  yield make
+  for path in made:  # each is a few hundred MB (numpy, scipy)
+    shutil.rmtree(path, ignore_errors=True)

@@ -82,3 +82,9 @@ from jax._src.lax.slicing import dynamic_slice_in_dim as dynamic_slice_in_dim
 from jax._src.lax.slicing import dynamic_update_index_in_dim as dynamic_update_index_in_dim
 from jax._src.lax.slicing import dynamic_update_slice_in_dim as dynamic_update_slice_in_dim
 from jax._src.custom_derivatives import stop_gradient as stop_gradient
+from jax._src.lax.parallel import psum as psum
+from jax._src.lax.parallel import pmean as pmean
+from jax._src.lax.parallel import pmax as pmax
+from jax._src.lax.parallel import pmin as pmin
+from jax._src.lax.parallel import all_gather as all_gather
+from jax._src.lax.parallel import axis_index as axis_index

@@ -201,3 +201,21 @@ def test_custom_derivatives_and_jacobians(backend):
   np.testing.assert_allclose(jax.hessian(lambda x: jnp.sum(x ** 3))(x), np.diag(6 * np.asarray(x)),
                              rtol=1e-6)
   assert float(jax.grad(lambda x: x * lax.stop_gradient(x))(3.0)) == 3.0
+
+
+def test_vmap_named_axis_collectives(backend):
+  x = np.arange(8.0, dtype=np.float32).reshape(4, 2)
+  f = lambda v: (v - lax.pmean(v, "i"), lax.psum(v, "i"), lax.pmax(v, "i"), lax.axis_index("i"),
+                 lax.all_gather(v, "i"), lax.psum(1.0, "i"))
+  centered, total, biggest, idx, gathered, count = jax.vmap(f, axis_name="i")(x)
+  np.testing.assert_allclose(centered, x - x.mean(0))
+  np.testing.assert_allclose(total, np.broadcast_to(x.sum(0), x.shape))
+  np.testing.assert_allclose(biggest, np.broadcast_to(x.max(0), x.shape))
+  np.testing.assert_array_equal(idx, np.arange(4))
+  np.testing.assert_allclose(gathered, np.broadcast_to(x, (4, 4, 2)))
+  np.testing.assert_allclose(count, [4.0] * 4)
+
+
+def test_unbound_axis_name_is_an_error():
+  with pytest.raises(NameError, match="unbound axis name"):
+    lax.psum(np.float32(1.0), "nope")

@@ -13,6 +13,9 @@ EXPECTED_MISSING_BATCH = {"iota": "takes no operands"}
 # custom_lin only exists inside linear jaxprs built by linearize: it is transposed (calling
 # the user's bwd), never differentiated, batched or lowered.
 ONLY_TRANSPOSED = {"custom_lin"}
+# Named-axis collectives run only under vmap so far; HLO lowering comes with pmap.
+NOT_LOWERED_YET = {"psum", "pmax", "pmin", "all_gather"}
+NO_JVP_YET = {"pmax", "pmin"}
 
 
 def all_primitives():
@@ -27,9 +30,9 @@ def test_every_primitive_has_core_rules():
       continue
     if p.abstract_eval is None:
       missing.append(f"{p.name}: abstract_eval")
-    if p not in ad.jvp_rules:
+    if p not in ad.jvp_rules and p.name not in NO_JVP_YET:
       missing.append(f"{p.name}: jvp")
-    if p not in hlo.lowering_rules:
+    if p not in hlo.lowering_rules and p.name not in NOT_LOWERED_YET:
       missing.append(f"{p.name}: lowering")
     if p not in batching.batch_rules and p.name not in EXPECTED_MISSING_BATCH:
       missing.append(f"{p.name}: batching")

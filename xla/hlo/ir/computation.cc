@@ -52,11 +52,15 @@ Status HloComputation::RemoveInstruction(HloInstruction* instruction) {
 
 std::vector<HloInstruction*> HloComputation::MakeInstructionPostOrder() const {
   std::vector<HloInstruction*> order;
+  order.reserve(instructions_.size());
   std::unordered_set<const HloInstruction*> done;
-  // Iterative DFS (deep chains must not overflow the stack).
-  auto visit = [&](HloInstruction* start) {
-    std::vector<std::pair<HloInstruction*, size_t>> stack = {{start, 0}};
-    if (!done.insert(start).second) return;
+  // Seeded in list order, each seed's operands emitted first (iterative DFS,
+  // so deep chains cannot overflow the stack). A list that is already
+  // def-before-use, like parsed text, comes back unchanged; instructions a
+  // pass appended are pulled in front of their first user.
+  for (HloInstruction* seed : instructions_) {
+    if (!done.insert(seed).second) continue;
+    std::vector<std::pair<HloInstruction*, size_t>> stack = {{seed, 0}};
     while (!stack.empty()) {
       auto& [instr, next] = stack.back();
       if (next < instr->operands().size()) {
@@ -67,12 +71,7 @@ std::vector<HloInstruction*> HloComputation::MakeInstructionPostOrder() const {
         stack.pop_back();
       }
     }
-  };
-  for (HloInstruction* instr : instructions_) {
-    if (instr != root_ && instr->user_count() == 0) visit(instr);
   }
-  if (root_ != nullptr) visit(root_);
-  for (HloInstruction* instr : instructions_) visit(instr);  // anything left (cycles excluded)
   return order;
 }
 

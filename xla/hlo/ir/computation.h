@@ -2,8 +2,8 @@
 //
 // The computation owns its instructions. instructions() is in insertion
 // order, which for parsed modules is the text order (definitions before
-// uses); passes that add instructions out of order should call
-// MakeInstructionPostOrder() when they need a def-before-use walk.
+// uses). Passes may append instructions that earlier ones use; walk
+// MakeInstructionPostOrder() when def-before-use matters.
 #ifndef XLA_HLO_IR_COMPUTATION_H_
 #define XLA_HLO_IR_COMPUTATION_H_
 
@@ -48,8 +48,9 @@ class HloComputation {
   HloInstruction* parameter_instruction(int64_t i) const { return parameters_[i]; }
   const std::vector<HloInstruction*>& parameter_instructions() const { return parameters_; }
 
-  // Operands before users, every instruction once, the root's operand tree
-  // last; instructions unreachable from the root come first in list order.
+  // Every instruction once, operands before users, otherwise in list order
+  // (so a def-before-use list is returned unchanged). The printer and the
+  // evaluator walk this order.
   std::vector<HloInstruction*> MakeInstructionPostOrder() const;
   // Nullptr when absent.
   HloInstruction* GetInstructionWithName(const std::string& name) const;

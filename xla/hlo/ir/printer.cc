@@ -267,7 +267,7 @@ std::string HloComputation::ToString() const {
   std::string out;
   if (parent_ != nullptr && parent_->entry_computation() == this) out += "ENTRY ";
   out += name_ + " {\n";
-  for (const HloInstruction* instr : instructions_) {
+  for (const HloInstruction* instr : MakeInstructionPostOrder()) {
     out += instr == root_ ? "  ROOT " : "  ";
     out += instr->ToString() + "\n";
   }
