@@ -1,0 +1,21 @@
+"""Fresh virtual environments with our wheels, for tests that install plugins."""
+
+import sys
+
+import pytest
+
+
+def _this_python() -> str:
+  return "%d.%d" % sys.version_info[:2]
+
+
+@pytest.fixture(scope="session")
+def cpu_env(wheel_venv):
+  """Python of a fresh venv after `pip install jax` (a complete CPU install)."""
+  return wheel_venv(_this_python(), ["jax"])
+
+
+@pytest.fixture(scope="session")
+def gpu_env(wheel_venv):
+  """Python of a fresh venv after `pip install jax jaxlib-cuda12`."""
+  return wheel_venv(_this_python(), ["jax", "jaxlib-cuda12"])
