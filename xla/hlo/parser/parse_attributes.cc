@@ -55,7 +55,8 @@ bool IsIgnoredAttribute(std::string_view name) {
          name == "statistics" || name == "control-predecessors" || name == "origin" ||
          name == "operand_layout_constraints" || name == "output_to_operand_aliasing" ||
          name == "schedule" || name == "constrain_layout" || name == "result_accuracy" ||
-         name == "raw_backend_config_string";
+         name == "raw_backend_config_string" || name == "custom_call_schedule" ||
+         name == "known_trip_count" || name == "known_init_step" || name == "dynamic_slice_sizes_hint";
 }
 
 // Splits "a<sep>b<sep>c" into parts.
@@ -192,8 +193,74 @@ StatusOr<std::vector<SliceDimension>> HloParser::ParseSliceRanges() {
   return out;
 }
 
-// {{0,1},{2,3}} (also {} and {{}}).
+// {{0,1},{2,3}} (also {} and {{}}), or the compact iota form newer XLA
+// prints for replica groups: [groups,size]<=[reshape dims] with an optional
+// T(permutation), meaning iota(N) reshaped, transposed, then regrouped.
 StatusOr<std::vector<std::vector<int64_t>>> HloParser::ParseIntListList() {
+  if (lexer_.Peek().kind == TokenKind::kLBracket) {
+    auto bracketed = [&]() -> StatusOr<std::vector<int64_t>> {
+      RETURN_IF_ERROR(Expect(TokenKind::kLBracket).status());
+      std::vector<int64_t> v;
+      do {
+        ASSIGN_OR_RETURN(int64_t x, ParseInt64());
+        v.push_back(x);
+      } while (TryConsume(TokenKind::kComma));
+      RETURN_IF_ERROR(Expect(TokenKind::kRBracket, "',' or ']'").status());
+      return v;
+    };
+    Token start = lexer_.Peek();
+    ASSIGN_OR_RETURN(std::vector<int64_t> group_dims, bracketed());
+    Token lt = lexer_.Next();
+    if (lt.kind != TokenKind::kError || lt.text != "<" || !TryConsume(TokenKind::kEqual)) {
+      return ErrorAt(lt, "expected '<=' in iota replica groups");
+    }
+    ASSIGN_OR_RETURN(std::vector<int64_t> reshape, bracketed());
+    std::vector<int64_t> perm(reshape.size());
+    for (size_t i = 0; i < perm.size(); ++i) perm[i] = i;
+    if (lexer_.Peek().kind == TokenKind::kName && lexer_.Peek().text == "T") {
+      lexer_.Next();
+      RETURN_IF_ERROR(Expect(TokenKind::kLParen).status());
+      perm.clear();
+      do {
+        ASSIGN_OR_RETURN(int64_t x, ParseInt64());
+        perm.push_back(x);
+      } while (TryConsume(TokenKind::kComma));
+      RETURN_IF_ERROR(Expect(TokenKind::kRParen).status());
+    }
+    int64_t total = 1;
+    for (int64_t d : reshape) {
+      if (d <= 0 || d > (int64_t{1} << 20)) return ErrorAt(start, "invalid iota replica groups");
+      total *= d;
+      if (total > (int64_t{1} << 20)) return ErrorAt(start, "iota replica groups too large");
+    }
+    std::vector<bool> used(perm.size(), false);
+    for (int64_t p : perm) {
+      if (p < 0 || p >= static_cast<int64_t>(perm.size()) || used[p]) {
+        return ErrorAt(start, "invalid transpose in iota replica groups");
+      }
+      used[p] = true;
+    }
+    if (group_dims.size() != 2 || group_dims[0] * group_dims[1] != total || perm.size() != reshape.size()) {
+      return ErrorAt(start, "iota replica groups: [groups,size] must cover the reshape dims");
+    }
+    // Element k of the transposed array, in row-major order, is device id(k).
+    std::vector<int64_t> tdims(perm.size());
+    for (size_t i = 0; i < perm.size(); ++i) tdims[i] = reshape[perm[i]];
+    std::vector<int64_t> flat;
+    std::vector<int64_t> idx(tdims.size(), 0), src(tdims.size());
+    for (int64_t k = 0; k < total; ++k) {
+      for (size_t i = 0; i < perm.size(); ++i) src[perm[i]] = idx[i];
+      int64_t id = 0;
+      for (size_t i = 0; i < reshape.size(); ++i) id = id * reshape[i] + src[i];
+      flat.push_back(id);
+      for (int i = static_cast<int>(idx.size()) - 1; i >= 0 && ++idx[i] == tdims[i]; --i) idx[i] = 0;
+    }
+    std::vector<std::vector<int64_t>> groups(group_dims[0]);
+    for (int64_t g = 0; g < group_dims[0]; ++g) {
+      groups[g].assign(flat.begin() + g * group_dims[1], flat.begin() + (g + 1) * group_dims[1]);
+    }
+    return groups;
+  }
   RETURN_IF_ERROR(Expect(TokenKind::kLBrace).status());
   std::vector<std::vector<int64_t>> out;
   if (TryConsume(TokenKind::kRBrace)) return out;

@@ -95,6 +95,34 @@ ENTRY %e {
   EXPECT_EQ((*m)->entry_computation()->root_instruction()->to_apply()->name(), "add");
 }
 
+// Collectives: explicit and iota-form replica groups, channel ids.
+TEST(Collectives) {
+  auto m = ParseHloModule(R"(HloModule m, replica_count=4
+
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+
+ENTRY e {
+  x = f32[8]{0} parameter(0)
+  r1 = f32[8]{0} all-reduce(x), channel_id=1, replica_groups={{0,1},{2,3}}, use_global_device_ids=true, to_apply=add
+  ROOT r2 = f32[8]{0} all-reduce(r1), replica_groups=[2,2]<=[2,2]T(1,0), to_apply=add
+}
+)");
+  CHECK_OK(m);
+  const HloInstruction* r2 = (*m)->entry_computation()->root_instruction();
+  EXPECT_EQ(r2->replica_groups().size(), size_t{2});
+  EXPECT_EQ(JoinInts(r2->replica_groups()[0]), "0,2");
+  EXPECT_EQ(JoinInts(r2->replica_groups()[1]), "1,3");
+  EXPECT_EQ((*m)->config().replica_count, 4);
+  EXPECT_EQ(*r2->operand(0)->channel_id(), 1);
+  auto again = ParseHloModule(ToString(**m));
+  CHECK_OK(again);
+  EXPECT_EQ(ToString(**again), ToString(**m));
+}
+
 struct BadCase {
   const char* text;
   const char* message;  // the full expected Status message
