@@ -1,6 +1,12 @@
 #include "jaxlib/c_api_loader.h"
 
 #include <dlfcn.h>
+#include <elf.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <vector>
 
 #include <mutex>
 #include <string>
@@ -41,6 +47,49 @@ std::map<std::string, AttributeValue> ReadAttributes(const PJRT_Api* api) {
   return out;
 }
 
+// dlopen maps a file's segments without checking that the file holds them, so
+// a truncated library faults (SIGBUS) instead of failing. Check first that every
+// loadable segment and the section table lie inside the file.
+void CheckElfIsComplete(const std::string& path) {
+  FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) {
+    throw PluginLoadError("cannot open plugin library " + path + ": " + std::strerror(errno));
+  }
+  auto fail = [&](const std::string& why) {
+    std::fclose(f);
+    throw PluginLoadError("plugin library " + path + " is not a usable shared object: " + why +
+                          " (is the file truncated or corrupt? reinstall the plugin wheel)");
+  };
+  std::fseek(f, 0, SEEK_END);
+  const long size = std::ftell(f);
+  std::fseek(f, 0, SEEK_SET);
+  Elf64_Ehdr eh;
+  if (size < static_cast<long>(sizeof(eh)) || std::fread(&eh, sizeof(eh), 1, f) != 1) {
+    fail("file of " + std::to_string(size) + " bytes is too short for an ELF header");
+  }
+  if (std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0) fail("no ELF magic number");
+  if (eh.e_ident[EI_CLASS] != ELFCLASS64) fail("not a 64-bit ELF file");
+  if (eh.e_type != ET_DYN) fail("not a shared object (ELF type " + std::to_string(eh.e_type) + ")");
+  const unsigned long long shend =
+      static_cast<unsigned long long>(eh.e_shoff) + 1ull * eh.e_shnum * eh.e_shentsize;
+  if (shend > static_cast<unsigned long long>(size)) {
+    fail("section table ends at byte " + std::to_string(shend) + " but the file has " +
+         std::to_string(size) + " bytes");
+  }
+  std::vector<Elf64_Phdr> ph(eh.e_phnum);
+  if (std::fseek(f, static_cast<long>(eh.e_phoff), SEEK_SET) != 0 ||
+      (eh.e_phnum > 0 && std::fread(ph.data(), sizeof(Elf64_Phdr), ph.size(), f) != ph.size())) {
+    fail("cannot read the program headers");
+  }
+  for (const Elf64_Phdr& p : ph) {
+    if (p.p_type == PT_LOAD && p.p_offset + p.p_filesz > static_cast<unsigned long long>(size)) {
+      fail("a loadable segment ends at byte " + std::to_string(p.p_offset + p.p_filesz) +
+           " but the file has " + std::to_string(size) + " bytes");
+    }
+  }
+  std::fclose(f);
+}
+
 }  // namespace
 
 void ThrowIfError(const PJRT_Api* api, PJRT_Error* error) {
@@ -72,6 +121,7 @@ std::shared_ptr<Plugin> LoadPlugin(const std::string& path) {
   std::lock_guard<std::mutex> lock(mu);
   if (auto it = loaded.find(path); it != loaded.end()) return it->second;
 
+  CheckElfIsComplete(path);
   // RTLD_LOCAL: each plugin keeps its private copy of XLA and LLVM to itself.
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {

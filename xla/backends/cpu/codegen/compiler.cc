@@ -11,7 +11,6 @@
 #include "xla/backends/cpu/codegen/jit.h"
 #include "xla/backends/cpu/codegen/kernel_planner.h"
 #include "xla/backends/cpu/codegen/scalar_ops.h"
-#include "xla/backends/cpu/codegen/scatter_emitter.h"
 
 namespace xla::cpu {
 namespace {
@@ -78,11 +77,7 @@ Status EmitKernel(llvm::Module* module, const Plan& plan, const KernelInfo& kern
     }
     return OkStatus();
   };
-  if (IsScatterLikeOpcode(root->opcode())) {
-    std::vector<llvm::Value*> outputs;
-    for (int s : out_slots) outputs.push_back(slot_arg.at(s));
-    RETURN_IF_ERROR(EmitScatterLikeKernel(b, emitter, scalar_functions, root, outputs));
-  } else if (kernel.linear) {
+  if (kernel.linear) {
     RETURN_IF_ERROR(EmitForLoop(b, begin, end, "i", [&](llvm::Value* i) {
       IrIndex index;
       index.linear = i;
@@ -126,36 +121,6 @@ Status EmitKernel(llvm::Module* module, const Plan& plan, const KernelInfo& kern
   return OkStatus();
 }
 
-// int32 name(const void* const* elements): loads element 2k / 2k+1 as the
-// lhs / rhs of operand k and calls the comparator computation (SortComparator).
-Status EmitComparator(llvm::Module* module, const HelperFunction& helper,
-                      ScalarFunctions* scalar_functions) {
-  llvm::LLVMContext& ctx = module->getContext();
-  ASSIGN_OR_RETURN(llvm::Function* compare, scalar_functions->Get(*helper.computation));
-  if (compare->arg_size() != 2 * helper.types.size()) {
-    return InvalidArgument("comparator " + helper.computation->name() + " takes " +
-                           std::to_string(compare->arg_size()) + " parameters, expected " +
-                           std::to_string(2 * helper.types.size()));
-  }
-  llvm::Type* ptr = llvm::PointerType::getUnqual(ctx);
-  auto* fn = llvm::Function::Create(
-      llvm::FunctionType::get(llvm::Type::getInt32Ty(ctx), {ptr}, false),
-      llvm::Function::ExternalLinkage, helper.name, module);
-  scalar_functions->SetTargetAttributes(fn);
-  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
-  std::vector<llvm::Value*> args;
-  for (size_t i = 0; i < 2 * helper.types.size(); ++i) {
-    llvm::Value* element = b.CreateLoad(ptr, b.CreateConstInBoundsGEP1_64(ptr, fn->getArg(0), i));
-    args.push_back(LoadElement(b, helper.types[i / 2], element, b.getInt64(0)));
-  }
-  llvm::Value* r = b.CreateCall(compare, args);
-  if (!r->getType()->isIntegerTy(1)) {
-    return InvalidArgument("comparator " + helper.computation->name() + " does not return a pred");
-  }
-  b.CreateRet(b.CreateZExt(r, b.getInt32Ty()));
-  return OkStatus();
-}
-
 }  // namespace
 
 StatusOr<CompiledProgram> CompileHloModule(const HloModule& module, const CompileOptions& options) {
@@ -171,7 +136,7 @@ StatusOr<CompiledProgram> CompileHloModule(const HloModule& module, const Compil
   };
   collect(top.get());
   size_t num_kernels = 0;
-  for (Plan* p : plans) num_kernels += p->kernels.size() + p->helpers.size();
+  for (Plan* p : plans) num_kernels += p->kernels.size();
   CompiledProgram result;
   if (num_kernels > 0) {
     ASSIGN_OR_RETURN(std::unique_ptr<Jit> jit, Jit::Create());
@@ -185,9 +150,6 @@ StatusOr<CompiledProgram> CompileHloModule(const HloModule& module, const Compil
       for (const KernelInfo& kernel : plan->kernels) {
         RETURN_IF_ERROR(EmitKernel(llvm_module.get(), *plan, kernel, &scalar_functions));
       }
-      for (const HelperFunction& helper : plan->helpers) {
-        RETURN_IF_ERROR(EmitComparator(llvm_module.get(), helper, &scalar_functions));
-      }
     }
     std::string dump_prefix;
     if (!options.dump_llvm_ir_dir.empty()) {
@@ -200,10 +162,6 @@ StatusOr<CompiledProgram> CompileHloModule(const HloModule& module, const Compil
       for (const KernelInfo& kernel : plan->kernels) {
         ASSIGN_OR_RETURN(void* fn, jit->Lookup(kernel.name));
         plan->program.steps[kernel.step].kernel = reinterpret_cast<KernelFn>(fn);
-      }
-      for (const HelperFunction& helper : plan->helpers) {
-        ASSIGN_OR_RETURN(void* fn, jit->Lookup(helper.name));
-        plan->program.steps[helper.step].function = fn;
       }
     }
     result.code_size = jit->code_size();

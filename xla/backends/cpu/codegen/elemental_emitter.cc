@@ -338,10 +338,6 @@ StatusOr<std::vector<llvm::Value*>> ElementalEmitter::ComputeUncached(const Grap
       return one(EmitDot(node, index));
     case HloOpcode::kGather:
       return one(EmitGather(node, index));
-    case HloOpcode::kConvolution:
-      return one(EmitConvolution(node, index));
-    case HloOpcode::kBitcastConvert:
-      return one(EmitBitcastConvert(node, index));
     default:
       break;
   }

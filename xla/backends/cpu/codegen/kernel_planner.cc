@@ -5,7 +5,6 @@
 #include <cstring>
 #include <numeric>
 
-#include "xla/backends/cpu/codegen/thunk_builder.h"
 #include "xla/backends/cpu/runtime/cpu_buffer.h"
 
 namespace xla::cpu {
@@ -99,12 +98,7 @@ std::string SymbolName(const std::string& module, const std::string& instr, size
 bool IsElementalOpcode(HloOpcode op) {
   return IsInlinableOpcode(op) || op == HloOpcode::kReduce || op == HloOpcode::kDot ||
          op == HloOpcode::kReduceWindow || op == HloOpcode::kGather ||
-         op == HloOpcode::kDynamicUpdateSlice || op == HloOpcode::kConstant ||
-         op == HloOpcode::kConvolution || IsScatterLikeOpcode(op);
-}
-
-bool IsScatterLikeOpcode(HloOpcode op) {
-  return op == HloOpcode::kScatter || op == HloOpcode::kSelectAndScatter;
+         op == HloOpcode::kDynamicUpdateSlice || op == HloOpcode::kConstant;
 }
 
 bool MatchEigenDot(const GraphNode& dot, DotParams* params) {
@@ -218,8 +212,6 @@ StatusOr<std::unique_ptr<Plan>> PlanComputation(const HloComputation& computatio
       role = NodeRole::kControl;
     } else if (op == HloOpcode::kGetTupleElement) {
       role = NodeRole::kView;
-    } else if (IsThunkOpcode(op)) {
-      role = NodeRole::kThunk;
     } else if (!IsElementalOpcode(op)) {
       return Unimplemented("CPU backend: opcode " + std::string(HloOpcodeString(op)) +
                            " is not supported yet (instruction " + node->instr->name() + ")");
@@ -311,7 +303,6 @@ StatusOr<std::unique_ptr<Plan>> PlanComputation(const HloComputation& computatio
       case NodeRole::kKernelRoot:
       case NodeRole::kDot:
       case NodeRole::kControl:
-      case NodeRole::kThunk:
         if (node->shape().IsTuple()) {
           for (const Shape& leaf : node->shape().tuple_shapes()) {
             if (!leaf.IsArray()) {
@@ -372,22 +363,6 @@ StatusOr<std::unique_ptr<Plan>> PlanComputation(const HloComputation& computatio
       }
       c.output_slots = plan.slots[i];
       program.steps.push_back(step);
-    } else if (plan.role[i] == NodeRole::kThunk) {
-      ASSIGN_OR_RETURN(ThunkSpec spec, BuildThunk(*node, plan.slots));
-      Step step;
-      step.kind = Step::Kind::kThunk;
-      step.name = node->instr->name();
-      step.thunk = std::move(spec.thunk);
-      if (spec.comparator != nullptr) {
-        HelperFunction helper;
-        helper.step = program.steps.size();
-        helper.computation = spec.comparator;
-        helper.types = std::move(spec.comparator_types);
-        helper.name = SymbolName(module_name, node->instr->name() + "_cmp", ctx->kernel_count++);
-        step.function_name = helper.name;
-        plan.helpers.push_back(std::move(helper));
-      }
-      program.steps.push_back(step);
     } else if (plan.role[i] == NodeRole::kDot) {
       Step step;
       step.kind = Step::Kind::kDot;
@@ -417,7 +392,6 @@ StatusOr<std::unique_ptr<Plan>> PlanComputation(const HloComputation& computatio
           }
         }
       }
-      if (IsScatterLikeOpcode(node->opcode())) linear = true;  // one sequential work item
       info.linear = linear;
       Step step;
       step.kind = Step::Kind::kKernel;
@@ -428,11 +402,6 @@ StatusOr<std::unique_ptr<Plan>> PlanComputation(const HloComputation& computatio
       step.work_items = inner == 0 ? 0 : elements / inner;
       if (shape.rank() == 0) step.work_items = 1;
       step.cost_per_item = inner;
-      if (IsScatterLikeOpcode(node->opcode())) {
-        // Updates to one element must apply in order: a single work item.
-        step.work_items = 1;
-        step.cost_per_item = 1;
-      }
       if (node->opcode() == HloOpcode::kReduce) {
         int64_t in = node->operand(0)->shape().element_count();
         step.cost_per_item *= std::max<int64_t>(1, elements ? in / elements : in);
@@ -440,13 +409,6 @@ StatusOr<std::unique_ptr<Plan>> PlanComputation(const HloComputation& computatio
         for (const WindowDimension& wd : node->instr->window().dimensions) {
           step.cost_per_item *= std::max<int64_t>(1, wd.size);
         }
-      } else if (node->opcode() == HloOpcode::kConvolution) {
-        // Input features per group times window size per output element.
-        const GraphNode* rhs = node->operand(1);
-        step.cost_per_item *= std::max<int64_t>(
-            1, rhs->shape().element_count() /
-                   std::max<int64_t>(1, rhs->shape().dimensions(
-                       node->instr->convolution_dimension_numbers().kernel_output_feature_dimension)));
       } else if (node->opcode() == HloOpcode::kDot) {
         step.cost_per_item *= std::max<int64_t>(
             1, Product(node->operand(0)->shape().dimensions(),

@@ -11,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "xla/backends/cpu/runtime/thunk.h"
 #include "xla/hlo/ir/primitive_type.h"
 
 namespace xla::cpu {
@@ -83,7 +82,7 @@ struct ConditionalParams {
 };
 
 struct Step {
-  enum class Kind { kKernel, kDot, kCopy, kWhile, kConditional, kThunk };
+  enum class Kind { kKernel, kDot, kCopy, kWhile, kConditional };
   Kind kind = Kind::kKernel;
   std::string name;  // the HLO instruction it computes, for errors and profiles
   // kKernel
@@ -99,11 +98,6 @@ struct Step {
   // kWhile / kConditional
   WhileParams while_params;
   ConditionalParams conditional;
-  // kThunk: the routine, and the JIT symbol it calls per element (a sort
-  // comparator), resolved after compilation like kernel_name.
-  std::shared_ptr<const Thunk> thunk;
-  std::string function_name;
-  void* function = nullptr;
 };
 
 struct Program {
