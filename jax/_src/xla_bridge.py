@@ -200,7 +200,7 @@ def _initialize_backends() -> None:
             f"Unable to initialize backend '{reg.name}' (plugin library {reg.library_path}): "
             f"{e}") from e
       warnings.warn(f"Platform '{reg.name}' is skipped: its plugin ({reg.library_path}) "
-                    f"could not be initialized: {str(e).rstrip(".")}. Falling back to the next backend.",
+                    f"could not be initialized: {str(e).rstrip('.')}. Falling back to the next backend.",
                     RuntimeWarning, stacklevel=4)
   for reg in regs:
     if reg.name in _backends:

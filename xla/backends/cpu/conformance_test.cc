@@ -54,7 +54,8 @@ double JsonNumber(const std::string& json, const std::string& key, double fallba
   return std::strtod(json.c_str() + at + 1, nullptr);
 }
 
-// Element i as a double (complex: unsupported by this comparison).
+// Element i as a double. Complex arrays are compared as their real and
+// imaginary parts.
 double Element(PrimitiveType type, const uint8_t* data, int64_t i) {
   switch (type) {
 #define XLA_CASE(P, T) \
@@ -134,7 +135,10 @@ Outcome RunCase(Client& client, const std::string& dir, std::string* why) {
       *why = "out" + std::to_string(o) + ": wrong byte size (dtype " + want.descr + ")";
       return Outcome::kMismatch;
     }
-    const PrimitiveType t = got.element_type();
+    // c64 / c128 compare component-wise as f32 / f64 pairs.
+    PrimitiveType t = got.element_type();
+    if (t == PrimitiveType::C64) t = PrimitiveType::F32;
+    if (t == PrimitiveType::C128) t = PrimitiveType::F64;
     const int64_t n = static_cast<int64_t>(bytes.size()) / std::max(1, ByteWidth(t));
     for (int64_t i = 0; i < n; ++i) {
       double g = Element(t, bytes.data(), i), w = Element(t, want.data.data(), i);

@@ -88,13 +88,28 @@ StatusOr<std::unique_ptr<Executable>> CpuClient::Compile(const std::string& form
                                                          const std::string& code,
                                                          const Options& options,
                                                          const std::vector<Device*>& devices) {
-  (void)options;
+  int64_t num_replicas = 1;
+  if (auto it = options.find("num_replicas"); it != options.end()) {
+    const int64_t* n = std::get_if<int64_t>(&it->second);
+    if (n == nullptr || *n < 1) return InvalidArgument("option num_replicas must be a positive integer");
+    num_replicas = *n;
+  }
   if (format != "hlo") {
     return InvalidArgument("the CPU backend compiles HLO text (format \"hlo\"), got format \"" +
                            format + "\"");
   }
   std::vector<Device*> targets = devices;
-  if (targets.empty()) targets.push_back(devices_[0]);
+  if (targets.empty()) {
+    if (num_replicas > static_cast<int64_t>(devices_.size())) {
+      return InvalidArgument("num_replicas=" + std::to_string(num_replicas) + " but the client has " +
+                             std::to_string(devices_.size()) + " devices (set num_devices)");
+    }
+    targets.assign(devices_.begin(), devices_.begin() + num_replicas);
+  }
+  if (num_replicas > 1 && static_cast<int64_t>(targets.size()) != num_replicas) {
+    return InvalidArgument("num_replicas=" + std::to_string(num_replicas) + " but " +
+                           std::to_string(targets.size()) + " devices were given");
+  }
   for (Device* d : targets) {
     if (FindDevice(d) == nullptr) return InvalidArgument("Compile: device is not a CPU device of this client");
   }
@@ -106,7 +121,8 @@ StatusOr<std::unique_ptr<Executable>> CpuClient::Compile(const std::string& form
   CompiledProgram program = std::move(compiled).value();
   return std::unique_ptr<Executable>(
       new CpuExecutable(module->name(), std::move(program.program), std::move(program.code),
-                        program.code_size, std::move(targets), module->ToString(), pool_));
+                        program.code_size, std::move(targets), module->ToString(), pool_,
+                        num_replicas));
 }
 
 StatusOr<std::unique_ptr<Buffer>> CpuClient::BufferFromHost(

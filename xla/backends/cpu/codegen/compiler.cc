@@ -11,6 +11,7 @@
 #include "xla/backends/cpu/codegen/jit.h"
 #include "xla/backends/cpu/codegen/kernel_planner.h"
 #include "xla/backends/cpu/codegen/scalar_ops.h"
+#include "xla/backends/cpu/codegen/scatter_emitter.h"
 
 namespace xla::cpu {
 namespace {
@@ -77,7 +78,11 @@ Status EmitKernel(llvm::Module* module, const Plan& plan, const KernelInfo& kern
     }
     return OkStatus();
   };
-  if (kernel.linear) {
+  if (IsScatterLikeOpcode(root->opcode())) {
+    std::vector<llvm::Value*> outputs;
+    for (int s : out_slots) outputs.push_back(slot_arg.at(s));
+    RETURN_IF_ERROR(EmitScatterLikeKernel(b, emitter, scalar_functions, root, outputs));
+  } else if (kernel.linear) {
     RETURN_IF_ERROR(EmitForLoop(b, begin, end, "i", [&](llvm::Value* i) {
       IrIndex index;
       index.linear = i;
@@ -121,6 +126,66 @@ Status EmitKernel(llvm::Module* module, const Plan& plan, const KernelInfo& kern
   return OkStatus();
 }
 
+// int32 name(const void* const* elements): loads element 2k / 2k+1 as the
+// lhs / rhs of operand k and calls the comparator computation (SortComparator).
+// void name(void* acc, const void* in, i64 n): acc[i] = reducer(acc[i], in[i]),
+// the vectorisable inner loop of a collective's reduction (CollectiveCombiner).
+Status EmitCombiner(llvm::Module* module, const HelperFunction& helper,
+                    ScalarFunctions* scalar_functions) {
+  llvm::LLVMContext& ctx = module->getContext();
+  ASSIGN_OR_RETURN(llvm::Function* reduce, scalar_functions->Get(*helper.computation));
+  if (reduce->arg_size() != 2) {
+    return Unimplemented("CPU backend: reducer " + helper.computation->name() +
+                         " of a collective must take two scalars");
+  }
+  const PrimitiveType type = helper.types.at(0);
+  llvm::Type* ptr = llvm::PointerType::getUnqual(ctx);
+  llvm::Type* i64 = llvm::Type::getInt64Ty(ctx);
+  auto* fn = llvm::Function::Create(
+      llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr, ptr, i64}, false),
+      llvm::Function::ExternalLinkage, helper.name, module);
+  scalar_functions->SetTargetAttributes(fn);
+  fn->addParamAttr(0, llvm::Attribute::NoAlias);
+  fn->addParamAttr(1, llvm::Attribute::NoAlias);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
+  RETURN_IF_ERROR(EmitForLoop(b, b.getInt64(0), fn->getArg(2), "i", [&](llvm::Value* i) {
+    llvm::Value* acc = LoadElement(b, type, fn->getArg(0), i);
+    llvm::Value* x = LoadElement(b, type, fn->getArg(1), i);
+    StoreElement(b, type, b.CreateCall(reduce, {acc, x}), fn->getArg(0), i);
+    return OkStatus();
+  }));
+  b.CreateRetVoid();
+  return OkStatus();
+}
+
+Status EmitComparator(llvm::Module* module, const HelperFunction& helper,
+                      ScalarFunctions* scalar_functions) {
+  llvm::LLVMContext& ctx = module->getContext();
+  ASSIGN_OR_RETURN(llvm::Function* compare, scalar_functions->Get(*helper.computation));
+  if (compare->arg_size() != 2 * helper.types.size()) {
+    return InvalidArgument("comparator " + helper.computation->name() + " takes " +
+                           std::to_string(compare->arg_size()) + " parameters, expected " +
+                           std::to_string(2 * helper.types.size()));
+  }
+  llvm::Type* ptr = llvm::PointerType::getUnqual(ctx);
+  auto* fn = llvm::Function::Create(
+      llvm::FunctionType::get(llvm::Type::getInt32Ty(ctx), {ptr}, false),
+      llvm::Function::ExternalLinkage, helper.name, module);
+  scalar_functions->SetTargetAttributes(fn);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
+  std::vector<llvm::Value*> args;
+  for (size_t i = 0; i < 2 * helper.types.size(); ++i) {
+    llvm::Value* element = b.CreateLoad(ptr, b.CreateConstInBoundsGEP1_64(ptr, fn->getArg(0), i));
+    args.push_back(LoadElement(b, helper.types[i / 2], element, b.getInt64(0)));
+  }
+  llvm::Value* r = b.CreateCall(compare, args);
+  if (!r->getType()->isIntegerTy(1)) {
+    return InvalidArgument("comparator " + helper.computation->name() + " does not return a pred");
+  }
+  b.CreateRet(b.CreateZExt(r, b.getInt32Ty()));
+  return OkStatus();
+}
+
 }  // namespace
 
 StatusOr<CompiledProgram> CompileHloModule(const HloModule& module, const CompileOptions& options) {
@@ -136,7 +201,7 @@ StatusOr<CompiledProgram> CompileHloModule(const HloModule& module, const Compil
   };
   collect(top.get());
   size_t num_kernels = 0;
-  for (Plan* p : plans) num_kernels += p->kernels.size();
+  for (Plan* p : plans) num_kernels += p->kernels.size() + p->helpers.size();
   CompiledProgram result;
   if (num_kernels > 0) {
     ASSIGN_OR_RETURN(std::unique_ptr<Jit> jit, Jit::Create());
@@ -150,6 +215,11 @@ StatusOr<CompiledProgram> CompileHloModule(const HloModule& module, const Compil
       for (const KernelInfo& kernel : plan->kernels) {
         RETURN_IF_ERROR(EmitKernel(llvm_module.get(), *plan, kernel, &scalar_functions));
       }
+      for (const HelperFunction& helper : plan->helpers) {
+        RETURN_IF_ERROR(helper.kind == HelperFunction::Kind::kCombiner
+                            ? EmitCombiner(llvm_module.get(), helper, &scalar_functions)
+                            : EmitComparator(llvm_module.get(), helper, &scalar_functions));
+      }
     }
     std::string dump_prefix;
     if (!options.dump_llvm_ir_dir.empty()) {
@@ -162,6 +232,10 @@ StatusOr<CompiledProgram> CompileHloModule(const HloModule& module, const Compil
       for (const KernelInfo& kernel : plan->kernels) {
         ASSIGN_OR_RETURN(void* fn, jit->Lookup(kernel.name));
         plan->program.steps[kernel.step].kernel = reinterpret_cast<KernelFn>(fn);
+      }
+      for (const HelperFunction& helper : plan->helpers) {
+        ASSIGN_OR_RETURN(void* fn, jit->Lookup(helper.name));
+        plan->program.steps[helper.step].function = fn;
       }
     }
     result.code_size = jit->code_size();

@@ -338,6 +338,10 @@ StatusOr<std::vector<llvm::Value*>> ElementalEmitter::ComputeUncached(const Grap
       return one(EmitDot(node, index));
     case HloOpcode::kGather:
       return one(EmitGather(node, index));
+    case HloOpcode::kConvolution:
+      return one(EmitConvolution(node, index));
+    case HloOpcode::kBitcastConvert:
+      return one(EmitBitcastConvert(node, index));
     default:
       break;
   }
@@ -686,6 +690,7 @@ StatusOr<llvm::Value*> ElementalEmitter::EmitDot(const GraphNode* node, const Ir
   const GraphNode* lhs = node->operand(0);
   const GraphNode* rhs = node->operand(1);
   const PrimitiveType out_type = node->shape().element_type();
+  if (IsComplex(out_type)) return Unsupported(node, "on complex types");
   const int lrank = lhs->shape().rank(), rrank = rhs->shape().rank();
   std::vector<llvm::Value*> out = MultiOf(b_, index, Dims(node));
   auto contains = [](const std::vector<int64_t>& v, int64_t d) {

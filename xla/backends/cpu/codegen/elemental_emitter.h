@@ -81,6 +81,9 @@ class ElementalEmitter {
                                                        const IrIndex& index);
   StatusOr<llvm::Value*> EmitGather(const GraphNode* node, const IrIndex& index);
   StatusOr<llvm::Value*> EmitDot(const GraphNode* node, const IrIndex& index);
+  // Defined in conv_emitter.cc.
+  StatusOr<llvm::Value*> EmitConvolution(const GraphNode* node, const IrIndex& index);
+  StatusOr<llvm::Value*> EmitBitcastConvert(const GraphNode* node, const IrIndex& index);
   // Clamped i64 start indices of dynamic-(update-)slice operands from `first`.
   StatusOr<std::vector<llvm::Value*>> StartIndices(const GraphNode* node, int first,
                                                    const std::vector<int64_t>& operand_dims,

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <numeric>
 
+#include "xla/backends/cpu/codegen/buffer_assignment.h"
+#include "xla/backends/cpu/codegen/thunk_builder.h"
 #include "xla/backends/cpu/runtime/cpu_buffer.h"
 
 namespace xla::cpu {
@@ -98,7 +100,12 @@ std::string SymbolName(const std::string& module, const std::string& instr, size
 bool IsElementalOpcode(HloOpcode op) {
   return IsInlinableOpcode(op) || op == HloOpcode::kReduce || op == HloOpcode::kDot ||
          op == HloOpcode::kReduceWindow || op == HloOpcode::kGather ||
-         op == HloOpcode::kDynamicUpdateSlice || op == HloOpcode::kConstant;
+         op == HloOpcode::kDynamicUpdateSlice || op == HloOpcode::kConstant ||
+         op == HloOpcode::kConvolution || IsScatterLikeOpcode(op);
+}
+
+bool IsScatterLikeOpcode(HloOpcode op) {
+  return op == HloOpcode::kScatter || op == HloOpcode::kSelectAndScatter;
 }
 
 bool MatchEigenDot(const GraphNode& dot, DotParams* params) {
@@ -212,6 +219,8 @@ StatusOr<std::unique_ptr<Plan>> PlanComputation(const HloComputation& computatio
       role = NodeRole::kControl;
     } else if (op == HloOpcode::kGetTupleElement) {
       role = NodeRole::kView;
+    } else if (IsThunkOpcode(op)) {
+      role = NodeRole::kThunk;
     } else if (!IsElementalOpcode(op)) {
       return Unimplemented("CPU backend: opcode " + std::string(HloOpcodeString(op)) +
                            " is not supported yet (instruction " + node->instr->name() + ")");
@@ -303,6 +312,7 @@ StatusOr<std::unique_ptr<Plan>> PlanComputation(const HloComputation& computatio
       case NodeRole::kKernelRoot:
       case NodeRole::kDot:
       case NodeRole::kControl:
+      case NodeRole::kThunk:
         if (node->shape().IsTuple()) {
           for (const Shape& leaf : node->shape().tuple_shapes()) {
             if (!leaf.IsArray()) {
@@ -347,6 +357,10 @@ StatusOr<std::unique_ptr<Plan>> PlanComputation(const HloComputation& computatio
       if (w.init_slots.size() != w.state_slots.size()) {
         return Internal("while " + step.name + ": init and state leaves differ");
       }
+      step.reads = w.init_slots;
+      step.writes = w.state_slots;
+      step.writes.insert(step.writes.end(), w.scratch_slots.begin(), w.scratch_slots.end());
+      step.writes.push_back(w.pred_slot);
       program.steps.push_back(step);
     } else if (plan.role[i] == NodeRole::kControl) {
       Step step;
@@ -362,6 +376,38 @@ StatusOr<std::unique_ptr<Plan>> PlanComputation(const HloComputation& computatio
         c.operand_slots.push_back(plan.slots[node->operand(1 + b)->id]);
       }
       c.output_slots = plan.slots[i];
+      step.reads = {c.index_slot};
+      for (const auto& ops : c.operand_slots) step.reads.insert(step.reads.end(), ops.begin(), ops.end());
+      step.writes = c.output_slots;
+      program.steps.push_back(step);
+    } else if (plan.role[i] == NodeRole::kThunk) {
+      ASSIGN_OR_RETURN(ThunkSpec spec, BuildThunk(*node, plan.slots));
+      Step step;
+      step.kind = Step::Kind::kThunk;
+      step.name = node->instr->name();
+      step.thunk = std::move(spec.thunk);
+      for (GraphNode* op : node->operands) {
+        step.reads.insert(step.reads.end(), plan.slots[op->id].begin(), plan.slots[op->id].end());
+      }
+      step.writes = plan.slots[i];
+      if (spec.comparator != nullptr) {
+        HelperFunction helper;
+        helper.step = program.steps.size();
+        helper.computation = spec.comparator;
+        helper.types = std::move(spec.comparator_types);
+        helper.name = SymbolName(module_name, node->instr->name() + "_cmp", ctx->kernel_count++);
+        step.function_name = helper.name;
+        plan.helpers.push_back(std::move(helper));
+      } else if (spec.combiner != nullptr) {
+        HelperFunction helper;
+        helper.kind = HelperFunction::Kind::kCombiner;
+        helper.step = program.steps.size();
+        helper.computation = spec.combiner;
+        helper.types = {spec.combiner_type};
+        helper.name = SymbolName(module_name, node->instr->name() + "_combine", ctx->kernel_count++);
+        step.function_name = helper.name;
+        plan.helpers.push_back(std::move(helper));
+      }
       program.steps.push_back(step);
     } else if (plan.role[i] == NodeRole::kDot) {
       Step step;
@@ -371,6 +417,8 @@ StatusOr<std::unique_ptr<Plan>> PlanComputation(const HloComputation& computatio
       step.dot.lhs_slot = plan.slots[node->operand(0)->id].at(0);
       step.dot.rhs_slot = plan.slots[node->operand(1)->id].at(0);
       step.dot.out_slot = plan.slots[i][0];
+      step.reads = {step.dot.lhs_slot, step.dot.rhs_slot};
+      step.writes = {step.dot.out_slot};
       program.steps.push_back(step);
     } else if (plan.role[i] == NodeRole::kKernelRoot) {
       const Shape& shape =
@@ -379,29 +427,52 @@ StatusOr<std::unique_ptr<Plan>> PlanComputation(const HloComputation& computatio
       info.root = node;
       info.name = SymbolName(module_name, node->instr->name(), ctx->kernel_count++);
       // Flat iteration when every fused op needs only flat indices, or rank <= 1.
-      bool linear = shape.rank() <= 1;
-      if (!linear && !node->shape().IsTuple()) {
-        linear = true;
+      bool same_index = !node->shape().IsTuple();
+      std::vector<int> reads;
+      {
         std::vector<GraphNode*> stack = {node};
-        while (!stack.empty() && linear) {
+        std::vector<bool> seen(n, false);
+        while (!stack.empty()) {
           GraphNode* cur = stack.back();
           stack.pop_back();
-          if (!IsLinearOpcode(cur->opcode())) linear = false;
+          if (!IsLinearOpcode(cur->opcode())) same_index = false;
+          // A bitcast-convert that changes the element width reads its
+          // operand at a different flat index.
+          if (cur->opcode() == HloOpcode::kBitcastConvert &&
+              ByteWidth(cur->shape().element_type()) !=
+                  ByteWidth(cur->operand(0)->shape().element_type())) {
+            same_index = false;
+          }
           for (GraphNode* op : cur->operands) {
-            if (plan.role[op->id] == NodeRole::kInline) stack.push_back(op);
+            if (plan.role[op->id] == NodeRole::kInline) {
+              if (!seen[op->id]) stack.push_back(op);
+              seen[op->id] = true;
+            } else {
+              reads.insert(reads.end(), plan.slots[op->id].begin(), plan.slots[op->id].end());
+            }
           }
         }
       }
+      bool linear = shape.rank() <= 1 || same_index;
+      if (IsScatterLikeOpcode(node->opcode())) linear = true;  // one sequential work item
       info.linear = linear;
       Step step;
       step.kind = Step::Kind::kKernel;
       step.name = node->instr->name();
       step.kernel_name = info.name;
+      step.reads = std::move(reads);
+      step.writes = plan.slots[i];
+      step.same_index_only = same_index;
       int64_t elements = shape.element_count();
       int64_t inner = (linear || shape.rank() == 0) ? 1 : shape.dimensions().back();
       step.work_items = inner == 0 ? 0 : elements / inner;
       if (shape.rank() == 0) step.work_items = 1;
       step.cost_per_item = inner;
+      if (IsScatterLikeOpcode(node->opcode())) {
+        // Updates to one element must apply in order: a single work item.
+        step.work_items = 1;
+        step.cost_per_item = 1;
+      }
       if (node->opcode() == HloOpcode::kReduce) {
         int64_t in = node->operand(0)->shape().element_count();
         step.cost_per_item *= std::max<int64_t>(1, elements ? in / elements : in);
@@ -409,6 +480,13 @@ StatusOr<std::unique_ptr<Plan>> PlanComputation(const HloComputation& computatio
         for (const WindowDimension& wd : node->instr->window().dimensions) {
           step.cost_per_item *= std::max<int64_t>(1, wd.size);
         }
+      } else if (node->opcode() == HloOpcode::kConvolution) {
+        // Input features per group times window size per output element.
+        const GraphNode* rhs = node->operand(1);
+        step.cost_per_item *= std::max<int64_t>(
+            1, rhs->shape().element_count() /
+                   std::max<int64_t>(1, rhs->shape().dimensions(
+                       node->instr->convolution_dimension_numbers().kernel_output_feature_dimension)));
       } else if (node->opcode() == HloOpcode::kDot) {
         step.cost_per_item *= std::max<int64_t>(
             1, Product(node->operand(0)->shape().dimensions(),
@@ -451,15 +529,13 @@ StatusOr<std::unique_ptr<Plan>> PlanComputation(const HloComputation& computatio
     copy.src_slot = src;
     copy.dst_slot = dst;
     copy.bytes = out.size;
+    copy.reads = {src};
+    copy.writes = {dst};
+    copy.same_index_only = true;
     program.steps.push_back(copy);
   }
 
-  // Temporaries that did not become outputs get arena offsets (no reuse yet).
-  for (Slot& slot : program.slots) {
-    if (slot.kind != Slot::Kind::kTemp) continue;
-    slot.offset = program.temp_bytes;
-    program.temp_bytes += (slot.size + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
-  }
+  AssignBuffers(program);
   return plan_ptr;
 }
 

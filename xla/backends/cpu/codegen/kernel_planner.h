@@ -7,8 +7,10 @@
 // inlined into its consumers' loops when it has a single user, or when it is
 // cheap to recompute (index-only ops and converts). Everything else is
 // materialised: a kernel root (one loop nest over its output), an Eigen dot,
-// a parameter or a constant. It does not reorder, does not reuse temporary
-// memory yet, and does not fuse siblings (multi-output fusion).
+// a parameter, a constant or a library thunk (sort, fft, linear algebra,
+// collectives). Scatter and select-and-scatter are kernel roots with a loop
+// structure of their own (scatter_emitter.h). It does not reorder, and does
+// not fuse siblings (multi-output fusion).
 #ifndef XLA_BACKENDS_CPU_CODEGEN_KERNEL_PLANNER_H_
 #define XLA_BACKENDS_CPU_CODEGEN_KERNEL_PLANNER_H_
 
@@ -33,6 +35,7 @@ enum class NodeRole {
   kView,        // get-tuple-element of a multi-output node: that node's slot
   kTuple,       // a tuple: exists only as a grouping of its operands
   kControl,     // while / conditional: runs subprograms, result in its slots
+  kThunk,       // a runtime library routine (sort, fft, collectives...), see thunk_builder.h
 };
 
 // How a kernel iterates: over rows (all but the last output dimension, the
@@ -44,11 +47,25 @@ struct KernelInfo {
   size_t step = 0;       // index in Program::steps
 };
 
+// A function a thunk calls (a sort comparator, a collective's combiner
+// loop), compiled with the kernels.
+struct HelperFunction {
+  enum class Kind { kComparator, kCombiner };
+  Kind kind = Kind::kComparator;
+  size_t step = 0;  // the Program step whose `function` it becomes
+  const HloComputation* computation = nullptr;
+  // kComparator: operand element types (two parameters each);
+  // kCombiner: the one element type.
+  std::vector<PrimitiveType> types;
+  std::string name;
+};
+
 struct Plan {
   std::unique_ptr<HloGraph> graph;
   std::vector<NodeRole> role;               // by node id
   std::vector<std::vector<int>> slots;      // by node id; one per array leaf
   std::vector<KernelInfo> kernels;          // kernels to emit
+  std::vector<HelperFunction> helpers;      // thunk helpers to emit
   Program program;                          // kernels' function pointers still null
   // Plans of while conditions/bodies and conditional branches, in the order
   // of Program::subprograms (moved there by FinalizeProgram).
@@ -63,6 +80,8 @@ Program FinalizeProgram(Plan& plan);
 
 // Index-only ops and the ones the emitter computes per element.
 bool IsElementalOpcode(HloOpcode opcode);
+// Kernel roots whose loop runs over their updates, not their output.
+bool IsScatterLikeOpcode(HloOpcode opcode);
 // Dot dimension layout Eigen can run directly (see DotParams); fills *params
 // except the slots. False means: use the loop emitter.
 bool MatchEigenDot(const GraphNode& dot, DotParams* params);

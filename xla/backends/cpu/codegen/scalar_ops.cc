@@ -196,6 +196,44 @@ Value* FromBits(llvm::IRBuilder<>& b, PrimitiveType type, Value* bits) {
   }
 }
 
+// Rounds a float to `exponent_bits` / `mantissa_bits` and back, as XLA's
+// reduce-precision: mantissa rounded to nearest even, values beyond the
+// reduced exponent range overflow to inf or flush to (signed) zero, NaN
+// stays NaN. Works on the register type's bits (f16/bf16 are floats here).
+llvm::Value* EmitReducePrecision(llvm::IRBuilder<>& b, PrimitiveType type, int64_t exponent_bits,
+                                 int64_t mantissa_bits, llvm::Value* x) {
+  llvm::Type* ft = x->getType();
+  const int bits = ft->isDoubleTy() ? 64 : 32;
+  const int src_mantissa = bits == 64 ? 52 : 23, src_exponent = bits == 64 ? 11 : 8;
+  (void)type;
+  llvm::Type* it = b.getIntNTy(bits);
+  auto c = [&](uint64_t v) { return llvm::ConstantInt::get(it, v); };
+  Value* v = b.CreateBitCast(x, it);
+  if (mantissa_bits < src_mantissa) {
+    const int drop = src_mantissa - static_cast<int>(mantissa_bits);
+    Value* last_kept = b.CreateAnd(b.CreateLShr(v, c(drop)), c(1));
+    Value* bias = b.CreateAdd(c((uint64_t{1} << (drop - 1)) - 1), last_kept);
+    v = b.CreateAnd(b.CreateAdd(v, bias), c(~((uint64_t{1} << drop) - 1)));
+  }
+  if (exponent_bits < src_exponent) {
+    const uint64_t sign = uint64_t{1} << (bits - 1);
+    const uint64_t exp_mask = ((uint64_t{1} << src_exponent) - 1) << src_mantissa;
+    const int64_t src_bias = (int64_t{1} << (src_exponent - 1)) - 1;
+    const int64_t new_bias = (int64_t{1} << (exponent_bits - 1)) - 1;
+    const uint64_t max_exp = static_cast<uint64_t>(src_bias + new_bias) << src_mantissa;
+    const uint64_t min_exp = static_cast<uint64_t>(src_bias - new_bias) << src_mantissa;
+    Value* exp = b.CreateAnd(v, c(exp_mask));
+    Value* sign_bits = b.CreateAnd(v, c(sign));
+    Value* overflow = b.CreateICmpUGT(exp, c(max_exp));
+    Value* underflow = b.CreateICmpULE(exp, c(min_exp));
+    v = b.CreateSelect(overflow, b.CreateOr(sign_bits, c(exp_mask)), v);
+    v = b.CreateSelect(underflow, sign_bits, v);
+  }
+  Value* r = b.CreateBitCast(v, ft);
+  // NaN inputs stay NaN (rounding could have carried them into infinity).
+  return b.CreateSelect(b.CreateFCmpUNO(x, x), x, r);
+}
+
 Status UnsupportedOp(const HloInstruction& instr, PrimitiveType type) {
   return Unimplemented("CPU backend: " + std::string(HloOpcodeString(instr.opcode())) +
                        " on " + std::string(PrimitiveTypeName(type)) +
@@ -336,9 +374,7 @@ StatusOr<Value*> EmitBinary(llvm::IRBuilder<>& b, const HloInstruction& instr,
 
 }  // namespace
 
-bool IsSupportedElementType(PrimitiveType type) {
-  return IsArrayType(type) && !IsComplex(type);
-}
+bool IsSupportedElementType(PrimitiveType type) { return IsArrayType(type); }
 
 llvm::Type* StorageType(PrimitiveType type, llvm::LLVMContext& ctx) {
   switch (type) {
@@ -347,6 +383,8 @@ llvm::Type* StorageType(PrimitiveType type, llvm::LLVMContext& ctx) {
     case PrimitiveType::BF16: return llvm::Type::getInt16Ty(ctx);
     case PrimitiveType::F32: return llvm::Type::getFloatTy(ctx);
     case PrimitiveType::F64: return llvm::Type::getDoubleTy(ctx);
+    case PrimitiveType::C64:
+    case PrimitiveType::C128: return ComplexRegisterType(type, ctx);
     default: return llvm::Type::getIntNTy(ctx, 8 * ByteWidth(type));
   }
 }
@@ -395,6 +433,14 @@ llvm::Value* LiteralElement(llvm::IRBuilder<>& b, const Literal& literal, int64_
     case PrimitiveType::BF16: return FloatConst(rt, BF16ToFloat(literal.Get<bfloat16>(i)));
     case PrimitiveType::F32: return FloatConst(rt, literal.Get<float>(i));
     case PrimitiveType::F64: return FloatConst(rt, literal.Get<double>(i));
+    case PrimitiveType::C64:
+    case PrimitiveType::C128: {
+      std::complex<double> z = literal.GetAsComplex(i);
+      llvm::Type* part = rt->getStructElementType(0);
+      return llvm::ConstantStruct::get(llvm::cast<llvm::StructType>(rt),
+                                       {llvm::ConstantFP::get(part, z.real()),
+                                        llvm::ConstantFP::get(part, z.imag())});
+    }
     default:
       return llvm::ConstantInt::get(rt, literal.GetAsUInt64(i));
   }
@@ -434,6 +480,17 @@ llvm::Value* EmitConvert(llvm::IRBuilder<>& b, PrimitiveType from, PrimitiveType
                          llvm::Value* v) {
   if (from == to) return v;
   llvm::Type* rt = RegisterType(to, b.getContext());
+  if (IsComplex(from) || IsComplex(to)) {
+    // Complex -> real keeps the real part; real -> complex has imag 0.
+    const PrimitiveType part_from = IsComplex(from) ? (from == PrimitiveType::C64 ? PrimitiveType::F32 : PrimitiveType::F64) : from;
+    const PrimitiveType part_to = IsComplex(to) ? (to == PrimitiveType::C64 ? PrimitiveType::F32 : PrimitiveType::F64) : to;
+    llvm::Value* re = IsComplex(from) ? ComplexPart(b, v, 0) : v;
+    llvm::Value* im = IsComplex(from) ? ComplexPart(b, v, 1) : nullptr;
+    re = EmitConvert(b, part_from, part_to, re);
+    if (!IsComplex(to)) return re;
+    im = im ? EmitConvert(b, part_from, part_to, im) : Zero(b, part_to);
+    return MakeComplex(b, re, im);
+  }
   if (to == PrimitiveType::PRED) {
     if (IsFloatingPoint(from)) return b.CreateFCmpUNE(v, FloatConst(v->getType(), 0.0));
     return b.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
@@ -488,11 +545,19 @@ StatusOr<llvm::Value*> EmitElementwise(llvm::IRBuilder<>& b, const HloInstructio
       return FromBits(b, result_type, ToBits(b, operand_types[0], operands[0]));
     case HloOpcode::kSelect:
       return b.CreateSelect(operands[0], operands[1], operands[2]);
+    case HloOpcode::kComplex:
+      return MakeComplex(b, operands[0], operands[1]);
+    case HloOpcode::kReducePrecision:
+      return EmitReducePrecision(b, operand_types[0], instr.exponent_bits(), instr.mantissa_bits(),
+                                 operands[0]);
     case HloOpcode::kClamp:  // clamp(lo, x, hi)
       return EmitMin(b, result_type, EmitMax(b, result_type, operands[1], operands[0]),
                      operands[2]);
     default:
       break;
+  }
+  if (IsComplex(operand_types[0])) {
+    return EmitComplexElementwise(b, instr, operand_types[0], operands);
   }
   if (operands.size() == 1) {
     ASSIGN_OR_RETURN(result, EmitUnary(b, instr, operand_types[0], operands[0]));

@@ -23,7 +23,8 @@ class Literal;
 
 namespace xla::cpu {
 
-// Element types the CPU emitters handle (all real array types; not complex).
+// Element types the CPU emitters handle (all array types; complex values
+// are {re, im} structs, see complex_ops.cc).
 bool IsSupportedElementType(PrimitiveType type);
 
 llvm::Type* StorageType(PrimitiveType type, llvm::LLVMContext& ctx);
@@ -61,6 +62,15 @@ llvm::Value* EmitMin(llvm::IRBuilder<>& b, PrimitiveType type, llvm::Value* x, l
 
 // The additive zero / multiplicative one of a type, in register type.
 llvm::Value* Zero(llvm::IRBuilder<>& b, PrimitiveType type);
+
+// Complex support (complex_ops.cc): the {re, im} struct type, building and
+// splitting values, and the elementwise ops whose operand 0 is complex.
+llvm::Type* ComplexRegisterType(PrimitiveType type, llvm::LLVMContext& ctx);
+llvm::Value* MakeComplex(llvm::IRBuilder<>& b, llvm::Value* re, llvm::Value* im);
+llvm::Value* ComplexPart(llvm::IRBuilder<>& b, llvm::Value* z, int part);
+StatusOr<llvm::Value*> EmitComplexElementwise(llvm::IRBuilder<>& b, const HloInstruction& instr,
+                                              PrimitiveType type,
+                                              const std::vector<llvm::Value*>& operands);
 
 }  // namespace xla::cpu
 

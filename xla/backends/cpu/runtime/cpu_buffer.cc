@@ -44,6 +44,16 @@ StatusOr<std::unique_ptr<CpuBuffer>> CpuBuffer::Create(PrimitiveType type,
       new CpuBuffer(type, std::move(dims), size, device, std::move(memory)));
 }
 
+std::unique_ptr<CpuBuffer> CpuBuffer::CreateFromMemory(PrimitiveType type,
+                                                     std::vector<int64_t> dims,
+                                                     CpuDevice* device,
+                                                     std::shared_ptr<AlignedMemory> memory) {
+  int64_t count = 1;
+  for (int64_t d : dims) count *= d;
+  const size_t size = static_cast<size_t>(count) * ByteWidth(type);
+  return std::unique_ptr<CpuBuffer>(new CpuBuffer(type, std::move(dims), size, device, std::move(memory)));
+}
+
 Status CpuBuffer::ToHost(void* dst) {
   std::shared_ptr<AlignedMemory> memory = this->memory();
   if (!memory) return FailedPrecondition("ToHost called on a deleted buffer");

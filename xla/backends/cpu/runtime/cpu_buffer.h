@@ -39,6 +39,11 @@ class CpuBuffer final : public Buffer {
   static StatusOr<std::unique_ptr<CpuBuffer>> Create(PrimitiveType type,
                                                      std::vector<int64_t> dims,
                                                      CpuDevice* device);
+  // A buffer over existing memory (a donated argument's), which must hold
+  // at least the shape's bytes.
+  static std::unique_ptr<CpuBuffer> CreateFromMemory(PrimitiveType type, std::vector<int64_t> dims,
+                                                     CpuDevice* device,
+                                                     std::shared_ptr<AlignedMemory> memory);
 
   PrimitiveType element_type() const override { return type_; }
   const std::vector<int64_t>& dimensions() const override { return dims_; }

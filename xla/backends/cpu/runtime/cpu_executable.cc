@@ -1,5 +1,8 @@
 #include "xla/backends/cpu/runtime/cpu_executable.h"
 
+#include <thread>
+
+#include "xla/backends/cpu/runtime/collectives.h"
 #include "xla/backends/cpu/runtime/cpu_buffer.h"
 #include "xla/backends/cpu/runtime/program_runner.h"
 
@@ -17,10 +20,10 @@ std::string ShapeString(PrimitiveType type, const std::vector<int64_t>& dims) {
 
 CpuExecutable::CpuExecutable(std::string name, Program program, std::shared_ptr<void> code,
                              int64_t code_size, std::vector<Device*> devices,
-                             std::string hlo_text, ThreadPool* pool)
+                             std::string hlo_text, ThreadPool* pool, int64_t num_replicas)
     : name_(std::move(name)), program_(std::move(program)), code_(std::move(code)),
       code_size_(code_size), devices_(std::move(devices)), hlo_text_(std::move(hlo_text)),
-      pool_(pool) {}
+      pool_(pool), num_replicas_(num_replicas) {}
 
 Executable::MemoryStats CpuExecutable::memory_stats() const {
   MemoryStats stats;
@@ -40,7 +43,8 @@ int64_t ElementCount(const std::vector<int64_t>& dims) {
 }  // namespace
 
 StatusOr<std::vector<std::unique_ptr<Buffer>>> CpuExecutable::ExecuteOnDevice(
-    const std::vector<Buffer*>& args, Device* device) {
+    const std::vector<Buffer*>& args, const std::vector<int64_t>& donated, Device* device,
+    const ExecutionContext& context) {
   if (args.size() != program_.parameters.size()) {
     return InvalidArgument(name_ + ": expected " + std::to_string(program_.parameters.size()) +
                            " arguments, got " + std::to_string(args.size()));
@@ -69,34 +73,96 @@ StatusOr<std::vector<std::unique_ptr<Buffer>>> CpuExecutable::ExecuteOnDevice(
   }
   CpuDevice* cpu_device = static_cast<CpuDevice*>(device);
 
+  // Donation: an output the program may alias with a donated parameter
+  // (Program::may_alias) takes over that argument's memory, and the
+  // argument buffer becomes deleted. Arguments passed twice are not donated.
+  std::vector<std::shared_ptr<AlignedMemory>> reused(program_.outputs.size());
+  for (int64_t d : donated) {
+    if (d < 0 || d >= static_cast<int64_t>(args.size())) continue;
+    const auto& memory = arg_memory[d];
+    bool shared = false;
+    for (size_t j = 0; j < args.size(); ++j) {
+      if (static_cast<int64_t>(j) != d && arg_memory[j] == memory) shared = true;
+    }
+    if (shared || memory.use_count() > 2) continue;  // held elsewhere (e.g. a running call)
+    for (const auto& [param, out] : program_.may_alias) {
+      if (param != d || reused[out]) continue;
+      if (program_.outputs[out].byte_size() != program_.parameters[d].byte_size()) continue;
+      reused[out] = memory;
+      args[d]->Delete();
+      break;
+    }
+  }
   std::vector<std::unique_ptr<Buffer>> outputs;
   std::vector<void*> output_data;
-  for (const ArrayShape& shape : program_.outputs) {
-    ASSIGN_OR_RETURN(std::unique_ptr<CpuBuffer> out,
-                     CpuBuffer::Create(shape.type, shape.dims, cpu_device));
+  for (size_t o = 0; o < program_.outputs.size(); ++o) {
+    const ArrayShape& shape = program_.outputs[o];
+    std::unique_ptr<CpuBuffer> out;
+    if (reused[o]) {
+      out = CpuBuffer::CreateFromMemory(shape.type, shape.dims, cpu_device, reused[o]);
+    } else {
+      ASSIGN_OR_RETURN(out, CpuBuffer::Create(shape.type, shape.dims, cpu_device));
+    }
     output_data.push_back(out->data());
     outputs.push_back(std::move(out));
   }
   std::vector<void*> params;
   for (const auto& m : arg_memory) params.push_back(m->data());
-  RETURN_IF_ERROR(RunProgram(program_, params, output_data, *pool_).WithContext(name_));
+  RETURN_IF_ERROR(RunProgram(program_, params, output_data, *pool_, context).WithContext(name_));
   return outputs;
 }
 
 StatusOr<std::vector<std::vector<std::unique_ptr<Buffer>>>> CpuExecutable::Execute(
     const std::vector<std::vector<Buffer*>>& args, const std::vector<int64_t>& donated) {
-  // Donation is allowed, not required: outputs always get fresh buffers.
-  (void)donated;
   if (args.size() > devices_.size()) {
     return InvalidArgument(name_ + ": arguments given for " + std::to_string(args.size()) +
                            " devices but the executable was compiled for " +
                            std::to_string(devices_.size()));
   }
   std::vector<std::vector<std::unique_ptr<Buffer>>> results;
-  for (size_t d = 0; d < args.size(); ++d) {
+  auto device_of = [&](size_t d) {
     Device* device = devices_[d];
     if (!args[d].empty() && args[d][0] != nullptr) device = args[d][0]->device();
-    auto outs = ExecuteOnDevice(args[d], device);
+    return device;
+  };
+  if (num_replicas_ > 1) {
+    if (static_cast<int64_t>(args.size()) != num_replicas_) {
+      return InvalidArgument(name_ + ": compiled for " + std::to_string(num_replicas_) +
+                             " replicas but given arguments for " + std::to_string(args.size()));
+    }
+    // One thread per replica: collectives block until the whole group
+    // arrives, so replicas cannot run one after another.
+    CollectiveContext collectives(num_replicas_);
+    std::vector<StatusOr<std::vector<std::unique_ptr<Buffer>>>> outs;
+    for (size_t d = 0; d < args.size(); ++d) outs.emplace_back(Internal("replica did not run"));
+    std::vector<std::thread> threads;
+    for (size_t d = 0; d < args.size(); ++d) {
+      threads.emplace_back([&, d] {
+        ExecutionContext context;
+        context.replica_id = static_cast<int64_t>(d);
+        context.num_replicas = num_replicas_;
+        context.collectives = &collectives;
+        outs[d] = ExecuteOnDevice(args[d], donated, device_of(d), context);
+        if (!outs[d].ok()) collectives.Abort(outs[d].status().message());
+      });
+    }
+    for (std::thread& t : threads) t.join();
+    // Report the replica that failed first, not one woken by its abort.
+    for (auto& o : outs) {
+      if (!o.ok() && o.status().message().find("collective aborted") == std::string::npos) {
+        return o.status();
+      }
+    }
+    for (auto& o : outs) {
+      if (!o.ok()) return o.status();
+      results.push_back(std::move(o).value());
+    }
+    return results;
+  }
+  for (size_t d = 0; d < args.size(); ++d) {
+    ExecutionContext context;
+    context.replica_id = static_cast<int64_t>(d);
+    auto outs = ExecuteOnDevice(args[d], donated, device_of(d), context);
     if (!outs.ok()) return outs.status();
     results.push_back(std::move(outs).value());
   }

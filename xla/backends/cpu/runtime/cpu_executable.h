@@ -17,12 +17,15 @@ namespace xla::cpu {
 class CpuExecutable final : public Executable {
  public:
   // `code` keeps the kernels of `program` alive (the JIT that compiled them).
+  // With num_replicas > 1, Execute runs one replica per device concurrently
+  // (one thread each) and their collectives meet in a shared context.
   CpuExecutable(std::string name, Program program, std::shared_ptr<void> code,
                 int64_t code_size, std::vector<Device*> devices, std::string hlo_text,
-                ThreadPool* pool);
+                ThreadPool* pool, int64_t num_replicas = 1);
 
   const std::vector<Device*>& devices() const override { return devices_; }
   size_t num_outputs() const override { return program_.outputs.size(); }
+  size_t num_replicas() const override { return static_cast<size_t>(num_replicas_); }
   std::string optimized_hlo() const override { return hlo_text_; }
   MemoryStats memory_stats() const override;
   StatusOr<std::vector<std::vector<std::unique_ptr<Buffer>>>> Execute(
@@ -33,7 +36,8 @@ class CpuExecutable final : public Executable {
 
  private:
   StatusOr<std::vector<std::unique_ptr<Buffer>>> ExecuteOnDevice(
-      const std::vector<Buffer*>& args, Device* device);
+      const std::vector<Buffer*>& args, const std::vector<int64_t>& donated, Device* device,
+      const ExecutionContext& context);
 
   std::string name_;
   Program program_;
@@ -42,6 +46,7 @@ class CpuExecutable final : public Executable {
   std::vector<Device*> devices_;
   std::string hlo_text_;
   ThreadPool* pool_;
+  int64_t num_replicas_;
 };
 
 }  // namespace xla::cpu

@@ -1,4 +1,4 @@
-// The only translation unit that includes Eigen.
+// Eigen GEMM for dots (linalg_thunk.cc is the other file that includes Eigen).
 #include "xla/backends/cpu/runtime/dot.h"
 
 #include <algorithm>

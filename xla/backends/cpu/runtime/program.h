@@ -9,8 +9,10 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "xla/backends/cpu/runtime/thunk.h"
 #include "xla/hlo/ir/primitive_type.h"
 
 namespace xla::cpu {
@@ -82,7 +84,7 @@ struct ConditionalParams {
 };
 
 struct Step {
-  enum class Kind { kKernel, kDot, kCopy, kWhile, kConditional };
+  enum class Kind { kKernel, kDot, kCopy, kWhile, kConditional, kThunk };
   Kind kind = Kind::kKernel;
   std::string name;  // the HLO instruction it computes, for errors and profiles
   // kKernel
@@ -98,6 +100,16 @@ struct Step {
   // kWhile / kConditional
   WhileParams while_params;
   ConditionalParams conditional;
+  // kThunk: the routine, and the JIT symbol it calls per element (a sort
+  // comparator), resolved after compilation like kernel_name.
+  std::shared_ptr<const Thunk> thunk;
+  std::string function_name;
+  void* function = nullptr;
+  // Slots the step reads and writes (for liveness and aliasing), and
+  // whether it reads every input only at the flat index it writes: such a
+  // kernel may write over an input in place.
+  std::vector<int> reads, writes;
+  bool same_index_only = false;
 };
 
 struct Program {
@@ -106,6 +118,10 @@ struct Program {
   int64_t temp_bytes = 0;
   std::vector<ArrayShape> parameters;
   std::vector<ArrayShape> outputs;  // flattened leaves of the entry root
+  // (parameter, output) pairs that may share memory when the parameter is
+  // donated: the program never reads the parameter after it starts writing
+  // the output (or reads it only at the index being written).
+  std::vector<std::pair<int64_t, int64_t>> may_alias;
   // Non-scalar constants, 64-byte aligned, referenced by kConstant slots.
   std::vector<std::shared_ptr<void>> constant_storage;
   int64_t constant_bytes = 0;

@@ -51,7 +51,7 @@ void CopySlots(const Program& p, const std::vector<void*>& table, const std::vec
 }
 
 Status RunWhile(const Program& p, const Step& step, const std::vector<void*>& table,
-                ThreadPool& pool) {
+                ThreadPool& pool, const ExecutionContext& context) {
   const WhileParams& w = step.while_params;
   const Program& cond = *p.subprograms[w.cond];
   const Program& body = *p.subprograms[w.body];
@@ -61,16 +61,16 @@ Status RunWhile(const Program& p, const Step& step, const std::vector<void*>& ta
   std::vector<void*> pred = {table[w.pred_slot]};
   for (int64_t iter = 0;; ++iter) {
     if (iter == kMaxWhileIterations) return Internal("while " + step.name + " did not terminate");
-    RETURN_IF_ERROR(RunProgram(cond, state, pred, pool));
+    RETURN_IF_ERROR(RunProgram(cond, state, pred, pool, context));
     if (*static_cast<const uint8_t*>(pred[0]) == 0) break;
-    RETURN_IF_ERROR(RunProgram(body, state, scratch, pool));
+    RETURN_IF_ERROR(RunProgram(body, state, scratch, pool, context));
     CopySlots(p, table, w.scratch_slots, w.state_slots);
   }
   return OkStatus();
 }
 
 Status RunConditional(const Program& p, const Step& step, const std::vector<void*>& table,
-                      ThreadPool& pool) {
+                      ThreadPool& pool, const ExecutionContext& context) {
   const ConditionalParams& c = step.conditional;
   const int64_t n = static_cast<int64_t>(c.branches.size());
   int64_t b;
@@ -82,13 +82,14 @@ Status RunConditional(const Program& p, const Step& step, const std::vector<void
     b = (i < 0 || i >= n) ? n - 1 : i;  // out of range runs the last branch
   }
   return RunProgram(*p.subprograms[c.branches[b]], Gather(table, c.operand_slots[b]),
-                    Gather(table, c.output_slots), pool);
+                    Gather(table, c.output_slots), pool, context);
 }
 
 }  // namespace
 
 Status RunProgram(const Program& program, const std::vector<void*>& params,
-                  const std::vector<void*>& outputs, ThreadPool& pool) {
+                  const std::vector<void*>& outputs, ThreadPool& pool,
+                  const ExecutionContext& context) {
   std::shared_ptr<AlignedMemory> arena;
   if (program.temp_bytes > 0) {
     ASSIGN_OR_RETURN(arena, AlignedMemory::Allocate(program.temp_bytes, nullptr));
@@ -117,11 +118,20 @@ Status RunProgram(const Program& program, const std::vector<void*>& params,
         }
         break;
       case Step::Kind::kWhile:
-        RETURN_IF_ERROR(RunWhile(program, step, table, pool));
+        RETURN_IF_ERROR(RunWhile(program, step, table, pool, context));
         break;
       case Step::Kind::kConditional:
-        RETURN_IF_ERROR(RunConditional(program, step, table, pool));
+        RETURN_IF_ERROR(RunConditional(program, step, table, pool, context));
         break;
+      case Step::Kind::kThunk: {
+        ThunkParams tp;
+        tp.buffers = table.data();
+        tp.pool = &pool;
+        tp.function = step.function;
+        tp.context = &context;
+        RETURN_IF_ERROR(step.thunk->Run(tp).WithContext(step.name));
+        break;
+      }
     }
   }
   return OkStatus();

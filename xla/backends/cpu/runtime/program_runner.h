@@ -14,8 +14,10 @@ namespace xla::cpu {
 
 // params[i] / outputs[o]: data of parameter leaf i and output o, each at
 // least as large as the program says and 64-byte aligned.
+// `context` says which replica this run is (collectives rendezvous through it).
 Status RunProgram(const Program& program, const std::vector<void*>& params,
-                  const std::vector<void*>& outputs, ThreadPool& pool);
+                  const std::vector<void*>& outputs, ThreadPool& pool,
+                  const ExecutionContext& context = ExecutionContext());
 
 }  // namespace xla::cpu
 

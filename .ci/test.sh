@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The whole test suite (the README's second command): builds the wheels, runs the
+# C++ unit tests with Bazel, then every Python test against the installed wheels.
+#
+# Wheels: jax, every plugin, and jaxlib for the oldest and newest supported Python
+# plus python3's own (pytest runs in a fresh virtualenv of python3 with the wheels
+# installed from dist/; the wheel tests also install them for 3.10 and 3.13).
+# The release workflow builds the complete matrix.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+CONFORMANCE_DIR="${CONFORMANCE_DIR:-$(cd .. && pwd)/shared/conformance}"
+export CONFORMANCE_DIR
+
+PYTHONS="3.10,$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])'),3.13"
+python3 build/build.py build --wheels=all --python="$PYTHONS"
+
+# C++ unit tests beside their sources (parser, verifier, evaluator, passes, CPU backend).
+bazel test //xla/... --test_env=CONFORMANCE_DIR="$CONFORMANCE_DIR"
+
+# Runs `pytest tests -q` in a fresh virtualenv with jax installed from dist/;
+# missing wheels fail instead of skipping, and exit status 5 (no tests) fails.
+python3 build/build.py test -- tests -q "$@"

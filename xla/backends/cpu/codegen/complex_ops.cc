@@ -1,0 +1,147 @@
+// Complex (c64 / c128) element operations. A complex register value is an
+// LLVM struct {re, im} of float or double, which is also its storage type,
+// so loads, stores and selects need nothing special.
+//
+// Formulas are the textbook ones in the component type: no extra-precision
+// or overflow-avoiding rescaling (e.g. for |z| we call hypot, which does
+// avoid overflow; division does not rescale).
+#include "xla/backends/cpu/codegen/scalar_ops.h"
+
+#include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/Module.h"
+#include "xla/hlo/ir/instruction.h"
+
+namespace xla::cpu {
+namespace {
+
+using llvm::Value;
+
+struct Parts {
+  Value* re;
+  Value* im;
+};
+
+Parts Split(llvm::IRBuilder<>& b, Value* z) {
+  return {b.CreateExtractValue(z, 0), b.CreateExtractValue(z, 1)};
+}
+
+Value* Make(llvm::IRBuilder<>& b, Value* re, Value* im) {
+  llvm::Type* t = llvm::StructType::get(b.getContext(), {re->getType(), re->getType()});
+  Value* z = llvm::UndefValue::get(t);
+  z = b.CreateInsertValue(z, re, 0);
+  return b.CreateInsertValue(z, im, 1);
+}
+
+Value* Libm(llvm::IRBuilder<>& b, const char* f32_name, const char* f64_name,
+            const std::vector<Value*>& args) {
+  llvm::Type* ty = args[0]->getType();
+  std::vector<llvm::Type*> arg_types(args.size(), ty);
+  llvm::FunctionCallee callee = b.GetInsertBlock()->getModule()->getOrInsertFunction(
+      ty->isDoubleTy() ? f64_name : f32_name, llvm::FunctionType::get(ty, arg_types, false));
+  if (auto* fn = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
+    fn->setDoesNotAccessMemory();
+    fn->setDoesNotThrow();
+  }
+  return b.CreateCall(callee, args);
+}
+
+Value* Abs(llvm::IRBuilder<>& b, Parts z) { return Libm(b, "hypotf", "hypot", {z.re, z.im}); }
+
+Status Unsupported(const HloInstruction& instr, PrimitiveType type) {
+  return Unimplemented("CPU backend: " + std::string(HloOpcodeString(instr.opcode())) + " on " +
+                       std::string(PrimitiveTypeName(type)) + " is not supported (instruction " +
+                       instr.name() + ")");
+}
+
+}  // namespace
+
+llvm::Type* ComplexRegisterType(PrimitiveType type, llvm::LLVMContext& ctx) {
+  llvm::Type* part = type == PrimitiveType::C64 ? llvm::Type::getFloatTy(ctx)
+                                                : llvm::Type::getDoubleTy(ctx);
+  return llvm::StructType::get(ctx, {part, part});
+}
+
+llvm::Value* MakeComplex(llvm::IRBuilder<>& b, llvm::Value* re, llvm::Value* im) {
+  return Make(b, re, im);
+}
+
+llvm::Value* ComplexPart(llvm::IRBuilder<>& b, llvm::Value* z, int part) {
+  return b.CreateExtractValue(z, part);
+}
+
+StatusOr<llvm::Value*> EmitComplexElementwise(llvm::IRBuilder<>& b, const HloInstruction& instr,
+                                              PrimitiveType type,
+                                              const std::vector<llvm::Value*>& operands) {
+  Parts x = Split(b, operands[0]);
+  llvm::Type* ft = x.re->getType();
+  Value* zero = llvm::ConstantFP::get(ft, 0.0);
+  Value* one = llvm::ConstantFP::get(ft, 1.0);
+  if (operands.size() == 1) {
+    switch (instr.opcode()) {
+      case HloOpcode::kCopy: return operands[0];
+      case HloOpcode::kReal: return x.re;
+      case HloOpcode::kImag: return x.im;
+      case HloOpcode::kAbs: return Abs(b, x);
+      case HloOpcode::kNegate: return Make(b, b.CreateFNeg(x.re), b.CreateFNeg(x.im));
+      case HloOpcode::kSign: {
+        // z / |z|, and 0 for 0.
+        Value* r = Abs(b, x);
+        Value* is_zero = b.CreateFCmpOEQ(r, zero);
+        Value* safe = b.CreateSelect(is_zero, one, r);
+        return Make(b, b.CreateSelect(is_zero, zero, b.CreateFDiv(x.re, safe)),
+                    b.CreateSelect(is_zero, zero, b.CreateFDiv(x.im, safe)));
+      }
+      case HloOpcode::kExp: {
+        Value* e = b.CreateUnaryIntrinsic(llvm::Intrinsic::exp, x.re);
+        return Make(b, b.CreateFMul(e, b.CreateUnaryIntrinsic(llvm::Intrinsic::cos, x.im)),
+                    b.CreateFMul(e, b.CreateUnaryIntrinsic(llvm::Intrinsic::sin, x.im)));
+      }
+      case HloOpcode::kLog:
+        return Make(b, b.CreateUnaryIntrinsic(llvm::Intrinsic::log, Abs(b, x)),
+                    Libm(b, "atan2f", "atan2", {x.im, x.re}));
+      case HloOpcode::kSqrt: {
+        // Principal root: t = sqrt((|z| + |re|) / 2); for re >= 0 the root
+        // is (t, im / 2t), otherwise (|im| / 2t, copysign(t, im)).
+        Value* r = Abs(b, x);
+        Value* t = b.CreateUnaryIntrinsic(
+            llvm::Intrinsic::sqrt,
+            b.CreateFMul(b.CreateFAdd(r, b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x.re)),
+                         llvm::ConstantFP::get(ft, 0.5)));
+        Value* two_t = b.CreateFAdd(t, t);
+        Value* is_zero = b.CreateFCmpOEQ(t, zero);
+        Value* q = b.CreateSelect(is_zero, zero, b.CreateFDiv(x.im, b.CreateSelect(is_zero, one, two_t)));
+        Value* nonneg = b.CreateFCmpOGE(x.re, zero);
+        Value* re = b.CreateSelect(nonneg, t, b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, q));
+        Value* im = b.CreateSelect(nonneg, q, b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, t, x.im));
+        return Make(b, re, im);
+      }
+      default:
+        return Unsupported(instr, type);
+    }
+  }
+  if (operands.size() != 2) return Unsupported(instr, type);
+  Parts y = Split(b, operands[1]);
+  switch (instr.opcode()) {
+    case HloOpcode::kAdd: return Make(b, b.CreateFAdd(x.re, y.re), b.CreateFAdd(x.im, y.im));
+    case HloOpcode::kSubtract: return Make(b, b.CreateFSub(x.re, y.re), b.CreateFSub(x.im, y.im));
+    case HloOpcode::kMultiply:
+      return Make(b, b.CreateFSub(b.CreateFMul(x.re, y.re), b.CreateFMul(x.im, y.im)),
+                  b.CreateFAdd(b.CreateFMul(x.re, y.im), b.CreateFMul(x.im, y.re)));
+    case HloOpcode::kDivide: {
+      Value* d = b.CreateFAdd(b.CreateFMul(y.re, y.re), b.CreateFMul(y.im, y.im));
+      Value* re = b.CreateFAdd(b.CreateFMul(x.re, y.re), b.CreateFMul(x.im, y.im));
+      Value* im = b.CreateFSub(b.CreateFMul(x.im, y.re), b.CreateFMul(x.re, y.im));
+      return Make(b, b.CreateFDiv(re, d), b.CreateFDiv(im, d));
+    }
+    case HloOpcode::kCompare: {
+      Value* eq = b.CreateAnd(b.CreateFCmpOEQ(x.re, y.re), b.CreateFCmpOEQ(x.im, y.im));
+      if (instr.comparison_direction() == ComparisonDirection::kEq) return eq;
+      if (instr.comparison_direction() == ComparisonDirection::kNe) return b.CreateNot(eq);
+      return Unsupported(instr, type);
+    }
+    default:
+      return Unsupported(instr, type);
+  }
+}
+
+}  // namespace xla::cpu

@@ -1,0 +1,132 @@
+#include "xla/backends/cpu/runtime/collective_thunks.h"
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+#include "xla/backends/cpu/runtime/collectives.h"
+
+namespace xla::cpu {
+namespace {
+
+int64_t Product(const std::vector<int64_t>& dims, size_t begin, size_t end) {
+  int64_t p = 1;
+  for (size_t i = begin; i < end && i < dims.size(); ++i) p *= dims[i];
+  return p;
+}
+
+// Copies chunk `from_chunk` of `src` (split into `chunks` along `dim`) into
+// chunk `to_chunk` of `dst` (split into `dst_chunks` along `dim`).
+void CopyChunk(const uint8_t* src, const std::vector<int64_t>& src_dims, int64_t chunks,
+               int64_t from_chunk, uint8_t* dst, const std::vector<int64_t>& dst_dims,
+               int64_t dst_chunks, int64_t to_chunk, int64_t dim, int64_t width) {
+  const int64_t outer = Product(src_dims, 0, dim);
+  const int64_t inner = Product(src_dims, dim + 1, src_dims.size()) * width;
+  const int64_t src_row = src_dims[dim] * inner, dst_row = dst_dims[dim] * inner;
+  const int64_t bytes = src_dims[dim] / chunks * inner;
+  (void)dst_chunks;
+  for (int64_t o = 0; o < outer; ++o) {
+    std::memcpy(dst + o * dst_row + to_chunk * bytes, src + o * src_row + from_chunk * bytes,
+                bytes);
+  }
+}
+
+}  // namespace
+
+Status CollectiveThunk::Run(const ThunkParams& params) const {
+  const ExecutionContext& ctx = *params.context;
+  const int64_t me = ctx.replica_id;
+  if (p_.kind == Kind::kReplicaId || p_.kind == Kind::kPartitionId) {
+    const uint32_t id = p_.kind == Kind::kReplicaId ? static_cast<uint32_t>(me) : 0;
+    std::memcpy(params.buffers[p_.output_slots[0]], &id, sizeof(id));
+    return OkStatus();
+  }
+  // This replica's group, in rank order.
+  std::vector<int64_t> group;
+  if (p_.kind == Kind::kCollectivePermute) {
+    group.resize(ctx.num_replicas);
+    std::iota(group.begin(), group.end(), 0);
+  } else {
+    for (const auto& g : p_.replica_groups) {
+      if (std::find(g.begin(), g.end(), me) != g.end()) group = g;
+    }
+    if (group.empty()) {
+      if (!p_.replica_groups.empty() && !p_.replica_groups[0].empty()) {
+        return InvalidArgument("replica " + std::to_string(me) + " is in no replica group");
+      }
+      group.resize(ctx.num_replicas);
+      std::iota(group.begin(), group.end(), 0);
+    }
+  }
+  const int64_t size = static_cast<int64_t>(group.size());
+  const int64_t rank = std::find(group.begin(), group.end(), me) - group.begin();
+  std::vector<const void*> inputs;
+  for (int s : p_.input_slots) inputs.push_back(params.buffers[s]);
+  auto combine = reinterpret_cast<CollectiveCombiner>(params.function);
+  if ((p_.kind == Kind::kAllReduce || p_.kind == Kind::kReduceScatter) && combine == nullptr) {
+    return Internal("collective reducer was not compiled");
+  }
+
+  auto compute = [&](const std::vector<std::vector<const void*>>& all) {
+    for (size_t k = 0; k < p_.input_slots.size(); ++k) {
+      const int64_t width = ByteWidth(p_.types[k]);
+      auto* out = static_cast<uint8_t*>(params.buffers[p_.output_slots[k]]);
+      const std::vector<int64_t>& in_dims = p_.input_dims[k];
+      const std::vector<int64_t>& out_dims = p_.output_dims[k];
+      const int64_t in_count = Product(in_dims, 0, in_dims.size());
+      auto in = [&](int64_t r) { return static_cast<const uint8_t*>(all[r][k]); };
+      switch (p_.kind) {
+        case Kind::kAllReduce:
+          std::memcpy(out, in(0), in_count * width);
+          for (int64_t r = 1; r < size; ++r) combine(out, in(r), in_count);
+          break;
+        case Kind::kReduceScatter: {
+          // Reduce only this rank's chunk along `dimension`.
+          std::vector<uint8_t> piece(Product(out_dims, 0, out_dims.size()) * width);
+          for (int64_t r = 0; r < size; ++r) {
+            uint8_t* target = r == 0 ? out : piece.data();
+            CopyChunk(in(r), in_dims, size, rank, target, out_dims, 1, 0, p_.dimension, width);
+            if (r > 0) combine(out, piece.data(), Product(out_dims, 0, out_dims.size()));
+          }
+          break;
+        }
+        case Kind::kAllGather:
+          for (int64_t r = 0; r < size; ++r) {
+            CopyChunk(in(r), in_dims, 1, 0, out, out_dims, size, r, p_.dimension, width);
+          }
+          break;
+        case Kind::kAllToAll:
+          // Chunk r of the output is chunk `rank` of member r's input.
+          for (int64_t r = 0; r < size; ++r) {
+            CopyChunk(in(r), in_dims, size, rank, out, out_dims, size, r, p_.dimension, width);
+          }
+          break;
+        case Kind::kCollectivePermute: {
+          int64_t source = -1;
+          for (const auto& [s, t] : p_.source_target_pairs) {
+            if (t == me) source = s;
+          }
+          if (source < 0 || source >= size) {
+            std::memset(out, 0, in_count * width);
+          } else {
+            std::memcpy(out, in(source), in_count * width);
+          }
+          break;
+        }
+        default:
+          break;
+      }
+    }
+  };
+  if (ctx.collectives == nullptr) {
+    if (size != 1 && p_.kind != Kind::kCollectivePermute) {
+      return FailedPrecondition("collective over " + std::to_string(size) +
+                                " replicas in a single-replica run (compile with num_replicas)");
+    }
+    compute({inputs});
+    return OkStatus();
+  }
+  return ctx.collectives->Rendezvous(this, me, group, inputs, compute);
+}
+
+}  // namespace xla::cpu

@@ -1,0 +1,58 @@
+// CollectiveContext: the in-process rendezvous the replicas of one Execute
+// call share (one context per call, so the run id is implicit).
+//
+// A collective op is keyed by its thunk (the same object in every replica's
+// copy of the program) and by how many times this replica has already run
+// it, so collectives inside loops pair up by iteration. Each participant
+// publishes its input and output pointers, waits for its whole group, reads
+// what it needs from the others, and waits again before leaving so no input
+// is overwritten while someone still reads it. If any replica fails, Abort()
+// wakes everyone with an error instead of a deadlock.
+#ifndef XLA_BACKENDS_CPU_RUNTIME_COLLECTIVES_H_
+#define XLA_BACKENDS_CPU_RUNTIME_COLLECTIVES_H_
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "xla/status.h"
+
+namespace xla::cpu {
+
+class CollectiveContext {
+ public:
+  explicit CollectiveContext(int64_t num_replicas);
+
+  // Participant `replica` of `group` (replica ids, in rank order) publishes
+  // `inputs`; once the whole group has, `fn` runs with every member's inputs
+  // (indexed by rank), then the call returns after all members ran theirs.
+  Status Rendezvous(const void* key, int64_t replica, const std::vector<int64_t>& group,
+                    const std::vector<const void*>& inputs,
+                    const std::function<void(const std::vector<std::vector<const void*>>&)>& fn);
+
+  // Makes every pending and future Rendezvous fail (a replica hit an error).
+  void Abort(const std::string& why);
+
+ private:
+  struct Meeting {
+    std::vector<std::vector<const void*>> inputs;  // by rank
+    int64_t arrived = 0;
+    int64_t done = 0;
+  };
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int64_t num_replicas_;
+  std::string aborted_;  // non-empty once aborted
+  // (key, occurrence, first member) -> meeting
+  std::map<std::tuple<const void*, int64_t, int64_t>, Meeting> meetings_;
+  std::vector<std::map<const void*, int64_t>> occurrences_;  // by replica
+};
+
+}  // namespace xla::cpu
+
+#endif  // XLA_BACKENDS_CPU_RUNTIME_COLLECTIVES_H_
