@@ -1,4 +1,4 @@
-"""Quickstart: jit, grad and vmap on the CPU plugin (pmap joins when it lands)."""
+"""Quickstart: jit, grad, vmap and pmap on the CPU plugin."""
 
 import numpy as np
 
@@ -30,6 +30,11 @@ def main():
   # vmap: per-example losses without a Python loop.
   per_example = jax.vmap(lambda xi, yi: (jnp.tanh(xi @ w) - yi) ** 2)(x, y)
   print("vmap per-example losses:", per_example.shape)
+
+  # pmap: one shard per device (run with JAX_NUM_CPU_DEVICES=4 for four).
+  n = jax.device_count()
+  shards = jnp.arange(n * 3, dtype=jnp.float32).reshape(n, 3)
+  print(f"pmap over {n} device(s):", jax.pmap(lambda s: s * 2 + 1)(shards))
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ from jax._src.api import jvp as jvp
 from jax._src.api import vjp as vjp
 from jax._src.api import linearize as linearize
 from jax._src.api import vmap as vmap
+from jax._src.pmap import pmap as pmap
 from jax._src.api import make_jaxpr as make_jaxpr
 from jax._src.api import jacfwd as jacfwd
 from jax._src.api import jacrev as jacrev
@@ -33,6 +34,7 @@ import jax._src.numpy.array_methods as _array_methods  # installs array operator
 from jax import numpy as numpy
 from jax import lax as lax
 from jax import nn as nn
+from jax import random as random
 from jax import tree_util as tree_util
 from jax._src.tree_util import tree_map as tree_map, tree_leaves as tree_leaves, tree_structure as tree_structure
 from jax import errors as errors

@@ -1,7 +1,8 @@
 """`jax.Array`: an immutable array living on a device (or, until first needed, on the host).
 
 An ArrayImpl holds its abstract value and either device buffers from jaxlib or a
-host numpy value. Host-backed arrays come from constant folding (`jnp.array`,
+host numpy value. A pmap result holds one buffer per device: the shards, stacked
+along `stack_axis` to form the value, or (stack_axis None) identical replicas. Host-backed arrays come from constant folding (`jnp.array`,
 Python scalars converted to a dtype) and are copied to the device on first use,
 so building constants never compiles or transfers anything.
 Operators (`+`, `*`, indexing, `.sum()`...) are installed by jax.numpy.
@@ -17,13 +18,16 @@ from jax._src.core import ShapedArray
 
 
 class ArrayImpl:
-  __slots__ = ("aval", "_buffers", "_npy", "__weakref__")
+  __slots__ = ("aval", "_buffers", "_npy", "_stack_axis", "_whole", "__weakref__")
   __array_priority__ = 100
 
-  def __init__(self, aval: ShapedArray, buffers=None, npy: np.ndarray | None = None):
+  def __init__(self, aval: ShapedArray, buffers=None, npy: np.ndarray | None = None,
+               stack_axis: int | None = None):
     self.aval = aval
     self._buffers = buffers
     self._npy = npy
+    self._stack_axis = stack_axis
+    self._whole = None
 
   shape = property(lambda self: self.aval.shape)
   dtype = property(lambda self: self.aval.dtype)
@@ -32,18 +36,33 @@ class ArrayImpl:
   weak_type = property(lambda self: self.aval.weak_type)
   is_host_backed = property(lambda self: self._buffers is None)
 
+  is_sharded = property(lambda self: self._stack_axis is not None)
+
   @property
   def _value(self) -> np.ndarray:
     if self._npy is None:
-      self._npy = np.asarray(self._buffers[0])
+      if self._stack_axis is not None:
+        self._npy = np.stack([np.asarray(b) for b in self._buffers], self._stack_axis)
+      else:
+        self._npy = np.asarray(self._buffers[0])
       self._npy.flags.writeable = False
     return self._npy
 
   def device_buffers(self) -> list:
+    """The buffers as stored: one, or one per device (shards or replicas)."""
     if self._buffers is None:
       from jax._src import dispatch
       self._buffers = [dispatch.buffer_from_numpy(self._npy)]
     return self._buffers
+
+  def single_buffer(self):
+    """One buffer holding the whole value (sharded values are gathered once)."""
+    if self._stack_axis is None:
+      return self.device_buffers()[0]
+    if self._whole is None:
+      from jax._src import dispatch
+      self._whole = dispatch.buffer_from_numpy(self._value)
+    return self._whole
 
   def devices(self) -> set:
     return {b.device() if callable(getattr(b, "device", None)) else b.device
@@ -59,7 +78,7 @@ class ArrayImpl:
     if self._buffers is not None:
       for b in self._buffers:
         b.delete()
-    self._buffers, self._npy = [], None
+    self._buffers, self._npy, self._whole = [], None, None
 
   def __array__(self, dtype=None, copy=None):
     return np.asarray(self._value, dtype=dtype)

@@ -66,6 +66,14 @@ from jax._src.lax.reductions import reduce_min as reduce_min
 from jax._src.lax.reductions import reduce_prod as reduce_prod
 from jax._src.lax.reductions import reduce_and as reduce_and
 from jax._src.lax.reductions import reduce_or as reduce_or
+from jax._src.lax.reductions import argmax as argmax
+from jax._src.lax.reductions import argmin as argmin
+from jax._src.lax.elementwise import shift_left as shift_left
+from jax._src.lax.elementwise import shift_right_logical as shift_right_logical
+from jax._src.lax.elementwise import shift_right_arithmetic as shift_right_arithmetic
+from jax._src.lax.elementwise import bitcast_convert_type as bitcast_convert_type
+from jax._src.lax.special import erf_inv as erf_inv
+from jax._src.lax.special import nextafter as nextafter
 from jax._src.lax.linalg import dot_general as dot_general
 from jax._src.lax.linalg import dot as dot
 from jax._src.lax.control_flow import cond as cond
@@ -88,3 +96,4 @@ from jax._src.lax.parallel import pmax as pmax
 from jax._src.lax.parallel import pmin as pmin
 from jax._src.lax.parallel import all_gather as all_gather
 from jax._src.lax.parallel import axis_index as axis_index
+from jax._src.lax.parallel import ppermute as ppermute

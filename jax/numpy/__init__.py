@@ -78,6 +78,8 @@ from jax._src.numpy.reductions import var as var
 from jax._src.numpy.reductions import std as std
 from jax._src.numpy.reductions import all as all
 from jax._src.numpy.reductions import any as any
+from jax._src.numpy.reductions import argmax as argmax
+from jax._src.numpy.reductions import argmin as argmin
 from jax._src.numpy.shape_ops import shape as shape
 from jax._src.numpy.shape_ops import ndim as ndim
 from jax._src.numpy.shape_ops import size as size

@@ -9,12 +9,12 @@ from jax._src.lowering import hlo
 
 # Primitives that legitimately lack a rule (with the reason).
 NO_TRANSPOSE_NEEDED = "non-linear"
-EXPECTED_MISSING_BATCH = {"iota": "takes no operands"}
+EXPECTED_MISSING_BATCH = {"iota": "takes no operands", "axis_index": "takes no operands"}
 # custom_lin only exists inside linear jaxprs built by linearize: it is transposed (calling
 # the user's bwd), never differentiated, batched or lowered.
 ONLY_TRANSPOSED = {"custom_lin"}
-# Named-axis collectives run only under vmap so far; HLO lowering comes with pmap.
-NOT_LOWERED_YET = {"psum", "pmax", "pmin", "all_gather"}
+# Every primitive lowers (collectives lower to cross-replica HLO under pmap).
+NOT_LOWERED_YET: set = set()
 NO_JVP_YET = {"pmax", "pmin"}
 
 

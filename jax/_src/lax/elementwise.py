@@ -352,6 +352,52 @@ xor_p = nary("xor", "xor", _INT)
 def bitwise_xor(x, y): return xor_p.bind(*_match(x, y))
 ad.defjvp_zero(xor_p)
 
+# Shift amounts >= the bit width give 0 (logical) or the sign fill (arithmetic), as in XLA.
+
+shift_left_p = nary("shift_left", "shift-left", _INT)
+def shift_left(x, y): return shift_left_p.bind(*_match(x, y))
+ad.defjvp_zero(shift_left_p)
+
+shift_right_logical_p = nary("shift_right_logical", "shift-right-logical", _INT)
+def shift_right_logical(x, y): return shift_right_logical_p.bind(*_match(x, y))
+ad.defjvp_zero(shift_right_logical_p)
+
+shift_right_arithmetic_p = nary("shift_right_arithmetic", "shift-right-arithmetic", _INT)
+def shift_right_arithmetic(x, y): return shift_right_arithmetic_p.bind(*_match(x, y))
+ad.defjvp_zero(shift_right_arithmetic_p)
+
+# ----------------------------------------------------------------------------- bitcast_convert_type
+
+
+def _bitcast_abstract_eval(x, *, new_dtype):
+  old, new = x.dtype, np.dtype(new_dtype)
+  if dtypes.bool_ in (old, new):
+    raise TypeError("bitcast_convert_type does not accept bool")
+  if old.itemsize == new.itemsize:
+    return ShapedArray(x.shape, new, False)
+  if old.itemsize > new.itemsize:  # one element becomes a trailing axis of several
+    return ShapedArray((*x.shape, old.itemsize // new.itemsize), new, False)
+  if not x.shape or x.shape[-1] != new.itemsize // old.itemsize:
+    raise TypeError(f"bitcast_convert_type from {old.name} to {new.name} needs a last axis of "
+                    f"size {new.itemsize // old.itemsize}, got {x.str_short()}")
+  return ShapedArray(x.shape[:-1], new, False)
+
+
+bitcast_convert_type_p = standard_primitive("bitcast_convert_type", _bitcast_abstract_eval)
+
+
+def bitcast_convert_type(x, new_dtype):
+  new_dtype = dtypes.canonicalize_dtype(new_dtype)
+  if core.get_aval(x).dtype == new_dtype:
+    return x
+  return bitcast_convert_type_p.bind(x, new_dtype=new_dtype)
+
+
+ad.defjvp_zero(bitcast_convert_type_p)
+batching.defvectorized(bitcast_convert_type_p)
+hlo.lowering_rules[bitcast_convert_type_p] = lambda ctx, x, *, new_dtype: ctx.op(
+    "bitcast-convert", ctx.avals_out[0], x)
+
 # ----------------------------------------------------------------------------- comparisons
 
 

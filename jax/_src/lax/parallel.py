@@ -4,11 +4,20 @@ A collective names an axis; the batching rule of the vmap whose `axis_name`
 matches reduces (or gathers) over its batch dimension, and the result is
 unmapped. A value that is not batched along the named axis reaches the eager
 impl, which finds the axis size on the trace stack (psum of an unmapped value is
-`size * x`). pmap (which would lower these to HLO all-reduce / all-gather on
-several devices) is not implemented yet.
+`size * x`).
+
+Under pmap (jax/_src/pmap.py) the body is traced inside `pmap_axis_env(name, n)`:
+the collectives are staged into the jaxpr and lowered to cross-replica HLO
+(`all-reduce` with `replica_groups` and a `to_apply` region, `all-gather`,
+`collective-permute`, `replica-id`), reading the axis sizes from
+`ModuleBuilder.axis_env`.
 """
 
 from __future__ import annotations
+
+from contextlib import contextmanager
+
+import numpy as np
 
 from jax._src import core
 from jax._src.core import ShapedArray
@@ -17,25 +26,87 @@ from jax._src.interpreters import batching
 from jax._src.lax import elementwise as ew
 from jax._src.lax import reductions
 from jax._src.lax import shape as lax_shape
+from jax._src.lowering import hlo
+
+# The named axes of the pmaps being traced, innermost last: (name, size).
+_pmap_axes: list[tuple] = []
+
+
+@contextmanager
+def pmap_axis_env(name, size: int):
+  """Bind `name` to a device axis of `size` while a pmap body is traced."""
+  _pmap_axes.append((name, int(size)))
+  try:
+    yield
+  finally:
+    _pmap_axes.pop()
 
 
 def _names(axis_name) -> tuple:
   return tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
 
 
-def _axis_main(name) -> core.MainTrace:
+def _find_axis_main(name) -> core.MainTrace | None:
   for main in reversed(core.trace_stack):
     if main.trace_type is batching.BatchTrace and main.global_data.name == name:
       return main
-  raise NameError(f"unbound axis name: {name}. The name must be given as axis_name= to an "
-                  "enclosing vmap.")
+  return None
+
+
+def _pmap_axis_size(name) -> int | None:
+  for n, size in reversed(_pmap_axes):
+    if n == name:
+      return size
+  return None
+
+
+def _unbound(name) -> NameError:
+  return NameError(f"unbound axis name: {name}. The name must be given as axis_name= to an "
+                   "enclosing vmap or pmap.")
+
+
+def _axis_main(name) -> core.MainTrace:
+  main = _find_axis_main(name)
+  if main is None:
+    raise _unbound(name)
+  return main
 
 
 def _axis_size(axis_name) -> int:
   size = 1
   for n in _names(axis_name):
-    size *= _axis_main(n).global_data.size
+    main = _find_axis_main(n)
+    if main is not None:
+      size *= main.global_data.size
+      continue
+    pmap_size = _pmap_axis_size(n)
+    if pmap_size is None:
+      raise _unbound(n)
+    size *= pmap_size
   return size
+
+
+# ----------------------------------------------------------------------------- HLO (pmap)
+
+
+def _replica_groups(ctx: hlo.LoweringContext, axis_name) -> str:
+  """`{{0,1,...,n-1}}`: every replica of the (single) pmap axis in one group."""
+  env = getattr(ctx.module, "axis_env", None) or {}
+  names = _names(axis_name)
+  missing = [n for n in names if n not in env]
+  if missing:
+    raise NameError(f"{ctx.prefix}: axis name {missing[0]!r} is not bound by a pmap; "
+                    "collectives over vmap axes are removed by batching before lowering")
+  size = int(np.prod([env[n] for n in names]))
+  return "{{" + ",".join(map(str, range(size))) + "}}"
+
+
+def _all_reduce_lowering(opcode: str):
+  def rule(ctx, x, *, axis_name):
+    region = ctx.scalar_region(opcode, x.aval.dtype)
+    return ctx.op("all-reduce", ctx.avals_out[0], x,
+                  attrs=f"replica_groups={_replica_groups(ctx, axis_name)}, to_apply={region}")
+  return rule
 
 
 def _collective(name: str, reduce, unmapped):
@@ -62,13 +133,19 @@ def _collective(name: str, reduce, unmapped):
 psum_p = _collective("psum", lambda x, d: reductions.reduce_sum(x, (d,)),
                      lambda x, n: ew.mul(x, ew.convert_element_type(
                          n, core.get_aval(x).dtype, True)))
-pmax_p = _collective("pmax", lambda x, d: reductions.reduce_max(x, (d,)), lambda x, n: x)
-pmin_p = _collective("pmin", lambda x, d: reductions.reduce_min(x, (d,)), lambda x, n: x)
 ad.deflinear(psum_p, lambda ct, x, *, axis_name: [ct])
+hlo.lowering_rules[psum_p] = _all_reduce_lowering("add")
+
+pmax_p = _collective("pmax", lambda x, d: reductions.reduce_max(x, (d,)), lambda x, n: x)
+hlo.lowering_rules[pmax_p] = _all_reduce_lowering("maximum")
+
+pmin_p = _collective("pmin", lambda x, d: reductions.reduce_min(x, (d,)), lambda x, n: x)
+hlo.lowering_rules[pmin_p] = _all_reduce_lowering("minimum")
 
 
 def _tree_apply(prim, x, axis_name):
   from jax._src import tree_util
+  _axis_size(axis_name)  # the name must be bound by an enclosing vmap or pmap
   return tree_util.tree_map(lambda v: prim.bind(v, axis_name=axis_name), x)
 
 
@@ -91,11 +168,92 @@ def pmean(x, axis_name):
       n, core.get_aval(v).dtype, True)), psum(x, axis_name))
 
 
+# ----------------------------------------------------------------------------- axis_index
+
+axis_index_p = core.Primitive("axis_index")
+axis_index_p.def_abstract_eval(lambda *, axis_name: ShapedArray((), np.int32))
+
+
+def _axis_index_impl(*, axis_name):
+  raise _unbound(axis_name)
+
+
+def _axis_index_lowering(ctx, *, axis_name):
+  _replica_groups(ctx, axis_name)  # checks the name is a pmap axis
+  rid = ctx.comp.op(ctx.prefix, "replica-id", ShapedArray((), np.uint32), [])
+  return ctx.convert(rid, np.int32)
+
+
+axis_index_p.def_impl(_axis_index_impl)
+ad.defjvp_zero(axis_index_p)
+hlo.lowering_rules[axis_index_p] = _axis_index_lowering
+
+
 def axis_index(axis_name):
   """This member's position along the named axis (an int32 scalar)."""
-  main = _axis_main(axis_name)
+  main = _find_axis_main(axis_name)
+  if main is None:
+    if _pmap_axis_size(axis_name) is None:
+      raise _unbound(axis_name)
+    return axis_index_p.bind(axis_name=axis_name)
   trace = batching.BatchTrace(main)
   return batching.BatchTracer(trace, lax_shape.iota("int32", main.global_data.size), 0)
+
+
+# ----------------------------------------------------------------------------- ppermute
+
+
+def _ppermute_impl(x, *, axis_name, perm):
+  # An unmapped value is the same on every member; it survives only a full permutation.
+  n = _axis_size(axis_name)
+  if sorted(d for _, d in perm) != list(range(n)):
+    raise NotImplementedError("ppermute of a value that does not vary over the axis, with a "
+                              "partial permutation")
+  return x
+
+
+ppermute_p = core.Primitive("ppermute")
+ppermute_p.def_abstract_eval(lambda x, *, axis_name, perm: x)
+ppermute_p.def_impl(_ppermute_impl)
+
+
+def _ppermute_batch(axis, vals, dims, *, axis_name, perm):
+  (x,), (d,) = vals, dims
+  if axis.name != axis_name:
+    return ppermute_p.bind(x, axis_name=axis_name, perm=perm), d
+  x = batching.moveaxis(x, d, 0)
+  shape = core.get_aval(x).shape
+  row = lambda i: lax_shape.slice(x, (i,) + (0,) * (len(shape) - 1), (i + 1,) + shape[1:])
+  source = {dst: src for src, dst in perm}
+  rows = [row(source[i]) if i in source else ad.zeros_like(row(0)) for i in range(axis.size)]
+  return lax_shape.concatenate(rows, 0), 0
+
+
+def _ppermute_lowering(ctx, x, *, axis_name, perm):
+  _replica_groups(ctx, axis_name)
+  pairs = ",".join(f"{{{s},{d}}}" for s, d in perm)
+  return ctx.op("collective-permute", ctx.avals_out[0], x,
+                attrs=f"source_target_pairs={{{pairs}}}")
+
+
+batching.batch_rules[ppermute_p] = _ppermute_batch
+ad.deflinear(ppermute_p, lambda ct, x, *, axis_name, perm: [
+    ppermute_p.bind(ct, axis_name=axis_name, perm=tuple((d, s) for s, d in perm))])
+hlo.lowering_rules[ppermute_p] = _ppermute_lowering
+
+
+def ppermute(x, axis_name, perm):
+  """Send each member's `x` to the members named by `perm`, a list of (source, target)."""
+  from jax._src import tree_util
+  perm = tuple((int(s), int(d)) for s, d in perm)
+  n = _axis_size(axis_name)
+  srcs, dsts = [s for s, _ in perm], [d for _, d in perm]
+  if len(set(srcs)) != len(srcs) or len(set(dsts)) != len(dsts):
+    raise ValueError(f"ppermute sources and destinations must be unique, got {list(perm)}")
+  if any(not 0 <= i < n for i in srcs + dsts):
+    raise ValueError(f"ppermute indices must lie in [0, {n}) for axis {axis_name!r}, "
+                     f"got {list(perm)}")
+  return tree_util.tree_map(lambda v: ppermute_p.bind(v, axis_name=axis_name, perm=perm), x)
 
 
 # ----------------------------------------------------------------------------- all_gather
@@ -140,7 +298,18 @@ def _all_gather_batch(axis_data, vals, dims, *, axis_name, axis, tiled, size):
   return out, batching.not_mapped
 
 
+def _all_gather_lowering(ctx, x, *, axis_name, axis, tiled, size):
+  groups = _replica_groups(ctx, axis_name)
+  if not tiled:  # gather along a new unit axis
+    shape = list(x.aval.shape)
+    shape.insert(axis, 1)
+    x = ctx.op("reshape", x.aval.update(shape=tuple(shape)), x)
+  return ctx.op("all-gather", ctx.avals_out[0], x,
+                attrs=f"replica_groups={groups}, dimensions={{{axis}}}")
+
+
 batching.batch_rules[all_gather_p] = _all_gather_batch
+hlo.lowering_rules[all_gather_p] = _all_gather_lowering
 ad.jvp_rules[all_gather_p] = lambda primals, tangents, **params: (
     all_gather_p.bind(primals[0], **params), all_gather_p.bind(tangents[0], **params))
 

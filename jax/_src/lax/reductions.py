@@ -168,3 +168,79 @@ def reduce_or(x, axes=None):
 ad.defjvp_zero(reduce_or_p)
 batching.batch_rules[reduce_or_p] = _reduce_batch(reduce_or_p)
 hlo.lowering_rules[reduce_or_p] = _reduce_lowering("max", "or")
+
+
+# ----------------------------------------------------------------------------- argmax / argmin
+
+
+def _argminmax_abstract_eval(x, *, axes, index_dtype):
+  (axis,) = axes
+  if not 0 <= axis < x.ndim or x.shape[axis] == 0:
+    raise ValueError(f"argmin/argmax on an empty or missing axis {axis} of {x.str_short()}")
+  return ShapedArray(tuple(s for i, s in enumerate(x.shape) if i != axis), index_dtype)
+
+
+def _argminmax_lowering(direction: str):
+  """A variadic reduce over (value, index); NaN wins, ties pick the lower index."""
+
+  def rule(ctx, x, *, axes, index_dtype):
+    from jax._src.lowering.hlo import ComputationBuilder, HloValue
+    (axis,) = axes
+    vt, it = ShapedArray((), x.aval.dtype), ShapedArray((), index_dtype)
+    pred = ShapedArray((), dtypes.bool_)
+    name = ctx.module.region_name()
+    sub = ComputationBuilder(ctx.module, name)
+    p = "reduce"
+    a, ai = sub.parameter(0, vt, p), sub.parameter(1, it, p)
+    b, bi = sub.parameter(2, vt, p), sub.parameter(3, it, p)
+    better = sub.op(p, "compare", pred, [a, b], f"direction={direction}")
+    if dtypes.is_float(x.aval.dtype):
+      nan = sub.op(p, "compare", pred, [a, a], "direction=NE")
+      better = sub.op(p, "or", pred, [better, nan])
+    val = sub.op(p, "select", vt, [better, a, b])
+    eq = sub.op(p, "compare", pred, [a, b], "direction=EQ")
+    lower = sub.op(p, "compare", pred, [ai, bi], "direction=LT")
+    tie = sub.op(p, "and", pred, [eq, lower])
+    pick = sub.op(p, "or", pred, [better, tie])
+    idx = sub.op(p, "select", it, [pick, ai, bi])
+    ctx.module.computations.append(sub.finish([val, idx]))
+    iota_1d = ctx.op("iota", ShapedArray((x.aval.shape[axis],), index_dtype),
+                     attrs="iota_dimension=0")
+    iota = ctx.op("broadcast", x.aval.update(dtype=index_dtype, weak_type=False), iota_1d,
+                  attrs=f"dimensions={{{axis}}}")
+    init = ctx.constant(-np.inf if direction == "GT" and dtypes.is_float(x.aval.dtype) else
+                        np.inf if dtypes.is_float(x.aval.dtype) else
+                        _init_value("max" if direction == "GT" else "min", x.aval.dtype),
+                        x.aval.dtype)
+    zero = ctx.constant(0, index_dtype)
+    out_v = ctx.avals_out[0].update(dtype=x.aval.dtype)
+    tuple_shape = f"({hlo.shape_str(out_v)}, {hlo.shape_str(ctx.avals_out[0])})"
+    red = ctx.comp.emit(ctx.prefix, tuple_shape, "reduce", [x.name, iota.name, init.name, zero.name],
+                        f"dimensions={{{axis}}}, to_apply={name}")
+    return ctx.op("get-tuple-element", ctx.avals_out[0], HloValue(red, out_v), attrs="index=1")
+
+  return rule
+
+
+def _argminmax_batch(prim):
+  def rule(axis, vals, dims, *, axes, index_dtype):
+    (x,), (d,) = vals, dims
+    x = batching.moveaxis(x, d, 0)
+    return prim.bind(x, axes=(axes[0] + 1,), index_dtype=index_dtype), 0
+  return rule
+
+
+argmax_p = standard_primitive("argmax", _argminmax_abstract_eval)
+argmin_p = standard_primitive("argmin", _argminmax_abstract_eval)
+for _prim, _dir in ((argmax_p, "GT"), (argmin_p, "LT")):
+  ad.defjvp_zero(_prim)
+  batching.batch_rules[_prim] = _argminmax_batch(_prim)
+  hlo.lowering_rules[_prim] = _argminmax_lowering(_dir)
+
+
+def argmax(x, axis: int, index_dtype=np.int32):
+  return argmax_p.bind(x, axes=(int(axis),), index_dtype=np.dtype(index_dtype))
+
+
+def argmin(x, axis: int, index_dtype=np.int32):
+  return argmin_p.bind(x, axes=(int(axis),), index_dtype=np.dtype(index_dtype))

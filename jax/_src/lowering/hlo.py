@@ -85,8 +85,9 @@ class HloValue(NamedTuple):
 class ModuleBuilder:
   """Owns unique names and the list of finished computations (in print order)."""
 
-  def __init__(self, name: str):
+  def __init__(self, name: str, axis_env: dict | None = None):
     self.name = name
+    self.axis_env = dict(axis_env or {})  # pmap axis name -> number of replicas
     self._counters: dict[str, int] = {}
     self._computation_count = 0
     self._region_count = 0
@@ -248,12 +249,17 @@ def lower_jaxpr_into(comp: ComputationBuilder, jaxpr: core.Jaxpr, consts: Sequen
 
 
 def lower_jaxpr_to_module(closed: core.ClosedJaxpr, module_name: str,
-                          arg_names: Sequence[str] | None = None) -> str:
-  """The HLO text of a whole module whose ENTRY computes `closed`."""
+                          arg_names: Sequence[str] | None = None, *, kind: str = "jit",
+                          axis_env: dict | None = None) -> str:
+  """The HLO text of a whole module whose ENTRY computes `closed`.
+
+  `kind` prefixes the module name (`jit_f`, `pmap_f`); `axis_env` maps the pmap
+  axis names the collectives may use to their number of replicas.
+  """
   from jax._src.interpreters import partial_eval as pe
 
   jaxpr = pe.dce_jaxpr(closed.jaxpr)
-  module = ModuleBuilder(f"jit_{_sanitize(module_name.replace('>', ''))}")
+  module = ModuleBuilder(f"{kind}_{_sanitize(module_name.replace('>', ''))}", axis_env)
   entry = ComputationBuilder(module, "")
   args = []
   for i, v in enumerate(jaxpr.invars):
@@ -275,3 +281,20 @@ def lower_jaxpr_to_module(closed: core.ClosedJaxpr, module_name: str,
 def def_elementwise_lowering(prim: core.Primitive, opcode: str) -> None:
   """`prim(x, ...)` is the HLO op `opcode` applied to same-shaped operands."""
   lowering_rules[prim] = lambda ctx, *args, **_: ctx.op(opcode, ctx.avals_out[0], *args)
+
+
+def lower_fun(fun: Callable, multiple_results: bool = False) -> Callable:
+  """A lowering rule that inlines `fun(*operands, **params)` (written with lax ops)."""
+
+  def rule(ctx: LoweringContext, *args, **params):
+    from jax._src.interpreters import partial_eval as pe
+
+    def flat(*xs):
+      out = fun(*xs, **params)
+      return list(out) if multiple_results else [out]
+
+    jaxpr, consts = pe.trace_to_jaxpr_dynamic(flat, ctx.avals_in)
+    outs = lower_jaxpr_into(ctx.comp, jaxpr, consts, args)
+    return outs if multiple_results else outs[0]
+
+  return rule

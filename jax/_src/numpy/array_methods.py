@@ -48,6 +48,7 @@ _OPERATORS = {
 
 _METHODS = {
     "sum": reductions.sum, "prod": reductions.prod, "max": reductions.max,
+    "argmax": reductions.argmax, "argmin": reductions.argmin,
     "min": reductions.min, "mean": reductions.mean, "var": reductions.var,
     "std": reductions.std, "all": reductions.all, "any": reductions.any,
     "reshape": lambda self, *shape, order="C": shape_ops.reshape(

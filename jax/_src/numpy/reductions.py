@@ -115,3 +115,23 @@ def var(a, axis=None, dtype=None, out=None, ddof: int = 0, keepdims=False):
 
 def std(a, axis=None, dtype=None, out=None, ddof: int = 0, keepdims=False):
   return lax_ew.sqrt(var(a, axis, dtype, out, ddof, keepdims))
+
+
+def _arg_reduction(lax_fn, name):
+  def fn(a, axis=None, out=None, keepdims=False):
+    a = asarray_like(a)
+    if axis is None:
+      flat = lax_shape.reshape(a, (core.get_aval(a).size,))
+      out_ = lax_fn(flat, 0, dtypes.default_int_dtype())
+      nd = core.get_aval(a).ndim
+      return lax_shape.reshape(out_, (1,) * nd) if keepdims else out_
+    ax = canonical_axis(int(axis), core.get_aval(a).ndim)
+    if core.get_aval(a).shape[ax] == 0:
+      raise ValueError(f"attempt to get {name} of an empty sequence")
+    return _keepdims(lax_fn(a, ax, dtypes.default_int_dtype()), a, (ax,), keepdims)
+  fn.__name__ = name
+  return fn
+
+
+argmax = _arg_reduction(lax_red.argmax, "argmax")
+argmin = _arg_reduction(lax_red.argmin, "argmin")

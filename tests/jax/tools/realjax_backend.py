@@ -49,29 +49,55 @@ class _Aval:
 
 
 class _Executable:
-  def __init__(self, client, loaded):
-    self._client, self._loaded = client, loaded
+  def __init__(self, client, loaded, devices):
+    self._client, self._loaded, self._devices = client, loaded, list(devices)
 
   def execute(self, buffers):
     return self._loaded.execute(buffers)
+
+  def execute_sharded(self, arguments):
+    """arguments[i][d] -> outputs[o][d], like our jaxlib (replicated compile, pmap)."""
+    arrays = [self._client.sharded_array(shards, self._devices) for shards in arguments]
+    results = self._loaded.execute_sharded(arrays)
+    return [list(per_dev) for per_dev in results.disassemble_into_single_device_arrays()]
 
 
 class AdapterClient:
   def __init__(self, xc):
     self._xc = xc
-    self._client = xc.make_cpu_client()
+    n = os.environ.get("JAX_NUM_CPU_DEVICES")
+    self._client = xc.make_cpu_client(num_devices=int(n)) if n else xc.make_cpu_client()
     self._sharding_cls = None
 
   def devices(self):
     return self._client.devices()
 
-  def compile_and_load(self, text, devices):
+  def compile_and_load(self, text, devices, compile_options=None):
     xc = self._xc
     module = xc._xla.hlo_module_from_text(text) if hasattr(xc._xla, "hlo_module_from_text") \
         else xc.hlo.hlo_module_from_text(text)
     comp = xc.hlo.XlaComputation(module.as_serialized_hlo_module_proto())
     mlir = xc._xla.mlir.xla_computation_to_mlir_module(comp)
-    return _Executable(self, self._client.compile_and_load(mlir, devices, xc.CompileOptions()))
+    options = xc.CompileOptions()
+    replicas = int(getattr(compile_options, "num_replicas", 1))
+    if replicas != 1:
+      options.num_replicas = replicas
+      options.device_assignment = xc.DeviceAssignment.create(
+          np.array([[d.id] for d in devices[:replicas]]))
+    return _Executable(self, self._client.compile_and_load(mlir, devices, options), devices)
+
+  def sharded_array(self, shards, devices):
+    """One real-jaxlib Array whose per-device buffers are `shards` (one per device).
+
+    The replicated sharding only carries the device list; each device's buffer is
+    its own argument, as a replicated (pmap-style) executable expects.
+    """
+    xla = self._xc._xla
+    singles = [s if type(s).__name__ == "ArrayImpl" else self.buffer_from_pyval(s, d)
+               for s, d in zip(shards, devices)]
+    first = np.asarray(singles[0])
+    sharding = xla.GSPMDSharding(list(devices), self._xc.HloSharding.replicate())
+    return xla.ArrayImpl(_Aval(first.shape, first.dtype), sharding, singles, True, True)
 
   def buffer_from_pyval(self, value, device):
     xla = self._xc._xla

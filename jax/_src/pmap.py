@@ -1,0 +1,278 @@
+"""`jax.pmap`: run one program on N devices, each on its own slice of the inputs.
+
+The body is traced once per input structure and shard types, with the axis
+name bound to N (`parallel.pmap_axis_env`), so collectives (`psum`, `all_gather`,
+`ppermute`, `axis_index`...) are staged as equations. The jaxpr is lowered to ONE
+HLO module whose collectives are cross-replica ops, compiled with
+`num_replicas = N` for the first N devices, and run with `execute_sharded`:
+argument i's shard for device d goes in `args[i][d]`, and output o comes back as
+`outs[o][d]`. Results are Arrays holding the N per-device buffers (stacked along
+the output axis when read).
+
+pmap called on tracers (inside jit, grad or vmap) runs as a vmap with the same
+axis name: the collectives then batch, which has the same meaning.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable, NamedTuple, Sequence
+
+import numpy as np
+
+from jax._src import core
+from jax._src import tree_util
+from jax._src.array import ArrayImpl
+from jax._src.config import config
+from jax._src.core import ShapedArray
+from jax._src.interpreters import partial_eval as pe
+from jax._src.lax import parallel
+
+
+class _CompileOptions:
+  """Stand-in for jaxlib's CompileOptions: the two fields a pmap compile sets."""
+
+  def __init__(self, num_replicas: int):
+    self.num_replicas = num_replicas
+    self.num_partitions = 1
+
+
+def _compile_options(num_replicas: int):
+  try:
+    from jax._src.lib import xla_client
+  except ImportError:  # a dev client over another jaxlib (tests/jax/tools) reads the fields
+    return _CompileOptions(num_replicas)
+  opts = xla_client.CompileOptions()
+  opts.num_replicas = num_replicas
+  return opts
+
+
+class _Compiled(NamedTuple):
+  hlo_text: str
+  loaded: Any
+  devices: tuple
+  out_avals: tuple     # per-device output avals
+  out_tree: Any
+
+
+def _static_key(value):
+  try:
+    hash(value)
+  except TypeError as e:
+    raise ValueError(f"pmap: static_broadcasted_argnums arguments must be hashable ({e})") from None
+  return value
+
+
+def _drop_axis(aval: ShapedArray, axis: int | None) -> ShapedArray:
+  if axis is None:
+    return aval.strip_weak_type() if aval.weak_type and aval.shape else aval
+  shape = list(aval.shape)
+  del shape[axis]
+  return aval.update(shape=tuple(shape))
+
+
+def _insert_axis(aval: ShapedArray, axis: int | None, n: int) -> ShapedArray:
+  if axis is None:
+    return aval
+  shape = list(aval.shape)
+  shape.insert(axis, n)
+  return aval.update(shape=tuple(shape))
+
+
+class PmapWrapped:
+  """What `jax.pmap(fun, ...)` returns."""
+
+  def __init__(self, fun: Callable, axis_name, in_axes, out_axes, static_broadcasted_argnums,
+               devices, axis_size):
+    self._fun = fun
+    self._name = getattr(fun, "__name__", type(fun).__name__)
+    self._axis_name = axis_name
+    self._in_axes = tuple(in_axes) if isinstance(in_axes, list) else in_axes
+    self._out_axes = out_axes
+    self._static = tuple(sorted({int(i) for i in (
+        (static_broadcasted_argnums,) if isinstance(static_broadcasted_argnums, int)
+        else static_broadcasted_argnums)}))
+    self._devices = None if devices is None else list(devices)
+    self._axis_size = axis_size
+    self._cache: dict[Any, _Compiled] = {}
+    functools.update_wrapper(self, fun)
+
+  # --------------------------------------------------------------- arguments
+
+  def _split(self, args):
+    static = {i % len(args): args[i] for i in self._static if -len(args) <= i < len(args)}
+    dyn = tuple(a for i, a in enumerate(args) if i not in static)
+    in_axes = self._in_axes
+    if isinstance(in_axes, tuple) and len(in_axes) == len(args) and static:
+      in_axes = tuple(a for i, a in enumerate(in_axes) if i not in static)
+    return static, dyn, in_axes
+
+  def _bind_static(self, static: dict, n_args: int) -> Callable:
+    def call(*dyn, **kwargs):
+      it = iter(dyn)
+      full = [static[i] if i in static else next(it) for i in range(n_args)]
+      return self._fun(*full, **kwargs)
+    return call
+
+  def _leaf_axes(self, in_axes, dyn, kwargs) -> list:
+    from jax._src import api
+    if isinstance(in_axes, tuple):
+      if len(in_axes) != len(dyn):
+        raise ValueError(f"pmap in_axes must have one entry per positional argument: got "
+                         f"{len(in_axes)} entries for {len(dyn)} arguments")
+    else:
+      in_axes = (in_axes,) * len(dyn)
+    axes = api._broadcast_prefix(in_axes, dyn)
+    return axes + [0] * len(tree_util.tree_leaves(kwargs))
+
+  # --------------------------------------------------------------- call
+
+  def __call__(self, *args, **kwargs):
+    static, dyn, in_axes = self._split(args)
+    leaves, in_tree = tree_util.tree_flatten((dyn, kwargs))
+    axes = self._leaf_axes(in_axes, dyn, kwargs)
+    if any(isinstance(x, core.Tracer) for x in leaves):
+      return self._as_vmap(static, len(args), in_axes, dyn, kwargs)
+    axes, n = self._check_axes(leaves, axes)
+    devices = self._select_devices(n)
+    avals = tuple(_drop_axis(core.get_aval(x), a) for x, a in zip(leaves, axes))
+    key = (in_tree, avals, tuple(axes), tuple(sorted((i, _static_key(v)) for i, v in static.items())),
+           n, config.jax_enable_x64)
+    compiled = self._cache.get(key)
+    if compiled is None:
+      compiled = self._compile(static, len(args), in_tree, avals, n, devices)
+      if compiled is None:  # the body closed over tracers of an enclosing transformation
+        return self._as_vmap(static, len(args), in_axes, dyn, kwargs)
+      self._cache[key] = compiled
+    arg_shards = [_shards(x, a, devices) for x, a in zip(leaves, axes)]
+    outs = compiled.loaded.execute_sharded(arg_shards)
+    out_axes = self._out_leaf_axes(compiled.out_tree, n)
+    out_axes = [None if ax is None else ax % (aval.ndim + 1)
+                for aval, ax in zip(compiled.out_avals, out_axes)]
+    results = [ArrayImpl(_insert_axis(aval, ax, n), list(bufs), stack_axis=ax)
+               for aval, bufs, ax in zip(compiled.out_avals, outs, out_axes)]
+    return compiled.out_tree.unflatten(results)
+
+  def _check_axes(self, leaves, axes):
+    norm, sizes = [], set()
+    for x, ax in zip(leaves, axes):
+      if ax is None:
+        norm.append(None)
+        continue
+      aval = core.get_aval(x)
+      if not -aval.ndim <= ax < aval.ndim:
+        raise ValueError(f"pmap in_axes={ax} is out of bounds for an argument of shape "
+                         f"{aval.shape}")
+      norm.append(ax % aval.ndim)
+      sizes.add(aval.shape[ax % aval.ndim])
+    if len(sizes) > 1:
+      raise ValueError(f"pmap got inconsistent sizes for array axes to be mapped: {sorted(sizes)}")
+    if not sizes:
+      if self._axis_size is None:
+        raise ValueError("pmap requires at least one argument with a mapped axis "
+                         "(in_axes not None), or axis_size=")
+      return norm, int(self._axis_size)
+    return norm, sizes.pop()
+
+  def _select_devices(self, n: int) -> list:
+    from jax._src import dispatch
+    available = self._devices if self._devices is not None else list(
+        dispatch.get_backend().devices())
+    if n > len(available):
+      raise ValueError(
+          f"pmap of '{self._name}' maps an axis of size {n}, which needs {n} devices, but only "
+          f"{len(available)} device(s) are available. Fix: map an axis of size <= "
+          f"{len(available)}, or start with more devices (e.g. JAX_NUM_CPU_DEVICES={n} for the "
+          "CPU backend).")
+    return available[:n]
+
+  def _compile(self, static, n_args, in_tree, avals, n, devices) -> _Compiled | None:
+    from jax._src import api, dispatch
+    from jax._src.lowering import hlo
+    store = api._Store()
+    fun = api._flat_fun(self._bind_static(static, n_args), in_tree, store)
+    with parallel.pmap_axis_env(self._axis_name, n):
+      jaxpr, consts = pe.trace_to_jaxpr_dynamic(fun, list(avals))
+    if config.jax_check_jaxprs:
+      core.check_jaxpr(jaxpr)
+    closed, hoisted = pe.close_jaxpr(jaxpr, consts)
+    if hoisted:
+      return None
+    if config.jax_dump_jaxpr:
+      print(closed)
+    text = hlo.lower_jaxpr_to_module(closed, self._name, kind="pmap",
+                                     axis_env={self._axis_name: n})
+    if config.jax_dump_hlo:
+      print(text)
+    client = dispatch.get_backend()
+    loaded = client.compile_and_load(text, devices, _compile_options(n))
+    return _Compiled(text, loaded, tuple(devices), tuple(closed.out_avals), store.value)
+
+  def _out_leaf_axes(self, out_tree, n: int) -> list:
+    from jax._src import api
+    out = out_tree.unflatten([0] * out_tree.num_leaves)
+    return api._broadcast_prefix(self._out_axes, out)
+
+  def _as_vmap(self, static, n_args, in_axes, dyn, kwargs):
+    from jax._src import api
+    fun = self._bind_static(static, n_args)
+    axes = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(dyn)
+    return api.vmap(fun, in_axes=axes, out_axes=self._out_axes, axis_name=self._axis_name,
+                    axis_size=self._axis_size)(*dyn, **kwargs)
+
+  # --------------------------------------------------------------- AOT
+
+  def lower(self, *args, **kwargs) -> _PmapLowered:
+    static, dyn, in_axes = self._split(args)
+    leaves, in_tree = tree_util.tree_flatten((dyn, kwargs))
+    axes, n = self._check_axes(leaves, self._leaf_axes(in_axes, dyn, kwargs))
+    avals = [_drop_axis(core.get_aval(x), a) for x, a in zip(leaves, axes)]
+    from jax._src import api
+    from jax._src.lowering import hlo
+    fun = api._flat_fun(self._bind_static(static, len(args)), in_tree, api._Store())
+    with parallel.pmap_axis_env(self._axis_name, n):
+      jaxpr, consts = pe.trace_to_jaxpr_dynamic(fun, avals)
+    closed, _ = pe.close_jaxpr(jaxpr, consts)
+    return _PmapLowered(hlo.lower_jaxpr_to_module(closed, self._name, kind="pmap",
+                                                  axis_env={self._axis_name: n}))
+
+
+class _PmapLowered:
+  def __init__(self, text: str):
+    self._text = text
+
+  def as_text(self, dialect: str = "hlo") -> str:
+    if dialect != "hlo":
+      raise ValueError(f"only dialect='hlo' is supported, got {dialect!r}")
+    return self._text
+
+
+def _shards(x, axis: int | None, devices: Sequence) -> list:
+  """One buffer per device: x's slice `axis`=d for device d, or x itself on each."""
+  if (isinstance(x, ArrayImpl) and x.is_sharded and x._stack_axis == axis
+      and len(x.device_buffers()) == len(devices)
+      and all(_device_of(b) == d for b, d in zip(x.device_buffers(), devices))):
+    return list(x.device_buffers())  # already laid out as this pmap wants it
+  from jax._src import dispatch
+  value = np.asarray(x, dtype=core.get_aval(x).dtype)
+  if axis is None:
+    return [dispatch.buffer_from_numpy(value, d) for d in devices]
+  return [dispatch.buffer_from_numpy(np.take(value, i, axis=axis), d)
+          for i, d in enumerate(devices)]
+
+
+def _device_of(buf):
+  dev = getattr(buf, "device", None)
+  return dev() if callable(dev) else dev
+
+
+def pmap(fun: Callable | None = None, axis_name=None, *, in_axes=0, out_axes=0,
+         static_broadcasted_argnums=(), devices=None, backend=None, axis_size=None,
+         donate_argnums=(), global_arg_shapes=None):
+  """Map `fun` over the leading (or `in_axes`) axis of its arguments, one slice per device."""
+  del backend, donate_argnums, global_arg_shapes  # one backend; no donation yet
+  if fun is None:
+    return lambda f: PmapWrapped(f, axis_name, in_axes, out_axes, static_broadcasted_argnums,
+                                 devices, axis_size)
+  return PmapWrapped(fun, axis_name, in_axes, out_axes, static_broadcasted_argnums, devices,
+                     axis_size)

@@ -1,0 +1,362 @@
+"""`jax.random`: keys and samplers on the threefry2x32 PRNG (jax/_src/prng.py).
+
+Each sampler is the same sequence of lax operations JAX 0.10.2 uses, so the same
+key gives the same bits and (through the same float expansions) the same values.
+Samplers are jitted with their shape and dtype static, as in JAX.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import partial
+from typing import Sequence
+
+import numpy as np
+
+from jax._src import core
+from jax._src import dtypes
+from jax._src import prng
+from jax._src.api import jit
+from jax._src.lax import elementwise as ew
+from jax._src.lax import reductions
+from jax._src.lax import shape as lax_shape
+from jax._src.lax import special
+from jax._src.prng import PRNGKeyArray
+
+# ----------------------------------------------------------------------------- keys
+
+
+def _key_data_and_wrap(key):
+  """(raw uint32[..., 2] data, a function giving results the caller's key kind)."""
+  if isinstance(key, PRNGKeyArray):
+    return key._base_array, PRNGKeyArray
+  aval = core.get_aval(key)
+  if aval.dtype != prng.UINT32 or not aval.shape or aval.shape[-1] != 2:
+    raise TypeError(f"JAX encountered invalid PRNG key data: expected a uint32[..., 2] key "
+                    f"array or a typed key, got {aval.str_short()}")
+  return key, lambda x: x
+
+
+def _single_key(key, name: str):
+  data, wrap = _key_data_and_wrap(key)
+  if core.get_aval(data).shape != (2,):
+    raise TypeError(f"{name} accepts a single key, but was given a key array of shape "
+                    f"{core.get_aval(data).shape[:-1]} != (). Use jax.vmap for batching.")
+  return data, wrap
+
+
+def _seed_array(seed):
+  from jax._src.numpy import creation
+  if isinstance(seed, int) and not isinstance(seed, bool):
+    seed = np.int64(seed)  # large Python ints wrap (to int32 unless x64), as in JAX
+  return creation.asarray(seed)
+
+
+def PRNGKey(seed) -> object:  # noqa: N802 (JAX name)
+  """A raw key: uint32[2] from an integer seed."""
+  return prng.threefry_seed(_seed_array(seed))
+
+
+def key(seed, *, impl=None) -> PRNGKeyArray:
+  """A typed key (dtype key<fry>, shape ()) from an integer seed."""
+  if impl not in (None, "threefry2x32"):
+    raise ValueError(f"unsupported PRNG implementation {impl!r} (only threefry2x32)")
+  return PRNGKeyArray(PRNGKey(seed))
+
+
+def key_data(keys):
+  """The uint32[..., 2] data of typed keys (raw keys are returned as they are)."""
+  data, _ = _key_data_and_wrap(keys)
+  return data
+
+
+def wrap_key_data(key_bits, *, impl=None) -> PRNGKeyArray:
+  data, _ = _key_data_and_wrap(key_bits)
+  return PRNGKeyArray(data)
+
+
+def split(key, num: int | Sequence[int] = 2):
+  """`num` new keys (shape `num`, or the shape tuple `num`)."""
+  data, wrap = _single_key(key, "split")
+  shape = (int(num),) if isinstance(num, (int, np.integer)) else tuple(int(n) for n in num)
+  return wrap(_split(data, shape))
+
+
+@partial(jit, static_argnums=(1,))
+def _split(data, shape):
+  return prng.threefry_split(data, shape)
+
+
+def fold_in(key, data):
+  """A new key from `key` and the integer `data`."""
+  raw, wrap = _single_key(key, "fold_in")
+  return wrap(_fold_in(raw, ew.convert_element_type(data, prng.UINT32)))
+
+
+@jit
+def _fold_in(raw, data):
+  return prng.threefry_fold_in(raw, data)
+
+
+def _shape(shape) -> tuple:
+  if shape is None:
+    return ()
+  return (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(d) for d in shape)
+
+
+def _float_dtype(dtype, name: str) -> np.dtype:
+  dt = dtypes.canonicalize_dtype(float if dtype is None else dtype)
+  if not dtypes.is_inexact(dt) or dtypes.is_complex(dt):
+    raise ValueError(f"dtype argument to `{name}` must be a float dtype, got {np.dtype(dt).name}")
+  return np.dtype(dt)
+
+
+# ----------------------------------------------------------------------------- bits and uniform
+
+
+def bits(key, shape=(), dtype=None):
+  """Uniform random unsigned integers (all bits random)."""
+  data, _ = _single_key(key, "bits")
+  dt = np.dtype(dtypes.canonicalize_dtype(np.uint32 if dtype is None else dtype))
+  if dt.kind != "u":
+    raise ValueError(f"dtype argument to `bits` must be an unsigned int dtype, got {dt.name}")
+  return _bits(data, _shape(shape), dt.itemsize * 8)
+
+
+@partial(jit, static_argnums=(1, 2))
+def _bits(data, shape, width):
+  return prng.threefry_random_bits(data, width, shape)
+
+
+def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0):
+  """Floats uniform in [minval, maxval)."""
+  data, _ = _single_key(key, "uniform")
+  dt = _float_dtype(dtype, "uniform")
+  return _uniform(data, _shape(shape), dt, minval, maxval)
+
+
+@partial(jit, static_argnums=(1, 2))
+def _uniform(data, shape, dtype, minval, maxval):
+  return _uniform_impl(data, shape, dtype, minval, maxval)
+
+
+def _uniform_impl(data, shape, dtype, minval, maxval):
+  finfo = np.finfo(dtype)
+  nbits, nmant = finfo.bits, finfo.nmant
+  rng_bits = 8 if nmant < 8 else nbits
+  uint = prng._UINT_DTYPES[nbits]
+  minval = lax_shape.broadcast_to_rank(ew.convert_element_type(minval, dtype), len(shape))
+  maxval = lax_shape.broadcast_to_rank(ew.convert_element_type(maxval, dtype), len(shape))
+  raw = prng.threefry_random_bits(data, rng_bits, shape)
+  if rng_bits != nbits:
+    raw = ew.convert_element_type(raw, uint)
+  float_bits = ew.bitwise_or(
+      ew.shift_right_logical(raw, lax_shape.full_like(raw, rng_bits - nmant)),
+      lax_shape.full_like(raw, np.array(1.0, dtype).view(uint)))
+  floats = ew.sub(ew.bitcast_convert_type(float_bits, dtype), lax_shape.full_like(raw, 1, dtype))
+  scaled = ew.add(ew.mul(floats, _bcast(ew.sub(maxval, minval), shape)), _bcast(minval, shape))
+  return ew.max(_bcast(minval, shape), lax_shape.reshape(scaled, shape))
+
+
+def _bcast(x, shape):
+  """Broadcast `x` (already of rank len(shape), or a scalar) to `shape`."""
+  aval = core.get_aval(x)
+  if aval.shape == tuple(shape):
+    return x
+  if aval.ndim == 0:
+    return lax_shape.broadcast_in_dim(x, tuple(shape), ())
+  keep = [i for i, d in enumerate(aval.shape) if d != 1 or shape[i] == 1]
+  squeezed = lax_shape.reshape(x, tuple(aval.shape[i] for i in keep))
+  return lax_shape.broadcast_in_dim(squeezed, tuple(shape), tuple(keep))
+
+
+# ----------------------------------------------------------------------------- normal family
+
+
+def normal(key, shape=(), dtype=None):
+  data, _ = _single_key(key, "normal")
+  return _normal(data, _shape(shape), _float_dtype(dtype, "normal"))
+
+
+@partial(jit, static_argnums=(1, 2))
+def _normal(data, shape, dtype):
+  return _normal_impl(data, shape, dtype)
+
+
+def _normal_impl(data, shape, dtype):
+  lo = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype), dtype=dtype)
+  u = _uniform_impl(data, shape, dtype, lo, np.array(1.0, dtype))
+  return ew.mul(lax_shape.full_like(u, np.sqrt(2)), special.erf_inv(u))
+
+
+def truncated_normal(key, lower=-2.0, upper=2.0, shape=None, dtype=None):
+  data, _ = _single_key(key, "truncated_normal")
+  dt = _float_dtype(dtype, "truncated_normal")
+  if shape is None:
+    shape = np.broadcast_shapes(np.shape(lower), np.shape(upper))
+  return _truncated_normal(data, lower, upper, _shape(shape), dt)
+
+
+@partial(jit, static_argnums=(3, 4))
+def _truncated_normal(data, lower, upper, shape, dtype):
+  sqrt2 = np.array(np.sqrt(2), dtype)
+  lower = ew.convert_element_type(lower, dtype)
+  upper = ew.convert_element_type(upper, dtype)
+  a = ew.erf(ew.div(lower, sqrt2))
+  b = ew.erf(ew.div(upper, sqrt2))
+  u = _uniform_impl(data, shape, dtype, a, b)
+  out = ew.mul(lax_shape.full_like(u, sqrt2), special.erf_inv(u))
+  lo = _bcast(lax_shape.broadcast_to_rank(special.nextafter(lower, np.array(np.inf, dtype)),
+                                          len(shape)), shape)
+  hi = _bcast(lax_shape.broadcast_to_rank(special.nextafter(upper, np.array(-np.inf, dtype)),
+                                          len(shape)), shape)
+  return ew.min(ew.max(out, lo), hi)
+
+
+# ----------------------------------------------------------------------------- integers and bools
+
+
+def bernoulli(key, p=0.5, shape=None):
+  data, _ = _single_key(key, "bernoulli")
+  dt = np.dtype(dtypes.canonicalize_dtype(core.get_aval(p).dtype))
+  if not dtypes.is_inexact(dt):
+    raise TypeError(f"bernoulli probability `p` must have a floating dtype, got {dt.name}")
+  p = ew.convert_element_type(p, dt)
+  shape = tuple(core.get_aval(p).shape) if shape is None else _shape(shape)
+  return _bernoulli(data, p, shape)
+
+
+@partial(jit, static_argnums=(2,))
+def _bernoulli(data, p, shape):
+  dt = core.get_aval(p).dtype
+  u = _uniform_impl(data, shape, dt, 0.0, 1.0)
+  return ew.lt(u, _bcast(lax_shape.broadcast_to_rank(p, len(shape)), shape))
+
+
+def rademacher(key, shape=(), dtype=None):
+  data, _ = _single_key(key, "rademacher")
+  dt = np.dtype(dtypes.canonicalize_dtype(int if dtype is None else dtype))
+  b = ew.convert_element_type(_bernoulli(data, ew.convert_element_type(
+      0.5, dtypes.canonicalize_dtype(float)), _shape(shape)), dt)
+  return ew.sub(ew.mul(b, lax_shape.full_like(b, 2)), lax_shape.full_like(b, 1))
+
+
+def _convert_and_clip_integer(val, dtype):
+  val_dtype = core.get_aval(val).dtype
+  info, vinfo = np.iinfo(dtype), np.iinfo(val_dtype)
+  lo = lax_shape.full_like(val, max(info.min, vinfo.min))
+  hi = lax_shape.full_like(val, min(info.max, vinfo.max))
+  return ew.convert_element_type(ew.min(ew.max(val, lo), hi), dtype)
+
+
+def randint(key, shape, minval, maxval, dtype=None):
+  """Integers uniform in [minval, maxval)."""
+  data, _ = _single_key(key, "randint")
+  dt = np.dtype(dtypes.canonicalize_dtype(int if dtype is None else dtype))
+  if dt.kind not in "iu":
+    raise TypeError(f"randint only accepts integer dtypes, got {dt.name}")
+  from jax._src.numpy import creation
+  minval, maxval = creation.asarray(minval), creation.asarray(maxval)
+  if not dtypes.is_integer(minval.dtype):
+    minval = ew.convert_element_type(minval, dtypes.canonicalize_dtype(int))
+  if not dtypes.is_integer(maxval.dtype):
+    maxval = ew.convert_element_type(maxval, dtypes.canonicalize_dtype(int))
+  return _randint(data, _shape(shape), minval, maxval, dt)
+
+
+@partial(jit, static_argnums=(1, 4))
+def _randint(data, shape, minval, maxval, dtype):
+  maxval_out_of_range = ew.gt(maxval, _convert_and_clip_integer(
+      ew.convert_element_type(np.iinfo(dtype).max, dtype), core.get_aval(maxval).dtype))
+  minval = _bcast(lax_shape.broadcast_to_rank(_convert_and_clip_integer(minval, dtype),
+                                              len(shape)), shape)
+  maxval = _bcast(lax_shape.broadcast_to_rank(_convert_and_clip_integer(maxval, dtype),
+                                              len(shape)), shape)
+  maxval_out_of_range = _bcast(lax_shape.broadcast_to_rank(maxval_out_of_range, len(shape)),
+                               shape)
+  nbits = max(np.iinfo(dtype).bits, 32)  # narrow dtypes draw 32-bit words, as JAX does
+  keys = prng.threefry_split(data, (2,))
+  k1 = lax_shape.reshape(lax_shape.slice(keys, (0, 0), (1, 2)), (2,))
+  k2 = lax_shape.reshape(lax_shape.slice(keys, (1, 0), (2, 2)), (2,))
+  higher = prng.threefry_random_bits(k1, nbits, shape)
+  lower = prng.threefry_random_bits(k2, nbits, shape)
+  unsigned = prng._UINT_DTYPES[nbits]
+  span = ew.convert_element_type(ew.sub(maxval, minval), unsigned)
+  one = lax_shape.full_like(span, 1)
+  span = ew.select(ew.le(maxval, minval), one, span)
+  span = ew.select(ew.bitwise_and(maxval_out_of_range, ew.gt(maxval, minval)),
+                   ew.add(span, one), span)
+  multiplier = ew.rem(lax_shape.full_like(span, 2 ** (nbits // 2)), span)
+  multiplier = ew.rem(ew.mul(multiplier, multiplier), span)
+  offset = ew.add(ew.mul(ew.rem(higher, span), multiplier), ew.rem(lower, span))
+  offset = ew.rem(offset, span)
+  return ew.add(minval, ew.convert_element_type(offset, dtype))
+
+
+# ----------------------------------------------------------------------------- other distributions
+
+
+def exponential(key, shape=(), dtype=None):
+  data, _ = _single_key(key, "exponential")
+  dt = _float_dtype(dtype, "exponential")
+  u = _uniform(data, _shape(shape), dt, 0.0, 1.0)
+  return ew.neg(ew.log1p(ew.neg(u)))
+
+
+def gumbel(key, shape=(), dtype=None, mode="low"):
+  data, _ = _single_key(key, "gumbel")
+  dt = _float_dtype(dtype, "gumbel")
+  return _gumbel(data, _shape(shape), dt)
+
+
+@partial(jit, static_argnums=(1, 2))
+def _gumbel(data, shape, dtype):
+  u = _uniform_impl(data, shape, dtype, np.finfo(dtype).tiny, 1.0)
+  return ew.neg(ew.log(ew.neg(ew.log(u))))
+
+
+def laplace(key, shape=(), dtype=None):
+  data, _ = _single_key(key, "laplace")
+  dt = _float_dtype(dtype, "laplace")
+  lo = np.nextafter(np.array(-1.0, dt), np.array(0.0, dt), dtype=dt)
+  u = _uniform(data, _shape(shape), dt, lo, 1.0)
+  return ew.mul(ew.sign(u), ew.log1p(ew.neg(ew.abs(u))))
+
+
+def logistic(key, shape=(), dtype=None):
+  data, _ = _single_key(key, "logistic")
+  dt = _float_dtype(dtype, "logistic")
+  x = _uniform(data, _shape(shape), dt, np.finfo(dt).tiny, 1.0)
+  return ew.log(ew.div(x, ew.sub(lax_shape.full_like(x, 1), x)))
+
+
+def cauchy(key, shape=(), dtype=None):
+  data, _ = _single_key(key, "cauchy")
+  dt = _float_dtype(dtype, "cauchy")
+  u = _uniform(data, _shape(shape), dt, np.finfo(dt).eps, 1.0)
+  pi = lax_shape.full_like(u, np.pi)
+  return ew.tan(ew.mul(pi, ew.sub(u, lax_shape.full_like(u, 0.5))))
+
+
+def categorical(key, logits, axis: int = -1, shape=None, replace: bool = True):
+  """Samples of category indices with log-probabilities `logits` along `axis`."""
+  from jax._src.numpy import creation
+  data, _ = _single_key(key, "categorical")
+  logits = creation.asarray(logits)
+  nd = logits.ndim
+  if axis >= 0:
+    axis -= nd
+  batch_shape = tuple(np.delete(np.array(logits.shape, dtype=int), axis))
+  shape = batch_shape if shape is None else _shape(shape)
+  if shape[len(shape) - len(batch_shape):] != batch_shape:
+    raise ValueError(f"categorical: shape {shape} is not compatible with the logits batch "
+                     f"shape {batch_shape}")
+  prefix = shape[:len(shape) - len(batch_shape)]
+  logits_shape = list(shape[len(shape) - len(batch_shape):])
+  logits_shape.insert(axis % nd, logits.shape[axis])
+  g = _gumbel(data, (*prefix, *logits_shape), np.dtype(logits.dtype))
+  expanded = lax_shape.reshape(logits, (1,) * len(prefix) + tuple(logits.shape)) \
+      if prefix else logits
+  total = ew.add(g, _bcast(expanded, tuple(core.get_aval(g).shape)))
+  return reductions.argmax(total, axis % (len(prefix) + nd), np.dtype(
+      dtypes.canonicalize_dtype(int)))

@@ -1,0 +1,107 @@
+"""jax.random: threefry known answers, keys and samplers against real JAX's numbers."""
+
+import os
+
+import numpy as np
+import pytest
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax._src import prng
+
+CORPUS = os.environ.get("JAX_CONFORMANCE_DIR", "/work/shared/conformance") + "/frontend"
+
+
+def _expected(case):
+  path = os.path.join(CORPUS, f"{case}.expected.npz")
+  if not os.path.exists(path):
+    pytest.skip(f"conformance corpus not found at {CORPUS}")
+  return np.load(path)
+
+
+@pytest.mark.parametrize("key,count,out", [
+    # Random123 known-answer vectors for Threefry-2x32 with 20 rounds.
+    ((0, 0), (0, 0), (0x6B200159, 0x99BA4EFE)),
+    ((0xFFFFFFFF, 0xFFFFFFFF), (0xFFFFFFFF, 0xFFFFFFFF), (0x1CB996FC, 0xBB002BE7)),
+    ((0x13198A2E, 0x03707344), (0x243F6A88, 0x85A308D3), (0xC4923A9C, 0x483DF7A0)),
+])
+def test_threefry_known_answers(backend, key, count, out):
+  u = lambda v: jnp.asarray(np.uint32(v))
+  got = prng.threefry2x32(u(key[0]), u(key[1]), u(count[0]).reshape(1), u(count[1]).reshape(1))
+  assert [int(np.asarray(g)[0]) for g in got] == list(out)
+
+
+def test_keys_split_fold_in_match_jax(backend):
+  exp = _expected("random_keys_raw")
+  k = jax.random.PRNGKey(0)
+  tk = jax.random.key(0)
+  k1, k2 = jax.random.split(k)
+  got = [k, jax.random.key_data(tk), k1, k2, jax.random.split(k, 4), jax.random.fold_in(k, 42),
+         jax.random.key_data(jax.random.split(tk, 3)),
+         jax.random.key_data(jax.random.fold_in(tk, 7)), jax.random.PRNGKey(12345),
+         jax.random.key_data(jax.random.wrap_key_data(k2)), jax.random.PRNGKey(2**31 + 5)]
+  for i, g in enumerate(got):
+    np.testing.assert_array_equal(np.asarray(g), exp[f"leaf{i}"])
+    assert np.asarray(g).dtype == np.uint32
+
+
+def test_uniform_normal_bits_match_jax(backend):
+  exp = _expected("random_uniform_normal")
+  k = jax.random.PRNGKey(0)
+  got = [jax.random.uniform(k, (5,)), jax.random.uniform(k, (2, 3), minval=-2.0, maxval=5.0),
+         jax.random.normal(k, (6,)), jax.random.uniform(k, (3,), dtype=jnp.float16),
+         jax.random.bits(k, (4,)), jax.random.bits(k, (3,), dtype=jnp.uint8)]
+  for i, g in enumerate(got):
+    # Bits are exact; floats within an ulp (the backend may contract a*b+c into an FMA).
+    np.testing.assert_allclose(np.asarray(g), exp[f"leaf{i}"], rtol=4e-7, atol=0)
+
+
+def test_integer_and_bool_samplers_match_jax(backend):
+  exp = _expected("random_int_bool")
+  k = jax.random.PRNGKey(7)
+  got = [jax.random.randint(k, (8,), 0, 10),
+         jax.random.randint(k, (2, 3), -5, 5, dtype=jnp.int8),
+         jax.random.randint(k, (4,), 0, 2**31 - 1), jax.random.bernoulli(k, 0.3, (10,))]
+  for i, g in enumerate(got):
+    np.testing.assert_array_equal(np.asarray(g), exp[f"leaf{i}"])
+
+
+def test_typed_keys_are_pytrees_of_key_data(backend):
+  ks = jax.random.split(jax.random.key(42), (2, 3))
+  assert ks.shape == (2, 3) and str(ks.dtype) == "key<fry>"
+  assert jax.random.key_data(ks).shape == (2, 3, 2)
+  out = jax.vmap(lambda k: jax.random.uniform(k, (2,)))(ks[0])
+  assert out.shape == (3, 2)
+  np.testing.assert_array_equal(np.asarray(out[1]), np.asarray(jax.random.uniform(ks[0, 1], (2,))))
+  with pytest.raises(TypeError, match="key_data"):
+    np.asarray(ks)
+
+
+def test_sampler_ranges(backend):
+  k = jax.random.PRNGKey(3)
+  u = np.asarray(jax.random.uniform(k, (1000,), minval=2.0, maxval=3.0))
+  assert u.min() >= 2.0 and u.max() < 3.0
+  t = np.asarray(jax.random.truncated_normal(k, -0.5, 1.5, (1000,)))
+  assert t.min() > -0.5 and t.max() < 1.5
+  r = np.asarray(jax.random.randint(k, (1000,), 3, 7))
+  assert set(np.unique(r)) == {3, 4, 5, 6}
+
+
+def test_erf_inv_and_nextafter(backend):
+  x = np.array([-0.999, -0.5, 0.0, 0.3, 0.9999], np.float32)
+  from math import erf
+  y = np.asarray(lax.erf_inv(jnp.asarray(x)))
+  np.testing.assert_allclose([erf(v) for v in y], x, rtol=2e-6, atol=2e-7)
+  a = np.array([1.0, 1.0, 0.0, -2.0], np.float32)
+  b = np.array([2.0, 0.0, -1.0, -2.0], np.float32)
+  np.testing.assert_array_equal(np.asarray(lax.nextafter(jnp.asarray(a), jnp.asarray(b))),
+                                np.nextafter(a, b))
+
+
+def test_shift_and_bitcast_lowering():
+  f = jax.jit(lambda x: lax.bitcast_convert_type(lax.shift_right_logical(x, jnp.uint32(9)),
+                                                 jnp.float32))
+  text = f.lower(np.zeros(3, np.uint32)).as_text()
+  assert "u32[3]{0} shift-right-logical(" in text
+  assert "f32[3]{0} bitcast-convert(" in text
