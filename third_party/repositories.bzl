@@ -51,7 +51,7 @@ def _pyenv_root(rctx):
     root = rctx.os.environ.get("PYENV_ROOT", "")
     if not root:
         res = rctx.execute(["pyenv", "root"])
-        root = res.stdout.strip() if res.return_code == 0 else rctx.os.environ.get("HOME", "/root") + "/.pyenv"
+        root = res.stdout.strip() if res.return_code == 0 else rctx.os.environ.get("HOME", "") + "/.pyenv"
     return root
 
 def _find_version_dir(rctx, root, version):

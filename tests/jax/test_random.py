@@ -10,7 +10,11 @@ import jax.numpy as jnp
 from jax import lax
 from jax._src import prng
 
-CORPUS = os.environ.get("JAX_CONFORMANCE_DIR", "/work/shared/conformance") + "/frontend"
+# The corpus sits in shared/ beside the repository (CONFORMANCE_DIR overrides).
+CORPUS = os.path.join(
+    os.environ.get("CONFORMANCE_DIR") or os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared", "conformance"),
+    "frontend")
 
 
 def _expected(case):

@@ -3,7 +3,9 @@
 Real jaxlib cannot compile HLO text directly; like shared/conformance/run_hlo.py we
 convert HLO text -> HloModule proto -> MLIR and compile that. Install it in a venv:
 
-    python3 -m venv /tmp/realjax && /tmp/realjax/bin/pip install jax==0.10.2 jaxlib==0.10.2
+    python3 -m venv .venv-realjax && .venv-realjax/bin/pip install jax==0.10.2 jaxlib==0.10.2
+
+(at the repository root, or anywhere with REALJAX_VENV pointing at it).
 
 `install()` replaces `jax._src.xla_bridge.get_backend` with an adapter client offering
 the calls our dispatch makes (devices, compile_and_load, buffer_from_pyval, execute).
@@ -18,7 +20,15 @@ import types
 
 import numpy as np
 
-REALJAX_SITE = os.environ.get("REALJAX_SITE", "/tmp/realjax/lib/python3.11/site-packages")
+def _default_site() -> str:
+  import glob
+  repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+  venv = os.environ.get("REALJAX_VENV") or os.path.join(repo, ".venv-realjax")
+  found = sorted(glob.glob(os.path.join(venv, "lib", "python3.*", "site-packages")))
+  return found[-1] if found else os.path.join(venv, "lib", "site-packages")
+
+
+REALJAX_SITE = os.environ.get("REALJAX_SITE") or _default_site()
 
 
 def _import_real_xla_client():

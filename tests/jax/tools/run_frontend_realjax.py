@@ -3,7 +3,7 @@ through the real-jaxlib adapter (tests/jax/tools/realjax_backend.py).
 
     JAX_NUM_CPU_DEVICES=4 python3 tests/jax/tools/run_frontend_realjax.py [runner args...]
 
-Arguments are passed to /work/shared/conformance/run_frontend.py (default: the whole
+Arguments are passed to the corpus runner run_frontend.py in shared/conformance (default: the whole
 corpus). `--isolate` re-runs this driver per case, so the adapter is installed in the
 child too.
 """
@@ -15,7 +15,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
-CONFORMANCE = os.environ.get("JAX_CONFORMANCE_DIR", "/work/shared/conformance")
+CONFORMANCE = os.environ.get("CONFORMANCE_DIR") or os.path.join(
+    os.path.dirname(REPO), "shared", "conformance")
 
 
 def main() -> int:
