@@ -28,12 +28,12 @@ def nanobind_extension(name, srcs, deps = [], copts = []):
             deps = deps + ["@nanobind//:nanobind_%s" % tag, "@python//:python_%s" % tag],
         )
 
-def limited_api_extension(name, srcs, deps = []):
+def limited_api_extension(name, srcs, deps = [], copts = []):
     """A CPython extension against the stable ABI of 3.10 (loads on 3.10 and newer)."""
     native.cc_binary(
         name = name + ".so",
         srcs = srcs,
-        copts = DEFAULT_COPTS + ["-DPy_LIMITED_API=0x030A0000"],
+        copts = DEFAULT_COPTS + ["-DPy_LIMITED_API=0x030A0000"] + copts,
         linkshared = True,
         deps = deps + ["@python//:python_3_10"],
     )

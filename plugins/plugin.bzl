@@ -1,27 +1,40 @@
 """One macro for every plugin wheel: the shared object, the stable-ABI extension
 and the wheel, so the CPU plugin is built exactly like the GPU and TPU ones."""
 
-load("//build:copts.bzl", "DEFAULT_COPTS")
-load("//build:defs.bzl", "plugin_shared_object", "py_wheel")
+load("//build:defs.bzl", "limited_api_extension", "plugin_shared_object", "py_wheel", "xla_cc_library")
 load("@jax_version//:version.bzl", "VERSION")
 
-def jax_plugin(name, distribution, platforms, priority, backend, description, requires = []):
-    """name: plugin name ("cpu"); backend: the cc_library defining PluginInfoForThisPlugin()."""
+def jax_plugin(name, distribution, platforms, priority, backend, plugin_info, description, requires = []):
+    """name: plugin name ("cpu"); backend: the cc_library that defines
+    `const xla::PluginInfo& xla::<plugin_info>()`."""
     library = "xla_%s_plugin.so" % name
+    xla_cc_library(
+        name = "pjrt_entry",
+        srcs = ["//plugins/common:pjrt_entry.cc"],
+        copts = [
+            "-DJAX_PLUGIN_INFO=" + plugin_info,
+            "-DJAX_PLUGIN_VERSION=\\\"%s\\\"" % VERSION,
+        ],
+        deps = [
+            backend,
+            "//xla/pjrt:client",
+            "//xla/pjrt/c:c_api_wrapper",
+            "//xla/pjrt/c:pjrt_c_api",
+        ],
+        alwayslink = True,
+    )
     plugin_shared_object(
         name = library,
-        deps = ["//plugins/common:pjrt_entry", backend],
+        deps = [":pjrt_entry"],
     )
-    native.cc_binary(
-        name = "_plugin_ext.so",
+    limited_api_extension(
+        name = "_plugin_ext",
         srcs = ["//plugins/common:plugin_ext.c"],
-        copts = DEFAULT_COPTS + [
-            "-DPy_LIMITED_API=0x030A0000",
+        copts = [
             "-DJAX_PLUGIN_VERSION=\\\"%s\\\"" % VERSION,
             "-DJAX_PLUGIN_MODULE=_plugin_ext",
         ],
-        linkshared = True,
-        deps = ["@python//:python_3_10", "//xla/pjrt/c:pjrt_c_api"],
+        deps = ["//xla/pjrt/c:pjrt_c_api"],
     )
     package = "jax_plugins/xla_%s/" % name
     py_wheel(

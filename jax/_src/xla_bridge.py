@@ -225,6 +225,8 @@ def backends() -> dict[str, Any]:
 
 def get_backend(platform: str | Any | None = None):
   """The client for `platform` (a name), or the default backend."""
+  if platform is None and _default_backend is not None:
+    return _default_backend  # every eager op asks: no lock, no copy
   with _lock:
     if platform is not None and not isinstance(platform, str):
       return platform  # already a client

@@ -2,6 +2,8 @@
 
 #include <cstring>
 #include <exception>
+#include <map>
+#include <mutex>
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,6 +40,13 @@ namespace xla {
 namespace {
 
 const PluginInfo* g_info = nullptr;
+
+// PJRT_Device_Memories results, per device; dropped with the device's client.
+std::mutex g_memory_lists_mu;
+std::map<Device*, std::vector<PJRT_Memory*>>& MemoryLists() {
+  static auto* lists = new std::map<Device*, std::vector<PJRT_Memory*>>();
+  return *lists;
+}
 
 PJRT_Error* ToError(Status status) {
   if (status.ok()) return nullptr;
@@ -248,6 +257,10 @@ PJRT_Error* ClientCreate(PJRT_Client_Create_Args* args) {
 PJRT_Error* ClientDestroy(PJRT_Client_Destroy_Args* args) {
   return Guard(__func__, [&]() -> Status {
     CHECK_ARGS(PJRT_Client_Destroy_Args, args, client);
+    {
+      std::lock_guard<std::mutex> lock(g_memory_lists_mu);
+      for (PJRT_Device* d : args->client->devices) MemoryLists().erase(D(d));
+    }
     delete args->client;
     return OkStatus();
   });
@@ -378,12 +391,15 @@ PJRT_Error* DeviceInfo(PJRT_Device_Info_Args* args) {
 PJRT_Error* DeviceMemories(PJRT_Device_Memories_Args* args) {
   return Guard(__func__, [&]() -> Status {
     CHECK_ARGS(PJRT_Device_Memories_Args, args, default_memory);
-    // The vector lives in a per-device cache so the returned pointer stays valid.
-    static thread_local std::vector<PJRT_Memory*> scratch;
-    scratch.clear();
-    for (Memory* m : D(args->device)->memories()) scratch.push_back(C(m));
-    args->memories = scratch.data();
-    args->num_memories = scratch.size();
+    // The header promises the list lives as long as the client: keep one per
+    // device (a device's memories never change).
+    std::lock_guard<std::mutex> lock(g_memory_lists_mu);
+    std::vector<PJRT_Memory*>& list = MemoryLists()[D(args->device)];
+    if (list.empty()) {
+      for (Memory* m : D(args->device)->memories()) list.push_back(C(m));
+    }
+    args->memories = list.data();
+    args->num_memories = list.size();
     args->default_memory = C(D(args->device)->default_memory());
     return OkStatus();
   });

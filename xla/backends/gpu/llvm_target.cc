@@ -8,19 +8,27 @@
 #include "llvm/TargetParser/Triple.h"
 #include "xla/backends/gpu/llvm_target.h"
 
-extern "C" void LLVMInitializeAMDGPUTargetInfo();
-extern "C" void LLVMInitializeAMDGPUTarget();
-extern "C" void LLVMInitializeAMDGPUTargetMC();
-extern "C" void LLVMInitializeAMDGPUAsmPrinter();
+// Compiled once per accelerator plugin with LLVM_TARGET_NAME set to the LLVM
+// target it carries (NVPTX or AMDGPU); only that target's libraries are linked.
+#ifndef LLVM_TARGET_NAME
+#error "LLVM_TARGET_NAME must be defined by the build"
+#endif
+#define XLA_LLVM_INIT_(target, part) LLVMInitialize##target##part
+#define XLA_LLVM_INIT(target, part) XLA_LLVM_INIT_(target, part)
+
+extern "C" void XLA_LLVM_INIT(LLVM_TARGET_NAME, TargetInfo)();
+extern "C" void XLA_LLVM_INIT(LLVM_TARGET_NAME, Target)();
+extern "C" void XLA_LLVM_INIT(LLVM_TARGET_NAME, TargetMC)();
+extern "C" void XLA_LLVM_INIT(LLVM_TARGET_NAME, AsmPrinter)();
 
 namespace xla {
 
 StatusOr<std::string> DescribeLlvmTarget(const std::string& triple, const std::string& cpu) {
   static bool initialized = [] {
-    LLVMInitializeAMDGPUTargetInfo();
-    LLVMInitializeAMDGPUTarget();
-    LLVMInitializeAMDGPUTargetMC();
-    LLVMInitializeAMDGPUAsmPrinter();
+    XLA_LLVM_INIT(LLVM_TARGET_NAME, TargetInfo)();
+    XLA_LLVM_INIT(LLVM_TARGET_NAME, Target)();
+    XLA_LLVM_INIT(LLVM_TARGET_NAME, TargetMC)();
+    XLA_LLVM_INIT(LLVM_TARGET_NAME, AsmPrinter)();
     return true;
   }();
   (void)initialized;
