@@ -232,8 +232,11 @@ def _split_argnums(args, argnums):
   return nums, tuple(args[i] for i in nums)
 
 
-def vjp(fun: Callable, *primals, has_aux: bool = False):
-  leaves, in_tree = tree_flatten(primals)
+def _flatten_with_aux(fun: Callable, in_tree, has_aux: bool):
+  """`fun` over flat leaves; the output tree (and aux tree) land in the stores.
+
+  Aux leaves ride along after the outputs as primal values, never differentiated.
+  """
   store, aux_store = _Store(), _Store()
 
   def flat(*xs):
@@ -242,8 +245,15 @@ def vjp(fun: Callable, *primals, has_aux: bool = False):
     if has_aux:
       out, aux = out
       aux_leaves, aux_store.value = tree_flatten(aux)
-    out_leaves, store.value = tree_flatten(out)
-    return out_leaves + aux_leaves  # aux rides along as primal outputs (never differentiated)
+    leaves, store.value = tree_flatten(out)
+    return leaves + aux_leaves
+
+  return flat, store, aux_store
+
+
+def vjp(fun: Callable, *primals, has_aux: bool = False):
+  leaves, in_tree = tree_flatten(primals)
+  flat, store, aux_store = _flatten_with_aux(fun, in_tree, has_aux)
 
   outs, f_vjp_flat = ad.vjp_flat(flat, leaves)
   out_tree = store.value
@@ -308,16 +318,7 @@ def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
   t_leaves, t_tree = tree_flatten(tuple(tangents))
   if t_tree != in_tree:
     raise TypeError("jvp: primals and tangents must have the same tree structure")
-  store, aux_store = _Store(), _Store()
-
-  def flat(*xs):
-    out = fun(*in_tree.unflatten(xs))
-    aux_leaves = []
-    if has_aux:
-      out, aux = out
-      aux_leaves, aux_store.value = tree_flatten(aux)
-    leaves, store.value = tree_flatten(out)
-    return leaves + aux_leaves
+  flat, store, aux_store = _flatten_with_aux(fun, in_tree, has_aux)
 
   outs, t_outs = ad.jvp_flat(flat, p_leaves, t_leaves)
   n = store.value.num_leaves
