@@ -272,7 +272,7 @@ def _canonical_label(label: str) -> str:
 
 
 def exported_symbols(path: str) -> list[str]:
-  out = run(["nm", "-D", "--defined-only", path], f"nm on {path}", capture=True)
+  out = run(["nm", "-D", "--extern-only", "--defined-only", path], f"nm on {path}", capture=True)
   return sorted(line.split()[-1] for line in out.splitlines() if line.strip())
 
 

@@ -15,6 +15,12 @@ def xla_cc_test(name, copts = [], linkstatic = True, **kwargs):
     # Static: with hidden visibility a test cannot link against shared libraries.
     native.cc_test(name = name, copts = TEST_COPTS + copts, linkstatic = linkstatic, **kwargs)
 
+_EXTENSION_VERSION_SCRIPT = "//build:extension_version_script.lds"
+_EXTENSION_LINKOPTS = [
+    "-Wl,--version-script=$(location %s)" % _EXTENSION_VERSION_SCRIPT,
+    "-Wl,--exclude-libs,ALL",
+]
+
 def nanobind_extension(name, srcs, deps = [], copts = []):
     """One `<name>_cp3XY.so` per supported Python, each against that Python's headers."""
     for version in PYTHON_VERSIONS:
@@ -24,8 +30,8 @@ def nanobind_extension(name, srcs, deps = [], copts = []):
             srcs = srcs,
             copts = DEFAULT_COPTS + ["-fno-strict-aliasing"] + copts,
             linkshared = True,
-            linkopts = ["-Wl,--exclude-libs,ALL", "-Wl,--gc-sections"],
-            deps = deps + ["@nanobind//:nanobind_%s" % tag, "@python//:python_%s" % tag],
+            linkopts = _EXTENSION_LINKOPTS + ["-Wl,--gc-sections"],
+            deps = deps + [_EXTENSION_VERSION_SCRIPT, "@nanobind//:nanobind_%s" % tag, "@python//:python_%s" % tag],
         )
 
 def limited_api_extension(name, srcs, deps = [], copts = []):
@@ -35,7 +41,8 @@ def limited_api_extension(name, srcs, deps = [], copts = []):
         srcs = srcs,
         copts = DEFAULT_COPTS + ["-DPy_LIMITED_API=0x030A0000"] + copts,
         linkshared = True,
-        deps = deps + ["@python//:python_3_10"],
+        linkopts = _EXTENSION_LINKOPTS,
+        deps = deps + [_EXTENSION_VERSION_SCRIPT, "@python//:python_3_10"],
     )
 
 def plugin_shared_object(name, deps, version_script = "//build:version_script.lds"):
@@ -50,8 +57,11 @@ def plugin_shared_object(name, deps, version_script = "//build:version_script.ld
             "-Wl,--exclude-libs,ALL",
             "-Wl,--gc-sections",
             "-Wl,-z,defs",
-            "-static-libstdc++",
+            # The toolchain appends a dynamic -lstdc++ after these options: link the
+            # archive first, then let --as-needed drop the now unused shared library.
+            "-l:libstdc++.a",
             "-static-libgcc",
+            "-Wl,--as-needed",
         ],
     )
 

@@ -1,6 +1,8 @@
 """JAX-style arrays, transformations and compilation to XLA HLO (public API)."""
 
 from jax.version import __version__ as __version__
+# Importing jax checks the jaxlib version rule at once (it loads no plugin).
+from jax._src import lib as _lib  # noqa: F401
 from jax._src.config import config as config
 from jax._src.api import jit as jit
 from jax._src.api import grad as grad

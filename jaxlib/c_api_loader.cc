@@ -150,10 +150,15 @@ std::shared_ptr<Plugin> LoadPlugin(const std::string& path) {
         "). Install a plugin from the same release as jaxlib.");
   }
   // A table from an older minor version is shorter: functions past its end are absent.
-  if (api->struct_size < PJRT_STRUCT_SIZE(PJRT_Api, PJRT_LoadedExecutable_Execute)) {
+  if (!PJRT_API_HAS(api, PJRT_LoadedExecutable_Execute)) {
     throw PluginLoadError("plugin library " + path + " has a C API table of " +
                           std::to_string(api->struct_size) +
                           " bytes, too small for the functions jaxlib needs");
+  }
+  if (minor >= 1 && !PJRT_API_HAS(api, PJRT_LoadedExecutable_Serialize)) {
+    throw PluginLoadError("plugin library " + path + " reports C API version 1." +
+                          std::to_string(minor) + " but its table of " +
+                          std::to_string(api->struct_size) + " bytes ends before version 1.1's functions");
   }
   PJRT_Plugin_Initialize_Args init{};
   init.struct_size = PJRT_Plugin_Initialize_Args_STRUCT_SIZE;
@@ -162,9 +167,19 @@ std::shared_ptr<Plugin> LoadPlugin(const std::string& path) {
   auto plugin = std::make_shared<Plugin>();
   plugin->path = path;
   plugin->api = api;
+  plugin->api_minor = minor;
   plugin->attributes = ReadAttributes(api);
   loaded[path] = plugin;
   return plugin;
+}
+
+void RequireMinorVersion(const Plugin& plugin, int minor, const char* feature) {
+  if (plugin.api_minor >= minor) return;
+  throw XlaRuntimeError("UNIMPLEMENTED: " + std::string(feature) + " needs C API version " +
+                        std::to_string(PJRT_API_MAJOR) + "." + std::to_string(minor) +
+                        ", but the plugin library " + plugin.path + " implements " +
+                        std::to_string(PJRT_API_MAJOR) + "." + std::to_string(plugin.api_minor) +
+                        ". Install a plugin from the same release as jaxlib.");
 }
 
 }  // namespace jax

@@ -19,11 +19,16 @@ using AttributeValue = std::variant<std::string, int64_t, std::vector<int64_t>, 
 struct Plugin {
   std::string path;
   const PJRT_Api* api = nullptr;
+  int api_minor = 0;  // the C API minor version the plugin was built for
   std::map<std::string, AttributeValue> attributes;
 };
 
 // Throws PluginLoadError naming the file and the reason.
 std::shared_ptr<Plugin> LoadPlugin(const std::string& path);
+
+// Throws XlaRuntimeError (UNIMPLEMENTED) saying which C API version `feature`
+// needs, when the plugin was built for an older minor version than that.
+void RequireMinorVersion(const Plugin& plugin, int minor, const char* feature);
 
 // Converts a PJRT_Error into an XlaRuntimeError (and destroys it); no-op for NULL.
 void ThrowIfError(const PJRT_Api* api, PJRT_Error* error);

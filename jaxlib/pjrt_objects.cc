@@ -237,6 +237,7 @@ std::vector<std::vector<std::shared_ptr<PyBuffer>>> PyLoadedExecutable::Execute(
 }
 
 std::string PyLoadedExecutable::Serialize() const {
+  RequireMinorVersion(*client_->plugin(), 1, "serializing an executable");
   auto args = Args<PJRT_LoadedExecutable_Serialize_Args>();
   args.executable = executable_;
   ThrowIfError(client_->api(), client_->api()->PJRT_LoadedExecutable_Serialize(&args));

@@ -3,6 +3,7 @@ and the wheel, so the CPU plugin is built exactly like the GPU and TPU ones."""
 
 load("//build:defs.bzl", "limited_api_extension", "plugin_shared_object", "py_wheel", "xla_cc_library")
 load("@jax_version//:version.bzl", "VERSION")
+load("//xla/pjrt/c:c_api_version.bzl", "PJRT_API_MAJOR", "PJRT_API_MINOR")
 
 def jax_plugin(name, distribution, platforms, priority, backend, plugin_info, description, requires = []):
     """name: plugin name ("cpu"); backend: the cc_library that defines
@@ -62,8 +63,8 @@ def jax_plugin(name, distribution, platforms, priority, backend, plugin_info, de
             "DESCRIPTION": description,
             "PLUGIN": name,
             "PLATFORMS": ",".join(platforms),
-            "C_API_MAJOR": "1",
-            "C_API_MINOR": "0",
+            "C_API_MAJOR": str(PJRT_API_MAJOR),
+            "C_API_MINOR": str(PJRT_API_MINOR),
             "PRIORITY": str(priority),
             "LIBRARY": library,
         },

@@ -23,7 +23,7 @@ def _record_hash(data: bytes) -> str:
 
 
 def _exported_symbols(path: str) -> list[str]:
-  out = subprocess.run(["nm", "-D", "--defined-only", path], check=True,
+  out = subprocess.run(["nm", "-D", "--extern-only", "--defined-only", path], check=True,
                        capture_output=True, text=True).stdout
   return sorted(line.split()[-1] for line in out.splitlines() if line.strip())
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import importlib.metadata
+import importlib.util
 import logging
 import os
 import pkgutil
@@ -91,12 +92,29 @@ def _wanted(module_name: str, requested: list[str] | None) -> bool:
   return plugin in names or base in names
 
 
+def _warn_about_shadowed_copies(namespace_path) -> None:
+  """One plugin module in two jax_plugins folders: Python imports the first copy
+  and silently ignores the other, which is how stale installs cause confusing
+  version errors. Say so once, naming both folders."""
+  folders: dict[str, list[str]] = {}
+  for folder in namespace_path:
+    for info in pkgutil.iter_modules([folder]):
+      folders.setdefault(info.name, []).append(folder)
+  for name, where in sorted(folders.items()):
+    if len(where) > 1:
+      warnings.warn(f"Plugin jax_plugins.{name} is installed more than once: using the copy in "
+                    f"{where[0]}, ignoring {', '.join(where[1:])}. Uninstall the copy you do "
+                    f"not want.", RuntimeWarning, stacklevel=4)
+
+
 def _iter_plugin_modules():
   """Yields (module name, source) for every plugin, namespace package first."""
   seen = set()
   try:
     import jax_plugins  # namespace package
-    for info in pkgutil.iter_modules(jax_plugins.__path__, "jax_plugins."):
+    namespace_path = list(jax_plugins.__path__)
+    _warn_about_shadowed_copies(namespace_path)
+    for info in pkgutil.iter_modules(namespace_path, "jax_plugins."):
       seen.add(info.name)
       yield info.name, "namespace", None
   except ImportError:
@@ -107,6 +125,16 @@ def _iter_plugin_modules():
       continue  # the same module, installed once, announced both ways
     seen.add(name)
     yield name, "entry point", ep
+
+
+def _module_file(module_name: str) -> str:
+  """Where a plugin module lives, found without importing it (so that a module
+  that fails to import can still be named by its file)."""
+  try:
+    spec = importlib.util.find_spec(module_name)
+  except (ImportError, ValueError):
+    return ""
+  return (spec.origin or "") if spec is not None else ""
 
 
 def discover_plugins() -> None:
@@ -123,9 +151,9 @@ def discover_plugins() -> None:
         entry["status"] = "skipped (excluded by JAX_PLATFORMS)"
         _discovered.append(entry)
         continue
+      entry["file"] = _module_file(module_name)
       try:
         module = ep.load() if ep is not None else importlib.import_module(module_name)
-        entry["file"] = getattr(module, "__file__", "") or ""
         entry["version"] = getattr(module, "__version__", "")
         before = set(_registrations)
         if hasattr(module, "initialize"):
@@ -181,6 +209,7 @@ def _initialize_backends() -> None:
     for platform in requested:
       matches = [r for r in regs if _platform_matches(r, platform)]
       if not matches:
+        _raise_if_plugin_failed_to_register(platform)
         known = sorted({n for r in regs for n in (r.name, *r.platform_names)})
         raise BackendError(
             f"JAX_PLATFORMS asks for '{platform}', but no installed plugin provides it "
@@ -210,6 +239,17 @@ def _initialize_backends() -> None:
       "No backend could be initialized. " +
       ("; ".join(f"{k}: {v}" for k, v in _backend_errors.items()) or
        "No plugin is installed. Fix: pip install jax (which installs the CPU plugin)"))
+
+
+def _raise_if_plugin_failed_to_register(platform: str) -> None:
+  """The user asked for a platform whose plugin module was found but whose
+  initialize() failed: that failure, not "not installed", is the reason."""
+  names = {platform, *_ALIASES.get(platform, ())}
+  for entry in _discovered:
+    if entry.get("status", "").startswith("failed") and _wanted(entry["module"], sorted(names)):
+      raise BackendError(
+          f"Unable to initialize backend '{platform}': plugin {entry['module']} "
+          f"({entry.get('file') or entry['source']}) {entry['status']}")
 
 
 def _extra_for(platform: str) -> str:

@@ -36,7 +36,7 @@ def test_every_plugin_exports_only_get_pjrt_api(gpu_env):
     libs += [os.path.join(root, f) for f in files if f.endswith("_plugin.so")]
   assert len(libs) >= 2, libs
   for lib in libs:
-    out = subprocess.run(["nm", "-D", "--defined-only", lib], capture_output=True, text=True,
+    out = subprocess.run(["nm", "-D", "--extern-only", "--defined-only", lib], capture_output=True, text=True,
                          check=True).stdout
     symbols = sorted(line.split()[-1] for line in out.splitlines() if line.strip())
     assert symbols == ["GetPjrtApi"], (lib, symbols[:10])

@@ -25,8 +25,12 @@
 extern "C" {
 #endif
 
+/* What each minor version appended to PJRT_Api:
+ *   1.0  everything up to and including PJRT_LoadedExecutable_Execute
+ *   1.1  PJRT_LoadedExecutable_Serialize
+ * A caller checks PJRT_API_HAS before calling a function newer than 1.0. */
 #define PJRT_API_MAJOR 1
-#define PJRT_API_MINOR 0
+#define PJRT_API_MINOR 1
 
 /* Size of a struct up to and including `last_field`: what a caller built
  * against this header version fills in. */
@@ -35,6 +39,9 @@ extern "C" {
 
 #define PJRT_DEFINE_STRUCT_TRAITS(type, last_field) \
   enum { type##_STRUCT_SIZE = PJRT_STRUCT_SIZE(type, last_field) }
+
+/* Whether a plugin's table (possibly from an older minor version) holds `fn`. */
+#define PJRT_API_HAS(api, fn) ((api)->struct_size >= PJRT_STRUCT_SIZE(PJRT_Api, fn))
 
 /* ------------------------------- Extensions ------------------------------- */
 

@@ -1,0 +1,6 @@
+"""The C API version of pjrt_c_api.h, for build rules that stamp it into plugin
+manifests. Must equal PJRT_API_MAJOR / PJRT_API_MINOR; every plugin checks at
+initialisation that its manifest and its compiled extension agree."""
+
+PJRT_API_MAJOR = 1
+PJRT_API_MINOR = 1
