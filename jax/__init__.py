@@ -38,5 +38,13 @@ from jax import lax as lax
 from jax import nn as nn
 from jax import random as random
 from jax import tree_util as tree_util
+from jax import tree as tree
+from jax._src.api import device_get as device_get
+from jax._src.api import linear_transpose as linear_transpose
+from jax._src.api import closure_convert as closure_convert
+from jax import sharding as sharding
+from jax._src.sharding import make_mesh as make_mesh
+from jax._src.shard_map import shard_map as shard_map
+from jax._src.callback import pure_callback as pure_callback
 from jax._src.tree_util import tree_map as tree_map, tree_leaves as tree_leaves, tree_structure as tree_structure
 from jax import errors as errors

@@ -6,3 +6,5 @@ from jax._src.errors import TracerIntegerConversionError as TracerIntegerConvers
 from jax._src.errors import TracerArrayConversionError as TracerArrayConversionError
 from jax._src.errors import UnexpectedTracerError as UnexpectedTracerError
 from jax._src.errors import JAXTypeError as JAXTypeError
+from jax._src.errors import JAXIndexError as JAXIndexError
+from jax._src.errors import NonConcreteBooleanIndexError as NonConcreteBooleanIndexError

@@ -4,6 +4,7 @@
 #include "jaxlib/py_array.h"
 #include "jaxlib/py_client.h"
 #include "jaxlib/py_executable.h"
+#include "jaxlib/py_host_callback.h"
 #include "jaxlib/status_casters.h"
 
 namespace nb = nanobind;
@@ -19,4 +20,5 @@ NB_MODULE(_jax, m) {
   jax::RegisterClient(m);
   jax::RegisterArray(m);
   jax::RegisterExecutable(m);
+  jax::RegisterHostCallbacks(m);
 }

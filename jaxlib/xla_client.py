@@ -303,3 +303,16 @@ LoadedExecutable.hlo_modules = _hlo_modules
 LoadedExecutable.as_text = lambda self: self._optimized_hlo()
 LoadedExecutable.get_compiled_memory_stats = lambda self: self._memory_stats()
 LoadedExecutable.get_output_memory_kinds = lambda self: [["device"] * self._num_outputs()]
+
+
+def _register_host_callback(self: Client, callback, operand_nbytes: Sequence[int],
+                            result_nbytes: Sequence[int]) -> int:
+  """Register `callback(operands, results)` (lists of memoryviews over the buffers) for
+  custom-calls `xla_ffi_python_cpu_callback` with backend_config={index = N : ui64}; returns N."""
+  return _jax._register_host_callback(self, callback, [int(n) for n in operand_nbytes],
+                                      [int(n) for n in result_nbytes])
+
+
+if hasattr(_jax, "_register_host_callback"):
+  Client.register_host_callback = _register_host_callback
+  Client.host_callbacks_supported = lambda self: _jax._host_callbacks_supported(self)

@@ -47,58 +47,174 @@ def _flat_fun(fun: Callable, in_tree, store: _Store) -> Callable:
 # ----------------------------------------------------------------------------- jit
 
 
-class Lowered:
+def _abstractify(x) -> core.ShapedArray:
+  """The aval of an argument; `ShapeDtypeStruct` leaves stand for arrays of that type."""
+  if isinstance(x, ShapeDtypeStruct):
+    return core.ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), x.weak_type)
+  return core.get_aval(x)
+
+
+def _shape_dtype_structs(avals) -> list:
+  return [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in avals]
+
+
+class ArgInfo:
+  """What AOT stages record per argument: its abstract value and whether it is donated."""
+
+  def __init__(self, aval: core.ShapedArray, donated: bool = False):
+    self._aval, self.donated = aval, donated
+
+  shape = property(lambda self: self._aval.shape)
+  dtype = property(lambda self: self._aval.dtype)
+
+  def __repr__(self):
+    return f"ArgInfo(_aval={self._aval!r}, donated={self.donated})"
+
+
+class _Stage:
+  """What Traced, Lowered and Compiled share: the traced jaxpr and its trees."""
+
+  def __init__(self, jit_fn: JitWrapped, closed: core.ClosedJaxpr, hoisted, in_tree, out_tree,
+               in_leaf_avals):
+    self._jit_fn, self._closed, self._hoisted = jit_fn, closed, hoisted
+    self.in_tree, self.out_tree = in_tree, out_tree
+    self._in_leaf_avals = tuple(in_leaf_avals)
+
+  fun_name = property(lambda self: self._jit_fn._name)
+  donate_argnums = property(lambda self: ())
+
+  @property
+  def in_avals(self):
+    return self.in_tree.unflatten(self._in_leaf_avals)
+
+  @property
+  def args_info(self):
+    return self.in_tree.unflatten([ArgInfo(a) for a in self._in_leaf_avals])
+
+  @property
+  def out_info(self):
+    return self.out_tree.unflatten(_shape_dtype_structs(self._closed.out_avals))
+
+  @property
+  def out_avals(self):
+    return self.out_tree.unflatten(list(self._closed.out_avals))
+
+  def _same(self, cls):
+    return cls(self._jit_fn, self._closed, self._hoisted, self.in_tree, self.out_tree,
+               self._in_leaf_avals)
+
+
+class Traced(_Stage):
+  """The result of `jit(f).trace(*args)`: the jaxpr, lowerable."""
+
+  @property
+  def jaxpr(self) -> core.ClosedJaxpr:
+    return self._closed
+
+  def lower(self) -> Lowered:
+    return self._same(Lowered)
+
+
+class Lowered(_Stage):
   """The result of `jit(f).lower(*args)`: HLO text, compilable."""
 
-  def __init__(self, jit_fn, closed: core.ClosedJaxpr, hoisted, in_tree, out_tree, static):
-    self._jit_fn, self._closed, self._hoisted = jit_fn, closed, hoisted
-    self.in_tree, self.out_tree, self._static = in_tree, out_tree, static
-
-  def as_text(self, dialect: str = "hlo") -> str:
-    if dialect != "hlo":
-      raise ValueError(f"only dialect='hlo' is supported, got {dialect!r}")
+  def as_text(self, dialect: str | None = None, **_) -> str:
+    if dialect not in (None, "hlo"):
+      raise ValueError(f"this jax lowers to XLA HLO text only: as_text(dialect='hlo'); "
+                       f"got dialect={dialect!r}")
     from jax._src.lowering import hlo
     return hlo.lower_jaxpr_to_module(self._closed, self._jit_fn._name)
 
   def jaxpr(self) -> core.ClosedJaxpr:
     return self._closed
 
-  def compile(self) -> Compiled:
+  def cost_analysis(self):
+    """Not estimated by this backend (JAX allows None)."""
+    return None
+
+  def compile(self, compiler_options=None) -> Compiled:
     from jax._src import dispatch
     exe = dispatch.compile_closed_jaxpr(self._closed, self._jit_fn._name)
-    return Compiled(exe, self)
+    compiled = self._same(Compiled)
+    compiled._exe = exe
+    return compiled
 
 
-class Compiled:
-  def __init__(self, exe, lowered: Lowered):
-    self._exe, self._lowered = exe, lowered
+class Compiled(_Stage):
+  """A compiled computation: call it with arguments of the types it was lowered for."""
+
+  _exe: Any = None
 
   def as_text(self) -> str:
+    loaded = getattr(self._exe, "_loaded", None)
+    optimized = getattr(loaded, "_optimized_hlo", None)
+    if callable(optimized):
+      try:
+        return optimized()
+      except Exception:  # a backend without the optimized-HLO query
+        pass
     return self._exe.hlo_text
 
+  def cost_analysis(self):
+    return None
+
+  def memory_analysis(self):
+    return None
+
+  def runtime_executable(self):
+    return getattr(self._exe, "_loaded", None)
+
+  def _default_sharding(self):
+    from jax._src import dispatch, sharding
+    return sharding.SingleDeviceSharding(dispatch.default_device())
+
+  @property
+  def input_shardings(self):
+    return self.in_tree.unflatten([self._default_sharding()] * self.in_tree.num_leaves)
+
+  @property
+  def output_shardings(self):
+    return self.out_tree.unflatten([self._default_sharding()] * self.out_tree.num_leaves)
+
+  def _check_args(self, leaves, in_tree) -> None:
+    if in_tree != self.in_tree:
+      raise TypeError("Function compiled with input pytree does not match the input pytree it "
+                      f"was called with: compiled for {self.in_tree}, called with {in_tree}")
+    bad = [(i, a, core.get_aval(x)) for i, (a, x) in enumerate(zip(self._in_leaf_avals, leaves))
+           if (a.shape, a.dtype) != (core.get_aval(x).shape, core.get_aval(x).dtype)]
+    if bad:
+      lines = "\n".join(f"Argument {i} compiled with {a.str_short()} and called with "
+                         f"{b.str_short()}" for i, a, b in bad)
+      raise TypeError("Argument types differ from the types for which this computation was "
+                      f"compiled. The mismatches are:\n{lines}")
+
   def __call__(self, *args, **kwargs):
-    dyn_args, dyn_kwargs, _ = self._lowered._jit_fn._split_static(args, kwargs)
+    dyn_args, dyn_kwargs, _ = self._jit_fn._split_static(args, kwargs)
     leaves, in_tree = tree_flatten((dyn_args, dyn_kwargs))
-    if in_tree != self._lowered.in_tree:
-      raise TypeError("compiled function called with arguments of a different structure")
-    outs = self._exe(*self._lowered._hoisted, *leaves)
-    return self._lowered.out_tree.unflatten(outs)
+    self._check_args(leaves, in_tree)
+    outs = self._exe(*self._hoisted, *leaves)
+    return self.out_tree.unflatten(outs)
+
+  call = __call__
 
 
 class JitWrapped:
   """What `jax.jit(fun)` returns."""
 
-  def __init__(self, fun: Callable, static_argnums=(), static_argnames=()):
+  def __init__(self, fun: Callable, static_argnums=(), static_argnames=(), in_shardings=None,
+               out_shardings=None):
     self._fun = fun
     self._name = _fun_name(fun)
     self._static_argnums = _ensure_tuple(static_argnums)
     self._static_argnames = _ensure_tuple(static_argnames)
+    self._in_shardings = in_shardings
+    self._out_shardings = out_shardings
     self._cache: dict[Any, tuple] = {}
     try:
       self._signature = inspect.signature(fun)
     except (TypeError, ValueError):
       self._signature = None
-    functools.update_wrapper(self, fun)
+    functools.update_wrapper(self, fun, updated=())  # never merge the wrapped object's state
 
   def _split_static(self, args, kwargs):
     nums = {i % len(args) if len(args) else i for i in self._static_argnums}
@@ -120,7 +236,7 @@ class JitWrapped:
   def _trace(self, args, kwargs):
     dyn_args, dyn_kwargs, static = self._split_static(args, kwargs)
     leaves, in_tree = tree_flatten((dyn_args, dyn_kwargs))
-    avals = tuple(core.get_aval(x) for x in leaves)
+    avals = tuple(_abstractify(x) for x in leaves)
     try:
       key = (in_tree, avals, static, config.jax_enable_x64)
       hash(key)
@@ -148,46 +264,89 @@ class JitWrapped:
       self._cache[key] = result
     return (*result, leaves, static)
 
+  def _place_inputs(self, args):
+    if self._in_shardings is None or any(isinstance(x, core.Tracer)
+                                         for x in tree_util.tree_leaves(args)):
+      return args
+    return device_put(args, self._in_shardings)
+
+  def _place_outputs(self, out):
+    if self._out_shardings is None or any(isinstance(x, core.Tracer)
+                                          for x in tree_util.tree_leaves(out)):
+      return out
+    return device_put(out, self._out_shardings)
+
   def __call__(self, *args, **kwargs):
+    args = self._place_inputs(args)
     closed, hoisted, _, out_tree, leaves, _ = self._trace(args, kwargs)
     outs = jit_p.bind(*hoisted, *leaves, jaxpr=closed, name=self._name)
-    return out_tree.unflatten(outs)
+    return self._place_outputs(out_tree.unflatten(outs))
+
+  def trace(self, *args, **kwargs) -> Traced:
+    closed, hoisted, in_tree, out_tree, leaves, _ = self._trace(args, kwargs)
+    return Traced(self, closed, hoisted, in_tree, out_tree, [_abstractify(x) for x in leaves])
 
   def lower(self, *args, **kwargs) -> Lowered:
-    closed, hoisted, in_tree, out_tree, _, static = self._trace(args, kwargs)
-    return Lowered(self, closed, hoisted, in_tree, out_tree, static)
+    return self.trace(*args, **kwargs).lower()
 
   def eval_shape(self, *args, **kwargs):
     closed, _, _, out_tree, _, _ = self._trace(args, kwargs)
-    return out_tree.unflatten([ShapeDtypeStruct(a.shape, a.dtype) for a in closed.out_avals])
+    return out_tree.unflatten(_shape_dtype_structs(closed.out_avals))
+
+  def clear_cache(self) -> None:
+    self._cache.clear()
 
 
 def jit(fun: Callable | None = None, *, static_argnums=(), static_argnames=(),
-        donate_argnums=(), keep_unused: bool = True):
-  """Compile `fun` with XLA; traced once per input structure/avals/static values."""
-  del donate_argnums, keep_unused  # every argument is kept; donation is not implemented yet
-  if fun is None:
-    return lambda f: JitWrapped(f, static_argnums, static_argnames)
-  return JitWrapped(fun, static_argnums, static_argnames)
+        donate_argnums=(), donate_argnames=(), keep_unused: bool = True, in_shardings=None,
+        out_shardings=None, device=None, backend=None, inline: bool = False,
+        compiler_options=None, abstracted_axes=None):
+  """Compile `fun` with XLA; traced once per input structure/avals/static values.
+
+  `in_shardings`/`out_shardings` place the arguments/results with `device_put`
+  (a pytree prefix of shardings); `device` is shorthand for both on one device.
+  """
+  del donate_argnums, donate_argnames, keep_unused, backend, inline, compiler_options
+  del abstracted_axes  # every argument is kept; donation is not implemented yet
+  if device is not None:
+    in_shardings = out_shardings = device
+  make = lambda f: JitWrapped(f, static_argnums, static_argnames, in_shardings, out_shardings)
+  return make if fun is None else make(fun)
 
 
 class ShapeDtypeStruct:
-  __slots__ = ("shape", "dtype")
+  """The type of an array (shape, dtype, optional sharding and weak type), without data."""
 
-  def __init__(self, shape, dtype):
-    self.shape, self.dtype = tuple(shape), np.dtype(dtype)
+  __slots__ = ("shape", "dtype", "sharding", "weak_type")
+
+  def __init__(self, shape, dtype, *, sharding=None, weak_type: bool = False):
+    self.shape, self.dtype = tuple(int(d) for d in shape), np.dtype(dtype)
+    self.sharding, self.weak_type = sharding, bool(weak_type)
+
+  ndim = property(lambda self: len(self.shape))
+  size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
+
+  def __len__(self):
+    if not self.shape:
+      raise TypeError("len() of unsized object")
+    return self.shape[0]
 
   def __repr__(self):
-    return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name})"
+    extra = f", sharding={self.sharding!r}" if self.sharding is not None else ""
+    extra += ", weak_type=True" if self.weak_type else ""
+    return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{extra})"
 
   def __eq__(self, other):
-    return isinstance(other, ShapeDtypeStruct) and (self.shape, self.dtype) == (other.shape, other.dtype)
+    return (isinstance(other, ShapeDtypeStruct)
+            and (self.shape, self.dtype, self.sharding, self.weak_type)
+            == (other.shape, other.dtype, other.sharding, other.weak_type))
 
   def __hash__(self):
-    return hash((self.shape, self.dtype))
+    return hash((self.shape, self.dtype, self.sharding, self.weak_type))
 
 
 def eval_shape(fun: Callable, *args, **kwargs):
+  """The output types of `fun(*args)` as ShapeDtypeStructs; nothing is computed."""
   return JitWrapped(fun).eval_shape(*args, **kwargs)
 
 
@@ -422,17 +581,74 @@ def default_backend() -> str:
   return devices()[0].platform
 
 
-def device_put(x, device=None):
-  def put(leaf):
+def _is_placement(x) -> bool:
+  from jax._src import sharding
+  return x is None or isinstance(x, sharding.Sharding) or hasattr(x, "platform")
+
+
+def _placements(x, device) -> list:
+  """One target per leaf of `x`: `device` is one placement or a pytree prefix of them."""
+  n = len(tree_util.tree_leaves(x))
+  if _is_placement(device):
+    return [device] * n
+  return _broadcast_prefix(device, x, is_leaf=_is_placement)
+
+
+def device_put(x, device=None, *, src=None, donate: bool = False, may_alias=None):
+  """Place each leaf of `x` on a device or with a Sharding (a pytree prefix of targets).
+
+  A NamedSharding target splits the value into per-device blocks, one buffer per
+  device of the mesh. Inside a traced function placement has no effect.
+  """
+  del src, donate, may_alias
+  leaves, treedef = tree_flatten(x)
+  targets = _placements(x, device)
+  return treedef.unflatten(_put(leaf, t) for leaf, t in zip(leaves, targets))
+
+
+def _put(leaf, target):
+  from jax._src import array, dispatch, sharding
+  if isinstance(leaf, core.Tracer):
+    return leaf
+  if target is None:
     if isinstance(leaf, ArrayImpl):
       leaf.device_buffers()
       return leaf
-    from jax._src import array, dispatch
-    value = np.asarray(leaf)
-    arr = array.host_array(value, dtypes.is_weakly_typed(leaf))
-    arr._buffers = [dispatch.buffer_from_numpy(arr._value, device)]
-    return arr
-  return tree_util.tree_map(put, x)
+    target = sharding.SingleDeviceSharding(dispatch.default_device())
+  elif not isinstance(target, sharding.Sharding):
+    target = sharding.SingleDeviceSharding(target)
+  aval = _abstractify_value(leaf)
+  if isinstance(leaf, ArrayImpl) and leaf._buffers and leaf.sharding == target:
+    return leaf
+  value = np.asarray(leaf, dtype=aval.dtype)
+  if isinstance(target, sharding.SingleDeviceSharding):
+    (device,) = target._device_assignment
+    return ArrayImpl(aval, [dispatch.buffer_from_numpy(value, device)], sharding=target)
+  if isinstance(target, sharding.NamedSharding):
+    target.check_shape(aval.shape, "device_put args")
+    blocks = target.devices_indices_map(aval.shape)
+    bufs = [dispatch.buffer_from_numpy(np.ascontiguousarray(value[idx]), d)
+            for d, idx in blocks.items()]
+    return ArrayImpl(aval, bufs, sharding=target)
+  raise TypeError(f"device_put: unsupported sharding {target!r}")
+
+
+def _abstractify_value(leaf) -> core.ShapedArray:
+  aval = core.get_aval(leaf)
+  return aval if isinstance(leaf, ArrayImpl) else aval.update(
+      dtype=dtypes.canonicalize_dtype(aval.dtype), weak_type=dtypes.is_weakly_typed(leaf))
+
+
+def device_get(x):
+  """The leaves of `x` as numpy arrays on the host (non-array leaves are returned as is)."""
+  def get(leaf):
+    if isinstance(leaf, core.Tracer):
+      raise TypeError(f"device_get got a traced value {leaf}; it can only fetch concrete "
+                      "arrays (call it outside jit/grad/vmap).")
+    if isinstance(leaf, ArrayImpl):
+      return np.asarray(leaf._value)
+    return leaf
+  return tree_util.tree_map(get, x)
 
 
 def block_until_ready(x):
@@ -441,6 +657,69 @@ def block_until_ready(x):
       leaf.block_until_ready()
     return leaf
   return tree_util.tree_map(block, x)
+
+
+# ----------------------------------------------------------------------------- linear functions
+
+
+def linear_transpose(fun: Callable, *primals, reduce_axes=()):
+  """The transpose of the linear function `fun`, for arguments typed like `primals`.
+
+  Returns `f_t(cotangent) -> tuple of cotangents`, one per primal. `fun` is traced
+  once (only the types of `primals` matter) and must be linear in its arguments.
+  """
+  del reduce_axes
+  leaves, in_tree = tree_flatten((primals, {}))
+  in_avals = [_abstractify(x) for x in leaves]
+  for a in in_avals:
+    if not dtypes.is_inexact(a.dtype):
+      raise TypeError(f"linear_transpose only supports [float or complex] -> [float or complex],"
+                      f" got an input of dtype {a.dtype.name}")
+  store = _Store()
+  jaxpr, consts = pe.trace_to_jaxpr_dynamic(_flat_fun(fun, in_tree, store), in_avals)
+  out_tree = store.value
+  out_avals = [v.aval for v in jaxpr.outs]
+
+  def transposed(out_cotangent):
+    ct_leaves, ct_tree = tree_flatten(out_cotangent)
+    if ct_tree != out_tree:
+      raise TypeError(f"cotangent tree does not match function output, expected {out_tree} "
+                      f"but got {ct_tree}")
+    got = [core.get_aval(c) for c in ct_leaves]
+    if any((a.shape, a.dtype) != (b.shape, b.dtype) for a, b in zip(out_avals, got)):
+      raise TypeError(f"cotangent type does not match function output, expected "
+                      f"{tuple(out_avals)} but got {ct_leaves}")
+    undefined = [ad.UndefinedPrimal(a) for a in in_avals]
+    cts = ad.backward_pass(jaxpr, consts, undefined, ct_leaves)
+    return in_tree.unflatten([ad.instantiate_zeros(c, a) for c, a in zip(cts, in_avals)])[0]
+
+  return transposed
+
+
+def closure_convert(fun: Callable, *example_args):
+  """`(converted, consts)`: `converted(*args, *consts) == fun(*args)` with the values `fun`
+  closes over (traced values and floating-point arrays) passed explicitly as `consts`."""
+  leaves, in_tree = tree_flatten((example_args, {}))
+  store = _Store()
+  jaxpr, consts = pe.trace_to_jaxpr_dynamic(_flat_fun(fun, in_tree, store),
+                                            [_abstractify(x) for x in leaves])
+  out_tree = store.value
+
+  def hoist(c) -> bool:
+    aval = core.get_aval(c)
+    return isinstance(c, core.Tracer) or (dtypes.is_inexact(aval.dtype) and aval.ndim > 0)
+
+  which = [hoist(c) for c in consts]
+  hoisted = [c for c, h in zip(consts, which) if h]
+
+  def converted(*args):
+    args, given = args[:len(args) - len(hoisted)], args[len(args) - len(hoisted):]
+    it = iter(given)
+    all_consts = [next(it) if h else c for c, h in zip(consts, which)]
+    flat = in_tree.flatten_up_to((tuple(args), {}))
+    return out_tree.unflatten(core.eval_jaxpr(jaxpr, all_consts, flat))
+
+  return converted, hoisted
 
 
 # ----------------------------------------------------------------------------- jacobians

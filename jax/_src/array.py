@@ -5,6 +5,9 @@ host numpy value. A pmap result holds one buffer per device: the shards, stacked
 along `stack_axis` to form the value, or (stack_axis None) identical replicas. Host-backed arrays come from constant folding (`jnp.array`,
 Python scalars converted to a dtype) and are copied to the device on first use,
 so building constants never compiles or transfers anything.
+An Array placed with a `Sharding` (`device_put(x, NamedSharding(...))`, shard_map
+and SPMD jit results) holds one buffer per device of `sharding._device_assignment`,
+each the block `sharding.devices_indices_map(shape)[device]` of the value.
 Operators (`+`, `*`, indexing, `.sum()`...) are installed by jax.numpy.
 """
 
@@ -18,16 +21,17 @@ from jax._src.core import ShapedArray
 
 
 class ArrayImpl:
-  __slots__ = ("aval", "_buffers", "_npy", "_stack_axis", "_whole", "__weakref__")
+  __slots__ = ("aval", "_buffers", "_npy", "_stack_axis", "_whole", "_sharding", "__weakref__")
   __array_priority__ = 100
 
   def __init__(self, aval: ShapedArray, buffers=None, npy: np.ndarray | None = None,
-               stack_axis: int | None = None):
+               stack_axis: int | None = None, sharding=None):
     self.aval = aval
     self._buffers = buffers
     self._npy = npy
     self._stack_axis = stack_axis
     self._whole = None
+    self._sharding = sharding
 
   shape = property(lambda self: self.aval.shape)
   dtype = property(lambda self: self.aval.dtype)
@@ -43,10 +47,27 @@ class ArrayImpl:
     if self._npy is None:
       if self._stack_axis is not None:
         self._npy = np.stack([np.asarray(b) for b in self._buffers], self._stack_axis)
+      elif self._is_multi_device():
+        self._npy = self._assemble()
       else:
         self._npy = np.asarray(self._buffers[0])
       self._npy.flags.writeable = False
     return self._npy
+
+  def _is_multi_device(self) -> bool:
+    return self._sharding is not None and len(self._buffers) > 1
+
+  def _assemble(self) -> np.ndarray:
+    """The global value from per-device blocks (replicas are read once)."""
+    out = np.empty(self.shape, self.dtype)
+    indices = self._sharding.devices_indices_map(self.shape).values()
+    done = set()
+    for index, buf in zip(indices, self._buffers):
+      key = tuple((s.start, s.stop) for s in index)
+      if key not in done:
+        out[index] = np.asarray(buf)
+        done.add(key)
+    return out
 
   def device_buffers(self) -> list:
     """The buffers as stored: one, or one per device (shards or replicas)."""
@@ -56,17 +77,78 @@ class ArrayImpl:
     return self._buffers
 
   def single_buffer(self):
-    """One buffer holding the whole value (sharded values are gathered once)."""
+    """One buffer holding the whole value on the default device (gathered once if needed)."""
+    from jax._src import dispatch
     if self._stack_axis is None:
-      return self.device_buffers()[0]
+      bufs = self.device_buffers()
+      home = dispatch.default_device()
+      for b, d in zip(bufs, self._buffer_devices()):
+        if d == home and (len(bufs) == 1 or self.sharding.is_fully_replicated):
+          return b
     if self._whole is None:
-      from jax._src import dispatch
       self._whole = dispatch.buffer_from_numpy(self._value)
     return self._whole
 
+  def _buffer_devices(self) -> list:
+    return [_device_of(b) for b in self.device_buffers()]
+
   def devices(self) -> set:
-    return {b.device() if callable(getattr(b, "device", None)) else b.device
-            for b in self.device_buffers()}
+    return set(self._buffer_devices())
+
+  @property
+  def sharding(self):
+    from jax._src import sharding as sh
+    if self._sharding is not None:
+      return self._sharding
+    if self._stack_axis is not None or (self._buffers is not None and len(self._buffers) > 1):
+      return sh.PmapSharding(self._buffer_devices(), self._stack_axis)
+    if self._buffers:
+      return sh.SingleDeviceSharding(_device_of(self._buffers[0]))
+    from jax._src import dispatch
+    return sh.SingleDeviceSharding(dispatch.default_device())
+
+  @property
+  def is_fully_replicated(self) -> bool:
+    return self.sharding.is_fully_replicated
+
+  @property
+  def is_fully_addressable(self) -> bool:
+    return True
+
+  @property
+  def committed(self) -> bool:
+    return self._sharding is not None
+
+  @property
+  def addressable_shards(self) -> list:
+    from jax._src import sharding as sh
+    bufs = self.device_buffers()
+    shd = self.sharding
+    indices = list(shd.devices_indices_map(self.shape).values())
+    replica_ids = (shd.replica_ids(self.shape) if isinstance(shd, sh.NamedSharding)
+                   else [0 if self._stack_axis is not None else i for i in range(len(bufs))])
+    shards = []
+    for buf, index, rid in zip(bufs, indices, replica_ids):
+      device = _device_of(buf)
+      local = self.aval.update(shape=tuple(buf._dims) if hasattr(buf, "_dims")
+                               else np.shape(np.asarray(buf)))
+      data = ArrayImpl(local, [buf], sharding=sh.SingleDeviceSharding(device))
+      shards.append(sh.Shard(device, index, rid, data))
+    return shards
+
+  global_shards = addressable_shards
+
+  def addressable_data(self, index: int) -> ArrayImpl:
+    return self.addressable_shards[index].data
+
+  def copy_to_host_async(self) -> None:
+    """Reads happen synchronously on the CPU backend; nothing to start early."""
+
+  def is_deleted(self) -> bool:
+    return self._buffers is not None and not self._buffers and self._npy is None
+
+  def on_device_size_in_bytes(self) -> int:
+    return sum(int(b.nbytes) for b in self.device_buffers())
 
   def block_until_ready(self) -> ArrayImpl:
     if self._buffers is not None:
@@ -132,6 +214,11 @@ class ArrayImpl:
 
   def __reduce__(self):
     return (host_array, (np.array(self._value), self.weak_type))
+
+
+def _device_of(buf):
+  dev = getattr(buf, "device", None)
+  return dev() if callable(dev) else dev
 
 
 def host_array(value, weak_type: bool = False) -> ArrayImpl:

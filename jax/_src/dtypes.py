@@ -112,12 +112,29 @@ def is_python_scalar(x) -> bool:
   return type(x) in python_scalar_types
 
 
+def _as_dtype_spec(x):
+  """A dtype for type-like `x` (numpy scalar types, jnp scalar types, strings), else None."""
+  if isinstance(x, np.dtype):
+    return x
+  if isinstance(x, str):
+    return np.dtype(x)
+  if isinstance(x, type):
+    if issubclass(x, np.generic):
+      return np.dtype(x)
+    if isinstance(getattr(x, "dtype", None), np.dtype):  # jnp.float32 and friends
+      return x.dtype
+  return None
+
+
 def dtype(x) -> np.dtype:
   """The canonical dtype of a value, dtype or type."""
   if type(x) in python_scalar_types:
     return scalar_type_dtype(type(x))
   if x in python_scalar_types if isinstance(x, type) else False:
     return scalar_type_dtype(x)
+  spec = _as_dtype_spec(x)
+  if spec is not None:
+    return canonicalize_dtype(spec)
   if hasattr(x, "dtype"):
     return canonicalize_dtype(x.dtype)
   return canonicalize_dtype(np.result_type(x))
@@ -160,8 +177,9 @@ def _dtype_and_weak(x) -> tuple[np.dtype, bool]:
     return scalar_type_dtype(x), x is not bool
   if type(x) in python_scalar_types:
     return scalar_type_dtype(type(x)), type(x) is not bool
-  if isinstance(x, (np.dtype, str)) or (isinstance(x, type) and issubclass(x, np.generic)):
-    return np.dtype(x), False
+  spec = _as_dtype_spec(x)
+  if spec is not None:
+    return spec, False
   return dtype(x), is_weakly_typed(x)
 
 
@@ -179,6 +197,9 @@ def result_type(*args, return_weak_type_flag: bool = False):
 
 
 def issubdtype(a, b) -> bool:
+  a = _as_dtype_spec(a) if _as_dtype_spec(a) is not None else a
+  b = _as_dtype_spec(b) if isinstance(b, (str, np.dtype)) or (
+      isinstance(b, type) and not issubclass(b, np.generic)) else b
   if isinstance(a, np.dtype) and a == bfloat16:
     return b in (bfloat16, np.floating, np.inexact, np.number, np.generic) or (
         isinstance(b, np.dtype) and b == bfloat16)
@@ -202,12 +223,21 @@ def is_integer(dt) -> bool:
   return np.dtype(dt).kind in "iu"
 
 
+def _info_dtype(dt) -> np.dtype:
+  spec = _as_dtype_spec(dt)
+  if spec is not None:
+    return spec
+  if isinstance(dt, type) and dt in python_scalar_types:
+    return scalar_type_dtype(dt)
+  return np.dtype(getattr(dt, "dtype", dt))
+
+
 def finfo(dt):
-  return ml_dtypes.finfo(dt)
+  return ml_dtypes.finfo(_info_dtype(dt))
 
 
 def iinfo(dt):
-  return np.iinfo(dt)
+  return ml_dtypes.iinfo(_info_dtype(dt))
 
 
 def to_inexact_dtype(dt) -> np.dtype:

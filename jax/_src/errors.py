@@ -82,3 +82,23 @@ class UnexpectedTracerError(JAXTypeError):
 
   Fix: return values out of transformed functions instead of storing them.
   """
+
+
+class JAXIndexError(IndexError):
+  """Base class of the errors below that are raised for a bad index."""
+
+
+class NonConcreteBooleanIndexError(JAXIndexError):
+  """A boolean mask was used as an index on a traced array (``x[mask]`` inside ``jit``).
+
+  Cause: the result's shape depends on how many entries of the mask are True,
+  and shapes must be known while tracing.
+
+  Fix: keep the shape fixed, e.g. ``jnp.where(mask, x, 0)`` instead of ``x[mask]``,
+  ``x.sum(where=mask)`` for reductions, or ``jnp.nonzero(mask, size=N)`` with a
+  static bound; or index outside of ``jit``.
+  """
+
+  def __init__(self, aval):
+    what = aval.str_short() if hasattr(aval, "str_short") else str(aval)
+    super().__init__(f"Array boolean indices must be concrete; got {what}")

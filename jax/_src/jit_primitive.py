@@ -18,8 +18,38 @@ jit_p = core.Primitive("jit", multiple_results=True)
 
 
 def _jit_impl(*args, jaxpr: ClosedJaxpr, name: str):
-  from jax._src import dispatch
+  """Compile and run on one device, unless arguments are split over a mesh (SPMD).
+
+  A jaxpr holding a shard_map is run equation by equation: each shard_map is its
+  own multi-device program, which no single-device module can contain.
+  """
+  from jax._src import dispatch, shard_map
+  if _has_shard_map(jaxpr) or _needs_host_callbacks(jaxpr):
+    return core.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, args)
+  outs = shard_map.partitioned_jit(jaxpr, args, name)
+  if outs is not None:
+    return outs
   return dispatch.compile_closed_jaxpr(jaxpr, name)(*args)
+
+
+def _needs_host_callbacks(jaxpr: ClosedJaxpr) -> bool:
+  """A callback in a backend whose plugin cannot call back into Python: run it eagerly."""
+  found = jaxpr.__dict__.get("_has_callback")
+  if found is None:
+    from jax._src import callback
+    found = jaxpr.__dict__["_has_callback"] = callback.contains_callback(jaxpr.jaxpr)
+  if not found:
+    return False
+  from jax._src import callback, dispatch
+  return not callback.supports_host_callbacks(dispatch.get_backend())
+
+
+def _has_shard_map(jaxpr: ClosedJaxpr) -> bool:
+  found = jaxpr.__dict__.get("_has_shard_map")
+  if found is None:
+    from jax._src import shard_map
+    found = jaxpr.__dict__["_has_shard_map"] = shard_map.contains_shard_map(jaxpr.jaxpr)
+  return found
 
 
 def _jit_abstract_eval(*avals, jaxpr: ClosedJaxpr, name: str):

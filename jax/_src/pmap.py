@@ -95,7 +95,7 @@ class PmapWrapped:
     self._devices = None if devices is None else list(devices)
     self._axis_size = axis_size
     self._cache: dict[Any, _Compiled] = {}
-    functools.update_wrapper(self, fun)
+    functools.update_wrapper(self, fun, updated=())  # never merge the wrapped object's state
 
   # --------------------------------------------------------------- arguments
 

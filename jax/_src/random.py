@@ -360,3 +360,134 @@ def categorical(key, logits, axis: int = -1, shape=None, replace: bool = True):
   total = ew.add(g, _bcast(expanded, tuple(core.get_aval(g).shape)))
   return reductions.argmax(total, axis % (len(prefix) + nd), np.dtype(
       dtypes.canonicalize_dtype(int)))
+
+
+# ----------------------------------------------------------------------------- permutations
+
+
+def _shuffle_rounds(size: int) -> int:
+  # Enough rounds of sorting by random 32-bit keys that key collisions are unlikely
+  # (an exponent of 3 on the number of elements), as JAX does.
+  return int(np.ceil(3 * np.log(max(1, size)) / np.log(np.iinfo(np.uint32).max)))
+
+
+def _shuffle(data, x, axis: int, key_shape=None):
+  """Permute `x` along `axis` by repeated stable sorts on random keys.
+
+  With `key_shape` (x.shape[axis],) every slice along `axis` gets the same permutation
+  (the keys are broadcast); otherwise each element has its own key.
+  """
+  from jax._src.lax import sorting
+  shape = core.get_aval(x).shape
+  key_shape = shape if key_shape is None else key_shape
+  for _ in range(_shuffle_rounds(math.prod(key_shape))):
+    keys = prng.threefry_split(data, (2,))
+    data = lax_shape.reshape(lax_shape.slice(keys, (0, 0), (1, 2)), (2,))
+    subkey = lax_shape.reshape(lax_shape.slice(keys, (1, 0), (2, 2)), (2,))
+    sort_keys = prng.threefry_random_bits(subkey, 32, key_shape)
+    if tuple(key_shape) != tuple(shape):
+      sort_keys = lax_shape.broadcast_in_dim(sort_keys, shape, (axis,))
+    _, x = sorting.sort_key_val(sort_keys, x, axis)
+  return x
+
+
+@partial(jit, static_argnums=(2, 3))
+def _permute(data, x, axis, independent):
+  key_shape = None if independent else (core.get_aval(x).shape[axis],)
+  return _shuffle(data, x, axis, key_shape)
+
+
+def permutation(key, x, axis: int = 0, independent: bool = False):
+  """A random permutation of `x` along `axis` (or of arange(x) for an integer x)."""
+  from jax._src.numpy import creation
+  from jax._src.numpy.util import canonical_axis
+  data, _ = _single_key(key, "permutation")
+  if isinstance(x, (int, np.integer)) or (np.ndim(x) == 0 and not isinstance(x, core.Tracer)
+                                         and not hasattr(x, "aval")):
+    n = int(x)
+    if n < 0:
+      raise ValueError(f"permutation of a negative length {n}")
+    return _permute(data, creation.arange(n), 0, True)
+  x = creation.asarray(x)
+  if x.ndim == 0:
+    if not dtypes.is_integer(x.dtype):
+      raise TypeError("x must be an integer or at least 1-dimensional")
+    return permutation(key, int(core.concrete_value(x)), axis, independent)
+  axis = canonical_axis(int(axis), x.ndim)
+  return _permute(data, x, axis, bool(independent) or x.ndim == 1)
+
+
+def choice(key, a, shape=(), replace: bool = True, p=None, axis: int = 0):
+  """Random samples from `a` (or arange(a)), with or without replacement, weighted by p."""
+  from jax._src.numpy import creation
+  from jax._src.numpy.util import canonical_axis
+  data, _ = _single_key(key, "choice")
+  shape = _shape(shape)
+  arr = creation.asarray(a)
+  if arr.ndim == 0:
+    n_inputs = int(core.concrete_value(arr))
+  else:
+    axis = canonical_axis(int(axis), arr.ndim)
+    n_inputs = arr.shape[axis]
+  n_draws = math.prod(shape)
+  if n_draws == 0:
+    return lax_shape.full(shape, 0, arr.dtype)
+  if n_inputs <= 0:
+    raise ValueError("a must be greater than 0 unless no samples are taken")
+  if not replace and n_draws > n_inputs:
+    raise ValueError(f"Cannot take a larger sample (size {n_draws}) than population "
+                     f"(size {n_inputs}) when 'replace=False'")
+  out_shape = shape if arr.ndim == 0 else arr.shape[:axis] + shape + arr.shape[axis + 1:]
+  if p is None and not replace:
+    result = permutation(key, n_inputs if arr.ndim == 0 else arr, axis)
+    if arr.ndim == 0:
+      result = lax_shape.slice(result, (0,), (n_draws,))
+    else:
+      result = lax_shape.slice(result, (0,) * arr.ndim,
+                               arr.shape[:axis] + (n_draws,) + arr.shape[axis + 1:])
+    return lax_shape.reshape(result, out_shape)
+  ind = _choice_indices(data, shape, n_inputs, replace, p)
+  if arr.ndim == 0:
+    return lax_shape.reshape(ind, shape)
+  from jax._src.numpy.sorting import take_onehot
+  return lax_shape.reshape(take_onehot(arr, lax_shape.reshape(ind, (n_draws,)), axis),
+                           out_shape)
+
+
+def _choice_indices(data, shape, n_inputs, replace, p):
+  from jax._src.numpy import creation
+  int_dtype = dtypes.canonicalize_dtype(int)
+  if p is None:  # with replacement
+    return _randint(data, shape, creation.asarray(0), creation.asarray(n_inputs),
+                    np.dtype(int_dtype))
+  p_arr = creation.asarray(p)
+  if p_arr.shape != (n_inputs,):
+    raise ValueError(f"p must be None or a 1D vector with the same size as a.shape[axis]; "
+                     f"got p.shape={p_arr.shape} for {n_inputs} inputs")
+  return _weighted_indices(data, p_arr, shape, bool(replace))
+
+
+@partial(jit, static_argnums=(2, 3))
+def _weighted_indices(data, p, shape, replace):
+  from jax._src.lax import control_flow, sorting as lax_sorting
+  from jax._src.numpy.sorting import searchsorted
+  int_dtype = dtypes.canonicalize_dtype(int)
+  dtype = core.get_aval(p).dtype
+  n = core.get_aval(p).shape[0]
+  if replace:
+    # Inverse-CDF sampling: the first cumulative weight above a uniform draw.
+    p_cuml = control_flow.associative_scan(ew.add, p)
+    total = lax_shape.reshape(lax_shape.slice(p_cuml, (n - 1,), (n,)), ())
+    u = _uniform_impl(data, shape, dtype, 0.0, 1.0)
+    r = ew.mul(lax_shape.broadcast_in_dim(total, shape, ()), ew.sub(lax_shape.full_like(u, 1), u))
+    return ew.convert_element_type(searchsorted(p_cuml, r), int_dtype)
+  # Without replacement: the k largest of log(p) plus Gumbel noise (Gumbel top-k).
+  g = ew.add(ew.neg(_gumbel_impl(data, (n,), dtype)), ew.neg(ew.log(p)))
+  k = math.prod(shape)
+  ind = lax_sorting.top_k(ew.neg(g), k)[1]
+  return lax_shape.reshape(ew.convert_element_type(ind, int_dtype), shape)
+
+
+def _gumbel_impl(data, shape, dtype):
+  u = _uniform_impl(data, shape, dtype, np.finfo(dtype).tiny, 1.0)
+  return ew.neg(ew.log(ew.neg(ew.log(u))))

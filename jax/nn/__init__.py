@@ -1,14 +1,35 @@
-"""jax.nn: neural-network functions."""
+"""jax.nn: neural-network functions and parameter initializers."""
 
 from jax._src.nn.functions import relu as relu
+from jax._src.nn.functions import relu6 as relu6
+from jax._src.nn.functions import identity as identity
+from jax._src.nn.functions import tanh as tanh
 from jax._src.nn.functions import sigmoid as sigmoid
-from jax._src.nn.functions import log_sigmoid as log_sigmoid
 from jax._src.nn.functions import softplus as softplus
+from jax._src.nn.functions import sparse_plus as sparse_plus
+from jax._src.nn.functions import sparse_sigmoid as sparse_sigmoid
+from jax._src.nn.functions import soft_sign as soft_sign
 from jax._src.nn.functions import silu as silu
 from jax._src.nn.functions import swish as swish
+from jax._src.nn.functions import mish as mish
+from jax._src.nn.functions import log_sigmoid as log_sigmoid
+from jax._src.nn.functions import elu as elu
+from jax._src.nn.functions import selu as selu
+from jax._src.nn.functions import celu as celu
+from jax._src.nn.functions import leaky_relu as leaky_relu
+from jax._src.nn.functions import hard_tanh as hard_tanh
+from jax._src.nn.functions import hard_sigmoid as hard_sigmoid
+from jax._src.nn.functions import hard_silu as hard_silu
+from jax._src.nn.functions import hard_swish as hard_swish
+from jax._src.nn.functions import squareplus as squareplus
+from jax._src.nn.functions import log1mexp as log1mexp
 from jax._src.nn.functions import gelu as gelu
+from jax._src.nn.functions import glu as glu
 from jax._src.nn.functions import logsumexp as logsumexp
-from jax._src.nn.functions import log_softmax as log_softmax
 from jax._src.nn.functions import softmax as softmax
-from jax._src.nn.functions import one_hot as one_hot
+from jax._src.nn.functions import log_softmax as log_softmax
+from jax._src.nn.functions import logmeanexp as logmeanexp
 from jax._src.nn.functions import standardize as standardize
+from jax._src.nn.functions import one_hot as one_hot
+
+from jax.nn import initializers as initializers

@@ -107,7 +107,6 @@ from jax._src.dtypes import result_type as result_type
 from jax._src.dtypes import issubdtype as issubdtype
 from jax._src.dtypes import finfo as finfo
 from jax._src.dtypes import iinfo as iinfo
-from jax._src.dtypes import bfloat16 as bfloat16
 from jax._src.dtypes import dtype as dtype
 
 pi = _np.pi
@@ -115,23 +114,89 @@ e = _np.e
 inf = _np.inf
 nan = _np.nan
 newaxis = None
-bool_ = _np.bool_
-int8 = _np.int8
-int16 = _np.int16
-int32 = _np.int32
-int64 = _np.int64
-uint8 = _np.uint8
-uint16 = _np.uint16
-uint32 = _np.uint32
-uint64 = _np.uint64
-float16 = _np.float16
-float32 = _np.float32
-float64 = _np.float64
-complex64 = _np.complex64
-complex128 = _np.complex128
+from jax._src.numpy.scalar_types import (  # noqa: E402
+    bool_ as bool_, int8 as int8, int16 as int16, int32 as int32, int64 as int64,
+    uint8 as uint8, uint16 as uint16, uint32 as uint32, uint64 as uint64,
+    bfloat16 as bfloat16, float16 as float16, float32 as float32, float64 as float64,
+    complex64 as complex64, complex128 as complex128)
 floating = _np.floating
 integer = _np.integer
 inexact = _np.inexact
 number = _np.number
 signedinteger = _np.signedinteger
 unsignedinteger = _np.unsignedinteger
+from jax._src.numpy.sorting import (  # noqa: E402
+    sort as sort, argsort as argsort, lexsort as lexsort, sort_complex as sort_complex,
+    partition as partition, argpartition as argpartition, searchsorted as searchsorted,
+    digitize as digitize, bincount as bincount, histogram as histogram,
+    histogram_bin_edges as histogram_bin_edges)
+from jax._src.numpy.creation import (  # noqa: E402
+    empty_like as empty_like, identity as identity, tri as tri, tril as tril, triu as triu,
+    logspace as logspace, geomspace as geomspace, meshgrid as meshgrid, indices as indices,
+    mgrid as mgrid, ogrid as ogrid)
+from jax._src.numpy.shape_ops import (  # noqa: E402
+    atleast_3d as atleast_3d, dstack as dstack, column_stack as column_stack, split as split,
+    array_split as array_split, hsplit as hsplit, vsplit as vsplit, dsplit as dsplit,
+    broadcast_arrays as broadcast_arrays, tile as tile, repeat as repeat, roll as roll,
+    flip as flip, fliplr as fliplr, flipud as flipud, rot90 as rot90, resize as resize,
+    diagonal as diagonal, diag as diag, diagflat as diagflat, trace as trace)
+from jax.numpy import fft as fft
+from jax.numpy import linalg as linalg
+from jax._src.numpy.ufuncs import (  # noqa: E402
+    fmax as fmax, fmin as fmin, fmod as fmod, divmod as divmod, float_power as float_power,
+    pow as pow, left_shift as left_shift, right_shift as right_shift,
+    bitwise_left_shift as bitwise_left_shift, bitwise_right_shift as bitwise_right_shift,
+    bitwise_invert as bitwise_invert, bitwise_count as bitwise_count, gcd as gcd, lcm as lcm,
+    log2 as log2, log10 as log10, logaddexp as logaddexp, logaddexp2 as logaddexp2,
+    sinh as sinh, cosh as cosh, arcsin as arcsin, arccos as arccos, arctan as arctan,
+    arcsinh as arcsinh, arccosh as arccosh, arctanh as arctanh, asin as asin, acos as acos,
+    atan as atan, asinh as asinh, acosh as acosh, atanh as atanh, atan2 as atan2,
+    hypot as hypot, sinc as sinc, deg2rad as deg2rad, rad2deg as rad2deg, radians as radians,
+    degrees as degrees, trunc as trunc, fix as fix, rint as rint, around as around,
+    round_ as round_, modf as modf, signbit as signbit, copysign as copysign, frexp as frexp,
+    ldexp as ldexp, nextafter as nextafter, heaviside as heaviside, real as real, imag as imag,
+    conjugate as conjugate, conj as conj, angle as angle, isinf as isinf, isnan as isnan,
+    isposinf as isposinf, isneginf as isneginf, nan_to_num as nan_to_num, isclose as isclose,
+    allclose as allclose, array_equal as array_equal, array_equiv as array_equiv)
+from jax._src.numpy.ufunc_objects import ufunc as ufunc  # noqa: E402
+from jax._src.numpy.reductions import count_nonzero as count_nonzero  # noqa: E402
+from jax._src.numpy.nan_reductions import (  # noqa: E402
+    nansum as nansum, nanprod as nanprod, nanmax as nanmax, nanmin as nanmin,
+    nanmean as nanmean, nanvar as nanvar, nanstd as nanstd, nanargmax as nanargmax,
+    nanargmin as nanargmin, nancumsum as nancumsum, nancumprod as nancumprod)
+from jax._src.numpy.cumulative import (  # noqa: E402
+    cumsum as cumsum, cumprod as cumprod, cumproduct as cumproduct,
+    cumulative_sum as cumulative_sum, cumulative_prod as cumulative_prod, diff as diff,
+    ediff1d as ediff1d)
+from jax._src.numpy.einsum import (  # noqa: E402
+    einsum as einsum, tensordot as tensordot, inner as inner,
+    kron as kron, cross as cross)
+from jax._src.numpy.padding import pad as pad  # noqa: E402
+from jax._src.numpy.statistics import (  # noqa: E402
+    quantile as quantile, nanquantile as nanquantile, percentile as percentile,
+    nanpercentile as nanpercentile, median as median, nanmedian as nanmedian, ptp as ptp,
+    average as average, cov as cov, corrcoef as corrcoef)
+from jax._src.numpy.shape_ops import matrix_transpose as matrix_transpose  # noqa: E402
+from jax._src.numpy.numerical import (  # noqa: E402
+    interp as interp, gradient as gradient, vander as vander, trapezoid as trapezoid,
+    convolve as convolve, correlate as correlate)
+from jax._src.numpy.indexing_funcs import take as take
+from jax._src.numpy.indexing_funcs import take_along_axis as take_along_axis
+from jax._src.numpy.indexing_funcs import put as put
+from jax._src.numpy.indexing_funcs import place as place
+from jax._src.numpy.indexing_funcs import choose as choose
+from jax._src.numpy.indexing_funcs import select as select
+from jax._src.numpy.indexing_funcs import piecewise as piecewise
+from jax._src.numpy.indexing_funcs import ix_ as ix_
+from jax._src.numpy.indexing_funcs import nonzero as nonzero
+from jax._src.numpy.indexing_funcs import flatnonzero as flatnonzero
+from jax._src.numpy.indexing_funcs import argwhere as argwhere
+from jax._src.numpy.indexing_funcs import compress as compress
+from jax._src.numpy.indexing_funcs import extract as extract
+from jax._src.numpy.indexing_funcs import insert as insert
+from jax._src.numpy.indexing_funcs import delete as delete
+from jax._src.numpy.indexing_funcs import append as append
+from jax._src.numpy.indexing_funcs import trim_zeros as trim_zeros
+from jax._src.numpy.vectorize import (  # noqa: E402
+    vectorize as vectorize, apply_along_axis as apply_along_axis,
+    apply_over_axes as apply_over_axes)

@@ -16,6 +16,9 @@ ONLY_TRANSPOSED = {"custom_lin"}
 # Every primitive lowers (collectives lower to cross-replica HLO under pmap).
 NOT_LOWERED_YET: set = set()
 NO_JVP_YET = {"pmax", "pmin"}
+# lapack_call is a raw LAPACK-style kernel used only inside the lowering of the
+# linalg primitives, which carry the derivative rules.
+NO_JVP_YET |= {"lapack_call"}
 
 
 def all_primitives():

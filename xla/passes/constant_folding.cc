@@ -45,6 +45,7 @@ StatusOr<bool> HloConstantFolding::Run(HloModule* module) {
       RETURN_IF_ERROR(comp->RemoveInstruction(instr));
       changed = true;
     }
+    if (changed) comp->SortInstructionsInPostOrder();
   }
   return changed;
 }

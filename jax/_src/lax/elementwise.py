@@ -7,6 +7,7 @@ the other operand, weakly typed.
 
 from __future__ import annotations
 
+import enum
 import math
 
 import numpy as np
@@ -46,8 +47,8 @@ def _nary_abstract_eval(name, kind, out_dtype=None):
     same_shapes(name, *xs)
     same_dtypes(name, *xs)
     _check_kind(name, xs[0], kind)
-    if out_dtype is not None:
-      return ShapedArray(xs[0].shape, out_dtype, False)
+    if out_dtype is not None:  # comparisons: weak when every operand is
+      return ShapedArray(xs[0].shape, out_dtype, all(x.weak_type for x in xs))
     return ShapedArray(xs[0].shape, xs[0].dtype, all(x.weak_type for x in xs))
   return rule
 
@@ -203,9 +204,39 @@ sign_p = unary("sign", "sign")
 def sign(x): return sign_p.bind(x)
 ad.defjvp_zero(sign_p)
 
-abs_p = unary("abs", "abs")
+def _real_dtype(dt) -> np.dtype:
+  """The component dtype of a complex dtype (other dtypes map to themselves)."""
+  dt = np.dtype(dt)
+  return {dtypes.complex64: dtypes.float32, dtypes.complex128: dtypes.float64}.get(dt, dt)
+
+
+def _complex_dtype(dt) -> np.dtype:
+  dt = np.dtype(dt)
+  return dtypes.complex128 if dt == dtypes.float64 else dtypes.complex64
+
+
+def _abs_abstract_eval(x):
+  _check_kind("abs", x, _NUM)
+  return x.update(dtype=_real_dtype(x.dtype))
+
+
+abs_p = standard_primitive("abs", _abs_abstract_eval)
 def abs(x): return abs_p.bind(x)  # noqa: A001 (lax name)
-ad.defjvp(abs_p, lambda t, x: mul(t, sign(x)))
+batching.defvectorized(abs_p)
+hlo.def_elementwise_lowering(abs_p, "abs")
+
+
+def _abs_jvp(primals, tangents):
+  (x,), (t,) = primals, tangents
+  ans = abs(x)
+  if not dtypes.is_complex(core.get_aval(x).dtype):  # slope +1 at 0, as JAX picks
+    return ans, select(ge(x, _const(x, 0)), t, neg(t))
+  # d|z| = Re(conj(z) dz) / |z|, taken as 0 at z = 0
+  safe = select(eq(ans, _const(ans, 0)), _const(ans, 1), ans)
+  return ans, div(real(mul(conj(x), t)), safe)
+
+
+ad.jvp_rules[abs_p] = _abs_jvp
 
 floor_p = unary("floor", "floor", _FLOAT)
 def floor(x): return floor_p.bind(x)
@@ -215,7 +246,11 @@ ceil_p = unary("ceil", "ceil", _FLOAT)
 def ceil(x): return ceil_p.bind(x)
 ad.defjvp_zero(ceil_p)
 
-# rounding_method: 0 = half away from zero, 1 = half to even (lax.RoundingMethod values)
+class RoundingMethod(enum.IntEnum):
+  AWAY_FROM_ZERO = 0
+  TO_NEAREST_EVEN = 1
+
+
 round_p = unary("round", None, _FLOAT)
 def round(x, rounding_method=0): return round_p.bind(x, rounding_method=int(rounding_method))  # noqa: A001
 ad.defjvp_zero(round_p)
@@ -299,6 +334,168 @@ erf_p = unary("erf", "erf", _FLOAT)
 def erf(x): return erf_p.bind(x)
 ad.defjvp(erf_p, lambda t, x: mul(t, mul(_const(x, 2 / math.sqrt(math.pi)), exp(neg(mul(x, x))))))
 
+# ----------------------------------------------------------------------------- complex parts
+
+
+def _to_real_abstract_eval(name):
+  def rule(x):
+    if not dtypes.is_complex(x.dtype):
+      raise TypeError(f"{name} requires a complex operand, got {x.str_short()}")
+    return x.update(dtype=_real_dtype(x.dtype))
+  return rule
+
+
+real_p = standard_primitive("real", _to_real_abstract_eval("real"))
+def real(x): return real_p.bind(x)
+batching.defvectorized(real_p)
+hlo.def_elementwise_lowering(real_p, "real")
+ad.deflinear(real_p, lambda ct, x: [complex(ct, _const(ct, 0))])
+
+imag_p = standard_primitive("imag", _to_real_abstract_eval("imag"))
+def imag(x): return imag_p.bind(x)
+batching.defvectorized(imag_p)
+hlo.def_elementwise_lowering(imag_p, "imag")
+ad.deflinear(imag_p, lambda ct, x: [complex(_const(ct, 0), neg(ct))])
+
+
+def _complex_abstract_eval(x, y):
+  same_shapes("complex", x, y)
+  same_dtypes("complex", x, y)
+  if x.dtype not in (dtypes.float32, dtypes.float64):
+    raise TypeError(f"complex requires float32 or float64 operands, got {x.str_short()}")
+  return ShapedArray(x.shape, _complex_dtype(x.dtype), x.weak_type and y.weak_type)
+
+
+complex_p = standard_primitive("complex", _complex_abstract_eval)
+def complex(x, y): return complex_p.bind(*_match(x, y))  # noqa: A001 (lax name)
+batching.defbroadcasting(complex_p)
+hlo.def_elementwise_lowering(complex_p, "complex")
+ad.deflinear(complex_p, lambda ct, x, y: [real(ct), imag(neg(ct))])
+
+
+def _conj_abstract_eval(x):
+  _check_kind("conj", x, _FLOAT)
+  return x.update(dtype=_complex_dtype(x.dtype)) if not dtypes.is_complex(x.dtype) else x
+
+
+def _conj_lowering(ctx, x):
+  out = ctx.avals_out[0]
+  parts = out.update(dtype=_real_dtype(out.dtype))
+  if not dtypes.is_complex(x.aval.dtype):
+    return ctx.op("complex", out, ctx.convert(x, parts.dtype), ctx.full(0, parts))
+  re = ctx.op("real", parts, x)
+  im = ctx.op("negate", parts, ctx.op("imag", parts, x))
+  return ctx.op("complex", out, re, im)
+
+
+conj_p = standard_primitive("conj", _conj_abstract_eval)
+def conj(x): return conj_p.bind(x)
+batching.defvectorized(conj_p)
+hlo.lowering_rules[conj_p] = _conj_lowering
+ad.deflinear(conj_p, lambda ct, x: [
+    conj(ct) if dtypes.is_complex(x.aval.dtype) else real(ct)])
+
+# ----------------------------------------------------------------------------- inverse trig, hyperbolic
+# XLA has no opcodes for these: they lower to expansions that stay accurate near 0
+# and do not overflow early for large arguments.
+
+
+def _expansion_unary(name, expansion):
+  prim = unary(name, None, _FLOAT)
+  hlo.lowering_rules[prim] = hlo.lower_fun(expansion)
+  return prim
+
+
+def _one(x):
+  return _const(x, 1)
+
+
+def _asin_expansion(x):
+  return mul(_const(x, 2), atan2(x, add(_one(x), sqrt(sub(_one(x), mul(x, x))))))
+
+
+def _acos_expansion(x):
+  # 2 atan2(sqrt(1 - x^2), 1 + x), except at x = -1 where it is pi
+  r = mul(_const(x, 2), atan2(sqrt(sub(_one(x), mul(x, x))), add(_one(x), x)))
+  return select(eq(x, _const(x, -1)), _const(x, math.pi), r)
+
+
+def _atan_expansion(x):
+  return atan2(x, _one(x))
+
+
+def _sinh_expansion(x):
+  # Small |x|: (e - 1/e)/2 written with expm1 to keep precision; large |x|: exp(|x| - log 2)
+  # so the result overflows only where sinh itself does.
+  ax = abs(x)
+  em1 = expm1(ax)
+  small = mul(_const(x, 0.5), add(em1, div(em1, add(em1, _one(x)))))
+  large = exp(sub(ax, _const(x, math.log(2))))
+  return mul(sign(x), select(lt(ax, _const(x, 10)), small, large))
+
+
+def _cosh_expansion(x):
+  ax = abs(x)
+  half_log2 = _const(x, math.log(2))
+  return add(exp(sub(ax, half_log2)), exp(sub(neg(ax), half_log2)))
+
+
+def _asinh_expansion(x):
+  ax = abs(x)
+  big = _const(x, math.sqrt(float(dtypes.finfo(core.get_aval(x).dtype).max)) / 2)
+  # log1p(|x| + x^2 / (1 + sqrt(1 + x^2))) is accurate near 0; log(2|x|) avoids x^2 overflow.
+  sq = mul(ax, ax)
+  near = log1p(add(ax, div(sq, add(_one(x), sqrt(add(_one(x), sq))))))
+  far = add(log(ax), _const(x, math.log(2)))
+  return mul(sign(x), select(lt(ax, big), near, far))
+
+
+def _acosh_expansion(x):
+  big = _const(x, math.sqrt(float(dtypes.finfo(core.get_aval(x).dtype).max)) / 2)
+  near = log(add(x, sqrt(mul(add(x, _one(x)), sub(x, _one(x))))))
+  far = add(log(x), _const(x, math.log(2)))
+  return select(lt(x, big), near, far)
+
+
+def _atanh_expansion(x):
+  # 0.5 log1p(2|x| / (1 - |x|)) with x's sign; |x| > 1 gives nan.
+  ax = abs(x)
+  r = mul(_const(x, 0.5), log1p(div(mul(_const(x, 2), ax), sub(_one(x), ax))))
+  return select(gt(ax, _one(x)), _const(x, math.nan), mul(sign(x), r))
+
+
+asin_p = _expansion_unary("asin", _asin_expansion)
+def asin(x): return asin_p.bind(x)
+ad.defjvp(asin_p, lambda t, x: mul(t, rsqrt(sub(_one(x), mul(x, x)))))
+
+acos_p = _expansion_unary("acos", _acos_expansion)
+def acos(x): return acos_p.bind(x)
+ad.defjvp(acos_p, lambda t, x: neg(mul(t, rsqrt(sub(_one(x), mul(x, x))))))
+
+atan_p = _expansion_unary("atan", _atan_expansion)
+def atan(x): return atan_p.bind(x)
+ad.defjvp(atan_p, lambda t, x: div(t, add(_one(x), mul(x, x))))
+
+sinh_p = _expansion_unary("sinh", _sinh_expansion)
+def sinh(x): return sinh_p.bind(x)
+ad.defjvp(sinh_p, lambda t, x: mul(t, cosh(x)))
+
+cosh_p = _expansion_unary("cosh", _cosh_expansion)
+def cosh(x): return cosh_p.bind(x)
+ad.defjvp(cosh_p, lambda t, x: mul(t, sinh(x)))
+
+asinh_p = _expansion_unary("asinh", _asinh_expansion)
+def asinh(x): return asinh_p.bind(x)
+ad.defjvp(asinh_p, lambda t, x: mul(t, rsqrt(add(mul(x, x), _one(x)))))
+
+acosh_p = _expansion_unary("acosh", _acosh_expansion)
+def acosh(x): return acosh_p.bind(x)
+ad.defjvp(acosh_p, lambda t, x: mul(t, rsqrt(mul(sub(x, _one(x)), add(x, _one(x))))))
+
+atanh_p = _expansion_unary("atanh", _atanh_expansion)
+def atanh(x): return atanh_p.bind(x)
+ad.defjvp(atanh_p, lambda t, x: div(t, sub(_one(x), mul(x, x))))
+
 integer_pow_p = unary("integer_pow", None)
 def integer_pow(x, y): return integer_pow_p.bind(x, y=int(y))
 
@@ -351,6 +548,14 @@ ad.defjvp_zero(or_p)
 xor_p = nary("xor", "xor", _INT)
 def bitwise_xor(x, y): return xor_p.bind(*_match(x, y))
 ad.defjvp_zero(xor_p)
+
+population_count_p = unary("population_count", "popcnt", _INT)
+def population_count(x): return population_count_p.bind(x)
+ad.defjvp_zero(population_count_p)
+
+clz_p = unary("clz", "count-leading-zeros", _INT)
+def clz(x): return clz_p.bind(x)
+ad.defjvp_zero(clz_p)
 
 # Shift amounts >= the bit width give 0 (logical) or the sign fill (arithmetic), as in XLA.
 

@@ -90,15 +90,24 @@ def _axis_size(axis_name) -> int:
 
 
 def _replica_groups(ctx: hlo.LoweringContext, axis_name) -> str:
-  """`{{0,1,...,n-1}}`: every replica of the (single) pmap axis in one group."""
+  """`{{0,1,...,n-1}}` for one axis; with several device axes (a shard_map mesh, replicas
+  numbered row-major over the module's `axis_env`), one group per position on the others."""
+  groups = _group_ids(ctx, axis_name)
+  return "{" + ",".join("{" + ",".join(map(str, g)) + "}" for g in groups) + "}"
+
+
+def _group_ids(ctx: hlo.LoweringContext, axis_name) -> list[list[int]]:
   env = getattr(ctx.module, "axis_env", None) or {}
   names = _names(axis_name)
   missing = [n for n in names if n not in env]
   if missing:
     raise NameError(f"{ctx.prefix}: axis name {missing[0]!r} is not bound by a pmap; "
                     "collectives over vmap axes are removed by batching before lowering")
+  axes = list(env)
+  ids = np.arange(int(np.prod([env[a] for a in axes]))).reshape([env[a] for a in axes])
+  order = [a for a in axes if a not in names] + list(names)
   size = int(np.prod([env[n] for n in names]))
-  return "{{" + ",".join(map(str, range(size))) + "}}"
+  return ids.transpose([axes.index(a) for a in order]).reshape(-1, size).tolist()
 
 
 def _all_reduce_lowering(opcode: str):
@@ -181,6 +190,14 @@ def _axis_index_impl(*, axis_name):
 def _axis_index_lowering(ctx, *, axis_name):
   _replica_groups(ctx, axis_name)  # checks the name is a pmap axis
   rid = ctx.comp.op(ctx.prefix, "replica-id", ShapedArray((), np.uint32), [])
+  env = ctx.module.axis_env
+  axes = list(env)
+  if len(axes) > 1:  # replicas are numbered row-major over several device axes
+    i = axes.index(axis_name)
+    stride = int(np.prod([env[a] for a in axes[i + 1:]]))
+    u32 = ShapedArray((), np.uint32)
+    rid = ctx.op("divide", u32, rid, ctx.constant(stride, np.uint32))
+    rid = ctx.op("remainder", u32, rid, ctx.constant(env[axis_name], np.uint32))
   return ctx.convert(rid, np.int32)
 
 
@@ -230,8 +247,8 @@ def _ppermute_batch(axis, vals, dims, *, axis_name, perm):
 
 
 def _ppermute_lowering(ctx, x, *, axis_name, perm):
-  _replica_groups(ctx, axis_name)
-  pairs = ",".join(f"{{{s},{d}}}" for s, d in perm)
+  groups = _group_ids(ctx, axis_name)  # positions along the axis -> replica ids, per group
+  pairs = ",".join(f"{{{g[s]},{g[d]}}}" for g in groups for s, d in perm)
   return ctx.op("collective-permute", ctx.avals_out[0], x,
                 attrs=f"source_target_pairs={{{pairs}}}")
 

@@ -244,3 +244,102 @@ def argmax(x, axis: int, index_dtype=np.int32):
 
 def argmin(x, axis: int, index_dtype=np.int32):
   return argmin_p.bind(x, axes=(int(axis),), index_dtype=np.dtype(index_dtype))
+
+
+# ----------------------------------------------------------------------------- cumulative reductions
+# cumsum/cumprod/cummax/cummin/cumlogsumexp are primitives (so jaxprs stay small and
+# eager calls compile once) lowered through the parallel-prefix `associative_scan`;
+# their JVPs differentiate that same expansion.
+
+
+def _logaddexp(x, y):
+  # max + log1p(exp(-|x - y|)), with equal infinities giving that infinity (not nan)
+  amax = ew.max(x, y)
+  delta = ew.sub(x, y)
+  finite = ew.eq(delta, delta)
+  safe = ew.select(finite, delta, ew._const(delta, 0))
+  return ew.select(finite, ew.add(amax, ew.log1p(ew.exp(ew.neg(ew.abs(safe))))), amax)
+
+
+def _cumulative_combiner(kind: str, dtype):
+  if kind == "sum":
+    return ew.bitwise_or if dtype == dtypes.bool_ else ew.add
+  if kind == "prod":
+    return ew.bitwise_and if dtype == dtypes.bool_ else ew.mul
+  if kind == "max":
+    return ew.bitwise_or if dtype == dtypes.bool_ else ew.max
+  if kind == "min":
+    return ew.bitwise_and if dtype == dtypes.bool_ else ew.min
+  return _logaddexp
+
+
+def _cumulative_expansion(kind):
+  def expand(x, *, axis, reverse):
+    from jax._src.lax.control_flow import associative_scan  # lazy: control_flow imports lax
+    combine = _cumulative_combiner(kind, core.get_aval(x).dtype)
+    return associative_scan(combine, x, reverse=reverse, axis=axis)
+  return expand
+
+
+def _cumulative_abstract_eval(name, float_only=False):
+  def rule(x, *, axis, reverse):
+    if not 0 <= axis < x.ndim:
+      raise ValueError(f"{name}: axis {axis} is out of bounds for {x.str_short()}")
+    if float_only and not dtypes.is_float(x.dtype):
+      raise TypeError(f"{name} requires a floating-point operand, got {x.str_short()}")
+    return x
+  return rule
+
+
+def _cumulative_batch(prim):
+  def rule(axis_data, vals, dims, *, axis, reverse):
+    (x,), (d,) = vals, dims
+    x = batching.moveaxis(x, d, 0)
+    return prim.bind(x, axis=axis + 1, reverse=reverse), 0
+  return rule
+
+
+def _cumulative_jvp(prim, expand):
+  def rule(primals, tangents, *, axis, reverse):
+    (x,), (t,) = primals, tangents
+    _, (t_out,) = ad.jvp_flat(lambda v: [expand(v, axis=axis, reverse=reverse)], [x], [t])
+    return prim.bind(x, axis=axis, reverse=reverse), t_out
+  return rule
+
+
+def _cumulative_primitive(kind: str):
+  name = f"cum{kind}"
+  prim = standard_primitive(name, _cumulative_abstract_eval(name, kind == "logsumexp"))
+  expand = _cumulative_expansion(kind)
+  batching.batch_rules[prim] = _cumulative_batch(prim)
+  hlo.lowering_rules[prim] = hlo.lower_fun(expand)
+  if kind == "sum":
+    ad.deflinear2(prim, lambda ct, x, *, axis, reverse: [
+        prim.bind(ct, axis=axis, reverse=not reverse)])
+  else:
+    ad.jvp_rules[prim] = _cumulative_jvp(prim, expand)
+  return prim
+
+
+cumsum_p = _cumulative_primitive("sum")
+cumprod_p = _cumulative_primitive("prod")
+cummax_p = _cumulative_primitive("max")
+cummin_p = _cumulative_primitive("min")
+cumlogsumexp_p = _cumulative_primitive("logsumexp")
+
+
+def _cumulative(prim):
+  def fn(operand, axis: int = 0, reverse: bool = False):
+    ndim = core.get_aval(operand).ndim
+    if not -ndim <= axis < ndim:
+      raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    return prim.bind(operand, axis=int(axis) % ndim, reverse=bool(reverse))
+  fn.__name__ = prim.name
+  return fn
+
+
+cumsum = _cumulative(cumsum_p)
+cumprod = _cumulative(cumprod_p)
+cummax = _cumulative(cummax_p)
+cummin = _cumulative(cummin_p)
+cumlogsumexp = _cumulative(cumlogsumexp_p)

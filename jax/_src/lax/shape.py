@@ -345,7 +345,8 @@ def _pad_abstract_eval(x, padding_value, *, padding_config):
   for size, (lo, hi, interior) in zip(x.shape, padding_config):
     core_size = size + max(size - 1, 0) * interior
     shape.append(max(lo + hi + core_size, 0))
-  return ShapedArray(tuple(shape), x.dtype, x.weak_type)
+  # As in JAX, a strongly typed padding value makes the result strongly typed.
+  return ShapedArray(tuple(shape), x.dtype, x.weak_type and padding_value.weak_type)
 
 
 pad_p = standard_primitive("pad", _pad_abstract_eval)
@@ -432,3 +433,16 @@ def _iota_lowering(ctx, *, dtype, shape, dimension):
 
 ad.defjvp_zero(iota_p)
 hlo.lowering_rules[iota_p] = _iota_lowering
+
+
+def collapse(operand, start_dimension: int, stop_dimension: int | None = None):
+  """Merge dimensions [start_dimension, stop_dimension) into one (a reshape)."""
+  shape = core.get_aval(operand).shape
+  ndim = len(shape)
+  lo = int(start_dimension) + (ndim if start_dimension < 0 else 0)
+  hi = ndim if stop_dimension is None else int(stop_dimension) + (ndim if stop_dimension < 0 else 0)
+  if not 0 <= lo <= hi <= ndim:
+    raise ValueError(f"collapse: invalid dimensions [{start_dimension}, {stop_dimension}) "
+                     f"for an operand of rank {ndim}")
+  size = int(np.prod(shape[lo:hi], dtype=np.int64))
+  return reshape(operand, (*shape[:lo], size, *shape[hi:]))

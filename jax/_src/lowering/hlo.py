@@ -63,8 +63,10 @@ def format_scalar(value, dtype) -> str:
     return "true" if bool(value) else "false"
   if dtype.kind in "iu":
     return str(int(value))
-  if dtype.kind == "c":
-    raise NotImplementedError("complex constants are not supported yet")
+  if dtype.kind == "c":  # XLA writes complex literals as (real, imag)
+    part = np.dtype(np.float32 if dtype.itemsize == 8 else np.float64)
+    v = complex(value)
+    return f"({format_scalar(v.real, part)}, {format_scalar(v.imag, part)})"
   v = float(np.asarray(value, dtype))
   if math.isnan(v):
     return "nan"

@@ -6,6 +6,7 @@ from jax._src import core
 from jax._src.array import ArrayImpl
 from jax._src.lax import elementwise as lax_ew
 from jax._src.numpy import creation, indexing, reductions, shape_ops, ufuncs
+from jax._src.numpy import cumulative
 
 
 def _swap(f):
@@ -44,6 +45,12 @@ _OPERATORS = {
     "__neg__": ufuncs.negative, "__pos__": ufuncs.positive, "__abs__": ufuncs.absolute,
     "__invert__": ufuncs.invert,
     "__getitem__": indexing.getitem,
+    "__lshift__": _defer(ufuncs.left_shift), "__rlshift__": _defer(_swap(ufuncs.left_shift)),
+    "__rshift__": _defer(ufuncs.right_shift),
+    "__rrshift__": _defer(_swap(ufuncs.right_shift)),
+    "__divmod__": _defer(ufuncs.divmod), "__rdivmod__": _defer(_swap(ufuncs.divmod)),
+    "__round__": lambda self, ndigits=None: (
+        ufuncs.round(self).astype(int) if ndigits is None else ufuncs.round(self, ndigits)),
 }
 
 _METHODS = {
@@ -58,6 +65,11 @@ _METHODS = {
     "squeeze": shape_ops.squeeze, "ravel": shape_ops.ravel, "flatten": shape_ops.ravel,
     "swapaxes": shape_ops.swapaxes, "dot": shape_ops.dot, "astype": _astype,
     "clip": ufuncs.clip, "round": ufuncs.round,
+    "conj": ufuncs.conjugate, "conjugate": ufuncs.conjugate,
+    "cumsum": lambda self, axis=None, dtype=None, out=None: cumulative.cumsum(
+        self, axis, dtype, out),
+    "cumprod": lambda self, axis=None, dtype=None, out=None: cumulative.cumprod(
+        self, axis, dtype, out),
 }
 
 
@@ -67,11 +79,42 @@ def _tracer_iter(self):
   return (self[i] for i in range(self.shape[0]))
 
 
+def _at(self):
+  from jax._src.numpy.at import _IndexUpdateHelper
+  return _IndexUpdateHelper(self)
+
+
+def _indexing_methods() -> dict:
+  """Methods that forward to jax.numpy functions taking the array first (or as `a`)."""
+  from jax._src.numpy import indexing_funcs as f, sorting
+  return {
+      "take": lambda self, indices, axis=None, out=None, mode=None, unique_indices=False,
+      indices_are_sorted=False, fill_value=None: f.take(
+          self, indices, axis, out, mode, unique_indices, indices_are_sorted, fill_value),
+      "nonzero": lambda self, *, size=None, fill_value=None: f.nonzero(
+          self, size=size, fill_value=fill_value),
+      "compress": lambda self, condition, axis=None, *, size=None, fill_value=0, out=None:
+      f.compress(condition, self, axis, size=size, fill_value=fill_value, out=out),
+      "choose": lambda self, choices, out=None, mode="raise": f.choose(self, choices, out, mode),
+      "sort": sorting.sort, "argsort": sorting.argsort, "repeat": shape_ops.repeat,
+      "trace": shape_ops.trace, "diagonal": shape_ops.diagonal,
+  }
+
+
 def install() -> None:
   for cls in (ArrayImpl, core.Tracer):
     for name, fn in {**_OPERATORS, **_METHODS}.items():
       setattr(cls, name, fn)
     cls.T = property(lambda self: shape_ops.transpose(self))
+    cls.mT = property(shape_ops.matrix_transpose)
+    cls.at = property(_at)
+    for name, fn in _indexing_methods().items():
+      if not hasattr(cls, name):  # methods installed elsewhere take precedence
+        setattr(cls, name, fn)
+    cls.itemsize = property(lambda self: self.dtype.itemsize)
+    cls.nbytes = property(lambda self: self.size * self.dtype.itemsize)
+    cls.real = property(ufuncs.real)
+    cls.imag = property(ufuncs.imag)
   core.Tracer.__iter__ = _tracer_iter
   core.Tracer.__hash__ = ArrayImpl.__hash__
   ArrayImpl.__hash__ = None

@@ -1,6 +1,12 @@
-"""Reductions: sum, prod, max, min, mean, var, std, all, any, argmax/argmin (axis/keepdims)."""
+"""Reductions: sum, prod, max, min, mean, var, std, all, any, argmax/argmin, count_nonzero.
+
+Every reduction takes NumPy's `axis`, `keepdims`, `dtype` (where it applies),
+`where` masks and `initial` values. Results are never weakly typed.
+"""
 
 from __future__ import annotations
+
+import operator
 
 import numpy as np
 
@@ -9,7 +15,7 @@ from jax._src import dtypes
 from jax._src.lax import elementwise as lax_ew
 from jax._src.lax import reductions as lax_red
 from jax._src.lax import shape as lax_shape
-from jax._src.numpy.util import asarray_like, canonical_axis
+from jax._src.numpy.util import asarray_like, broadcast_to, canonical_axis
 
 
 def _axes(x, axis) -> tuple[int, ...]:
@@ -17,7 +23,7 @@ def _axes(x, axis) -> tuple[int, ...]:
   if axis is None:
     return tuple(range(ndim))
   axis = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
-  axes = tuple(sorted(canonical_axis(int(a), ndim) for a in axis))
+  axes = tuple(sorted(canonical_axis(operator.index(a), ndim) for a in axis))
   if len(set(axes)) != len(axes):
     raise ValueError(f"duplicate value in 'axis': {axis}")
   return axes
@@ -31,6 +37,7 @@ def _keepdims(out, x, axes, keepdims):
 
 
 def _sum_dtype(dt):
+  """The accumulation dtype NumPy uses for sum/prod: small ints widen to the default int."""
   if dt == dtypes.bool_ or (dt.kind == "i" and dt.itemsize < dtypes.default_int_dtype().itemsize):
     return dtypes.default_int_dtype()
   if dt.kind == "u" and dt.itemsize < dtypes.default_uint_dtype().itemsize:
@@ -38,32 +45,79 @@ def _sum_dtype(dt):
   return dt
 
 
-def _reduction(lax_fn, name, upcast=False, bool_ok=True):
-  def fn(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
-    if out is not None or where is not None or initial is not None:
-      raise NotImplementedError(f"jnp.{name}: out/where/initial are not supported yet")
-    a = asarray_like(a)
-    aval = core.get_aval(a)
-    target = (dtypes.canonicalize_dtype(dtype) if dtype is not None
-              else _sum_dtype(aval.dtype) if upcast else aval.dtype)
-    if target != aval.dtype:
-      a = lax_ew.convert_element_type(a, target, aval.weak_type)
-    axes = _axes(a, axis)
-    return _keepdims(lax_fn(a, axes), a, axes, keepdims)
-  fn.__name__ = name
-  return fn
+def _strong(x):
+  """x without its weak type (reductions of weak values are not weak)."""
+  aval = core.get_aval(x)
+  return lax_ew.convert_element_type(x, aval.dtype, False) if aval.weak_type else x
 
 
-sum = _reduction(lax_red.reduce_sum, "sum", upcast=True)  # noqa: A001
-prod = _reduction(lax_red.reduce_prod, "prod", upcast=True)
+def _check_out(name, out):
+  if out is not None:
+    raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported.")
+
+
+def _mask(a, where, fill):
+  """`a` with the entries where `where` is False replaced by `fill`."""
+  where = broadcast_to(asarray_like(where), core.get_aval(a).shape)
+  if core.get_aval(where).dtype != dtypes.bool_:
+    where = lax_ew.ne(where, lax_shape.full_like(where, 0))
+  return lax_ew.select(where, a, lax_shape.full_like(a, fill))
+
+
+def _combine_initial(out, initial, kind):
+  init = lax_shape.full_like(out, initial)
+  if kind == "sum":
+    return lax_ew.add(out, init)
+  if kind == "prod":
+    return lax_ew.mul(out, init)
+  if core.get_aval(out).dtype == dtypes.bool_:
+    return (lax_ew.bitwise_or if kind == "max" else lax_ew.bitwise_and)(out, init)
+  return (lax_ew.max if kind == "max" else lax_ew.min)(out, init)
+
+
+_LAX_REDUCERS = {"sum": lax_red.reduce_sum, "prod": lax_red.reduce_prod,
+                 "max": lax_red.reduce_max, "min": lax_red.reduce_min}
+
+
+def _reduce(kind, name, a, axis, dtype, out, keepdims, initial, where, upcast):
+  _check_out(name, out)
+  a = asarray_like(a)
+  aval = core.get_aval(a)
+  target = (dtypes.canonicalize_dtype(dtype) if dtype is not None
+            else _sum_dtype(aval.dtype) if upcast else aval.dtype)
+  a = lax_ew.convert_element_type(a, target, False)
+  axes = _axes(a, axis)
+  has_identity = kind in ("sum", "prod") or target == dtypes.bool_
+  if where is not None:
+    if not has_identity and initial is None:
+      raise ValueError(f"reduction operation {name} does not have an identity, so to use a "
+                       "where mask one has to specify 'initial'")
+    fill = lax_red._init_value(kind, target)
+    a = _mask(a, where, fill)
+  if not has_identity and initial is None and 0 in (aval.shape[i] for i in axes):
+    raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
+  result = _LAX_REDUCERS[kind](a, axes)
+  if initial is not None:
+    result = _combine_initial(result, initial, kind)
+  return _keepdims(result, a, axes, keepdims)
+
+
+def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,  # noqa: A001
+        promote_integers: bool = True):
+  return _reduce("sum", "sum", a, axis, dtype, out, keepdims, initial, where, promote_integers)
+
+
+def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
+         promote_integers: bool = True):
+  return _reduce("prod", "prod", a, axis, dtype, out, keepdims, initial, where, promote_integers)
 
 
 def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
-  return _reduction(lax_red.reduce_max, "max")(a, axis, None, out, keepdims, initial, where)
+  return _reduce("max", "max", a, axis, None, out, keepdims, initial, where, False)
 
 
 def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
-  return _reduction(lax_red.reduce_min, "min")(a, axis, None, out, keepdims, initial, where)
+  return _reduce("min", "min", a, axis, None, out, keepdims, initial, where, False)
 
 
 amax, amin = max, min
@@ -71,19 +125,32 @@ amax, amin = max, min
 
 def _to_bool(a):
   a = asarray_like(a)
-  return a if core.get_aval(a).dtype == dtypes.bool_ else lax_ew.ne(a, 0)
+  if core.get_aval(a).dtype == dtypes.bool_:
+    return _strong(a)
+  return lax_ew.ne(a, lax_shape.full_like(a, 0))
 
 
-def all(a, axis=None, out=None, keepdims=False):  # noqa: A001
-  a = _to_bool(a)
+def _logical_reduce(lax_fn, name, a, axis, out, keepdims, where, fill):
+  _check_out(name, out)
+  a = _strong(_to_bool(a))
+  if where is not None:
+    a = _mask(a, where, fill)
   axes = _axes(a, axis)
-  return _keepdims(lax_red.reduce_and(a, axes), a, axes, keepdims)
+  return _keepdims(lax_fn(a, axes), a, axes, keepdims)
 
 
-def any(a, axis=None, out=None, keepdims=False):  # noqa: A001
-  a = _to_bool(a)
-  axes = _axes(a, axis)
-  return _keepdims(lax_red.reduce_or(a, axes), a, axes, keepdims)
+def all(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001
+  return _logical_reduce(lax_red.reduce_and, "all", a, axis, out, keepdims, where, True)
+
+
+def any(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001
+  return _logical_reduce(lax_red.reduce_or, "any", a, axis, out, keepdims, where, False)
+
+
+def count_nonzero(a, axis=None, keepdims=False):
+  nonzero = lax_ew.convert_element_type(_to_bool(a), dtypes.default_int_dtype(), False)
+  axes = _axes(nonzero, axis)
+  return _keepdims(lax_red.reduce_sum(nonzero, axes), nonzero, axes, keepdims)
 
 
 def _count(a, axes) -> int:
@@ -91,42 +158,73 @@ def _count(a, axes) -> int:
   return int(np.prod([shape[i] for i in axes], dtype=np.int64))
 
 
-def mean(a, axis=None, dtype=None, out=None, keepdims=False):
+def _mean_dtype(aval, dtype):
+  if dtype is not None:
+    return dtypes.canonicalize_dtype(dtype)
+  return dtypes.to_inexact_dtype(aval.dtype)
+
+
+def _where_count(a, axes, where, keepdims, dtype):
+  """How many entries `where` selects along `axes`, as an array of `dtype`."""
+  where = broadcast_to(asarray_like(where), core.get_aval(a).shape)
+  ones = lax_ew.convert_element_type(_to_bool(where), dtype, False)
+  return _keepdims(lax_red.reduce_sum(ones, axes), a, axes, keepdims)
+
+
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
+  _check_out("mean", out)
   a = asarray_like(a)
-  aval = core.get_aval(a)
-  target = dtypes.canonicalize_dtype(dtype) if dtype else dtypes.to_inexact_dtype(aval.dtype)
-  a = lax_ew.convert_element_type(a, target, aval.weak_type)
+  target = _mean_dtype(core.get_aval(a), dtype)
+  a = lax_ew.convert_element_type(a, target, False)
   axes = _axes(a, axis)
-  total = lax_red.reduce_sum(a, axes)
-  return _keepdims(lax_ew.div(total, float(_count(a, axes))), a, axes, keepdims)
+  total = sum(a, axes, keepdims=keepdims, where=where)
+  if where is None:
+    return lax_ew.div(total, lax_shape.full_like(total, _count(a, axes)))
+  return lax_ew.div(total, _where_count(a, axes, where, keepdims, target))
 
 
-def var(a, axis=None, dtype=None, out=None, ddof: int = 0, keepdims=False):
+def var(a, axis=None, dtype=None, out=None, ddof: int = 0, keepdims=False, *, where=None,
+        correction=None):
+  _check_out("var", out)
+  if correction is not None:
+    ddof = correction
   a = asarray_like(a)
-  aval = core.get_aval(a)
-  a = lax_ew.convert_element_type(a, dtypes.to_inexact_dtype(aval.dtype), aval.weak_type)
+  target = _mean_dtype(core.get_aval(a), dtype)
+  a = lax_ew.convert_element_type(a, target, False)
   axes = _axes(a, axis)
-  centered = lax_ew.sub(a, lax_shape.broadcast_in_dim(
-      mean(a, axes), core.get_aval(a).shape,
-      tuple(i for i in range(aval.ndim) if i not in axes)))
-  sq = lax_red.reduce_sum(lax_ew.mul(centered, centered), axes)
-  return _keepdims(lax_ew.div(sq, float(_count(a, axes) - ddof)), a, axes, keepdims)
+  centered = lax_ew.sub(a, broadcast_to(mean(a, axes, keepdims=True, where=where),
+                                        core.get_aval(a).shape))
+  if dtypes.is_complex(target):
+    sq = lax_ew.real(lax_ew.mul(centered, lax_ew.conj(centered)))
+  else:
+    sq = lax_ew.mul(centered, centered)
+  total = sum(sq, axes, keepdims=keepdims, where=where)
+  if where is None:
+    count = lax_shape.full_like(total, _count(a, axes))
+  else:
+    count = _where_count(a, axes, where, keepdims, core.get_aval(total).dtype)
+  return lax_ew.div(total, lax_ew.sub(count, lax_shape.full_like(count, ddof)))
 
 
-def std(a, axis=None, dtype=None, out=None, ddof: int = 0, keepdims=False):
-  return lax_ew.sqrt(var(a, axis, dtype, out, ddof, keepdims))
+def std(a, axis=None, dtype=None, out=None, ddof: int = 0, keepdims=False, *, where=None,
+        correction=None):
+  return lax_ew.sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where,
+                         correction=correction))
 
 
 def _arg_reduction(lax_fn, name):
   def fn(a, axis=None, out=None, keepdims=False):
+    _check_out(name, out)
     a = asarray_like(a)
+    aval = core.get_aval(a)
     if axis is None:
-      flat = lax_shape.reshape(a, (core.get_aval(a).size,))
+      if aval.size == 0:
+        raise ValueError(f"attempt to get {name} of an empty sequence")
+      flat = lax_shape.reshape(a, (aval.size,))
       out_ = lax_fn(flat, 0, dtypes.default_int_dtype())
-      nd = core.get_aval(a).ndim
-      return lax_shape.reshape(out_, (1,) * nd) if keepdims else out_
-    ax = canonical_axis(int(axis), core.get_aval(a).ndim)
-    if core.get_aval(a).shape[ax] == 0:
+      return lax_shape.reshape(out_, (1,) * aval.ndim) if keepdims else out_
+    ax = canonical_axis(operator.index(axis), aval.ndim)
+    if aval.shape[ax] == 0:
       raise ValueError(f"attempt to get {name} of an empty sequence")
     return _keepdims(lax_fn(a, ax, dtypes.default_int_dtype()), a, (ax,), keepdims)
   fn.__name__ = name

@@ -167,8 +167,10 @@ int main(int argc, char** argv) {
   std::string root = xla::cpu::CorpusRoot() + "/hlo";
   DIR* d = opendir(root.c_str());
   if (d == nullptr) {
-    std::fprintf(stderr, "no corpus at %s (set CONFORMANCE_DIR); nothing to run\n", root.c_str());
-    return 0;
+    // A missing corpus is a failure: a run that checked nothing must not pass.
+    std::fprintf(stderr, "no corpus at %s: set CONFORMANCE_DIR to the folder holding hlo/\n",
+                 root.c_str());
+    return 1;
   }
   std::vector<std::string> cases;
   while (dirent* e = readdir(d)) {

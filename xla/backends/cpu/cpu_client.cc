@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "xla/backends/cpu/codegen/compiler.h"
+#include "xla/backends/cpu/cpu_passes.h"
 #include "xla/backends/cpu/runtime/cpu_buffer.h"
 #include "xla/backends/cpu/runtime/cpu_device.h"
 #include "xla/backends/cpu/runtime/cpu_executable.h"
@@ -55,7 +56,27 @@ CpuClient::CpuClient(std::vector<std::unique_ptr<CpuDevice>> devices, std::strin
 
 CpuClient::~CpuClient() = default;
 
+namespace {
+
+// The library kernels (Eigen dot, convolution, linear algebra) are compiled
+// for x86-64-v3 (build/copts.bzl, HOST_KERNEL_COPTS): refuse a CPU without
+// it with the reason, rather than fault on the first dot.
+Status CheckHostCpu() {
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) {
+    return FailedPrecondition(
+        "the CPU plugin needs a processor with AVX2 and FMA (x86-64-v3, Intel Haswell or AMD "
+        "Excavator and newer); this one lacks them");
+  }
+#endif
+  return OkStatus();
+}
+
+}  // namespace
+
 StatusOr<std::unique_ptr<CpuClient>> CpuClient::Create(const Options& options) {
+  RETURN_IF_ERROR(CheckHostCpu());
   int64_t num_devices = 1;
   auto it = options.find("num_devices");
   if (it != options.end()) {
@@ -114,6 +135,9 @@ StatusOr<std::unique_ptr<Executable>> CpuClient::Compile(const std::string& form
     if (FindDevice(d) == nullptr) return InvalidArgument("Compile: device is not a CPU device of this client");
   }
   ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, ParseHloModule(code));
+  if (Status passes = RunCpuPasses(module.get()); !passes.ok()) {
+    return passes.WithContext("optimizing module " + module->name());
+  }
   CompileOptions compile_options;
   compile_options.dump_llvm_ir_dir = dump_llvm_ir_dir_;
   auto compiled = CompileHloModule(*module, compile_options);

@@ -1,6 +1,7 @@
 #include "xla/hlo/ir/computation.h"
 
 #include <algorithm>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace xla {
@@ -48,6 +49,15 @@ Status HloComputation::RemoveInstruction(HloInstruction* instruction) {
   instructions_.erase(it);
   owned_.erase(owned_.begin() + pos);
   return OkStatus();
+}
+
+void HloComputation::SortInstructionsInPostOrder() {
+  std::vector<HloInstruction*> order = MakeInstructionPostOrder();
+  std::unordered_map<const HloInstruction*, std::unique_ptr<HloInstruction>> by_pointer;
+  for (auto& owned : owned_) by_pointer[owned.get()] = std::move(owned);
+  owned_.clear();
+  for (HloInstruction* instr : order) owned_.push_back(std::move(by_pointer[instr]));
+  instructions_ = std::move(order);
 }
 
 std::vector<HloInstruction*> HloComputation::MakeInstructionPostOrder() const {

@@ -52,6 +52,9 @@ class HloComputation {
   // (so a def-before-use list is returned unchanged). The printer and the
   // evaluator walk this order.
   std::vector<HloInstruction*> MakeInstructionPostOrder() const;
+  // Reorders the instruction list into MakeInstructionPostOrder(), so that a
+  // pass that appended instructions leaves a def-before-use list again.
+  void SortInstructionsInPostOrder();
   // Nullptr when absent.
   HloInstruction* GetInstructionWithName(const std::string& name) const;
 

@@ -1,4 +1,5 @@
 #include "xla/pjrt/c/c_api_wrapper.h"
+#include "xla/pjrt/c/host_callback_registry.h"
 
 #include <cstring>
 #include <exception>
@@ -576,6 +577,7 @@ const PJRT_Api* CreatePjrtApi(const PluginInfo* info) {
     PJRT_Api a;
     std::memset(&a, 0, sizeof(a));
     a.struct_size = PJRT_Api_STRUCT_SIZE;
+    a.extension_start = HostCallbackExtension();
     a.pjrt_api_version.struct_size = PJRT_Api_Version_STRUCT_SIZE;
     a.pjrt_api_version.major_version = PJRT_API_MAJOR;
     a.pjrt_api_version.minor_version = PJRT_API_MINOR;

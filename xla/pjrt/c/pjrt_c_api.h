@@ -49,6 +49,7 @@ typedef enum {
   PJRT_Extension_Type_CustomCall = 0,
   PJRT_Extension_Type_Collectives = 1,
   PJRT_Extension_Type_Profiler = 2,
+  PJRT_Extension_Type_HostCallback = 3,
 } PJRT_Extension_Type;
 
 /* Optional features hang off PJRT_Api.extension_start as a linked list. */
@@ -58,6 +59,51 @@ typedef struct PJRT_Extension_Base {
   struct PJRT_Extension_Base* next;  /* NULL ends the chain */
 } PJRT_Extension_Base;
 PJRT_DEFINE_STRUCT_TRAITS(PJRT_Extension_Base, next);
+
+/* --------------------------- Host callbacks extension ---------------------
+ * Lets the process that loaded the plugin run its own code in the middle of a
+ * computation. The caller registers a function and gets an index; an HLO
+ * `custom-call` with custom_call_target="xla_ffi_python_cpu_callback",
+ * api_version=API_VERSION_TYPED_FFI and backend_config={index = N : ui64}
+ * then calls function N at run time with pointers to its operand buffers and
+ * to its (already allocated) result buffers, dense row-major. The function
+ * may be called from any runtime thread, and concurrently for several
+ * devices. It returns true on success; on failure it writes a NUL-terminated
+ * message into `error` (at most `error_size` bytes) and returns false, which
+ * fails the execution with that message. */
+typedef bool PJRT_HostCallback_Function(void* user_data, const void* const* operands,
+                                        size_t num_operands, void* const* results,
+                                        size_t num_results, char* error, size_t error_size);
+
+typedef struct PJRT_HostCallback_Register_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_HostCallback_Function* callback;
+  void* user_data;  /* borrowed; must stay valid until unregistered */
+  uint64_t index;   /* out: the backend_config index that names this callback */
+} PJRT_HostCallback_Register_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_HostCallback_Register_Args, index);
+
+typedef struct PJRT_HostCallback_Unregister_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  uint64_t index;
+} PJRT_HostCallback_Unregister_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_HostCallback_Unregister_Args, index);
+
+struct PJRT_Error;
+typedef struct PJRT_Error* PJRT_HostCallback_Register(PJRT_HostCallback_Register_Args* args);
+typedef struct PJRT_Error* PJRT_HostCallback_Unregister(PJRT_HostCallback_Unregister_Args* args);
+
+typedef struct PJRT_HostCallback_Extension {
+  PJRT_Extension_Base base;  /* type == PJRT_Extension_Type_HostCallback */
+  PJRT_HostCallback_Register* register_callback;
+  PJRT_HostCallback_Unregister* unregister_callback;
+} PJRT_HostCallback_Extension;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_HostCallback_Extension, unregister_callback);
+
+/* The target name host-callback custom-calls use. */
+#define PJRT_HOST_CALLBACK_TARGET "xla_ffi_python_cpu_callback"
 
 /* -------------------------------- Versions -------------------------------- */
 

@@ -219,7 +219,7 @@ StatusOr<std::unique_ptr<Plan>> PlanComputation(const HloComputation& computatio
       role = NodeRole::kControl;
     } else if (op == HloOpcode::kGetTupleElement) {
       role = NodeRole::kView;
-    } else if (IsThunkOpcode(op)) {
+    } else if (IsThunkNode(*node)) {
       role = NodeRole::kThunk;
     } else if (!IsElementalOpcode(op)) {
       return Unimplemented("CPU backend: opcode " + std::string(HloOpcodeString(op)) +

@@ -3,6 +3,9 @@
 #include <map>
 
 #include "xla/backends/cpu/runtime/collective_thunks.h"
+#include "xla/backends/cpu/runtime/conv_thunk.h"
+#include "xla/backends/cpu/runtime/custom_call_registry.h"
+#include "xla/backends/cpu/runtime/host_callback_thunk.h"
 #include "xla/backends/cpu/runtime/fft_thunk.h"
 #include "xla/backends/cpu/runtime/linalg_thunk.h"
 #include "xla/backends/cpu/runtime/rng_thunk.h"
@@ -93,6 +96,33 @@ StatusOr<ThunkSpec> BuildFft(const GraphNode& node, const Slots& slots) {
   return spec;
 }
 
+bool IsEigenConvolution(const GraphNode& node) {
+  return ConvThunk::Supports(node.operand(0)->shape().element_type(),
+                             node.operand(1)->shape().element_type(), node.shape().element_type(),
+                             node.instr->batch_group_count());
+}
+
+StatusOr<ThunkSpec> BuildConvolution(const GraphNode& node, const Slots& slots) {
+  if (!IsEigenConvolution(node)) return Unsupported(node, "as a library routine on these types");
+  ConvThunk::Params p;
+  p.type = node.shape().element_type();
+  p.lhs_slot = In(node, slots, 0);
+  p.rhs_slot = In(node, slots, 1);
+  p.out_slot = slots[node.id].at(0);
+  p.lhs_dims = node.operand(0)->shape().dimensions();
+  p.rhs_dims = node.operand(1)->shape().dimensions();
+  p.out_dims = node.shape().dimensions();
+  p.dnums = node.instr->convolution_dimension_numbers();
+  p.window = node.instr->window().dimensions;
+  p.feature_group_count = node.instr->feature_group_count();
+  if (p.window.size() != p.dnums.input_spatial_dimensions.size()) {
+    return Unsupported(node, "with a window that does not match the spatial dimensions");
+  }
+  ThunkSpec spec;
+  spec.thunk = std::make_shared<ConvThunk>(std::move(p));
+  return spec;
+}
+
 StatusOr<ThunkSpec> BuildRngBitGenerator(const GraphNode& node, const Slots& slots) {
   const Shape& state = node.operand(0)->shape();
   if (state.element_type() != PrimitiveType::U64 || state.rank() != 1 || state.dimensions(0) < 2) {
@@ -147,6 +177,33 @@ StatusOr<ThunkSpec> BuildTriangularSolve(const GraphNode& node, const Slots& slo
   p.options = node.instr->triangular_solve_options();
   ThunkSpec spec;
   spec.thunk = std::make_shared<TriangularSolveThunk>(p);
+  return spec;
+}
+
+StatusOr<ThunkSpec> BuildCustomCall(const GraphNode& node, const Slots& slots) {
+  const HloInstruction& instr = *node.instr;
+  const std::string& target = instr.custom_call_target();
+  const CustomCallFactory* factory = CustomCallRegistry::Builtin().Find(target);
+  if (factory == nullptr && target == PJRT_HOST_CALLBACK_TARGET) factory = &HostCallbackFactory();
+  if (factory == nullptr) return Unsupported(node, "target \"" + target + "\" is not registered");
+  CustomCallArgs args;
+  args.target = target;
+  args.instruction = instr.name();
+  for (size_t k = 0; k < node.operands.size(); ++k) {
+    const Shape& s = node.operand(k)->shape();
+    if (!s.IsArray()) return Unsupported(node, "with a tuple operand");
+    args.operands.push_back(s);
+    args.operand_slots.push_back(In(node, slots, k));
+  }
+  args.results = FlattenShape(node.shape());
+  args.result_slots = slots[node.id];
+  // Typed-FFI calls carry their attributes as a dictionary; older API
+  // versions pass an opaque string no built-in target reads.
+  if (instr.api_version() == "API_VERSION_TYPED_FFI") {
+    ASSIGN_OR_RETURN(args.attributes, ParseFfiAttributes(instr.backend_config()));
+  }
+  ThunkSpec spec;
+  ASSIGN_OR_RETURN(spec.thunk, (*factory)(args));
   return spec;
 }
 
@@ -205,9 +262,11 @@ const std::map<HloOpcode, Builder>& Builders() {
       {HloOpcode::kSort, &BuildSort},
       {HloOpcode::kTopK, &BuildTopK},
       {HloOpcode::kFft, &BuildFft},
+      {HloOpcode::kConvolution, &BuildConvolution},
       {HloOpcode::kRngBitGenerator, &BuildRngBitGenerator},
       {HloOpcode::kCholesky, &BuildCholesky},
       {HloOpcode::kTriangularSolve, &BuildTriangularSolve},
+      {HloOpcode::kCustomCall, &BuildCustomCall},
       {HloOpcode::kAllReduce, &BuildCollective},
       {HloOpcode::kAllGather, &BuildCollective},
       {HloOpcode::kReduceScatter, &BuildCollective},
@@ -221,7 +280,11 @@ const std::map<HloOpcode, Builder>& Builders() {
 
 }  // namespace
 
-bool IsThunkOpcode(HloOpcode opcode) { return Builders().count(opcode) > 0; }
+bool IsThunkNode(const GraphNode& node) {
+  // Convolutions of other element types are emitted as loop nests instead.
+  if (node.opcode() == HloOpcode::kConvolution) return IsEigenConvolution(node);
+  return Builders().count(node.opcode()) > 0;
+}
 
 StatusOr<ThunkSpec> BuildThunk(const GraphNode& node, const Slots& slots) {
   auto it = Builders().find(node.opcode());

@@ -1,9 +1,9 @@
 // ThunkBuilder: turns an HLO op the CPU backend runs as a library routine
-// (sort, topk, fft, rng-bit-generator, cholesky, triangular-solve and the
-// collectives) into a runtime Thunk over the planner's buffer slots.
+// (sort, topk, fft, convolution, rng-bit-generator, cholesky, triangular-solve
+// and the collectives) into a runtime Thunk over the planner's buffer slots.
 //
 // Internal to codegen/; no LLVM. One builder function per opcode in a table;
-// IsThunkOpcode() is that table's key set. A builder that needs JIT-compiled
+// IsThunkNode() says which nodes that table takes. A builder that needs JIT-compiled
 // per-element code (the sort comparator) names the computation in
 // ThunkSpec::comparator and the compiler emits it.
 #ifndef XLA_BACKENDS_CPU_CODEGEN_THUNK_BUILDER_H_
@@ -30,7 +30,9 @@ struct ThunkSpec {
   PrimitiveType combiner_type = PrimitiveType::INVALID;
 };
 
-bool IsThunkOpcode(HloOpcode opcode);
+// Whether `node` runs as a library routine (for most ops a property of the
+// opcode; convolutions only for the element types ConvThunk handles).
+bool IsThunkNode(const GraphNode& node);
 
 // `slots` are the planner's slots by node id (operands and `node` assigned).
 StatusOr<ThunkSpec> BuildThunk(const GraphNode& node,

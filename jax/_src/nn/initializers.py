@@ -1,0 +1,168 @@
+"""Parameter initializers: `init(key, shape, dtype) -> array`.
+
+The draws go through jax.random exactly as JAX's initializers do (same sampler,
+same bounds, the scale applied in the parameter dtype), so a given key yields
+the same parameters bit for bit.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable, Sequence
+
+import numpy as np
+
+from jax._src import core
+from jax._src import dtypes
+from jax._src import random
+from jax._src.lax import elementwise as lax
+from jax._src.lax import shape as lax_shape
+
+Initializer = Callable
+
+
+def _dtype(dtype) -> np.dtype:
+  return dtypes.canonicalize_dtype(dtype if dtype is not None else dtypes.default_float_dtype())
+
+
+def _shape(shape) -> tuple[int, ...]:
+  return tuple(int(d) for d in (shape if isinstance(shape, (tuple, list)) else (shape,)))
+
+
+def _scaled(x, scale, dtype):
+  """x * scale with the scale rounded to the parameter dtype first."""
+  return lax.mul(x, lax_shape.full_like(x, np.asarray(scale, dtype)))
+
+
+def zeros(key, shape, dtype=None):
+  del key
+  return lax_shape.full(_shape(shape), 0, _dtype(dtype))
+
+
+def ones(key, shape, dtype=None):
+  del key
+  return lax_shape.full(_shape(shape), 1, _dtype(dtype))
+
+
+def constant(value, dtype=None) -> Initializer:
+  default = dtype
+
+  def init(key, shape, dtype=default):
+    del key
+    dt = _dtype(dtype)
+    shape = _shape(shape)
+    value_arr = lax.convert_element_type(value, dt)
+    if core.get_aval(value_arr).shape == shape:
+      return value_arr
+    return lax_shape.broadcast_in_dim(value_arr, shape, tuple(
+        range(len(shape) - core.get_aval(value_arr).ndim, len(shape))))
+  return init
+
+
+def uniform(scale=1e-2, dtype=None) -> Initializer:
+  default = dtype
+
+  def init(key, shape, dtype=default):
+    dt = _dtype(dtype)
+    return _scaled(random.uniform(key, _shape(shape), dt), scale, dt)
+  return init
+
+
+def normal(stddev=1e-2, dtype=None) -> Initializer:
+  default = dtype
+
+  def init(key, shape, dtype=default):
+    dt = _dtype(dtype)
+    return _scaled(random.normal(key, _shape(shape), dt), stddev, dt)
+  return init
+
+
+def truncated_normal(stddev=1e-2, dtype=None, lower=-2.0, upper=2.0) -> Initializer:
+  default = dtype
+
+  def init(key, shape, dtype=default):
+    dt = _dtype(dtype)
+    draw = random.truncated_normal(key, lower, upper, _shape(shape), dt)
+    return _scaled(draw, stddev, dt)
+  return init
+
+
+def _axes_tuple(axes, ndim):
+  axes = (axes,) if isinstance(axes, int) else tuple(axes)
+  return tuple(a % ndim for a in axes)
+
+
+def _compute_fans(shape: Sequence[int], in_axis=-2, out_axis=-1, batch_axis=()):
+  """(fan_in, fan_out): the in/out axis sizes times the receptive field (the other axes)."""
+  ndim = len(shape)
+  if ndim < 2:
+    raise ValueError("Can't compute input and output sizes of a "
+                     f"{ndim}-dimensional weights tensor. Must be at least 2D.")
+  in_axes = _axes_tuple(in_axis, ndim)
+  out_axes = _axes_tuple(out_axis, ndim)
+  batch_axes = _axes_tuple(batch_axis, ndim)
+  in_size = math.prod(shape[a] for a in in_axes)
+  out_size = math.prod(shape[a] for a in out_axes)
+  receptive = math.prod(shape) / (in_size * out_size * math.prod(shape[a] for a in batch_axes))
+  return in_size * receptive, out_size * receptive
+
+
+# stddev of a standard normal truncated to [-2, 2].
+_TRUNCATED_STDDEV = .87962566103423978
+
+
+def variance_scaling(scale, mode: str, distribution: str, in_axis=-2, out_axis=-1,
+                     batch_axis=(), dtype=None) -> Initializer:
+  """Draws with variance `scale / fan` (fan chosen by `mode`) from `distribution`."""
+  if mode not in ("fan_in", "fan_out", "fan_avg", "fan_geo_avg"):
+    raise ValueError(f"invalid mode for variance scaling initializer: {mode}")
+  if distribution not in ("truncated_normal", "normal", "uniform"):
+    raise ValueError(f"invalid distribution for variance scaling initializer: {distribution}")
+  default = dtype
+
+  def init(key, shape, dtype=default):
+    dt = _dtype(dtype)
+    shape = _shape(shape)
+    fan_in, fan_out = _compute_fans(shape, in_axis, out_axis, batch_axis)
+    denominator = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2,
+                   "fan_geo_avg": math.sqrt(fan_in * fan_out)}[mode]
+    # The variance is rounded to the parameter dtype before the square root, as JAX does.
+    variance = np.asarray(scale / denominator, dt)
+    if distribution == "truncated_normal":
+      stddev = np.sqrt(variance) / np.asarray(_TRUNCATED_STDDEV, dt)
+      return _scaled(random.truncated_normal(key, -2, 2, shape, dt), stddev, dt)
+    if distribution == "normal":
+      return _scaled(random.normal(key, shape, dt), np.sqrt(variance), dt)
+    bound = np.sqrt(np.asarray(3, dt) * variance)
+    return _scaled(random.uniform(key, shape, dt, -1, 1), bound, dt)
+  return init
+
+
+def glorot_uniform(in_axis=-2, out_axis=-1, batch_axis=(), dtype=None) -> Initializer:
+  return variance_scaling(1.0, "fan_avg", "uniform", in_axis, out_axis, batch_axis, dtype)
+
+
+def glorot_normal(in_axis=-2, out_axis=-1, batch_axis=(), dtype=None) -> Initializer:
+  return variance_scaling(1.0, "fan_avg", "truncated_normal", in_axis, out_axis, batch_axis, dtype)
+
+
+def lecun_uniform(in_axis=-2, out_axis=-1, batch_axis=(), dtype=None) -> Initializer:
+  return variance_scaling(1.0, "fan_in", "uniform", in_axis, out_axis, batch_axis, dtype)
+
+
+def lecun_normal(in_axis=-2, out_axis=-1, batch_axis=(), dtype=None) -> Initializer:
+  return variance_scaling(1.0, "fan_in", "truncated_normal", in_axis, out_axis, batch_axis, dtype)
+
+
+def he_uniform(in_axis=-2, out_axis=-1, batch_axis=(), dtype=None) -> Initializer:
+  return variance_scaling(2.0, "fan_in", "uniform", in_axis, out_axis, batch_axis, dtype)
+
+
+def he_normal(in_axis=-2, out_axis=-1, batch_axis=(), dtype=None) -> Initializer:
+  return variance_scaling(2.0, "fan_in", "truncated_normal", in_axis, out_axis, batch_axis, dtype)
+
+
+xavier_uniform = glorot_uniform
+xavier_normal = glorot_normal
+kaiming_uniform = he_uniform
+kaiming_normal = he_normal

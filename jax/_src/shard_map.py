@@ -1,0 +1,542 @@
+"""`shard_map`, and jit over sharded arrays, as real SPMD programs.
+
+shard_map: the body is traced ONCE on per-shard (local) shapes, with every mesh
+axis name bound to its size (so `psum`, `pmean`, `all_gather`, `ppermute`,
+`axis_index` are staged as collectives). The local jaxpr is lowered to one HLO
+module whose collectives are cross-replica ops (replica i = the i-th device of
+the mesh, row-major), compiled with `num_replicas = mesh.size` and run through
+`execute_sharded`, the multi-device path `pmap` uses. Argument i's block for
+device d comes from `NamedSharding(mesh, in_specs[i])`; results are Arrays
+holding one buffer per device with sharding `NamedSharding(mesh, out_specs[o])`.
+With `check_vma=True`, an output whose spec leaves out a mesh axis must be
+provably the same along that axis (it went through a reduction collective over
+it, or never depended on a value split over it).
+
+jit over sharded arrays (`partitioned_jit`): when some argument is an Array with
+a NamedSharding that splits it over a mesh, jit tries to run the function as a
+shard_map over that mesh. What is partitioned:
+  * elementwise primitives whose array operands all have the same layout (scalar
+    broadcasts are materialized locally with the shard's shape);
+  * reductions over dimensions that are not split, and `reduce_sum`/`reduce_max`/
+    `reduce_min` over split dimensions (a local reduction followed by
+    `psum`/`pmax`/`pmin` over the mesh axes of those dimensions);
+  * nested jit calls, recursively;
+  * any equation whose inputs are all replicated (computed on every device).
+Anything else (reshapes, transposes, dots, gathers, control flow... on split
+values, or arguments split over different meshes) is not partitioned: the
+arguments are gathered onto one device and the function runs there, and its
+results then have a SingleDeviceSharding. Every result carries the sharding it
+really has.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import math
+from typing import Any, Callable, NamedTuple, Sequence
+
+import numpy as np
+
+from jax._src import core
+from jax._src import tree_util
+from jax._src.array import ArrayImpl
+from jax._src.config import config
+from jax._src.core import ShapedArray
+from jax._src.interpreters import ad
+from jax._src.interpreters import batching
+from jax._src.interpreters import partial_eval as pe
+from jax._src.lax import parallel
+from jax._src.lowering import hlo
+from jax._src.sharding import Mesh, NamedSharding, PartitionSpec, get_mesh, spec_from_axes
+
+
+# ----------------------------------------------------------------------------- layouts
+
+
+def _dim_axes(spec: PartitionSpec, ndim: int) -> tuple:
+  return spec._normalized(ndim)
+
+
+def _local_aval(aval: ShapedArray, spec: PartitionSpec, mesh: Mesh) -> ShapedArray:
+  shape = tuple(d // math.prod(mesh.shape[n] for n in names)
+                for d, names in zip(aval.shape, _dim_axes(spec, aval.ndim)))
+  return aval.update(shape=shape)
+
+
+def _global_aval(aval: ShapedArray, spec: PartitionSpec, mesh: Mesh) -> ShapedArray:
+  shape = tuple(d * math.prod(mesh.shape[n] for n in names)
+                for d, names in zip(aval.shape, _dim_axes(spec, aval.ndim)))
+  return aval.update(shape=shape)
+
+
+def _mesh_desc(mesh: Mesh) -> str:
+  return (f"The mesh given has shape {mesh.axis_sizes} with corresponding axis names "
+          f"{mesh.axis_names}.")
+
+
+def _check_divisible(fun_name: str, mesh: Mesh, avals, specs) -> None:
+  for i, (aval, spec) in enumerate(zip(avals, specs)):
+    if len(spec) > aval.ndim:
+      raise ValueError(f"shard_map applied to the function '{fun_name}' was given in_specs "
+                       f"{spec} of length {len(spec)} for args[{i}] of rank {aval.ndim}")
+    for axis, (d, names) in enumerate(zip(aval.shape, _dim_axes(spec, aval.ndim))):
+      k = math.prod(mesh.shape[n] for n in names)
+      if d % k:
+        raise ValueError(
+            f"shard_map applied to the function '{fun_name}' was given argument arrays with "
+            f"axis sizes that are not evenly divisible by the corresponding mesh axis sizes:"
+            f"\n\n{_mesh_desc(mesh)}\n\nthe passed args[{i}] of shape {aval.str_short()} "
+            f"corresponds to in_specs of value {spec}, which maps array axis {axis} (of size "
+            f"{d}) to mesh axes {names} (of size {k}), but {k} does not evenly divide {d}")
+
+
+def _device_blocks(x, sharding: NamedSharding, aval: ShapedArray) -> list:
+  """One buffer per mesh device holding its block of `x` (reused if already laid out so)."""
+  if isinstance(x, ArrayImpl) and x._sharding == sharding and x._buffers:
+    return list(x._buffers)
+  from jax._src import dispatch
+  value = np.asarray(x, dtype=aval.dtype)
+  return [dispatch.buffer_from_numpy(np.ascontiguousarray(value[idx]), d)
+          for d, idx in sharding.devices_indices_map(aval.shape).items()]
+
+
+@contextlib.contextmanager
+def _mesh_axes_bound(mesh: Mesh):
+  with contextlib.ExitStack() as stack:
+    for name, size in mesh.shape.items():
+      stack.enter_context(parallel.pmap_axis_env(name, size))
+    yield
+
+
+# ----------------------------------------------------------------------------- the primitive
+
+shard_map_p = core.Primitive("shard_map", multiple_results=True)
+
+
+class _Compiled(NamedTuple):
+  hlo_text: str
+  loaded: Any
+
+
+def _compile(jaxpr: core.ClosedJaxpr, mesh: Mesh, name: str) -> _Compiled:
+  cache = jaxpr.__dict__.setdefault("_spmd_executables", {})
+  key = (mesh, name, config.jax_enable_x64)
+  hit = cache.get(key)
+  if hit is not None:
+    return hit
+  from jax._src import dispatch
+  from jax._src.pmap import _compile_options
+  if config.jax_dump_jaxpr:
+    print(jaxpr)
+  text = hlo.lower_jaxpr_to_module(jaxpr, name, kind="shmap", axis_env=dict(mesh.shape))
+  if config.jax_dump_hlo:
+    print(text)
+  client = dispatch.get_backend()
+  loaded = client.compile_and_load(text, mesh._flat_devices, _compile_options(mesh.size))
+  cache[key] = compiled = _Compiled(text, loaded)
+  return compiled
+
+
+def _shard_map_impl(*args, jaxpr: core.ClosedJaxpr, mesh: Mesh, in_specs, out_specs,
+                    check_vma: bool, name: str):
+  compiled = _compile(jaxpr, mesh, name)
+  arg_blocks = [_device_blocks(x, NamedSharding(mesh, s), _global_aval(a, s, mesh))
+                for x, s, a in zip(args, in_specs, jaxpr.in_avals)]
+  outs = compiled.loaded.execute_sharded(arg_blocks)
+  return [ArrayImpl(_global_aval(a, s, mesh), list(bufs), sharding=NamedSharding(mesh, s))
+          for a, s, bufs in zip(jaxpr.out_avals, out_specs, outs)]
+
+
+def _shard_map_abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, check_vma, name):
+  return [_global_aval(a, s, mesh) for a, s in zip(jaxpr.out_avals, out_specs)]
+
+
+def _shard_map_lowering(ctx, *args, jaxpr, mesh, **_):
+  raise NotImplementedError(
+      "shard_map cannot be inlined into a single-device HLO module; it runs as its own SPMD "
+      "program (jit of a function containing shard_map runs it that way).")
+
+
+def _shard_map_jvp(primals, tangents, *, jaxpr, mesh, in_specs, out_specs, check_vma, name):
+  new = ad.jvp_jaxpr(jaxpr)
+  outs = shard_map_p.bind(*primals, *tangents, jaxpr=new, mesh=mesh,
+                          in_specs=tuple(in_specs) * 2, out_specs=tuple(out_specs) * 2,
+                          check_vma=check_vma, name=f"jvp_{name}")
+  n = len(outs) // 2
+  return outs[:n], outs[n:]
+
+
+def _shard_map_batch(axis, vals, dims, *, jaxpr, mesh, in_specs, out_specs, check_vma, name):
+  # The batch dimension becomes a new leading dimension that no mesh axis splits.
+  vals = [v if d is batching.not_mapped else batching.moveaxis(v, d, 0)
+          for v, d in zip(vals, dims)]
+  dims0 = [None if d is batching.not_mapped else 0 for d in dims]
+  new = batching.vmap_jaxpr(jaxpr, axis, dims0)
+  new_in = tuple(s if d is None else PartitionSpec(None, *s) for s, d in zip(in_specs, dims0))
+  new_out = tuple(PartitionSpec(None, *s) for s in out_specs)
+  outs = shard_map_p.bind(*vals, jaxpr=new, mesh=mesh, in_specs=new_in, out_specs=new_out,
+                          check_vma=check_vma, name=name)
+  return outs, [0] * len(outs)
+
+
+shard_map_p.def_impl(_shard_map_impl)
+shard_map_p.def_abstract_eval(_shard_map_abstract_eval)
+ad.jvp_rules[shard_map_p] = _shard_map_jvp
+batching.batch_rules[shard_map_p] = _shard_map_batch
+hlo.lowering_rules[shard_map_p] = _shard_map_lowering
+
+
+def contains_shard_map(jaxpr: core.Jaxpr) -> bool:
+  """Whether `jaxpr` (or a jit it calls) has a shard_map, which no single module can hold."""
+  for eqn in jaxpr.eqns:
+    if eqn.primitive is shard_map_p:
+      return True
+    inner = eqn.params.get("jaxpr")
+    if isinstance(inner, core.ClosedJaxpr) and contains_shard_map(inner.jaxpr):
+      return True
+  return False
+
+
+# ----------------------------------------------------------------------------- replication check
+
+
+_REDUCING_COLLECTIVES = ("psum", "pmax", "pmin", "all_gather")
+
+
+def _names_of(axis_name) -> set:
+  return set(axis_name) if isinstance(axis_name, (tuple, list)) else {axis_name}
+
+
+def _varying(jaxpr: core.Jaxpr, in_vary: Sequence[frozenset]) -> list[frozenset]:
+  """Per output, the mesh axes along which its value may differ between devices."""
+  env: dict = {v: frozenset(s) for v, s in zip(jaxpr.invars, in_vary)}
+  read = lambda x: frozenset() if isinstance(x, core.Literal) else env.get(x, frozenset())
+  for eqn in jaxpr.eqns:
+    ins = [read(x) for x in eqn.inputs]
+    union = frozenset().union(*ins)
+    name = eqn.primitive.name
+    inner = eqn.params.get("jaxpr")
+    if name in _REDUCING_COLLECTIVES:
+      outs = [union - _names_of(eqn.params["axis_name"])] * len(eqn.out_binders)
+    elif name == "axis_index":
+      outs = [frozenset(_names_of(eqn.params["axis_name"]))]
+    elif name == "ppermute":
+      outs = [union | _names_of(eqn.params["axis_name"])]
+    elif eqn.primitive.name == "jit" and isinstance(inner, core.ClosedJaxpr):
+      outs = _varying(inner.jaxpr, ins)
+    else:
+      outs = [union] * len(eqn.out_binders)
+    for v, s in zip(eqn.out_binders, outs):
+      env[v] = s
+  return [read(x) for x in jaxpr.outs]
+
+
+def _check_replication(fun_name, mesh, jaxpr: core.Jaxpr, in_specs, out_specs) -> None:
+  in_vary = [frozenset(n for names in _dim_axes(s, v.aval.ndim) for n in names)
+             for s, v in zip(in_specs, jaxpr.invars)]
+  for vary, spec in zip(_varying(jaxpr, in_vary), out_specs):
+    mentioned = {n for names in spec._normalized(len(spec)) for n in names}
+    missing = [n for n in mesh.axis_names if n in vary and n not in mentioned]
+    if missing:
+      raise ValueError(
+          f"shard_map applied to the function '{fun_name}' was given out_specs which require "
+          f"replication which can't be statically inferred given the mesh:\n\n"
+          f"{_mesh_desc(mesh)}\n\nout_specs is {spec} which implies that the corresponding "
+          f"output value is replicated across mesh axis {missing[0]!r}, but it varies over "
+          f"that axis\n\nCheck if these output values are meant to be replicated over those "
+          f"mesh axes. If not, consider revising the corresponding out_specs entries. If so, "
+          f"consider disabling the check by passing the check_vma=False argument to "
+          f"`jax.shard_map`.")
+
+
+# ----------------------------------------------------------------------------- user API
+
+
+def _is_spec(x) -> bool:
+  return x is None or isinstance(x, PartitionSpec)
+
+
+def _flat_specs(specs, tree, what: str, fun_name: str) -> list[PartitionSpec]:
+  from jax._src import api
+  try:
+    flat = api._broadcast_prefix(specs, tree, is_leaf=_is_spec)
+  except (ValueError, KeyError, TypeError) as e:
+    raise ValueError(f"shard_map applied to the function '{fun_name}' was given {what} "
+                     f"{specs!r} that is not a pytree prefix of the {('arguments' if what == 'in_specs' else 'outputs')}: {e}") from None
+  for s in flat:
+    if not _is_spec(s):
+      raise TypeError(f"shard_map {what} entries must be PartitionSpecs, got {s!r}")
+  return [PartitionSpec() if s is None else s for s in flat]
+
+
+def _check_spec_names(mesh: Mesh, specs, what: str) -> None:
+  for s in specs:
+    for names in s._normalized(len(s)):
+      for n in names:
+        if n not in mesh.shape:
+          raise ValueError(f"shard_map {what} {s} refers to mesh axis {n!r}, which is not in "
+                           f"the mesh {mesh.axis_names}")
+
+
+def _infer_in_specs(leaves, mesh: Mesh) -> list[PartitionSpec]:
+  return [x._sharding.spec if isinstance(x, ArrayImpl) and isinstance(x._sharding, NamedSharding)
+          and x._sharding.mesh == mesh else PartitionSpec() for x in leaves]
+
+
+class ShardMapped:
+  """What `shard_map(f, ...)` returns."""
+
+  def __init__(self, fun: Callable, mesh, in_specs, out_specs, check_vma: bool):
+    self._fun, self._mesh = fun, mesh
+    self._in_specs, self._out_specs, self._check_vma = in_specs, out_specs, check_vma
+    self._name = getattr(fun, "__name__", type(fun).__name__)
+    functools.update_wrapper(self, fun, updated=())  # never merge the wrapped object's state
+
+  def __call__(self, *args, **kwargs):
+    if kwargs:
+      raise TypeError(f"shard_map'd function '{self._name}' takes positional arguments only, "
+                      f"got keyword arguments {sorted(kwargs)}")
+    mesh = self._mesh if self._mesh is not None else get_mesh()
+    if mesh is None:
+      raise ValueError("shard_map requires a mesh: pass mesh=, or call it inside `with mesh:`")
+    leaves, in_tree = tree_util.tree_flatten((args, {}))
+    if self._in_specs is None:
+      in_specs = _infer_in_specs(leaves, mesh)
+    else:
+      in_specs = _flat_specs(self._in_specs, args, "in_specs", self._name)
+    _check_spec_names(mesh, in_specs, "in_specs")
+    avals = [core.get_aval(x) for x in leaves]
+    _check_divisible(self._name, mesh, avals, in_specs)
+    local = [_local_aval(a, s, mesh) for a, s in zip(avals, in_specs)]
+    from jax._src import api
+    store = api._Store()
+    with _mesh_axes_bound(mesh):
+      jaxpr, consts = pe.trace_to_jaxpr_dynamic(api._flat_fun(self._fun, in_tree, store), local)
+    closed, hoisted = pe.close_jaxpr(jaxpr, consts)
+    out_tree = store.value
+    out_specs = _flat_specs(self._out_specs, out_tree.unflatten([0] * out_tree.num_leaves),
+                            "out_specs", self._name)
+    _check_spec_names(mesh, out_specs, "out_specs")
+    # Values closed over from an enclosing trace enter as replicated arguments.
+    in_specs = [PartitionSpec()] * len(hoisted) + list(in_specs)
+    if self._check_vma:
+      _check_replication(self._name, mesh, closed.jaxpr, in_specs, out_specs)
+    outs = shard_map_p.bind(*hoisted, *leaves, jaxpr=closed, mesh=mesh,
+                            in_specs=tuple(in_specs), out_specs=tuple(out_specs),
+                            check_vma=self._check_vma, name=self._name)
+    return out_tree.unflatten(outs)
+
+
+def shard_map(f: Callable | None = None, /, *, out_specs, in_specs=None, mesh: Mesh | None = None,
+              axis_names=frozenset(), check_vma: bool = True, check_rep: bool | None = None,
+              auto=frozenset()):
+  """Map `f` over the blocks of its arguments, one block per device of `mesh`.
+
+  `in_specs`/`out_specs` are pytree prefixes of the arguments/outputs with one
+  PartitionSpec per leaf; `in_specs=None` takes each argument's own spec.
+  """
+  del axis_names, auto  # every mesh axis is manual inside the body
+  if check_rep is not None:
+    check_vma = check_rep
+  if mesh is not None and not isinstance(mesh, Mesh):
+    raise TypeError(f"shard_map requires mesh to be a jax.sharding.Mesh, got {type(mesh)}")
+  make = lambda fun: ShardMapped(fun, mesh, in_specs, out_specs, check_vma)
+  return make if f is None else make(f)
+
+
+# ----------------------------------------------------------------------------- partitioned jit
+
+
+class _NotPartitionable(Exception):
+  pass
+
+
+def _elementwise_prims() -> frozenset:
+  from jax._src.lax import elementwise
+  return frozenset(p for p in vars(elementwise).values() if isinstance(p, core.Primitive)
+                   and p.name not in ("bitcast_convert_type",))
+
+
+_REDUCERS = {"reduce_sum": "psum", "reduce_max": "pmax", "reduce_min": "pmin"}
+_LOCAL_REDUCTIONS = frozenset({"reduce_sum", "reduce_max", "reduce_min", "reduce_prod",
+                               "reduce_and", "reduce_or", "argmax", "argmin"})
+
+
+class _Uniform(NamedTuple):
+  """A scalar broadcast to a shape: it can take any layout, so it is built where used."""
+  scalar: Any
+  eqn: core.JaxprEqn
+
+
+class _Val(NamedTuple):
+  value: Any
+  axes: tuple  # per dimension, the mesh axis names splitting it
+
+
+def _replicated(v: _Val) -> bool:
+  return not any(v.axes)
+
+
+class _Partitioner:
+  """Runs a global jaxpr on local (per-device) values, tracking each value's layout."""
+
+  def __init__(self, mesh: Mesh):
+    self.mesh = mesh
+    self.elementwise = _elementwise_prims()
+
+  def local_shape(self, shape, axes) -> tuple:
+    return tuple(d // math.prod(self.mesh.shape[n] for n in names)
+                 for d, names in zip(shape, axes))
+
+  def materialize(self, x, axes) -> _Val:
+    if isinstance(x, _Uniform):
+      shape = self.local_shape(x.eqn.out_binders[0].aval.shape, axes)
+      params = dict(x.eqn.params, shape=shape)
+      return _Val(x.eqn.primitive.bind(x.scalar, **params), axes)
+    return x
+
+  def replicated(self, x) -> _Val:
+    if isinstance(x, _Uniform):
+      return self.materialize(x, ((),) * len(x.eqn.out_binders[0].aval.shape))
+    if not _replicated(x):
+      raise _NotPartitionable
+    return x
+
+  def run(self, jaxpr: core.Jaxpr, consts, args: Sequence) -> list:
+    env: dict = {}
+
+    def read(x):
+      if isinstance(x, core.Literal):
+        return _Val(pe.literal_value(x), ((),) * x.aval.ndim)
+      return env[x]
+
+    for v, c in zip(jaxpr.constvars, consts):
+      env[v] = _Val(c, ((),) * v.aval.ndim)
+    for v, a in zip(jaxpr.invars, args):
+      env[v] = a
+    for eqn in jaxpr.eqns:
+      outs = self.equation(eqn, [read(x) for x in eqn.inputs])
+      for v, o in zip(eqn.out_binders, outs):
+        env[v] = o
+    return [read(x) for x in jaxpr.outs]
+
+  def equation(self, eqn: core.JaxprEqn, ins: list) -> list:
+    prim, name = eqn.primitive, eqn.primitive.name
+    if (name == "broadcast_in_dim" and not isinstance(ins[0], _Uniform)
+        and ins[0].axes == () and _replicated(ins[0])):
+      return [_Uniform(ins[0].value, eqn)]
+    if prim in self.elementwise:
+      return self.elementwise_eqn(eqn, ins)
+    if name in _LOCAL_REDUCTIONS:
+      return self.reduction(eqn, ins)
+    inner = eqn.params.get("jaxpr")
+    if name == "jit" and isinstance(inner, core.ClosedJaxpr):
+      return self.run(inner.jaxpr, inner.consts, ins)
+    if prim is shard_map_p:
+      raise _NotPartitionable
+    vals = [self.replicated(x).value for x in ins]
+    outs = prim.bind(*vals, **eqn.params)
+    outs = outs if prim.multiple_results else [outs]
+    return [_Val(o, ((),) * v.aval.ndim) for o, v in zip(outs, eqn.out_binders)]
+
+  def elementwise_eqn(self, eqn, ins) -> list:
+    ndim = eqn.out_binders[0].aval.ndim
+    layouts = {x.axes for x in ins if not isinstance(x, _Uniform) and len(x.axes) == ndim
+               and ndim > 0}
+    if len(layouts) > 1:
+      raise _NotPartitionable
+    axes = layouts.pop() if layouts else ((),) * ndim
+    vals = []
+    for x in ins:
+      x = self.materialize(x, axes)
+      if x.axes != axes and x.axes != ():
+        raise _NotPartitionable
+      vals.append(x.value)
+    out = eqn.primitive.bind(*vals, **eqn.params)
+    outs = out if eqn.primitive.multiple_results else [out]
+    return [_Val(o, axes) for o in outs]
+
+  def reduction(self, eqn, ins) -> list:
+    x = self.materialize(ins[0], ((),) * eqn.inputs[0].aval.ndim)
+    reduced = tuple(eqn.params["axes"])
+    split = [n for d in reduced for n in x.axes[d]]
+    if split and eqn.primitive.name not in _REDUCERS:
+      raise _NotPartitionable
+    out = eqn.primitive.bind(x.value, **eqn.params)
+    if split:
+      collective = getattr(parallel, f"{_REDUCERS[eqn.primitive.name]}_p")
+      out = collective.bind(out, axis_name=tuple(split) if len(split) > 1 else split[0])
+    axes = tuple(a for d, a in enumerate(x.axes) if d not in reduced)
+    return [_Val(out, axes)]
+
+
+def _mesh_of_args(args) -> Mesh | None:
+  """The mesh that splits some argument, or None (no split argument, or several meshes)."""
+  mesh = None
+  for x in args:
+    s = getattr(x, "_sharding", None) if isinstance(x, ArrayImpl) else None
+    if isinstance(s, NamedSharding) and s.mesh.size > 1 and not s.is_fully_replicated:
+      if mesh is not None and s.mesh != mesh:
+        return None
+      mesh = s.mesh
+  return mesh
+
+
+def _arg_axes(x, mesh: Mesh, aval: ShapedArray) -> tuple:
+  s = x._sharding if isinstance(x, ArrayImpl) else None
+  if isinstance(s, NamedSharding) and s.mesh == mesh:
+    return _dim_axes(s.spec, aval.ndim)
+  return ((),) * aval.ndim
+
+
+class _Plan(NamedTuple):
+  jaxpr: core.ClosedJaxpr
+  in_specs: tuple
+  out_specs: tuple
+
+
+def _build_plan(closed: core.ClosedJaxpr, mesh: Mesh, in_axes, name: str) -> _Plan:
+  in_specs = tuple(spec_from_axes(a) for a in in_axes)
+  local = [_local_aval(a, s, mesh) for a, s in zip(closed.in_avals, in_specs)]
+  part = _Partitioner(mesh)
+  out_axes: list = []
+
+  def body(*xs):
+    outs = part.run(closed.jaxpr, closed.consts, [_Val(x, a) for x, a in zip(xs, in_axes)])
+    outs = [part.materialize(o, ((),) * v.aval.ndim) if isinstance(o, _Uniform) else o
+            for o, v in zip(outs, closed.jaxpr.outs)]
+    out_axes[:] = [o.axes for o in outs]
+    return [o.value for o in outs]
+
+  with _mesh_axes_bound(mesh):
+    jaxpr, consts = pe.trace_to_jaxpr_dynamic(body, local)
+  local_closed, hoisted = pe.close_jaxpr(jaxpr, consts)
+  if hoisted:
+    raise _NotPartitionable
+  return _Plan(local_closed, in_specs, tuple(spec_from_axes(a) for a in out_axes))
+
+
+def partitioned_jit(closed: core.ClosedJaxpr, args: Sequence, name: str) -> list | None:
+  """Run the jit of `closed` as an SPMD program over the mesh its arguments are split on.
+
+  Returns None when no argument is split, or the jaxpr is not partitionable (see
+  the module docstring); the caller then runs it on one device.
+  """
+  mesh = _mesh_of_args(args)
+  if mesh is None:
+    return None
+  in_axes = tuple(_arg_axes(x, mesh, a) for x, a in zip(args, closed.in_avals))
+  cache = closed.__dict__.setdefault("_spmd_plans", {})
+  key = (mesh, in_axes, config.jax_enable_x64)
+  plan = cache.get(key)
+  if plan is None:
+    try:
+      plan = _build_plan(closed, mesh, in_axes, name)
+    except _NotPartitionable:
+      plan = False
+    cache[key] = plan
+  if plan is False:
+    return None
+  return _shard_map_impl(*args, jaxpr=plan.jaxpr, mesh=mesh, in_specs=plan.in_specs,
+                         out_specs=plan.out_specs, check_vma=False, name=name)

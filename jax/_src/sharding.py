@@ -1,0 +1,434 @@
+"""Device meshes and shardings: where the pieces of an array live.
+
+A `Mesh` is an n-d array of devices with a name per axis. A `PartitionSpec`
+says, per array dimension, which mesh axes (none, one or several) split that
+dimension. A `NamedSharding(mesh, spec)` turns this into a concrete layout: each
+device of the mesh holds the block `devices_indices_map(shape)[device]` of the
+array; devices along mesh axes the spec does not mention hold copies (replicas).
+`SingleDeviceSharding` puts the whole array on one device, and `PmapSharding`
+describes a `pmap` result: slice i of the mapped axis on device i.
+
+Meshes here have `Auto` axes: the layout of jit results is decided by the
+computation (see `jax/_src/shard_map.py`), not checked as part of the types.
+"""
+
+from __future__ import annotations
+
+import collections
+import enum
+import math
+from typing import Any, Sequence
+
+import numpy as np
+
+
+# ----------------------------------------------------------------------------- mesh
+
+
+class AxisType(enum.Enum):
+  Auto = enum.auto()
+  Explicit = enum.auto()
+  Manual = enum.auto()
+
+  def __repr__(self):
+    return self.name
+
+
+def _device_id(d) -> int:
+  return int(getattr(d, "id", -1))
+
+
+class Mesh:
+  """An n-d array of devices whose axes have names."""
+
+  def __init__(self, devices, axis_names, axis_types=None):
+    devices = np.asarray(devices, dtype=object)
+    if isinstance(axis_names, str):
+      axis_names = (axis_names,)
+    axis_names = tuple(axis_names)
+    if devices.ndim != len(axis_names):
+      raise ValueError(f"Mesh requires the ndim of its first argument (`devices`) to equal the "
+                       f"length of its second argument (`axis_names`), but got devices.ndim == "
+                       f"{devices.ndim} and len(axis_names) == {len(axis_names)}.")
+    if len(set(axis_names)) != len(axis_names):
+      raise ValueError(f"Mesh axis names must be unique, got {axis_names}")
+    ids = [_device_id(d) for d in devices.flat]
+    if len(set(ids)) != len(ids):
+      raise ValueError(f"Mesh devices must be distinct, got device ids {ids}")
+    if axis_types is None:
+      axis_types = (AxisType.Auto,) * len(axis_names)
+    elif isinstance(axis_types, AxisType):
+      axis_types = (axis_types,) * len(axis_names)
+    self.devices = devices
+    self.axis_names = axis_names
+    self.axis_types = tuple(axis_types)
+    self._hash = hash((tuple(ids), devices.shape, axis_names))
+
+  @property
+  def shape(self) -> collections.OrderedDict:
+    return collections.OrderedDict(zip(self.axis_names, self.devices.shape))
+
+  @property
+  def axis_sizes(self) -> tuple[int, ...]:
+    return tuple(self.devices.shape)
+
+  @property
+  def shape_tuple(self) -> tuple:
+    return tuple(zip(self.axis_names, self.devices.shape))
+
+  @property
+  def size(self) -> int:
+    return int(self.devices.size)
+
+  @property
+  def empty(self) -> bool:
+    return self.devices.size == 0
+
+  @property
+  def device_ids(self) -> np.ndarray:
+    return np.vectorize(_device_id, otypes=[np.int64])(self.devices)
+
+  @property
+  def local_devices(self) -> list:
+    return list(self.devices.flat)
+
+  @property
+  def _flat_devices(self) -> list:
+    return list(self.devices.flat)
+
+  def __eq__(self, other):
+    return (isinstance(other, Mesh) and self._hash == other._hash
+            and self.axis_names == other.axis_names
+            and self.devices.shape == other.devices.shape
+            and all(a == b for a, b in zip(self.devices.flat, other.devices.flat)))
+
+  def __hash__(self):
+    return self._hash
+
+  def _short_repr(self) -> str:
+    sizes = ", ".join(f"{n!r}: {s}" for n, s in self.shape.items())
+    return f"Mesh({sizes}, axis_types={self.axis_types!r})"
+
+  def __repr__(self):
+    return (f"Mesh(axis_sizes={self.axis_sizes}, axis_names={self.axis_names}, "
+            f"axis_types={self.axis_types!r})")
+
+  # `with mesh:` makes it the mesh that shard_map uses when none is given.
+  def __enter__(self):
+    _mesh_stack.append(self)
+    return self
+
+  def __exit__(self, *exc):
+    _mesh_stack.pop()
+    return False
+
+
+_mesh_stack: list[Mesh] = []
+
+
+def get_mesh() -> Mesh | None:
+  return _mesh_stack[-1] if _mesh_stack else None
+
+
+def make_mesh(axis_shapes: Sequence[int], axis_names: Sequence[str], *, devices=None,
+              axis_types=None) -> Mesh:
+  """A mesh of the first prod(axis_shapes) devices, in device order, row-major."""
+  from jax._src import api
+  axis_shapes = tuple(int(s) for s in axis_shapes)
+  if isinstance(axis_names, str):
+    axis_names = (axis_names,)
+  if len(axis_shapes) != len(axis_names):
+    raise ValueError(f"Length of axis_shapes {axis_shapes} and axis_names {tuple(axis_names)} "
+                     "must be equal.")
+  devices = list(api.devices() if devices is None else devices)
+  n = math.prod(axis_shapes)
+  if n > len(devices):
+    raise ValueError(f"Number of devices {len(devices)} must be >= the product of mesh_shape "
+                     f"{axis_shapes} (= {n}). Start with more devices (e.g. JAX_NUM_CPU_DEVICES="
+                     f"{n} for the CPU backend).")
+  arr = np.empty(n, dtype=object)
+  arr[:] = devices[:n]
+  return Mesh(arr.reshape(axis_shapes), tuple(axis_names), axis_types)
+
+
+# ----------------------------------------------------------------------------- PartitionSpec
+
+
+class _Unconstrained:
+  def __repr__(self):
+    return "UNCONSTRAINED"
+
+
+UNCONSTRAINED = _Unconstrained()
+
+
+def _canonical_entry(e):
+  if e is None or e is UNCONSTRAINED or isinstance(e, str):
+    return e
+  if isinstance(e, (tuple, list)):
+    if not all(isinstance(n, str) for n in e):
+      raise TypeError(f"PartitionSpec entries must be None, a mesh axis name or a tuple of "
+                      f"names, got {e!r}")
+    return tuple(e)
+  raise TypeError(f"PartitionSpec entries must be None, a mesh axis name or a tuple of names, "
+                  f"got {e!r}")
+
+
+class PartitionSpec(tuple):
+  """Per array dimension: None (not split), a mesh axis name, or a tuple of names."""
+
+  UNCONSTRAINED = UNCONSTRAINED
+
+  def __new__(cls, *partitions):
+    return super().__new__(cls, tuple(_canonical_entry(p) for p in partitions))
+
+  def __repr__(self):
+    if not self:
+      return "P()"
+    return "P(" + ", ".join(repr(p) for p in self) + ("," if len(self) == 1 else "") + ")"
+
+  def __reduce__(self):
+    return (PartitionSpec, tuple(self))
+
+  def __eq__(self, other):
+    return isinstance(other, PartitionSpec) and tuple(self) == tuple(other)
+
+  def __ne__(self, other):
+    return not self == other
+
+  def __hash__(self):
+    return hash((PartitionSpec, tuple(self)))
+
+  def _normalized(self, ndim: int) -> tuple:
+    """One tuple of mesh axis names per dimension (empty = not split)."""
+    entries = list(self) + [None] * (ndim - len(self))
+    return tuple(() if e is None or e is UNCONSTRAINED else (e,) if isinstance(e, str)
+                 else tuple(e) for e in entries)
+
+
+def spec_from_axes(per_dim: Sequence[tuple]) -> PartitionSpec:
+  """The PartitionSpec of normalized per-dimension names, trailing unsplit dims dropped."""
+  entries = [None if not names else names[0] if len(names) == 1 else tuple(names)
+             for names in per_dim]
+  while entries and entries[-1] is None:
+    entries.pop()
+  return PartitionSpec(*entries)
+
+
+# ----------------------------------------------------------------------------- shardings
+
+
+class Sharding:
+  """How an array is laid out over devices."""
+
+  memory_kind = "device"
+
+  @property
+  def device_set(self) -> set:
+    return set(self._device_assignment)
+
+  @property
+  def num_devices(self) -> int:
+    return len(self._device_assignment)
+
+  @property
+  def addressable_devices(self) -> set:
+    return self.device_set
+
+  @property
+  def is_fully_addressable(self) -> bool:
+    return True
+
+  def addressable_devices_indices_map(self, global_shape) -> dict:
+    return self.devices_indices_map(global_shape)
+
+  def shard_shape(self, global_shape) -> tuple:
+    index = next(iter(self.devices_indices_map(global_shape).values()))
+    return tuple(len(range(*s.indices(d))) for s, d in zip(index, global_shape))
+
+  def with_memory_kind(self, kind):
+    if kind not in (None, "device"):
+      raise ValueError(f"memory kind {kind!r} is not supported; the CPU backend has 'device'")
+    return self
+
+  def is_equivalent_to(self, other, ndim: int) -> bool:
+    shape = (1,) * ndim
+    return (isinstance(other, Sharding)
+            and self._device_assignment == other._device_assignment
+            and self.devices_indices_map(shape) == other.devices_indices_map(shape))
+
+
+class SingleDeviceSharding(Sharding):
+  def __init__(self, device, *, memory_kind=None):
+    self._device = device
+
+  @property
+  def _device_assignment(self) -> list:
+    return [self._device]
+
+  is_fully_replicated = property(lambda self: True)
+
+  def devices_indices_map(self, global_shape) -> dict:
+    return {self._device: (slice(None),) * len(global_shape)}
+
+  def __eq__(self, other):
+    return isinstance(other, SingleDeviceSharding) and self._device == other._device
+
+  def __hash__(self):
+    return hash((SingleDeviceSharding, self._device))
+
+  def __repr__(self):
+    return f"SingleDeviceSharding(device={self._device!r}, memory_kind=device)"
+
+
+def _check_spec(mesh: Mesh, spec: PartitionSpec) -> None:
+  used: list[str] = []
+  for names in spec._normalized(len(spec)):
+    for n in names:
+      if n not in mesh.shape:
+        raise ValueError(f"Resource axis: {n} of {spec} is not found in mesh: "
+                         f"{tuple(mesh.axis_names)}.")
+      if n in used:
+        raise ValueError(f"A single NamedSharding spec specification can map every mesh axis "
+                         f"to at most one positional dimension, but {spec} has duplicate "
+                         f"entries for `{n}`")
+      used.append(n)
+
+
+class NamedSharding(Sharding):
+  """A layout over a mesh: dimension i is split over the mesh axes named by spec[i]."""
+
+  def __init__(self, mesh: Mesh, spec: PartitionSpec = PartitionSpec(), *, memory_kind=None):
+    if not isinstance(mesh, Mesh):
+      raise TypeError(f"NamedSharding expects a Mesh, got {type(mesh).__name__}")
+    if not isinstance(spec, PartitionSpec):
+      if spec is None:
+        spec = PartitionSpec()
+      elif isinstance(spec, (tuple, list)):
+        spec = PartitionSpec(*spec)
+      else:
+        raise TypeError(f"NamedSharding expects a PartitionSpec, got {spec!r}")
+    _check_spec(mesh, spec)
+    self.mesh, self.spec = mesh, spec
+
+  @property
+  def _device_assignment(self) -> list:
+    return self.mesh._flat_devices
+
+  @property
+  def is_fully_replicated(self) -> bool:
+    return all(self.mesh.shape[n] == 1 for names in self.spec._normalized(len(self.spec))
+               for n in names)
+
+  def partition_counts(self, ndim: int) -> tuple[int, ...]:
+    return tuple(math.prod(self.mesh.shape[n] for n in names)
+                 for names in self.spec._normalized(ndim))
+
+  def check_shape(self, global_shape, what: str = "array") -> None:
+    if len(self.spec) > len(global_shape):
+      raise ValueError(f"One of {what} was given the sharding of {self}, which implies that it "
+                       f"has a rank of at least {len(self.spec)}, but it is "
+                       f"{len(global_shape)}")
+    for axis, (k, d) in enumerate(zip(self.partition_counts(len(global_shape)), global_shape)):
+      if d % k:
+        raise ValueError(f"Sharding spec {tuple(self.spec)} implies that array axis {axis} is "
+                         f"partitioned {k} times, but does not evenly divide the dimension "
+                         f"size {d}. Got shape: {tuple(global_shape)} and sharding {self}")
+
+  def _block_index(self, coord: tuple, names: tuple) -> int:
+    """The position of the device at mesh `coord` among the parts split over `names`."""
+    index = 0
+    for n in names:
+      i = self.mesh.axis_names.index(n)
+      index = index * self.mesh.devices.shape[i] + coord[i]
+    return index
+
+  def devices_indices_map(self, global_shape) -> dict:
+    global_shape = tuple(global_shape)
+    self.check_shape(global_shape)
+    per_dim = self.spec._normalized(len(global_shape))
+    counts = self.partition_counts(len(global_shape))
+    out = {}
+    for coord in np.ndindex(*self.mesh.devices.shape):
+      index = []
+      for names, k, d in zip(per_dim, counts, global_shape):
+        if not names:
+          index.append(slice(None))
+          continue
+        b = self._block_index(coord, names)
+        index.append(slice(b * (d // k), (b + 1) * (d // k)))
+      out[self.mesh.devices[coord]] = tuple(index)
+    return out
+
+  def replica_ids(self, global_shape) -> list[int]:
+    """Per device (mesh order): how many devices before it hold the same block."""
+    seen: dict = {}
+    ids = []
+    for idx in self.devices_indices_map(global_shape).values():
+      key = tuple((s.start, s.stop) for s in idx)
+      ids.append(seen.get(key, 0))
+      seen[key] = ids[-1] + 1
+    return ids
+
+  def __eq__(self, other):
+    return (isinstance(other, NamedSharding) and self.mesh == other.mesh
+            and self.spec._normalized(64) == other.spec._normalized(64))
+
+  def __hash__(self):
+    return hash((NamedSharding, self.mesh, self.spec._normalized(64)))
+
+  def __repr__(self):
+    return f"NamedSharding(mesh={self.mesh._short_repr()}, spec={self.spec!r}, memory_kind=device)"
+
+
+class PmapSharding(Sharding):
+  """A pmap result: slice i of axis `stack_axis` on device i (or copies if axis is None)."""
+
+  def __init__(self, devices: Sequence, stack_axis: int | None):
+    self._devices = list(devices)
+    self.stack_axis = stack_axis
+
+  @property
+  def _device_assignment(self) -> list:
+    return self._devices
+
+  is_fully_replicated = property(lambda self: self.stack_axis is None)
+
+  def devices_indices_map(self, global_shape) -> dict:
+    out = {}
+    for i, d in enumerate(self._devices):
+      index = [slice(None)] * len(global_shape)
+      if self.stack_axis is not None:
+        index[self.stack_axis] = i
+      out[d] = tuple(index)
+    return out
+
+  def shard_shape(self, global_shape) -> tuple:
+    if self.stack_axis is None:
+      return tuple(global_shape)
+    return tuple(d for i, d in enumerate(global_shape) if i != self.stack_axis)
+
+  def __eq__(self, other):
+    return (isinstance(other, PmapSharding) and self._devices == other._devices
+            and self.stack_axis == other.stack_axis)
+
+  def __hash__(self):
+    return hash((PmapSharding, tuple(map(_device_id, self._devices)), self.stack_axis))
+
+  def __repr__(self):
+    return f"PmapSharding(devices={self._devices!r}, stack_axis={self.stack_axis})"
+
+
+class Shard:
+  """One addressable piece of an Array: its device, index, replica id and data."""
+
+  def __init__(self, device, index, replica_id: int, data):
+    self.device, self.index, self.replica_id, self.data = device, index, replica_id, data
+
+  def __repr__(self):
+    return (f"Shard(device={self.device!r}, index={self.index}, replica_id={self.replica_id}, "
+            f"data={self.data!r})")
+
+
+def make_single_device_sharding(device) -> SingleDeviceSharding:
+  return SingleDeviceSharding(device)

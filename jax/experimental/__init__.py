@@ -1,0 +1,1 @@
+"""Experimental APIs (kept for code written against their original locations)."""

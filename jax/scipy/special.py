@@ -1,0 +1,29 @@
+"""jax.scipy.special: special functions (SciPy names and semantics)."""
+
+from jax._src.scipy.special import betaln as betaln
+from jax._src.scipy.special import beta as beta
+from jax._src.scipy.special import digamma as digamma
+from jax._src.scipy.special import entr as entr
+from jax._src.scipy.special import erf as erf
+from jax._src.scipy.special import erfc as erfc
+from jax._src.scipy.special import erfinv as erfinv
+from jax._src.scipy.special import expit as expit
+from jax._src.scipy.special import gamma as gamma
+from jax._src.scipy.special import gammaln as gammaln
+from jax._src.scipy.special import gammasgn as gammasgn
+from jax._src.scipy.special import i0 as i0
+from jax._src.scipy.special import i0e as i0e
+from jax._src.scipy.special import i1 as i1
+from jax._src.scipy.special import i1e as i1e
+from jax._src.scipy.special import kl_div as kl_div
+from jax._src.scipy.special import log_ndtr as log_ndtr
+from jax._src.scipy.special import log_softmax as log_softmax
+from jax._src.scipy.special import logit as logit
+from jax._src.scipy.special import logsumexp as logsumexp
+from jax._src.scipy.special import multigammaln as multigammaln
+from jax._src.scipy.special import ndtr as ndtr
+from jax._src.scipy.special import ndtri as ndtri
+from jax._src.scipy.special import rel_entr as rel_entr
+from jax._src.scipy.special import softmax as softmax
+from jax._src.scipy.special import xlog1py as xlog1py
+from jax._src.scipy.special import xlogy as xlogy

@@ -1,0 +1,168 @@
+"""Meshes, NamedSharding device_put, shard_map as an SPMD program, jit over sharded arrays."""
+
+import numpy as np
+import pytest
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.sharding import Mesh, NamedSharding, PartitionSpec as P, SingleDeviceSharding
+
+
+@pytest.fixture
+def mesh(backend):
+  n = jax.device_count()
+  if n < 2:
+    pytest.skip("needs at least 2 devices (JAX_NUM_CPU_DEVICES)")
+  return jax.make_mesh((n,), ("x",))
+
+
+def _n(mesh):
+  return mesh.size
+
+
+def test_partition_spec_and_mesh_basics(backend):
+  assert repr(P("x", None)) == "P('x', None)" and repr(P()) == "P()" and repr(P("x")) == "P('x',)"
+  assert P("x") != P("x", None) and P("x") == P("x")
+  m = jax.make_mesh((1,), ("a",))
+  assert m.shape == {"a": 1} and m.axis_names == ("a",) and m.size == 1
+  with pytest.raises(ValueError, match="not found in mesh"):
+    NamedSharding(m, P("b"))
+  with pytest.raises(ValueError, match="duplicate"):
+    NamedSharding(jax.make_mesh((1, 1), ("a", "b")), P("a", "a"))
+  with pytest.raises(ValueError, match="must be >="):
+    jax.make_mesh((jax.device_count() + 1,), ("a",))
+
+
+def test_device_put_splits_into_per_device_blocks(mesh):
+  n = _n(mesh)
+  value = np.arange(4.0 * n, dtype=np.float32).reshape(2 * n, 2)
+  x = jax.device_put(value, NamedSharding(mesh, P("x")))
+  assert x.sharding == NamedSharding(mesh, P("x")) and len(x.sharding.device_set) == n
+  shards = x.addressable_shards
+  assert len(shards) == n and x.devices() == set(mesh.devices.flat)
+  for i, s in enumerate(shards):
+    assert s.device == mesh.devices[i] and s.replica_id == 0
+    assert s.index == (slice(2 * i, 2 * i + 2), slice(None))
+    assert s.data.devices() == {s.device}
+    np.testing.assert_array_equal(s.data, value[2 * i:2 * i + 2])
+  np.testing.assert_array_equal(x, value)
+  assert not x.is_fully_replicated
+
+
+def test_replicated_sharding_has_replica_ids(mesh):
+  x = jax.device_put(np.ones(3, np.float32), NamedSharding(mesh, P()))
+  assert x.is_fully_replicated
+  assert [s.replica_id for s in x.addressable_shards] == list(range(_n(mesh)))
+  np.testing.assert_array_equal(x + 1, np.full(3, 2.0))
+
+
+def test_device_put_uneven_is_an_error(mesh):
+  with pytest.raises(ValueError, match="does not evenly divide the dimension size"):
+    jax.device_put(np.ones(2 * _n(mesh) + 1), NamedSharding(mesh, P("x")))
+
+
+def test_shard_map_psum_and_per_shard_work(mesh):
+  n = _n(mesh)
+  f = jax.shard_map(lambda a: (a * 2, lax.psum(a.sum(), "x")), mesh=mesh, in_specs=P("x"),
+                    out_specs=(P("x"), P()))
+  value = np.arange(2.0 * n, dtype=np.float32)
+  for fun in (f, jax.jit(f)):
+    y, total = fun(jax.device_put(value, NamedSharding(mesh, P("x"))))
+    np.testing.assert_array_equal(y, value * 2)
+    assert float(total) == value.sum()
+    assert y.sharding == NamedSharding(mesh, P("x"))
+    assert total.sharding == NamedSharding(mesh, P())
+
+
+def test_shard_map_collectives(mesh):
+  n = _n(mesh)
+  value = np.arange(2.0 * n, dtype=np.float32)
+  g = jax.shard_map(lambda a: lax.all_gather(a, "x", tiled=True) + lax.axis_index("x"),
+                    mesh=mesh, in_specs=P("x"), out_specs=P("x"), check_vma=False)
+  expect = np.concatenate([value + i for i in range(n)])
+  np.testing.assert_array_equal(g(value), expect)
+  perm = [(i, (i + 1) % n) for i in range(n)]
+  h = jax.shard_map(lambda a: lax.ppermute(a, "x", perm), mesh=mesh, in_specs=P("x"),
+                    out_specs=P("x"))
+  np.testing.assert_array_equal(h(value), np.roll(value, 2))
+  m = jax.shard_map(lambda a: a - lax.pmean(a, "x"), mesh=mesh, in_specs=P("x"), out_specs=P("x"))
+  blocks = value.reshape(n, 2)
+  np.testing.assert_allclose(m(value), (blocks - blocks.mean(0)).reshape(-1))
+
+
+def test_shard_map_checks(mesh):
+  with pytest.raises(ValueError, match="can't be statically inferred"):
+    jax.shard_map(lambda a: a.sum(), mesh=mesh, in_specs=P("x"), out_specs=P())(
+        np.ones(2 * _n(mesh), np.float32))
+  out = jax.shard_map(lambda a: a.sum(keepdims=True), mesh=mesh, in_specs=P("x"),
+                      out_specs=P(), check_vma=False)(np.arange(2.0 * _n(mesh), dtype=np.float32))
+  np.testing.assert_array_equal(out, [1.0])  # the first device's block
+  with pytest.raises(ValueError, match="not evenly divisible"):
+    jax.shard_map(lambda a: a, mesh=mesh, in_specs=P("x"), out_specs=P("x"))(
+        np.ones(2 * _n(mesh) + 1))
+
+
+def test_shard_map_jvp_and_vmap(mesh):
+  n = _n(mesh)
+  value = np.arange(2.0 * n, dtype=np.float32)
+  f = jax.shard_map(jnp.sin, mesh=mesh, in_specs=P("x"), out_specs=P("x"))
+  y, t = jax.jvp(f, (value,), (np.ones_like(value),))
+  np.testing.assert_allclose(y, np.sin(value), rtol=1e-6)
+  np.testing.assert_allclose(t, np.cos(value), rtol=1e-6)
+  g = jax.vmap(jax.shard_map(lambda a: a * 2 + lax.psum(a, "x"), mesh=mesh, in_specs=P("x"),
+                             out_specs=P("x")))
+  batch = np.stack([value, value + 1])
+  blocks = batch.reshape(2, n, 2)
+  expect = (blocks * 2 + blocks.sum(1, keepdims=True)).reshape(2, -1)
+  np.testing.assert_allclose(g(batch), expect)
+
+
+def test_experimental_shard_map_spelling(mesh):
+  from jax.experimental.shard_map import shard_map
+  f = shard_map(lambda a: lax.psum(a, "x"), mesh, P("x"), P(), check_rep=True)
+  np.testing.assert_array_equal(f(np.ones(2 * _n(mesh), np.float32)), [_n(mesh)] * 2)
+
+
+def test_jit_over_sharded_inputs_is_partitioned(mesh):
+  n = _n(mesh)
+  value = np.arange(4.0 * n, dtype=np.float32).reshape(2 * n, 2)
+  x = jax.device_put(value, NamedSharding(mesh, P("x")))
+  y = jax.jit(lambda a: (a * 2).sum(axis=0))(x)
+  z = jax.jit(lambda a: jnp.sum(a * a, axis=1))(x)
+  np.testing.assert_array_equal(y, (value * 2).sum(0))
+  np.testing.assert_array_equal(z, (value * value).sum(1))
+  assert y.sharding == NamedSharding(mesh, P())
+  assert z.sharding == NamedSharding(mesh, P("x"))
+  outs = jax.jit(lambda a: (a + 1.0, jnp.mean(a), a.max(0), jnp.exp(a) * a))(x)
+  np.testing.assert_allclose(outs[0], value + 1)
+  np.testing.assert_allclose(outs[1], value.mean())
+  np.testing.assert_allclose(outs[2], value.max(0))
+  np.testing.assert_allclose(outs[3], np.exp(value) * value, rtol=1e-6)
+  assert [o.sharding.spec for o in outs] == [P("x"), P(), P(), P("x")]
+
+
+def test_jit_over_sharded_inputs_falls_back_to_one_device(mesh):
+  n = _n(mesh)
+  value = np.arange(4.0 * n, dtype=np.float32).reshape(2 * n, 2)
+  x = jax.device_put(value, NamedSharding(mesh, P("x")))
+  w = jax.jit(lambda a: a.T @ a)(x)  # a dot over the split dimension is not partitioned
+  np.testing.assert_allclose(w, value.T @ value)
+  assert w.sharding == SingleDeviceSharding(jax.devices()[0])
+
+
+def test_two_axis_mesh(backend):
+  if jax.device_count() < 4:
+    pytest.skip("needs 4 devices")
+  mesh = jax.make_mesh((2, 2), ("a", "b"))
+  value = np.arange(16.0, dtype=np.float32).reshape(4, 4)
+  x = jax.device_put(value, NamedSharding(mesh, P("a", "b")))
+  assert [s.index for s in x.addressable_shards][1] == (slice(0, 2), slice(2, 4))
+  s = jax.jit(lambda a: a.sum(0))(x)
+  np.testing.assert_array_equal(s, value.sum(0))
+  assert s.sharding == NamedSharding(mesh, P("b"))
+  f = jax.shard_map(lambda a: (lax.psum(a, "a"), jnp.full((1,), lax.axis_index("b"))),
+                    mesh=mesh, in_specs=P("a", "b"), out_specs=(P(None, "b"), P("b")))
+  summed, idx = f(x)
+  np.testing.assert_array_equal(summed, value[:2] + value[2:])
+  np.testing.assert_array_equal(idx, [0, 1])

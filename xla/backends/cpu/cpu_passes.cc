@@ -1,0 +1,39 @@
+#include "xla/backends/cpu/cpu_passes.h"
+
+#include "xla/passes/algebraic_simplifier.h"
+#include "xla/passes/constant_folding.h"
+#include "xla/passes/cse.h"
+#include "xla/passes/dce.h"
+#include "xla/passes/pipeline.h"
+
+namespace xla::cpu {
+namespace {
+
+// One round of the simplification passes; HloPassFix repeats it because each
+// pass exposes work for the others (a folded constant makes a divide a
+// multiply, CSE merges what simplification made identical).
+class SimplificationRound : public HloPassInterface {
+ public:
+  SimplificationRound() {
+    round_.AddPass<AlgebraicSimplifier>();
+    round_.AddPass<HloConstantFolding>();
+    round_.AddPass<HloCSE>();
+    round_.AddPass<HloDCE>();
+  }
+  std::string_view name() const override { return "simplification"; }
+  StatusOr<bool> Run(HloModule* module) override { return round_.Run(module); }
+
+ private:
+  // The verifier runs once around the whole pipeline below, not per round.
+  HloPassPipeline round_{"simplification-round", /*verify=*/false};
+};
+
+}  // namespace
+
+Status RunCpuPasses(HloModule* module) {
+  HloPassPipeline pipeline("cpu-hlo-passes");
+  pipeline.AddPass<HloPassFix<SimplificationRound>>();
+  return pipeline.Run(module).status();
+}
+
+}  // namespace xla::cpu

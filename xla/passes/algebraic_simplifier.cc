@@ -1,0 +1,178 @@
+#include "xla/passes/algebraic_simplifier.h"
+
+#include <string>
+#include <vector>
+
+namespace xla {
+namespace {
+
+// The scalar constant `instr` is or broadcasts, or null.
+const HloInstruction* ScalarConstant(const HloInstruction* instr) {
+  if (instr->opcode() == HloOpcode::kBroadcast) instr = instr->operand(0);
+  if (instr->opcode() != HloOpcode::kConstant || instr->shape().rank() != 0) return nullptr;
+  return instr;
+}
+
+bool IsConstantOne(const HloInstruction* instr) {
+  const HloInstruction* c = ScalarConstant(instr);
+  return c != nullptr && !IsComplex(c->shape().element_type()) &&
+         c->literal().GetAsDouble(0) == 1.0;
+}
+
+bool IsIdentityPermutation(const std::vector<int64_t>& dims) {
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] != static_cast<int64_t>(i)) return false;
+  }
+  return true;
+}
+
+// An op whose result equals its first operand element for element.
+bool IsNoOp(const HloInstruction* instr) {
+  const HloInstruction* operand = instr->operand_count() > 0 ? instr->operand(0) : nullptr;
+  if (operand == nullptr || !(instr->shape() == operand->shape())) return false;
+  switch (instr->opcode()) {
+    case HloOpcode::kReshape:
+    case HloOpcode::kConvert:
+    case HloOpcode::kCopy:
+      return true;
+    case HloOpcode::kTranspose:
+    case HloOpcode::kBroadcast:
+      return IsIdentityPermutation(instr->dimensions());
+    case HloOpcode::kReverse:
+      for (int64_t d : instr->dimensions()) {
+        if (operand->shape().dimensions(d) > 1) return false;
+      }
+      return true;
+    case HloOpcode::kSlice:
+      for (int64_t s : instr->slice_strides()) {
+        if (s != 1) return false;
+      }
+      return true;  // same shape and unit strides: the whole operand
+    default:
+      return false;
+  }
+}
+
+std::string UniqueName(const HloComputation* comp, const std::string& wanted) {
+  std::string name = wanted;
+  for (int i = 1; comp->GetInstructionWithName(name) != nullptr; ++i) {
+    name = wanted + "." + std::to_string(i);
+  }
+  return name;
+}
+
+bool IsF32OrF64(const HloInstruction* instr) {
+  const PrimitiveType type = instr->shape().element_type();
+  return type == PrimitiveType::F32 || type == PrimitiveType::F64;
+}
+
+// The scalar `f(c)` in the element type of constant `c` (f32 or f64),
+// rounded once as that type's arithmetic would.
+template <typename F>
+Literal MapScalar(const HloInstruction* c, F f) {
+  const PrimitiveType type = c->shape().element_type();
+  Literal out(Shape::Scalar(type));
+  if (type == PrimitiveType::F32) {
+    out.Set<float>(0, f(c->literal().Get<float>(0)));
+  } else {
+    out.Set<double>(0, f(c->literal().Get<double>(0)));
+  }
+  return out;
+}
+
+// x * broadcast(scalar), named after `replaced` (unique in its computation).
+HloInstruction* MultiplyByScalar(HloInstruction* replaced, HloInstruction* x,
+                                 HloInstruction* scalar) {
+  HloComputation* comp = replaced->parent();
+  const std::string& base = replaced->name();
+  HloInstruction* operand = scalar;
+  if (replaced->shape().rank() > 0) {
+    operand = comp->AddInstruction(HloInstruction::Create(
+        HloOpcode::kBroadcast, replaced->shape(), {scalar}, UniqueName(comp, base + ".broadcast")));
+  }
+  return comp->AddInstruction(HloInstruction::Create(HloOpcode::kMultiply, replaced->shape(),
+                                                     {x, operand},
+                                                     UniqueName(comp, base + ".multiply")));
+}
+
+// x / c -> x * (1/c).
+HloInstruction* DivideByConstantAsMultiply(HloInstruction* divide) {
+  const HloInstruction* c = ScalarConstant(divide->operand(1));
+  if (!IsF32OrF64(divide) || c == nullptr) return nullptr;
+  HloComputation* comp = divide->parent();
+  HloInstruction* reciprocal = comp->AddInstruction(HloInstruction::CreateConstant(
+      MapScalar(c, [](auto v) { return decltype(v)(1) / v; }),
+      UniqueName(comp, divide->name() + ".reciprocal")));
+  return MultiplyByScalar(divide, divide->operand(0), reciprocal);
+}
+
+// The scalar an array operand broadcasts (broadcast from rank 0), or null.
+HloInstruction* BroadcastScalar(HloInstruction* instr) {
+  if (instr->opcode() != HloOpcode::kBroadcast || instr->shape().rank() == 0) return nullptr;
+  HloInstruction* scalar = instr->operand(0);
+  return scalar->shape().rank() == 0 ? scalar : nullptr;
+}
+
+// (x * broadcast(s1)) * broadcast(s2) -> x * broadcast(s2 * s1), operands in
+// either order: the factors multiply once as scalars instead of once per
+// element, and this is the rounding XLA gives (jnp.linspace depends on it).
+// The inner product stays for its other users, if any. Each rewrite leaves
+// one array multiply fewer in the chain, so repeating it terminates.
+HloInstruction* FoldScalarFactors(HloInstruction* multiply) {
+  if (!IsF32OrF64(multiply) || multiply->shape().rank() == 0) return nullptr;
+  for (int outer = 0; outer < 2; ++outer) {
+    HloInstruction* s2 = BroadcastScalar(multiply->operand(outer));
+    HloInstruction* inner = multiply->operand(1 - outer);
+    if (s2 == nullptr || inner->opcode() != HloOpcode::kMultiply ||
+        !(inner->shape() == multiply->shape())) {
+      continue;
+    }
+    for (int k = 0; k < 2; ++k) {
+      HloInstruction* s1 = BroadcastScalar(inner->operand(k));
+      HloInstruction* x = inner->operand(1 - k);
+      if (s1 == nullptr || BroadcastScalar(x) != nullptr) continue;
+      HloComputation* comp = multiply->parent();
+      HloInstruction* factor = comp->AddInstruction(HloInstruction::Create(
+          HloOpcode::kMultiply, s1->shape(), {s2, s1},
+          UniqueName(comp, multiply->name() + ".factor")));
+      return MultiplyByScalar(multiply, x, factor);
+    }
+  }
+  return nullptr;
+}
+
+// The instruction that replaces `instr`, or null.
+HloInstruction* Simplify(HloInstruction* instr) {
+  switch (instr->opcode()) {
+    case HloOpcode::kDivide:
+      return DivideByConstantAsMultiply(instr);
+    case HloOpcode::kMultiply:
+      if (IsConstantOne(instr->operand(1)) && instr->operand(0)->shape() == instr->shape()) {
+        return instr->operand(0);
+      }
+      if (IsConstantOne(instr->operand(0)) && instr->operand(1)->shape() == instr->shape()) {
+        return instr->operand(1);
+      }
+      return FoldScalarFactors(instr);
+    default:
+      return IsNoOp(instr) ? instr->operand(0) : nullptr;
+  }
+}
+
+}  // namespace
+
+StatusOr<bool> AlgebraicSimplifier::Run(HloModule* module) {
+  bool changed = false;
+  for (HloComputation* comp : module->computations()) {
+    for (HloInstruction* instr : comp->MakeInstructionPostOrder()) {
+      HloInstruction* replacement = Simplify(instr);
+      if (replacement == nullptr) continue;
+      RETURN_IF_ERROR(instr->ReplaceAllUsesWith(replacement));
+      changed = true;  // the replaced instruction is left for DCE
+    }
+    if (changed) comp->SortInstructionsInPostOrder();
+  }
+  return changed;
+}
+
+}  // namespace xla

@@ -1,0 +1,148 @@
+// AlgebraicSimplifier tests, written in HLO text.
+#include "xla/hlo/parser/parser.h"
+#include "xla/hlo/testing/check.h"
+#include "xla/passes/algebraic_simplifier.h"
+#include "xla/passes/constant_folding.h"
+#include "xla/passes/dce.h"
+
+namespace xla {
+namespace {
+
+std::string Simplified(const std::string& text) {
+  auto m = ParseHloModule(text);
+  if (!m.ok()) return "parse error: " + m.status().ToString();
+  AlgebraicSimplifier simplifier;
+  auto changed = simplifier.Run(m->get());
+  if (!changed.ok()) return "error: " + changed.status().ToString();
+  // Folding shows the scalar products the simplifier builds as numbers.
+  HloConstantFolding folding;
+  if (!folding.Run(m->get()).ok()) return "folding error";
+  HloDCE dce;
+  if (!dce.Run(m->get()).ok()) return "dce error";
+  std::string out = ToString(**m);
+  if (!ParseHloModule(out).ok()) return "unparsable result:\n" + out;
+  return out;
+}
+
+bool Contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+TEST(DivideByConstantBecomesMultiplyByReciprocal) {
+  std::string out = Simplified(R"(HloModule m
+
+ENTRY e {
+  x = f32[6]{0} parameter(0)
+  c = f32[] constant(6)
+  b = f32[6]{0} broadcast(c), dimensions={}
+  ROOT d = f32[6]{0} divide(x, b)
+}
+
+)");
+  EXPECT_TRUE(!Contains(out, "divide("));
+  EXPECT_TRUE(Contains(out, "multiply(x, "));
+  EXPECT_TRUE(Contains(out, "constant(0.16666667"));
+}
+
+TEST(ConstantFactorsFoldIntoOne) {
+  std::string out = Simplified(R"(HloModule m
+
+ENTRY e {
+  x = f32[6]{0} parameter(0)
+  c = f32[] constant(6)
+  b = f32[6]{0} broadcast(c), dimensions={}
+  d = f32[6]{0} divide(x, b)
+  n = f32[] constant(0.9)
+  nb = f32[6]{0} broadcast(n), dimensions={}
+  ROOT m = f32[6]{0} multiply(nb, d)
+}
+
+)");
+  // 0.9f * (1/6)f rounded once in f32 is 0.15f.
+  EXPECT_TRUE(Contains(out, "constant(0.15)"));
+  EXPECT_TRUE(Contains(out, "multiply(x, "));
+  EXPECT_TRUE(!Contains(out, "divide("));
+}
+
+TEST(ScalarFactorsMultiplyOnceAsScalars) {
+  std::string out = Simplified(R"(HloModule m
+
+ENTRY e {
+  x = f32[4]{0} parameter(0)
+  s = f32[] parameter(1)
+  c = f32[] constant(0.5)
+  cb = f32[4]{0} broadcast(c), dimensions={}
+  xc = f32[4]{0} multiply(x, cb)
+  sb = f32[4]{0} broadcast(s), dimensions={}
+  ROOT m = f32[4]{0} multiply(sb, xc)
+}
+
+)");
+  EXPECT_TRUE(Contains(out, "f32[] multiply(s, c)"));
+  EXPECT_TRUE(Contains(out, "f32[4]{0} multiply(x, "));
+  EXPECT_TRUE(!Contains(out, "multiply(sb, xc)"));
+}
+
+TEST(DivideByAVariableOrAnIntegerStays) {
+  std::string out = Simplified(R"(HloModule m
+
+ENTRY e {
+  x = f32[2]{0} parameter(0)
+  y = f32[2]{0} parameter(1)
+  i = s32[2]{0} parameter(2)
+  c = s32[] constant(3)
+  b = s32[2]{0} broadcast(c), dimensions={}
+  d = f32[2]{0} divide(x, y)
+  q = s32[2]{0} divide(i, b)
+  ROOT t = (f32[2]{0}, s32[2]{0}) tuple(d, q)
+}
+
+)");
+  EXPECT_TRUE(Contains(out, "divide(x, y)"));
+  EXPECT_TRUE(Contains(out, "divide(i, b)"));
+}
+
+TEST(NoOpsAndMultiplyByOneDisappear) {
+  std::string out = Simplified(R"(HloModule m
+
+ENTRY e {
+  x = f32[2,3]{1,0} parameter(0)
+  r = f32[2,3]{1,0} reshape(x)
+  t = f32[2,3]{1,0} transpose(r), dimensions={0,1}
+  v = f32[2,3]{1,0} convert(t)
+  s = f32[2,3]{1,0} slice(v), slice={[0:2], [0:3]}
+  one = f32[] constant(1)
+  ob = f32[2,3]{1,0} broadcast(one), dimensions={}
+  ROOT m = f32[2,3]{1,0} multiply(s, ob)
+}
+
+)");
+  EXPECT_EQ(out, std::string(R"(HloModule m
+
+ENTRY e {
+  ROOT x = f32[2,3]{1,0} parameter(0)
+}
+
+)"));
+}
+
+TEST(RealTransposeAndMultiplyByTwoStay) {
+  std::string out = Simplified(R"(HloModule m
+
+ENTRY e {
+  x = f32[2,2]{1,0} parameter(0)
+  t = f32[2,2]{1,0} transpose(x), dimensions={1,0}
+  two = f32[] constant(2)
+  b = f32[2,2]{1,0} broadcast(two), dimensions={}
+  ROOT m = f32[2,2]{1,0} multiply(t, b)
+}
+
+)");
+  EXPECT_TRUE(Contains(out, "transpose(x)"));
+  EXPECT_TRUE(Contains(out, "multiply(t, b)"));
+}
+
+}  // namespace
+}  // namespace xla
+
+TEST_MAIN()
