@@ -15,17 +15,8 @@ pytestmark = pytest.mark.needs_wheels
 MINIMUM_PASSING = 205
 
 
-def _corpus() -> str:
-  root = os.environ.get("CONFORMANCE_DIR") or os.path.join(
-      os.path.dirname(__file__), "..", "..", "..", "shared", "conformance")
-  root = os.path.abspath(root)
-  if not os.path.isdir(os.path.join(root, "hlo")):
-    pytest.skip(f"conformance corpus not found at {root} (set CONFORMANCE_DIR)")
-  return root
-
-
-def test_hlo_corpus(tmp_path):
-  root = _corpus()
+def test_hlo_corpus(tmp_path, conformance_dir):
+  root = conformance_dir
   report = tmp_path / "hlo.json"
   proc = subprocess.run(
       [sys.executable, os.path.join(root, "run_hlo.py"), os.path.join(root, "hlo"),

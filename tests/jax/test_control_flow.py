@@ -219,3 +219,18 @@ def test_vmap_named_axis_collectives(backend):
 def test_unbound_axis_name_is_an_error():
   with pytest.raises(NameError, match="unbound axis name"):
     lax.psum(np.float32(1.0), "nope")
+
+
+def test_grad_through_scan_from_a_constant_carry():
+  # An RNN-style scan whose carry starts from a constant: its tangent starts as
+  # a known zero, and the transpose must still treat the carry as linear.
+  def f(w, x):
+    return jnp.sum(lax.scan(lambda h, xi: (w * h + xi, h), 0.0, x)[1])
+
+  g = jax.grad(f)(0.5, jnp.ones(3))
+  # d/dw of h1 + h2 with h0 = 0, h1 = 1, h2 = w + 1: 1.0
+  np.testing.assert_allclose(float(g), 1.0, rtol=1e-6)
+  # Four steps: ys = 0, 1, w + 1, w^2 + w + 1, so d/dw sum(ys) = 2w + 2.
+  ws = jnp.array([0.5, 2.0])
+  np.testing.assert_allclose(jax.vmap(jax.grad(f), in_axes=(0, None))(ws, jnp.ones(4)),
+                             [3.0, 6.0], rtol=1e-6)

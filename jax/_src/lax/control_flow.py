@@ -616,8 +616,12 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, u
   c_lin = [ad.is_undefined_primal(v) for v in c]
   k_lin = [ad.is_undefined_primal(v) for v in k]
   x_lin = [ad.is_undefined_primal(v) for v in x]
-  if not all(k_lin):
-    raise NotImplementedError("scan transpose: a carry is not linear")
+  # A carry whose init is known (the instantiated zero tangent of a constant
+  # init, as in an RNN started from zeros) is still linear in the body: the
+  # only known value a linear scan's carry can start from is zero. Its init
+  # gets no cotangent.
+  k_known = [not lin for lin in k_lin]
+  k_lin = [True] * nk
   ny = len(jaxpr.out_avals) - nk
   out_avals = _scan_abstract_eval(jaxpr=jaxpr, num_consts=nc, num_carry=nk, length=length,
                                   reverse=reverse, unroll=unroll)
@@ -643,6 +647,7 @@ def _scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse, u
   outs = scan_p.bind(*res_c, *acc0, *ct_k, *ct_y, *res_x, jaxpr=new, num_consts=len(res_c),
                      num_carry=n_lc + nk, length=length, reverse=not reverse, unroll=unroll)
   ct_c, ct_init, ct_x = _split(outs, [n_lc, nk])
+  ct_init = [None if known else ct for ct, known in zip(ct_init, k_known)]
   ct_c, ct_x = iter(ct_c), iter(ct_x)
   return ([next(ct_c) if lin else None for lin in c_lin] + ct_init +
           [next(ct_x) if lin else None for lin in x_lin])

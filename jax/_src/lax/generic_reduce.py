@@ -192,40 +192,49 @@ hlo.lowering_rules[reduce_p] = _reduce_lowering
 
 
 @functools.lru_cache(maxsize=256)
-def _traced_reducer(computation, in_tree, avals):
-  """The reduction function traced on scalars: (a..., b...) -> out..."""
-
+def _cached_reducer_jaxpr(computation, in_tree, avals, op_name):
   def flat(*leaves):
     n = len(leaves) // 2
     a, b = in_tree.unflatten(leaves[:n]), in_tree.unflatten(leaves[n:])
-    out = computation(a, b)
-    out_leaves, out_tree = tree_util.tree_flatten(out)
+    out_leaves, out_tree = tree_util.tree_flatten(computation(a, b))
     if out_tree != in_tree:
-      raise TypeError(f"reduce: the reduction function must return the structure of its "
+      raise TypeError(f"{op_name}: the reduction function must return the structure of its "
                       f"operands {in_tree}, got {out_tree}")
     return out_leaves
 
   jaxpr, consts = pe.trace_to_jaxpr_dynamic(flat, list(avals) + list(avals))
   closed, hoisted = pe.close_jaxpr(jaxpr, consts)
   if hoisted:
-    raise TypeError("reduce: the reduction function closes over a traced value; pass it as an "
-                    "operand instead")
+    raise TypeError(f"{op_name}: the reduction function closes over a traced value; pass it as "
+                    "an operand instead")
   out_avals = [v.aval for v in closed.jaxpr.outs]
   for a, o in zip(avals, out_avals):
     if a.shape != o.shape or a.dtype != o.dtype:
-      raise TypeError(f"reduce: the reduction function returns {o.str_short()} for an operand "
-                      f"of type {a.str_short()}")
+      raise TypeError(f"{op_name}: the reduction function returns {o.str_short()} for an "
+                      f"operand of type {a.str_short()}")
   return closed
 
 
-def _as_init(init, dtype):
+def traced_reducer(computation, in_tree, avals, op_name: str):
+  """The reduction function of reduce/reduce_window traced on scalars:
+  (a..., b...) -> out..., cached when the function is hashable."""
+  try:
+    return _cached_reducer_jaxpr(computation, in_tree, avals, op_name)
+  except TypeError as e:
+    if "unhashable" not in str(e):
+      raise
+    return _cached_reducer_jaxpr.__wrapped__(computation, in_tree, avals, op_name)
+
+
+def as_init(init, dtype, op_name: str):
+  """A scalar init value in the operand dtype (weak-typed values convert)."""
   aval = core.get_aval(init)
   if aval.shape != ():
-    raise TypeError(f"reduce: init values must be scalars, got {aval.str_short()}")
+    raise TypeError(f"{op_name}: init values must be scalars, got {aval.str_short()}")
   if aval.dtype != dtype:
     if not aval.weak_type:
-      raise TypeError(f"reduce: init value of type {aval.str_short()} does not match the operand "
-                      f"dtype {np.dtype(dtype).name}")
+      raise TypeError(f"{op_name}: init value of type {aval.str_short()} does not match the "
+                      f"operand dtype {np.dtype(dtype).name}")
     init = ew.convert_element_type(init, dtype)
   return init
 
@@ -253,18 +262,13 @@ def reduce(operands, init_values, computation: Callable, dimensions: Sequence[in
               for x in flat_ops]
   avals = [core.get_aval(x) for x in flat_ops]
   dims = _dimensions(dimensions, avals[0].ndim)
-  flat_inits = [_as_init(i, a.dtype) for i, a in zip(flat_inits, avals)]
+  flat_inits = [as_init(i, a.dtype, "reduce") for i, a in zip(flat_inits, avals)]
   if len(flat_ops) == 1:
     reducer = _monoid_reducer(computation, flat_inits[0], avals[0].dtype)
     if reducer is not None:
       return tree.unflatten([reducer(flat_ops[0], dims)])
   scalar_avals = tuple(ShapedArray((), a.dtype) for a in avals)
-  try:
-    jaxpr = _traced_reducer(computation, tree, scalar_avals)
-  except TypeError as e:
-    if "unhashable" not in str(e):
-      raise
-    jaxpr = _traced_reducer.__wrapped__(computation, tree, scalar_avals)
+  jaxpr = traced_reducer(computation, tree, scalar_avals, "reduce")
   outs = reduce_p.bind(*flat_ops, *flat_inits, jaxpr=jaxpr,
                        dimensions=dims)
   return tree.unflatten(outs)

@@ -16,7 +16,6 @@ classic gradient of max pooling.
 
 from __future__ import annotations
 
-import functools
 import operator
 from typing import Callable, Sequence
 
@@ -31,6 +30,7 @@ from jax._src.interpreters import batching
 from jax._src.interpreters import partial_eval as pe
 from jax._src.lax import convolution
 from jax._src.lax import elementwise as ew
+from jax._src.lax import generic_reduce
 from jax._src.lax import shape as lax_shape
 from jax._src.lax.utils import standard_primitive
 from jax._src.lowering import hlo
@@ -409,36 +409,6 @@ def _monoid_prim(computation, init, dtype):
   return prim
 
 
-@functools.lru_cache(maxsize=256)
-def _traced_window_reducer(computation, in_tree, avals):
-  def flat(*leaves):
-    n = len(leaves) // 2
-    out = computation(in_tree.unflatten(leaves[:n]), in_tree.unflatten(leaves[n:]))
-    out_leaves, out_tree = tree_util.tree_flatten(out)
-    if out_tree != in_tree:
-      raise TypeError(f"reduce_window: the reduction function must return the structure of its "
-                      f"operands {in_tree}, got {out_tree}")
-    return out_leaves
-
-  jaxpr, consts = pe.trace_to_jaxpr_dynamic(flat, list(avals) + list(avals))
-  closed, hoisted = pe.close_jaxpr(jaxpr, consts)
-  if hoisted:
-    raise TypeError("reduce_window: the reduction function closes over a traced value")
-  return closed
-
-
-def _as_init(init, dtype):
-  aval = core.get_aval(init)
-  if aval.shape != ():
-    raise TypeError(f"reduce_window: init values must be scalars, got {aval.str_short()}")
-  if aval.dtype != dtype:
-    if not aval.weak_type:
-      raise TypeError(f"reduce_window: init value of type {aval.str_short()} does not match the "
-                      f"operand dtype {np.dtype(dtype).name}")
-    init = ew.convert_element_type(init, dtype)
-  return init
-
-
 def reduce_window(operand, init_value, computation: Callable, window_dimensions: Sequence[int],
                   window_strides: Sequence[int], padding, base_dilation=None,
                   window_dilation=None):
@@ -453,18 +423,13 @@ def reduce_window(operand, init_value, computation: Callable, window_dimensions:
   avals = [core.get_aval(x) for x in flat_ops]
   params = _canonical_params(avals[0].shape, window_dimensions, window_strides, padding,
                              base_dilation, window_dilation)
-  flat_inits = [_as_init(i, a.dtype) for i, a in zip(flat_inits, avals)]
+  flat_inits = [generic_reduce.as_init(i, a.dtype, "reduce_window") for i, a in zip(flat_inits, avals)]
   if len(flat_ops) == 1:
     prim = _monoid_prim(computation, flat_inits[0], avals[0].dtype)
     if prim is not None:
       return tree.unflatten([prim.bind(flat_ops[0], **params)])
   scalar = tuple(ShapedArray((), a.dtype) for a in avals)
-  try:
-    jaxpr = _traced_window_reducer(computation, tree, scalar)
-  except TypeError as e:
-    if "unhashable" not in str(e):
-      raise
-    jaxpr = _traced_window_reducer.__wrapped__(computation, tree, scalar)
+  jaxpr = generic_reduce.traced_reducer(computation, tree, scalar, "reduce_window")
   outs = reduce_window_p.bind(*flat_ops, *flat_inits, jaxpr=jaxpr, **params)
   return tree.unflatten(outs)
 

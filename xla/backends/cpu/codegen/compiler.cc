@@ -10,6 +10,7 @@
 #include "xla/backends/cpu/codegen/elemental_emitter.h"
 #include "xla/backends/cpu/codegen/jit.h"
 #include "xla/backends/cpu/codegen/kernel_planner.h"
+#include "xla/backends/cpu/codegen/reduce_emitter.h"
 #include "xla/backends/cpu/codegen/scalar_ops.h"
 #include "xla/backends/cpu/codegen/scatter_emitter.h"
 
@@ -40,8 +41,12 @@ Status EmitKernel(llvm::Module* module, const Plan& plan, const KernelInfo& kern
                   ScalarFunctions* scalar_functions) {
   llvm::LLVMContext& ctx = module->getContext();
   const GraphNode* root = kernel.root;
-  std::vector<int> out_slots = plan.slots[root->id];
+  // The partials kernel writes the partial slot; the finishing one reads it.
+  std::vector<int> out_slots = kernel.form == KernelForm::kReducePartials
+                                   ? std::vector<int>{kernel.partial_slot}
+                                   : plan.slots[root->id];
   std::vector<int> slots = out_slots;
+  if (kernel.form == KernelForm::kReduceFinish) slots.push_back(kernel.partial_slot);
   std::vector<bool> seen(plan.graph->nodes().size(), false);
   CollectInputSlots(plan, root, &slots, &seen);
 
@@ -78,7 +83,16 @@ Status EmitKernel(llvm::Module* module, const Plan& plan, const KernelInfo& kern
     }
     return OkStatus();
   };
-  if (IsScatterLikeOpcode(root->opcode())) {
+  if (kernel.form == KernelForm::kColumnReduce) {
+    RETURN_IF_ERROR(EmitColumnReduce(b, emitter, scalar_functions, kernel,
+                                     slot_arg.at(out_slots[0]), begin, end));
+  } else if (kernel.form == KernelForm::kReducePartials) {
+    RETURN_IF_ERROR(
+        EmitReducePartials(b, emitter, kernel, slot_arg.at(kernel.partial_slot), begin, end));
+  } else if (kernel.form == KernelForm::kReduceFinish) {
+    RETURN_IF_ERROR(EmitReduceFinish(b, emitter, kernel, slot_arg.at(kernel.partial_slot),
+                                     slot_arg.at(out_slots[0]), begin, end));
+  } else if (IsScatterLikeOpcode(root->opcode())) {
     std::vector<llvm::Value*> outputs;
     for (int s : out_slots) outputs.push_back(slot_arg.at(s));
     RETURN_IF_ERROR(EmitScatterLikeKernel(b, emitter, scalar_functions, root, outputs));
@@ -113,6 +127,14 @@ Status EmitKernel(llvm::Module* module, const Plan& plan, const KernelInfo& kern
       llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr, i64, i64}, false),
       llvm::Function::ExternalLinkage, kernel.name, module);
   scalar_functions->SetTargetAttributes(entry);
+  if (kernel.form == KernelForm::kReduceFinish) {
+    // A few dozen partials per output: unrolling and vectorising this loop
+    // would cost more compile time than it could ever save.
+    for (llvm::Function* fn : {body, entry}) {
+      fn->addFnAttr(llvm::Attribute::OptimizeForSize);
+      fn->addFnAttr(llvm::Attribute::MinSize);
+    }
+  }
   llvm::IRBuilder<> eb(llvm::BasicBlock::Create(ctx, "entry", entry));
   std::vector<llvm::Value*> args;
   for (int s : slots) {

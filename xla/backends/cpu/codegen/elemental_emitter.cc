@@ -22,6 +22,45 @@ const std::vector<int64_t>& Dims(const GraphNode* node) { return node->shape().d
 
 }  // namespace
 
+llvm::Value* EmitReducerStep(llvm::IRBuilder<>& b, ReducerKind kind, PrimitiveType type,
+                             llvm::Value* acc, llvm::Value* x) {
+  const bool is_float = IsFloatingPoint(type);
+  // Floating add and multiply may be reassociated (as XLA allows for
+  // reductions): the vectoriser then keeps several partial sums. NaN and
+  // infinities still propagate; only rounding differs from the sequential sum.
+  auto reassoc = [](Value* v) {
+    if (auto* inst = llvm::dyn_cast<llvm::Instruction>(v)) inst->setHasAllowReassoc(true);
+    return v;
+  };
+  auto no_signed_zeros = [](Value* v) {
+    if (auto* inst = llvm::dyn_cast<llvm::Instruction>(v)) inst->setHasNoSignedZeros(true);
+    return v;
+  };
+  switch (kind) {
+    case ReducerKind::kAdd:
+      return is_float ? reassoc(b.CreateFAdd(acc, x)) : b.CreateAdd(acc, x);
+    case ReducerKind::kMul:
+      return is_float ? reassoc(b.CreateFMul(acc, x)) : b.CreateMul(acc, x);
+    // llvm.maximum/minimum propagate NaN like HLO and are recognised as
+    // vectorisable reductions, unlike the select chains of EmitMax. `nsz`
+    // (either zero may win between -0 and +0) drops the sign fix-ups from
+    // the x86 lowering, leaving a max and a NaN select per vector.
+    case ReducerKind::kMax:
+      return is_float ? no_signed_zeros(b.CreateBinaryIntrinsic(llvm::Intrinsic::maximum, acc, x))
+                      : EmitMax(b, type, acc, x);
+    case ReducerKind::kMin:
+      return is_float ? no_signed_zeros(b.CreateBinaryIntrinsic(llvm::Intrinsic::minimum, acc, x))
+                      : EmitMin(b, type, acc, x);
+    case ReducerKind::kAnd:
+      return b.CreateAnd(acc, x);
+    case ReducerKind::kOr:
+      return b.CreateOr(acc, x);
+    case ReducerKind::kOther:
+      break;
+  }
+  return nullptr;
+}
+
 Status EmitForLoop(llvm::IRBuilder<>& b, llvm::Value* start, llvm::Value* end,
                    const std::string& name,
                    const std::function<Status(llvm::Value*)>& body) {
@@ -480,6 +519,8 @@ StatusOr<std::vector<llvm::Value*>> ElementalEmitter::EmitReduce(const GraphNode
   const size_t n = node->operands.size() / 2;
   if (instr.to_apply() == nullptr) return Unsupported(node, "without a reducer");
   ASSIGN_OR_RETURN(llvm::Function* reducer, scalar_functions_->Get(*instr.to_apply()));
+  const ReducerKind kind = n == 1 ? RecognizeReducer(*instr.to_apply()) : ReducerKind::kOther;
+  const PrimitiveType type = node->operand(0)->shape().element_type();
   const std::vector<int64_t>& in_dims = Dims(node->operand(0));
   const std::vector<int64_t>& out_dims =
       node->shape().IsTuple() ? node->shape().tuple_shapes(0).dimensions() : Dims(node);
@@ -518,7 +559,9 @@ StatusOr<std::vector<llvm::Value*>> ElementalEmitter::EmitReduce(const GraphNode
         ASSIGN_OR_RETURN(llvm::Value* x, At(node->operand(k), in_index));
         args.push_back(x);
       }
-      llvm::Value* r = b_.CreateCall(reducer, args);
+      llvm::Value* r = kind != ReducerKind::kOther
+                           ? EmitReducerStep(b_, kind, type, args[0], args[1])
+                           : b_.CreateCall(reducer, args);
       for (size_t k = 0; k < n; ++k) {
         b_.CreateStore(n == 1 ? r : b_.CreateExtractValue(r, k), accs[k]);
       }

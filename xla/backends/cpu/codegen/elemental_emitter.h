@@ -38,6 +38,11 @@ llvm::Value* LinearOf(llvm::IRBuilder<>& b, const IrIndex& index,
 std::vector<llvm::Value*> MultiOf(llvm::IRBuilder<>& b, const IrIndex& index,
                                   const std::vector<int64_t>& dims);
 
+// acc op x for a recognised reducer of element type `type`; floating add and
+// multiply carry the `reassoc` flag, max/min propagate NaN.
+llvm::Value* EmitReducerStep(llvm::IRBuilder<>& b, ReducerKind kind, PrimitiveType type,
+                             llvm::Value* acc, llvm::Value* x);
+
 // Scalar functions for reducer computations, one per computation per module.
 class ScalarFunctions {
  public:

@@ -1,14 +1,19 @@
 // See jit.h. The only translation unit that talks to ORC.
 #include "xla/backends/cpu/codegen/jit.h"
 
+#include <dlfcn.h>
+
 #include <atomic>
 #include <cmath>
 #include <cstring>
 #include <mutex>
+#include <string>
 #include <system_error>
+#include <vector>
 
 #include "llvm/Analysis/CGSCCPassManager.h"
 #include "llvm/Analysis/LoopAnalysisManager.h"
+#include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/ExecutionEngine/Orc/Core.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
@@ -139,6 +144,100 @@ const RuntimeSymbol kRuntimeSymbols[] = {
 #undef XLA_FF
 #undef XLA_DD
 
+// Vector variants of libm functions from glibc's libmvec (x86 vector ABI
+// names _ZGV<isa>N<lanes>v_<fn>): the loop vectoriser replaces a scalar call,
+// or an llvm.exp/log/sin/cos intrinsic, by a call to one of these, so loops
+// with transcendental functions vectorise instead of making one libm call per
+// element. Accuracy is that of libmvec (a few ulp; special values handled by
+// its scalar fallback path).
+struct VectorVariant {
+  const char* scalar;  // libm name or intrinsic
+  const char* base;    // libmvec base name
+  bool is_double;
+};
+
+const VectorVariant kVectorVariants[] = {
+    {"expf", "expf", false},       {"llvm.exp.f32", "expf", false},
+    {"logf", "logf", false},       {"llvm.log.f32", "logf", false},
+    {"sinf", "sinf", false},       {"llvm.sin.f32", "sinf", false},
+    {"cosf", "cosf", false},       {"llvm.cos.f32", "cosf", false},
+    {"expm1f", "expm1f", false},   {"log1pf", "log1pf", false},
+    {"tanhf", "tanhf", false},     {"tanf", "tanf", false},
+    {"exp2f", "exp2f", false},     {"llvm.exp2.f32", "exp2f", false},
+    {"log2f", "log2f", false},     {"llvm.log2.f32", "log2f", false},
+    {"log10f", "log10f", false},   {"llvm.log10.f32", "log10f", false},
+    {"erff", "erff", false},       {"cbrtf", "cbrtf", false},
+    {"sinhf", "sinhf", false},     {"coshf", "coshf", false},
+    {"asinf", "asinf", false},     {"acosf", "acosf", false},
+    {"atanf", "atanf", false},     {"atanhf", "atanhf", false},
+    {"exp", "exp", true},          {"llvm.exp.f64", "exp", true},
+    {"log", "log", true},          {"llvm.log.f64", "log", true},
+    {"sin", "sin", true},          {"llvm.sin.f64", "sin", true},
+    {"cos", "cos", true},          {"llvm.cos.f64", "cos", true},
+    {"expm1", "expm1", true},      {"log1p", "log1p", true},
+    {"tanh", "tanh", true},
+};
+
+// One instruction-set flavour of the vector ABI: its mangling letter and the
+// lane counts of float and double variants.
+struct VectorIsa {
+  char letter;
+  int float_lanes;
+  int double_lanes;
+  const char* required_feature;  // in the host feature string
+};
+
+const VectorIsa kVectorIsas[] = {
+    {'b', 4, 2, "+sse4.1"},
+    {'d', 8, 4, "+avx2"},
+    {'e', 16, 8, "+avx512f"},
+};
+
+// The vector variants that exist on this host, with their addresses; the
+// strings outlive the TargetLibraryInfoImpl that refers to them.
+struct VectorLibrary {
+  struct Entry {
+    std::string scalar, vector, vabi_prefix;
+    int lanes;
+    void* address;
+  };
+  std::vector<Entry> entries;
+};
+
+// Whether "+name" is one of the comma-separated entries of `features`.
+bool HasFeature(const std::string& features, const std::string& name) {
+  size_t start = 0;
+  while (start <= features.size()) {
+    size_t end = features.find(',', start);
+    if (end == std::string::npos) end = features.size();
+    if (features.compare(start, end - start, name) == 0) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+const VectorLibrary& HostVectorLibrary(const std::string& features) {
+  static const VectorLibrary* library = [&] {
+    auto* lib = new VectorLibrary;
+    // Never unloaded: compiled kernels keep calling into it.
+    void* handle = dlopen("libmvec.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (handle == nullptr) return lib;
+    for (const VectorIsa& isa : kVectorIsas) {
+      if (!HasFeature(features, isa.required_feature)) continue;
+      for (const VectorVariant& v : kVectorVariants) {
+        const int lanes = v.is_double ? isa.double_lanes : isa.float_lanes;
+        const std::string n = std::to_string(lanes);
+        std::string vector = std::string("_ZGV") + isa.letter + "N" + n + "v_" + v.base;
+        void* address = dlsym(handle, vector.c_str());
+        if (address == nullptr) continue;
+        lib->entries.push_back({v.scalar, vector, "_ZGV_LLVM_N" + n + "v", lanes, address});
+      }
+    }
+    return lib;
+  }();
+  return *library;
+}
+
 void InitializeNativeTargetOnce() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -165,6 +264,7 @@ struct Jit::Impl {
   // error reporter, not through lookup's error; keep the text for Lookup.
   std::mutex mu;
   std::string last_session_error;
+  const VectorLibrary* vector_library = nullptr;
 };
 
 Jit::Jit(std::unique_ptr<Impl> impl, JitTarget target)
@@ -206,6 +306,11 @@ StatusOr<std::unique_ptr<Jit>> Jit::Create() {
     symbols[impl->lljit->mangleAndIntern(s.name)] = llvm::orc::ExecutorSymbolDef(
         llvm::orc::ExecutorAddr::fromPtr(s.address), llvm::JITSymbolFlags::Exported);
   }
+  impl->vector_library = &HostVectorLibrary(jtmb.getFeatures().getString());
+  for (const VectorLibrary::Entry& e : impl->vector_library->entries) {
+    symbols[impl->lljit->mangleAndIntern(e.vector)] = llvm::orc::ExecutorSymbolDef(
+        llvm::orc::ExecutorAddr::fromPtr(e.address), llvm::JITSymbolFlags::Exported);
+  }
   RETURN_IF_ERROR(ToStatus(
       impl->lljit->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(symbols))),
       "defining runtime symbols"));
@@ -241,6 +346,16 @@ Status Jit::AddModule(std::unique_ptr<llvm::LLVMContext> context,
   tuning.LoopVectorization = true;
   tuning.SLPVectorization = true;
   llvm::PassBuilder pb(impl_->target_machine.get(), tuning);
+  // Registered before the defaults so this library info (with the vector
+  // variants) is the one the vectoriser sees.
+  llvm::TargetLibraryInfoImpl tlii(impl_->lljit->getTargetTriple());
+  std::vector<llvm::VecDesc> vector_functions;
+  for (const VectorLibrary::Entry& e : impl_->vector_library->entries) {
+    vector_functions.emplace_back(e.scalar, e.vector, llvm::ElementCount::getFixed(e.lanes),
+                                  /*Masked=*/false, e.vabi_prefix);
+  }
+  tlii.addVectorizableFunctions(vector_functions);
+  fam.registerPass([&] { return llvm::TargetLibraryAnalysis(tlii); });
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
   pb.registerFunctionAnalyses(fam);

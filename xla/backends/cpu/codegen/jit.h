@@ -37,7 +37,9 @@ struct JitTarget {
 class Jit {
  public:
   // Detects the host, builds an LLJIT and defines the runtime symbols that
-  // kernels may call (libm, memcpy/memset, our half-precision helpers).
+  // kernels may call (libm, memcpy/memset, our half-precision helpers, and
+  // the vector variants of libm functions in glibc's libmvec when the host
+  // has it: AddModule lets the loop vectoriser call those).
   static StatusOr<std::unique_ptr<Jit>> Create();
   ~Jit();
   Jit(const Jit&) = delete;

@@ -95,7 +95,72 @@ std::string SymbolName(const std::string& module, const std::string& instr, size
   return s;
 }
 
+// Where the reduced dimensions of a single-output reduce sit in its operand:
+// the trailing ones (a full reduction included), the leading ones with some
+// dimensions kept, or elsewhere. `kept` and `reduced` are element counts.
+enum class ReducePlacement { kOther, kMinor, kMajor };
+
+ReducePlacement PlaceReduce(const GraphNode& node, int64_t* kept, int64_t* reduced) {
+  if (node.operands.size() != 2 || node.shape().IsTuple()) return ReducePlacement::kOther;
+  const std::vector<int64_t>& in = node.operand(0)->shape().dimensions();
+  std::vector<int64_t> dims = node.instr->dimensions();
+  std::sort(dims.begin(), dims.end());
+  if (dims.empty() || !IsAscendingRun(dims)) return ReducePlacement::kOther;
+  *reduced = 1;
+  for (int64_t d : dims) *reduced *= in[d];
+  *kept = node.shape().element_count();
+  const int64_t rank = static_cast<int64_t>(in.size());
+  if (dims.back() == rank - 1) return ReducePlacement::kMinor;
+  if (dims.front() == 0) return ReducePlacement::kMajor;
+  return ReducePlacement::kOther;
+}
+
+// A minor reduce is split over the pool when it has too few outputs to keep
+// the threads busy and enough elements per output to pay for a second kernel.
+constexpr int64_t kSplitMaxOutputs = 16;
+constexpr int64_t kSplitMinElements = int64_t{1} << 16;
+// Chunks are at least this long so the partials stay negligible.
+constexpr int64_t kSplitMinChunk = 8192;
+// Partials per output: enough for the pool to balance with a few threads.
+constexpr int64_t kSplitTargetChunks = 64;
+
 }  // namespace
+
+ReducerKind RecognizeReducer(const HloComputation& computation) {
+  const auto& params = computation.parameter_instructions();
+  const HloInstruction* root = computation.root_instruction();
+  if (params.size() != 2 || root->operands().size() != 2 || !root->shape().IsArray() ||
+      root->shape().rank() != 0) {
+    return ReducerKind::kOther;
+  }
+  const HloInstruction* a = root->operand(0);
+  const HloInstruction* b = root->operand(1);
+  const bool takes_both = (a == params[0] && b == params[1]) || (a == params[1] && b == params[0]);
+  const PrimitiveType type = root->shape().element_type();
+  const bool same_shapes =
+      params[0]->shape() == root->shape() && params[1]->shape() == root->shape();
+  if (!takes_both || !same_shapes) return ReducerKind::kOther;
+  // Types computed exactly in their register type: f16/bf16 round after every
+  // step and complex values are structs, both keep the generic path.
+  const bool is_float = type == PrimitiveType::F32 || type == PrimitiveType::F64;
+  const bool is_int = IsInteger(type) && type != PrimitiveType::PRED;
+  switch (root->opcode()) {
+    case HloOpcode::kAdd:
+      return is_float || is_int ? ReducerKind::kAdd : ReducerKind::kOther;
+    case HloOpcode::kMultiply:
+      return is_float || is_int ? ReducerKind::kMul : ReducerKind::kOther;
+    case HloOpcode::kMaximum:
+      return is_float || is_int ? ReducerKind::kMax : ReducerKind::kOther;
+    case HloOpcode::kMinimum:
+      return is_float || is_int ? ReducerKind::kMin : ReducerKind::kOther;
+    case HloOpcode::kAnd:
+      return is_int || type == PrimitiveType::PRED ? ReducerKind::kAnd : ReducerKind::kOther;
+    case HloOpcode::kOr:
+      return is_int || type == PrimitiveType::PRED ? ReducerKind::kOr : ReducerKind::kOther;
+    default:
+      return ReducerKind::kOther;
+  }
+}
 
 bool IsElementalOpcode(HloOpcode op) {
   return IsInlinableOpcode(op) || op == HloOpcode::kReduce || op == HloOpcode::kDot ||
@@ -163,6 +228,50 @@ StatusOr<int> AddSubplan(Plan& plan, const HloComputation* computation, PlanCont
   if (!sub.ok()) return sub.status();
   plan.subplans.push_back(std::move(sub).value());
   return static_cast<int>(plan.subplans.size() - 1);
+}
+
+// Turns the kernel `info` / `step` of a minor reduce into the kReducePartials
+// kernel, added to the plan here, and the kReduceFinish kernel, left in
+// `info` / `step` for the caller to add.
+void SplitReduce(const GraphNode& node, int64_t kept, int64_t reduced,
+                 const std::string& module_name, PlanContext* ctx, Plan& plan, KernelInfo& info,
+                 Step& step) {
+  Program& program = plan.program;
+  // Chunks of equal length, none empty.
+  int64_t chunks =
+      std::min(std::max<int64_t>(2, kSplitTargetChunks / kept), reduced / kSplitMinChunk);
+  chunks = std::max<int64_t>(chunks, 1);
+  const int64_t chunk_size = (reduced + chunks - 1) / chunks;
+  chunks = (reduced + chunk_size - 1) / chunk_size;
+  Slot partials;
+  partials.kind = Slot::Kind::kTemp;
+  partials.size = kept * chunks * ByteWidth(node.shape().element_type());
+  program.slots.push_back(partials);
+  const int partial_slot = static_cast<int>(program.slots.size() - 1);
+
+  KernelInfo first = info;
+  first.form = KernelForm::kReducePartials;
+  first.partial_slot = partial_slot;
+  first.chunks = chunks;
+  first.chunk_size = chunk_size;
+  Step partial_step = step;
+  partial_step.name = step.name + ".partials";
+  partial_step.writes = {partial_slot};
+  partial_step.work_items = chunks;
+  partial_step.cost_per_item = kept * chunk_size;
+  first.step = program.steps.size();
+  program.steps.push_back(partial_step);
+  plan.kernels.push_back(first);
+
+  info.name = SymbolName(module_name, node.instr->name() + "_finish", ctx->kernel_count++);
+  info.form = KernelForm::kReduceFinish;
+  info.partial_slot = partial_slot;
+  info.chunks = chunks;
+  info.chunk_size = chunk_size;
+  step.kernel_name = info.name;
+  step.reads.push_back(partial_slot);
+  step.work_items = kept;
+  step.cost_per_item = chunks;
 }
 
 StatusOr<std::unique_ptr<Plan>> PlanComputation(const HloComputation& computation,
@@ -491,6 +600,19 @@ StatusOr<std::unique_ptr<Plan>> PlanComputation(const HloComputation& computatio
         step.cost_per_item *= std::max<int64_t>(
             1, Product(node->operand(0)->shape().dimensions(),
                        node->instr->dot_dimension_numbers().lhs_contracting_dimensions));
+      }
+      int64_t kept = 0, reduced = 0;
+      const ReducePlacement placement = node->opcode() == HloOpcode::kReduce
+                                            ? PlaceReduce(*node, &kept, &reduced)
+                                            : ReducePlacement::kOther;
+      if (placement == ReducePlacement::kMajor) {
+        info.form = KernelForm::kColumnReduce;
+        step.work_items = kept;
+        step.cost_per_item = std::max<int64_t>(1, reduced);
+      } else if (placement == ReducePlacement::kMinor && kept > 0 && kept < kSplitMaxOutputs &&
+                 reduced >= kSplitMinElements &&
+                 RecognizeReducer(*node->instr->to_apply()) != ReducerKind::kOther) {
+        SplitReduce(*node, kept, reduced, module_name, ctx, plan, info, step);
       }
       info.step = program.steps.size();
       program.steps.push_back(step);

@@ -9,8 +9,10 @@
 // materialised: a kernel root (one loop nest over its output), an Eigen dot,
 // a parameter, a constant or a library thunk (sort, fft, linear algebra,
 // collectives). Scatter and select-and-scatter are kernel roots with a loop
-// structure of their own (scatter_emitter.h). It does not reorder, and does
-// not fuse siblings (multi-output fusion).
+// structure of their own (scatter_emitter.h), and so are reductions over
+// the leading dimensions or long reductions into few outputs (KernelForm,
+// reduce_emitter.h). It does not reorder, and does not fuse siblings
+// (multi-output fusion).
 #ifndef XLA_BACKENDS_CPU_CODEGEN_KERNEL_PLANNER_H_
 #define XLA_BACKENDS_CPU_CODEGEN_KERNEL_PLANNER_H_
 
@@ -38,14 +40,45 @@ enum class NodeRole {
   kThunk,       // a runtime library routine (sort, fft, collectives...), see thunk_builder.h
 };
 
-// How a kernel iterates: over rows (all but the last output dimension, the
-// last dimension being the inner loop) or over flat element indices.
+// How a kernel's loops are shaped.
+enum class KernelForm {
+  // One loop nest over the output: over rows (all but the last output
+  // dimension, the last dimension being the inner loop) or over flat indices.
+  kLoop,
+  // A reduce over the leading (major) operand dimensions: work items are
+  // output elements; each kernel call walks the operand rows in order and
+  // folds each row into its slice of the output, so memory is read
+  // contiguously and the inner loop vectorises. Same order as kLoop.
+  kColumnReduce,
+  // A long reduce over the trailing (minor) dimensions into few outputs,
+  // split over the thread pool in two kernels: kReducePartials folds chunk t
+  // of the reduced range of every output into partials[o * chunks + t]
+  // (work items are chunks), then kReduceFinish folds init and the partials
+  // of each output in chunk order. Only for associative reducers (see
+  // RecognizeReducer).
+  kReducePartials,
+  kReduceFinish,
+};
+
 struct KernelInfo {
   GraphNode* root = nullptr;
   std::string name;      // symbol of the emitted function
-  bool linear = false;   // iterate over flat element indices
+  bool linear = false;   // kLoop: iterate over flat element indices
   size_t step = 0;       // index in Program::steps
+  KernelForm form = KernelForm::kLoop;
+  // kReducePartials / kReduceFinish: the temporary slot of partial results,
+  // the number of chunks per output and the chunk length.
+  int partial_slot = -1;
+  int64_t chunks = 0;
+  int64_t chunk_size = 0;
 };
+
+// Reducer computations the emitters combine with a single instruction
+// (`lambda a, b: a op b` on f32/f64 or integers) instead of a call, so that
+// loops over them vectorise. These are also the reducers treated as
+// associative (floating add/multiply up to rounding, as XLA allows).
+enum class ReducerKind { kOther, kAdd, kMul, kMax, kMin, kAnd, kOr };
+ReducerKind RecognizeReducer(const HloComputation& computation);
 
 // A function a thunk calls (a sort comparator, a collective's combiner
 // loop), compiled with the kernels.

@@ -304,9 +304,14 @@ StatusOr<Value*> EmitUnary(llvm::IRBuilder<>& b, const HloInstruction& instr,
     case HloOpcode::kTanh: return CallLibm(b, "tanhf", "tanh", {x});
     case HloOpcode::kErf: return CallLibm(b, "erff", "erf", {x});
     case HloOpcode::kLogistic: {
-      // 1 / (1 + exp(-x)): saturates cleanly to 0 and 1 at the extremes.
-      Value* e = b.CreateUnaryIntrinsic(llvm::Intrinsic::exp, b.CreateFNeg(x));
-      return b.CreateFDiv(FloatConst(ty, 1.0), b.CreateFAdd(FloatConst(ty, 1.0), e));
+      // With e = exp(-|x|) in (0, 1]: 1 / (1 + e) for x >= 0 and e / (1 + e)
+      // for x < 0. exp never overflows, so large negative x gives the tiny
+      // (possibly denormal) e^x rather than 1 / inf = 0; branch-free, so it
+      // vectorises. NaN propagates through exp.
+      Value* e = b.CreateUnaryIntrinsic(
+          llvm::Intrinsic::exp, b.CreateFNeg(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x)));
+      Value* r = b.CreateFDiv(FloatConst(ty, 1.0), b.CreateFAdd(FloatConst(ty, 1.0), e));
+      return b.CreateSelect(b.CreateFCmpOLT(x, FloatConst(ty, 0.0)), b.CreateFMul(e, r), r);
     }
     case HloOpcode::kFloor: return b.CreateUnaryIntrinsic(llvm::Intrinsic::floor, x);
     case HloOpcode::kCeil: return b.CreateUnaryIntrinsic(llvm::Intrinsic::ceil, x);

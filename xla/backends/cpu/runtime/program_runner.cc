@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <utility>
 
 #include "xla/backends/cpu/runtime/cpu_buffer.h"
 #include "xla/backends/cpu/runtime/dot.h"
@@ -17,6 +19,72 @@ constexpr int64_t kMinParallelCost = 1 << 15;
 
 // Loops longer than this are assumed not to terminate.
 constexpr int64_t kMaxWhileIterations = int64_t{1} << 40;
+
+// Temporary arenas are kept for reuse between runs. A multi-megabyte block
+// freed to the C library goes back to the operating system, and the next run
+// faults it in again page by page: for a memory-bound program that costs
+// more than its kernels. Nested runs (loop bodies) take arenas of their own.
+class ArenaCache {
+ public:
+  StatusOr<std::shared_ptr<AlignedMemory>> Acquire(size_t bytes) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      size_t best = free_.size();
+      for (size_t i = 0; i < free_.size(); ++i) {
+        if (free_[i]->size() >= bytes &&
+            (best == free_.size() || free_[i]->size() < free_[best]->size())) {
+          best = i;
+        }
+      }
+      if (best != free_.size()) {
+        std::shared_ptr<AlignedMemory> arena = std::move(free_[best]);
+        free_.erase(free_.begin() + best);
+        cached_bytes_ -= arena->size();
+        return arena;
+      }
+    }
+    return AlignedMemory::Allocate(bytes, nullptr);
+  }
+
+  void Release(std::shared_ptr<AlignedMemory> arena) {
+    if (arena->size() > kMaxCachedBytes) return;  // freed here
+    std::lock_guard<std::mutex> lock(mu_);
+    // Keep the newest arenas within the budget; older ones are freed.
+    free_.push_back(std::move(arena));
+    cached_bytes_ += free_.back()->size();
+    while (free_.size() > kMaxArenas || cached_bytes_ > kMaxCachedBytes) {
+      cached_bytes_ -= free_.front()->size();
+      free_.erase(free_.begin());
+    }
+  }
+
+ private:
+  static constexpr size_t kMaxArenas = 8;
+  static constexpr size_t kMaxCachedBytes = size_t{256} << 20;
+  std::mutex mu_;
+  std::vector<std::shared_ptr<AlignedMemory>> free_;
+  size_t cached_bytes_ = 0;
+};
+
+ArenaCache& Arenas() {
+  static ArenaCache* cache = new ArenaCache;  // never destroyed: used until exit
+  return *cache;
+}
+
+// Returns the arena to the cache when the run ends, however it ends.
+class ArenaLease {
+ public:
+  explicit ArenaLease(std::shared_ptr<AlignedMemory> arena) : arena_(std::move(arena)) {}
+  ~ArenaLease() {
+    if (arena_) Arenas().Release(std::move(arena_));
+  }
+  ArenaLease(const ArenaLease&) = delete;
+  ArenaLease& operator=(const ArenaLease&) = delete;
+  void* data() const { return arena_->data(); }
+
+ private:
+  std::shared_ptr<AlignedMemory> arena_;
+};
 
 void RunKernel(const Step& step, void* const* buffers, ThreadPool& pool) {
   const int64_t items = step.work_items;
@@ -90,17 +158,18 @@ Status RunConditional(const Program& p, const Step& step, const std::vector<void
 Status RunProgram(const Program& program, const std::vector<void*>& params,
                   const std::vector<void*>& outputs, ThreadPool& pool,
                   const ExecutionContext& context) {
-  std::shared_ptr<AlignedMemory> arena;
+  std::shared_ptr<AlignedMemory> memory;
   if (program.temp_bytes > 0) {
-    ASSIGN_OR_RETURN(arena, AlignedMemory::Allocate(program.temp_bytes, nullptr));
+    ASSIGN_OR_RETURN(memory, Arenas().Acquire(program.temp_bytes));
   }
+  ArenaLease arena(std::move(memory));
   std::vector<void*> table(program.slots.size(), nullptr);
   for (size_t s = 0; s < program.slots.size(); ++s) {
     const Slot& slot = program.slots[s];
     switch (slot.kind) {
       case Slot::Kind::kParameter: table[s] = params.at(slot.index); break;
       case Slot::Kind::kConstant: table[s] = const_cast<void*>(slot.data); break;
-      case Slot::Kind::kTemp: table[s] = static_cast<char*>(arena->data()) + slot.offset; break;
+      case Slot::Kind::kTemp: table[s] = static_cast<char*>(arena.data()) + slot.offset; break;
       case Slot::Kind::kOutput: table[s] = outputs.at(slot.index); break;
     }
   }
