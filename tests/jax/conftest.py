@@ -9,6 +9,10 @@ import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "tools"))
 
+# Four virtual CPU devices, so pmap, shard_map and sharding tests run everywhere
+# (set before the first backend use; an explicit setting wins).
+os.environ.setdefault("JAX_NUM_CPU_DEVICES", "4")
+
 
 @pytest.fixture(scope="session")
 def backend():
