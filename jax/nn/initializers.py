@@ -12,6 +12,7 @@ from jax._src.nn.initializers import lecun_normal as lecun_normal
 from jax._src.nn.initializers import lecun_uniform as lecun_uniform
 from jax._src.nn.initializers import normal as normal
 from jax._src.nn.initializers import ones as ones
+from jax._src.nn.initializers import orthogonal as orthogonal
 from jax._src.nn.initializers import truncated_normal as truncated_normal
 from jax._src.nn.initializers import uniform as uniform
 from jax._src.nn.initializers import variance_scaling as variance_scaling

@@ -52,10 +52,16 @@ CHANCE = {"mlp_classifier": 1 / 3, "convnet_step": 1 / 2}
 TIMEOUT = 180
 
 
+def _user_environment() -> dict:
+  """The environment a user runs the examples in: no JAX_* settings of the test
+  session (which runs with several virtual CPU devices)."""
+  return {k: v for k, v in os.environ.items() if not k.startswith(("JAX_", "PYTHON"))}
+
+
 def _run(name: str, cwd: str) -> subprocess.CompletedProcess:
   path = os.path.abspath(os.path.join(EXAMPLES_DIR, name + ".py"))
   return subprocess.run([sys.executable, path], capture_output=True, text=True, cwd=cwd,
-                        timeout=TIMEOUT)
+                        timeout=TIMEOUT, env=_user_environment())
 
 
 @pytest.fixture(scope="module")

@@ -114,3 +114,18 @@ def test_initializers_are_scaled_draws(backend):
   # A convolution kernel's fan-in counts its receptive field: 3 * 3 * 16.
   conv = init.variance_scaling(1.0, "fan_in", "normal")(key, (3, 3, 16, 8))
   _close(conv, np.asarray(jax.random.normal(key, (3, 3, 16, 8))) / np.sqrt(144), 1e-6)
+
+
+def test_orthogonal_initializer_is_orthogonal(backend):
+  from jax.nn import initializers
+  key = jax.random.PRNGKey(3)
+  tall = np.asarray(initializers.orthogonal()(key, (4, 3)))
+  np.testing.assert_allclose(tall.T @ tall, np.eye(3), atol=1e-5)
+  wide = np.asarray(initializers.orthogonal(scale=2.0)(key, (3, 5)))
+  np.testing.assert_allclose(wide @ wide.T, 4 * np.eye(3), atol=1e-5)
+  conv = np.asarray(initializers.orthogonal(column_axis=0)(key, (4, 3, 2)))
+  assert conv.shape == (4, 3, 2)
+  flat = np.moveaxis(conv, 0, -1).reshape(6, 4)
+  np.testing.assert_allclose(flat.T @ flat, np.eye(4), atol=1e-5)
+  with pytest.raises(ValueError, match="two-dimensional"):
+    initializers.orthogonal()(key, (3,))

@@ -166,3 +166,30 @@ xavier_uniform = glorot_uniform
 xavier_normal = glorot_normal
 kaiming_uniform = he_uniform
 kaiming_normal = he_normal
+
+
+def orthogonal(scale=1.0, column_axis=-1, dtype=None) -> Initializer:
+  """A (semi-)orthogonal matrix along `column_axis` against the other axes
+  flattened: the Q of a QR decomposition of a normal draw, with the signs of
+  R's diagonal folded in so the result is uniformly distributed."""
+  default = dtype
+
+  def init(key, shape, dtype=default):
+    from jax._src.numpy import linalg as jnp_linalg
+    from jax._src.numpy import shape_ops
+    dt = _dtype(dtype)
+    shape = _shape(shape)
+    if len(shape) < 2:
+      raise ValueError("orthogonal initializer requires at least a two-dimensional shape.")
+    n_cols = shape[column_axis]
+    n_rows = math.prod(shape) // n_cols
+    matrix_shape = (n_cols, n_rows) if n_rows < n_cols else (n_rows, n_cols)
+    q, r = jnp_linalg.qr(random.normal(key, matrix_shape, dt))
+    diag = shape_ops.diagonal(r)
+    q = lax.mul(q, lax_shape.broadcast_in_dim(lax.sign(diag), q.shape, (1,)))
+    if n_rows < n_cols:
+      q = shape_ops.transpose(q)
+    rest = tuple(d for i, d in enumerate(shape) if i != column_axis % len(shape))
+    q = shape_ops.moveaxis(shape_ops.reshape(q, (*rest, n_cols)), -1, column_axis)
+    return _scaled(q, scale, dt)
+  return init
