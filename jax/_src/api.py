@@ -12,7 +12,7 @@ from jax._src import core
 from jax._src import dtypes
 from jax._src import tree_util
 from jax._src.array import ArrayImpl
-from jax._src.config import config
+from jax._src.config import config, enable_x64
 from jax._src.interpreters import ad
 from jax._src.interpreters import batching
 from jax._src.interpreters import partial_eval as pe
@@ -210,6 +210,12 @@ class JitWrapped:
     self._in_shardings = in_shardings
     self._out_shardings = out_shardings
     self._cache: dict[Any, tuple] = {}
+    # The fast path of a cached call (see `_call_fast`): (tree, leaf avals, x64) ->
+    # (executable, output tree). Only plain calls are eligible: positional arguments,
+    # no static arguments, no shardings requested.
+    self._fast_cache: dict[Any, tuple] = {}
+    self._fast_ok = not (self._static_argnums or self._static_argnames
+                         or in_shardings is not None or out_shardings is not None)
     try:
       self._signature = inspect.signature(fun)
     except (TypeError, ValueError):
@@ -277,10 +283,41 @@ class JitWrapped:
     return device_put(out, self._out_shardings)
 
   def __call__(self, *args, **kwargs):
+    if self._fast_ok and not kwargs and core.dynamic_trace is core._EVAL_MAIN:
+      return self._call_fast(args)
+    return self._call_slow(args, kwargs)
+
+  def _call_slow(self, args, kwargs):
     args = self._place_inputs(args)
     closed, hoisted, _, out_tree, leaves, _ = self._trace(args, kwargs)
     outs = jit_p.bind(*hoisted, *leaves, jaxpr=closed, name=self._name)
     return self._place_outputs(out_tree.unflatten(outs))
+
+  def _call_fast(self, args):
+    """A cached call on plain arrays: look the executable up and run it directly.
+
+    Eligible when nothing is being staged (checked by the caller) and every leaf is
+    a single-buffer, unsharded jax Array on the default device. Anything else
+    (tracers, numpy values, Python scalars, sharded or pmap-stacked arrays, another
+    device) and every cache miss takes the general path, which fills the cache when
+    the computation turned out to be a plain single-device executable.
+    """
+    from jax._src import dispatch
+    simple = _simple_structure(args)
+    leaves, tree_key = simple if simple is not None else tree_flatten(args)
+    buffers = dispatch.fast_buffers(leaves)
+    if buffers is None:
+      return self._call_slow(args, {})
+    key = (tree_key, tuple([x.aval for x in leaves]), enable_x64())
+    hit = self._fast_cache.get(key)
+    if hit is not None:
+      exe, out_tree = hit
+      return out_tree.unflatten(exe.call_buffers(buffers))
+    closed, hoisted, _, out_tree, leaves, _ = self._trace(args, {})
+    outs = jit_p.bind(*hoisted, *leaves, jaxpr=closed, name=self._name)
+    if not hoisted and _plain_single_device(closed):
+      self._fast_cache[key] = (dispatch.compile_closed_jaxpr(closed, self._name), out_tree)
+    return out_tree.unflatten(outs)
 
   def trace(self, *args, **kwargs) -> Traced:
     closed, hoisted, in_tree, out_tree, leaves, _ = self._trace(args, kwargs)
@@ -295,6 +332,39 @@ class JitWrapped:
 
   def clear_cache(self) -> None:
     self._cache.clear()
+    self._fast_cache.clear()
+
+
+def _simple_structure(args):
+  """(leaves, structure key) when every positional argument is an array or a dict of
+  arrays, without building a treedef; else None. The leaves come in `tree_flatten`
+  order (dict values by sorted key)."""
+  leaves, parts = [], []
+  for a in args:
+    t = type(a)
+    if t is ArrayImpl:
+      leaves.append(a)
+      parts.append(None)
+    elif t is dict:
+      try:
+        keys = tuple(sorted(a))
+      except TypeError:
+        return None
+      for k in keys:
+        v = a[k]
+        if type(v) is not ArrayImpl:
+          return None
+        leaves.append(v)
+      parts.append(keys)
+    else:
+      return None
+  return leaves, tuple(parts)
+
+
+def _plain_single_device(closed: core.ClosedJaxpr) -> bool:
+  """Whether the eager jit of `closed` on unsharded arrays is one single-device executable."""
+  from jax._src import jit_primitive
+  return not (jit_primitive._has_shard_map(closed) or jit_primitive._needs_host_callbacks(closed))
 
 
 def jit(fun: Callable | None = None, *, static_argnums=(), static_argnames=(),

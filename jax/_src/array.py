@@ -231,4 +231,5 @@ def host_array(value, weak_type: bool = False) -> ArrayImpl:
 
 
 Array = ArrayImpl
+core.concrete_array_types.add(ArrayImpl)
 core.Tracer.__array_priority__ = 1000

@@ -29,13 +29,17 @@ from jax._src import errors
 class ShapedArray:
   """The abstract value of an array: shape, dtype and whether its type is weak."""
 
-  __slots__ = ("shape", "dtype", "weak_type")
+  __slots__ = ("shape", "dtype", "weak_type", "_hash")
   array_abstraction_level = 1
 
   def __init__(self, shape, dtype, weak_type: bool = False):
     self.shape = tuple(int(d) for d in shape)
     self.dtype = np.dtype(dtype)
     self.weak_type = bool(weak_type)
+    self._hash = None  # avals are immutable; dispatch caches hash them on every call
+
+  def __reduce__(self):
+    return ShapedArray, (self.shape, self.dtype, self.weak_type)
 
   ndim = property(lambda self: len(self.shape))
   size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
@@ -53,7 +57,10 @@ class ShapedArray:
             and self.dtype == other.dtype and self.weak_type == other.weak_type)
 
   def __hash__(self):
-    return hash((self.shape, self.dtype, self.weak_type))
+    h = self._hash
+    if h is None:
+      h = self._hash = hash((self.shape, self.dtype, self.weak_type))
+    return h
 
   def str_short(self) -> str:
     return f"{dtype_short_name(self.dtype)}[{','.join(map(str, self.shape))}]"
@@ -135,6 +142,17 @@ class Primitive:
     return rule
 
   def bind(self, *args, **params):
+    if dynamic_trace is _EVAL_MAIN and self.impl is not None:
+      # Fast path: nothing is being staged and every argument is a concrete array of
+      # a registered type, so the bottom (eval) trace would run `impl` unchanged.
+      for a in args:
+        if type(a) not in concrete_array_types:
+          break
+      else:
+        out = self.impl(*args, **params)
+        if self.multiple_results:
+          return [full_lower(o) for o in out]
+        return full_lower(out)
     trace = find_top_trace(args)
     tracers = [full_raise(trace, a) for a in args]
     out = trace.process_primitive(self, tracers, params)
@@ -224,6 +242,11 @@ class EvalTrace(Trace):
 
 trace_stack.append(MainTrace(0, EvalTrace, None))
 dynamic_trace = trace_stack[0]
+_EVAL_MAIN = trace_stack[0]
+
+# Types of concrete (non-tracer) array values that `Primitive.bind` may hand straight
+# to a primitive's eager impl; jax arrays register themselves (see array.py).
+concrete_array_types: set = set()
 
 
 class Tracer:

@@ -13,17 +13,41 @@ import numpy as np
 
 from jax._src import core
 from jax._src.array import ArrayImpl
-from jax._src.config import config
+from jax._src.config import config, enable_x64
 from jax._src.core import ShapedArray
 
 
+_xla_bridge = None
+
+
 def get_backend():
-  from jax._src import xla_bridge  # lazy: importing jax must not load a backend
-  return xla_bridge.get_backend()
+  global _xla_bridge
+  if _xla_bridge is None:
+    from jax._src import xla_bridge  # lazy: importing jax must not load a backend
+    _xla_bridge = xla_bridge
+  return _xla_bridge.get_backend()
+
+
+_home: list = [None, None]  # [client, its first device], refreshed when the client changes
 
 
 def default_device():
-  return get_backend().devices()[0]
+  client = get_backend()
+  if client is not _home[0]:
+    _home[:] = [client, client.devices()[0]]
+  return _home[1]
+
+
+def fast_buffer(x):
+  """The single buffer of `x` when it is a plain array on the default device, else None.
+
+  "Plain": one device buffer (host-backed arrays are moved to the default device,
+  as the general path would), no pmap stacking, and no sharding other than a
+  single device, so it can be passed to a single-device executable as is.
+  Anything else takes the general path.
+  """
+  bufs = fast_buffers((x,))
+  return None if bufs is None else bufs[0]
 
 
 def buffer_from_numpy(value: np.ndarray, device=None):
@@ -31,7 +55,43 @@ def buffer_from_numpy(value: np.ndarray, device=None):
   return client.buffer_from_pyval(np.asarray(value), device or client.devices()[0])
 
 
+_SingleDeviceSharding = None
+
+
+def _single_device_sharding():
+  global _SingleDeviceSharding
+  if _SingleDeviceSharding is None:
+    from jax._src.sharding import SingleDeviceSharding
+    _SingleDeviceSharding = SingleDeviceSharding
+  return _SingleDeviceSharding
+
+
+def fast_buffers(xs) -> list | None:
+  """`fast_buffer` of every element of `xs`, or None if one of them is not plain."""
+  home = default_device()
+  out = []
+  for x in xs:
+    if (type(x) is not ArrayImpl or x._stack_axis is not None
+        or (x._sharding is not None and type(x._sharding) is not _single_device_sharding())):
+      return None
+    bufs = x._buffers
+    if bufs is None:
+      bufs = x.device_buffers()  # host-backed: placed on the default device
+    if len(bufs) != 1:
+      return None
+    buf = bufs[0]
+    dev = buf.device()
+    if dev is not home and dev != home:
+      return None
+    out.append(buf)
+  return out
+
+
 def _arg_buffer(x, aval: ShapedArray):
+  if type(x) is ArrayImpl and x._stack_axis is None:
+    buf = fast_buffer(x)
+    if buf is not None:
+      return buf
   if isinstance(x, ArrayImpl):
     return x.single_buffer()
   return buffer_from_numpy(np.asarray(x, dtype=aval.dtype))
@@ -54,6 +114,10 @@ class Executable:
     if len(args) != len(self.in_avals):
       raise TypeError(f"executable takes {len(self.in_avals)} arguments, got {len(args)}")
     buffers = [_arg_buffer(x, a) for x, a in zip(args, self.in_avals)]
+    return self.call_buffers(buffers)
+
+  def call_buffers(self, buffers: list) -> list[ArrayImpl]:
+    """Run on argument buffers already checked to match `in_avals`."""
     outs = self._loaded.execute(buffers)
     return [ArrayImpl(a, [b]) for a, b in zip(self.out_avals, outs)]
 
@@ -86,19 +150,19 @@ def _primitive_jaxpr(prim: core.Primitive, avals: Sequence[ShapedArray], params)
 
 def apply_primitive(prim: core.Primitive, *args, **params):
   """Eager execution: compile `prim` alone for these input types and run it."""
-  avals = tuple(core.get_aval(a) for a in args)
+  avals = tuple(a.aval if type(a) is ArrayImpl else core.get_aval(a) for a in args)
+  key = (prim, avals, tuple(sorted(params.items())) if params else (), enable_x64())
   try:
-    key = (prim, avals, tuple(sorted(params.items())), config.jax_enable_x64)
-    hash(key)
-  except TypeError:
-    key = None
-  exe = _primitive_cache.get(key) if key is not None else None
+    exe = _primitive_cache.get(key)
+  except TypeError:  # unhashable params: compile without caching
+    key = exe = None
   if exe is None:
     closed = _primitive_jaxpr(prim, avals, params)
     exe = compile_closed_jaxpr(closed, prim.name)
     if key is not None:
       _primitive_cache[key] = exe
-  outs = exe(*args)
+  buffers = fast_buffers(args)
+  outs = exe(*args) if buffers is None else exe.call_buffers(buffers)
   return outs if prim.multiple_results else outs[0]
 
 

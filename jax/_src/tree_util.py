@@ -246,8 +246,11 @@ class PyTreeDef:
     self._kind = kind  # None means a leaf
     self._data = data
     self._kids = kids
-    self.num_leaves = 1 if kind is None else sum(c.num_leaves for c in kids)
-    self.num_nodes = 1 + sum(c.num_nodes for c in kids)
+    num_leaves, num_nodes = (1 if kind is None else 0), 1
+    for c in kids:
+      num_leaves += c.num_leaves
+      num_nodes += c.num_nodes
+    self.num_leaves, self.num_nodes = num_leaves, num_nodes
     self._hash = None
 
   def children(self) -> list[PyTreeDef]:
@@ -373,12 +376,24 @@ def _flatten(tree, is_leaf, leaves) -> PyTreeDef:
   if is_leaf is not None and is_leaf(tree):
     leaves.append(tree)
     return _LEAF
-  kind, node = _node_type(tree)
-  if node is None:
-    leaves.append(tree)
-    return _LEAF
+  kind = type(tree)
+  node = _registry.get(kind)
+  if node is None:  # _node_type, inlined: this runs once per node and leaf
+    if not (isinstance(tree, tuple) and hasattr(kind, "_fields")):
+      leaves.append(tree)
+      return _LEAF
+    kind, node = _NamedTupleNode, _NAMEDTUPLE
   children, data = node.to_iterable(tree)
-  return PyTreeDef(kind, data, tuple(_flatten(c, is_leaf, leaves) for c in children))
+  kids = []
+  for c in children:
+    ct = type(c)
+    if is_leaf is None and ct not in _registry and not (isinstance(c, tuple)
+                                                       and hasattr(ct, "_fields")):
+      leaves.append(c)  # a leaf child, without a recursive call
+      kids.append(_LEAF)
+    else:
+      kids.append(_flatten(c, is_leaf, leaves))
+  return PyTreeDef(kind, data, tuple(kids))
 
 
 def tree_flatten_with_path(tree, is_leaf=None) -> tuple[list, PyTreeDef]:

@@ -101,10 +101,11 @@ convert_element_type_p = standard_primitive("convert_element_type", _convert_abs
 def convert_element_type(x, new_dtype, weak_type: bool = False):
   from jax._src import array
   new_dtype = dtypes.canonicalize_dtype(new_dtype)
-  if isinstance(x, core.Tracer) or (isinstance(x, array.ArrayImpl) and not x.is_host_backed):
-    aval = core.get_aval(x)
+  if isinstance(x, (core.Tracer, array.ArrayImpl)):
+    aval = x.aval
     if aval.dtype == new_dtype and aval.weak_type == weak_type:
-      return x
+      return x  # already that type (a host-backed array stays the same object)
+  if isinstance(x, core.Tracer) or (isinstance(x, array.ArrayImpl) and not x.is_host_backed):
     return convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=bool(weak_type))
   # A concrete host value: convert now, without compiling anything.
   value = np.asarray(x._value if isinstance(x, array.ArrayImpl) else x)

@@ -17,8 +17,8 @@ from jax._src.lax import elementwise as lax
 from jax._src.lax import shape as lax_shape
 from jax._src.lax import special as lax_special
 from jax._src.numpy.ufunc_objects import ufunc
-from jax._src.numpy.util import (check_arraylike, promote_args, promote_args_inexact,
-                                 promote_dtypes, promote_shapes)
+from jax._src.numpy.util import (_same_array_types, check_arraylike, promote_args,
+                                 promote_args_inexact, promote_dtypes, promote_shapes)
 
 
 def _dtype(x) -> np.dtype:
@@ -85,12 +85,21 @@ def _make_ufunc(fn, name, identity=None, nin=2):
 # ----------------------------------------------------------------------------- arithmetic
 
 
+def _same_numeric_arrays(x, y) -> bool:
+  """Two jax arrays of one non-boolean type: no promotion, broadcasting or scalar matching."""
+  return _same_array_types((x, y)) and x.aval.dtype != dtypes.bool_
+
+
 def _add(x, y, /):
+  if _same_numeric_arrays(x, y):
+    return lax.add_p.bind(x, y)
   x, y = promote_args("add", x, y)
   return lax.bitwise_or(x, y) if _is_bool(x) else lax.add(x, y)
 
 
 def _subtract(x, y, /):
+  if _same_numeric_arrays(x, y):
+    return lax.sub_p.bind(x, y)
   x, y = promote_args("subtract", x, y)
   if _is_bool(x):
     raise TypeError("jnp.subtract does not support boolean inputs; use jnp.logical_xor "
@@ -99,16 +108,22 @@ def _subtract(x, y, /):
 
 
 def _multiply(x, y, /):
+  if _same_numeric_arrays(x, y):
+    return lax.mul_p.bind(x, y)
   x, y = promote_args("multiply", x, y)
   return lax.bitwise_and(x, y) if _is_bool(x) else lax.mul(x, y)
 
 
 def _maximum(x, y, /):
+  if _same_numeric_arrays(x, y):
+    return lax.max_p.bind(x, y)
   x, y = promote_args("maximum", x, y)
   return lax.bitwise_or(x, y) if _is_bool(x) else lax.max(x, y)
 
 
 def _minimum(x, y, /):
+  if _same_numeric_arrays(x, y):
+    return lax.min_p.bind(x, y)
   x, y = promote_args("minimum", x, y)
   return lax.bitwise_and(x, y) if _is_bool(x) else lax.min(x, y)
 

@@ -6,6 +6,7 @@ import numpy as np
 
 from jax._src import core
 from jax._src import dtypes
+from jax._src.array import ArrayImpl
 from jax._src.lax import elementwise as lax_ew
 from jax._src.lax import shape as lax_shape
 
@@ -71,12 +72,32 @@ def promote_shapes(*args):
   return [broadcast_to(a, shape) for a in args]
 
 
+def _same_array_types(args) -> bool:
+  """Whether all args are jax arrays of one shape, dtype and weak type (nothing to promote)."""
+  first = args[0]
+  if type(first) is not ArrayImpl:
+    return False
+  aval = first.aval
+  for a in args[1:]:
+    if type(a) is not ArrayImpl:
+      return False
+    b = a.aval
+    if b is not aval and (b.shape != aval.shape or b.dtype != aval.dtype
+                          or b.weak_type != aval.weak_type):
+      return False
+  return True
+
+
 def promote_args(name: str, *args):
+  if args and _same_array_types(args):
+    return list(args)
   check_arraylike(name, *args)
   return promote_shapes(*promote_dtypes(*args))
 
 
 def promote_args_inexact(name: str, *args):
+  if args and _same_array_types(args) and dtypes.is_inexact(args[0].aval.dtype):
+    return list(args)
   check_arraylike(name, *args)
   return promote_shapes(*promote_dtypes_inexact(*args))
 
