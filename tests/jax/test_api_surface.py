@@ -128,3 +128,11 @@ def test_wrapping_a_callable_object_keeps_jit_state(backend):
       return a * 3
 
   np.testing.assert_array_equal(jax.jit(Scale())(np.ones(2, np.float32)), [3.0, 3.0])
+
+
+def test_print_environment_info_reports_versions_and_backend(backend, capsys):
+  text = jax.print_environment_info(return_string=True)
+  assert f"jax:          {jax.__version__}" in text
+  assert "jaxlib:" in text and "cpu" in text
+  assert jax.print_environment_info() is None
+  assert "jax:" in capsys.readouterr().out
