@@ -72,12 +72,7 @@ def load_build_driver():
 build_driver = load_build_driver()
 
 
-class Progress:
-  def __init__(self) -> None:
-    self.start = time.monotonic()
-
-  def step(self, message: str) -> None:
-    print(f"[{time.monotonic() - self.start:7.1f}s] {message}", flush=True)
+Progress = build_driver.Progress  # one progress line format for build and benchmarks
 
 
 def python_version() -> str:
