@@ -83,14 +83,21 @@ def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts):
   return outs[:n], outs[n:]
 
 
-def _custom_jvp_call_batch(axis, vals, dims, *, call_jaxpr, jvp, num_consts):
+def _batch_custom_call(prim, what, axis, vals, dims, call_jaxpr, num_consts, **rules):
+  """vmap of a custom_jvp/custom_vjp call: the primal jaxpr and each user rule
+  (jvp, or fwd and bwd) are vmapped with every operand batched at the front."""
   if num_consts:
-    raise NotImplementedError("vmap of a custom_jvp function that closes over traced values")
+    raise NotImplementedError(f"vmap of a {what} function that closes over traced values")
   vals = _front(axis, vals, dims)
   new_jaxpr = batching.vmap_jaxpr(call_jaxpr, axis, [0] * len(vals))
-  outs = custom_jvp_call_p.bind(*vals, call_jaxpr=new_jaxpr, jvp=_vmap_flat_fn(jvp, axis),
-                                num_consts=num_consts)
+  outs = prim.bind(*vals, call_jaxpr=new_jaxpr, num_consts=num_consts,
+                   **{name: _vmap_flat_fn(fn, axis) for name, fn in rules.items()})
   return outs, [0] * len(outs)
+
+
+def _custom_jvp_call_batch(axis, vals, dims, *, call_jaxpr, jvp, num_consts):
+  return _batch_custom_call(custom_jvp_call_p, "custom_jvp", axis, vals, dims, call_jaxpr,
+                            num_consts, jvp=jvp)
 
 
 ad.jvp_rules[custom_jvp_call_p] = _custom_jvp_call_jvp
@@ -192,13 +199,8 @@ def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts)
 
 
 def _custom_vjp_call_batch(axis, vals, dims, *, call_jaxpr, fwd, bwd, num_consts):
-  if num_consts:
-    raise NotImplementedError("vmap of a custom_vjp function that closes over traced values")
-  vals = _front(axis, vals, dims)
-  new_jaxpr = batching.vmap_jaxpr(call_jaxpr, axis, [0] * len(vals))
-  outs = custom_vjp_call_p.bind(*vals, call_jaxpr=new_jaxpr, fwd=_vmap_flat_fn(fwd, axis),
-                                bwd=_vmap_flat_fn(bwd, axis), num_consts=num_consts)
-  return outs, [0] * len(outs)
+  return _batch_custom_call(custom_vjp_call_p, "custom_vjp", axis, vals, dims, call_jaxpr,
+                            num_consts, fwd=fwd, bwd=bwd)
 
 
 ad.jvp_rules[custom_vjp_call_p] = _custom_vjp_call_jvp

@@ -164,13 +164,15 @@ HloInstruction* Simplify(HloInstruction* instr) {
 StatusOr<bool> AlgebraicSimplifier::Run(HloModule* module) {
   bool changed = false;
   for (HloComputation* comp : module->computations()) {
+    bool appended = false;
     for (HloInstruction* instr : comp->MakeInstructionPostOrder()) {
       HloInstruction* replacement = Simplify(instr);
       if (replacement == nullptr) continue;
       RETURN_IF_ERROR(instr->ReplaceAllUsesWith(replacement));
-      changed = true;  // the replaced instruction is left for DCE
+      appended = true;  // the replaced instruction is left for DCE
     }
-    if (changed) comp->SortInstructionsInPostOrder();
+    if (appended) comp->SortInstructionsInPostOrder();
+    changed |= appended;
   }
   return changed;
 }

@@ -30,6 +30,7 @@ bool Foldable(const HloInstruction* instr) {
 StatusOr<bool> HloConstantFolding::Run(HloModule* module) {
   bool changed = false;
   for (HloComputation* comp : module->computations()) {
+    bool folded = false;
     // Post order: an instruction's operands are folded before it is visited,
     // so whole constant chains fold in one run.
     for (HloInstruction* instr : comp->MakeInstructionPostOrder()) {
@@ -43,9 +44,10 @@ StatusOr<bool> HloConstantFolding::Run(HloModule* module) {
       HloInstruction* replacement = comp->AddInstruction(std::move(constant));
       RETURN_IF_ERROR(instr->ReplaceAllUsesWith(replacement));
       RETURN_IF_ERROR(comp->RemoveInstruction(instr));
-      changed = true;
+      folded = true;
     }
-    if (changed) comp->SortInstructionsInPostOrder();
+    if (folded) comp->SortInstructionsInPostOrder();  // the constants were appended
+    changed |= folded;
   }
   return changed;
 }

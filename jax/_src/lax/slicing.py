@@ -600,41 +600,33 @@ def _bind_scatter(prim, operand, indices, updates, dimension_numbers, indices_ar
                    mode=mode, update_jaxpr=update_jaxpr)
 
 
-def scatter(operand, scatter_indices, updates, dimension_numbers: ScatterDimensionNumbers, *,
-            indices_are_sorted: bool = False, unique_indices: bool = False, mode=None):
-  """Replace windows of `operand` by `updates` (with duplicates, one of them wins)."""
-  return _bind_scatter(scatter_p, operand, scatter_indices, updates, dimension_numbers,
-                       indices_are_sorted, unique_indices, mode)
+def _scatter_function(prim, name: str, doc: str):
+  """The public function of one scatter primitive (they differ only in how
+  updates combine)."""
+  def fn(operand, scatter_indices, updates, dimension_numbers: ScatterDimensionNumbers, *,
+         indices_are_sorted: bool = False, unique_indices: bool = False, mode=None):
+    return _bind_scatter(prim, operand, scatter_indices, updates, dimension_numbers,
+                         indices_are_sorted, unique_indices, mode)
+  fn.__name__ = fn.__qualname__ = name
+  fn.__doc__ = doc
+  return fn
 
 
-def scatter_add(operand, scatter_indices, updates, dimension_numbers: ScatterDimensionNumbers, *,
-                indices_are_sorted: bool = False, unique_indices: bool = False, mode=None):
-  return _bind_scatter(scatter_add_p, operand, scatter_indices, updates, dimension_numbers,
-                       indices_are_sorted, unique_indices, mode)
+scatter = _scatter_function(
+    scatter_p, "scatter", "Replace windows of `operand` by `updates` (with duplicates, one of them wins).")
+scatter_add = _scatter_function(scatter_add_p, "scatter_add", "Add `updates` into windows of `operand`.")
+scatter_mul = _scatter_function(scatter_mul_p, "scatter_mul",
+                                "Multiply windows of `operand` by `updates`.")
+scatter_min = _scatter_function(scatter_min_p, "scatter_min",
+                                "Elementwise minimum of windows of `operand` and `updates`.")
+scatter_max = _scatter_function(scatter_max_p, "scatter_max",
+                                "Elementwise maximum of windows of `operand` and `updates`.")
 
 
 def scatter_sub(operand, scatter_indices, updates, dimension_numbers: ScatterDimensionNumbers, *,
                 indices_are_sorted: bool = False, unique_indices: bool = False, mode=None):
   return scatter_add(operand, scatter_indices, ew.neg(updates), dimension_numbers,
                      indices_are_sorted=indices_are_sorted, unique_indices=unique_indices, mode=mode)
-
-
-def scatter_mul(operand, scatter_indices, updates, dimension_numbers: ScatterDimensionNumbers, *,
-                indices_are_sorted: bool = False, unique_indices: bool = False, mode=None):
-  return _bind_scatter(scatter_mul_p, operand, scatter_indices, updates, dimension_numbers,
-                       indices_are_sorted, unique_indices, mode)
-
-
-def scatter_min(operand, scatter_indices, updates, dimension_numbers: ScatterDimensionNumbers, *,
-                indices_are_sorted: bool = False, unique_indices: bool = False, mode=None):
-  return _bind_scatter(scatter_min_p, operand, scatter_indices, updates, dimension_numbers,
-                       indices_are_sorted, unique_indices, mode)
-
-
-def scatter_max(operand, scatter_indices, updates, dimension_numbers: ScatterDimensionNumbers, *,
-                indices_are_sorted: bool = False, unique_indices: bool = False, mode=None):
-  return _bind_scatter(scatter_max_p, operand, scatter_indices, updates, dimension_numbers,
-                       indices_are_sorted, unique_indices, mode)
 
 
 def scatter_apply(operand, scatter_indices, func, dimension_numbers: ScatterDimensionNumbers, *,

@@ -90,42 +90,30 @@ def _same_numeric_arrays(x, y) -> bool:
   return _same_array_types((x, y)) and x.aval.dtype != dtypes.bool_
 
 
-def _add(x, y, /):
-  if _same_numeric_arrays(x, y):
-    return lax.add_p.bind(x, y)
-  x, y = promote_args("add", x, y)
-  return lax.bitwise_or(x, y) if _is_bool(x) else lax.add(x, y)
+def _arithmetic(name, prim, lax_fn, bool_fn):
+  """x op y: straight to `prim` when both operands are arrays of one numeric type
+  (the common eager case), else NumPy promotion first; booleans use `bool_fn`
+  (a lax function, or the message of the TypeError they raise)."""
+  @_named(name)
+  def fn(x, y, /):
+    if _same_numeric_arrays(x, y):
+      return prim.bind(x, y)
+    x, y = promote_args(name, x, y)
+    if not _is_bool(x):
+      return lax_fn(x, y)
+    if isinstance(bool_fn, str):
+      raise TypeError(bool_fn)
+    return bool_fn(x, y)
+  return fn
 
 
-def _subtract(x, y, /):
-  if _same_numeric_arrays(x, y):
-    return lax.sub_p.bind(x, y)
-  x, y = promote_args("subtract", x, y)
-  if _is_bool(x):
-    raise TypeError("jnp.subtract does not support boolean inputs; use jnp.logical_xor "
-                    "or jnp.bitwise_xor instead.")
-  return lax.sub(x, y)
-
-
-def _multiply(x, y, /):
-  if _same_numeric_arrays(x, y):
-    return lax.mul_p.bind(x, y)
-  x, y = promote_args("multiply", x, y)
-  return lax.bitwise_and(x, y) if _is_bool(x) else lax.mul(x, y)
-
-
-def _maximum(x, y, /):
-  if _same_numeric_arrays(x, y):
-    return lax.max_p.bind(x, y)
-  x, y = promote_args("maximum", x, y)
-  return lax.bitwise_or(x, y) if _is_bool(x) else lax.max(x, y)
-
-
-def _minimum(x, y, /):
-  if _same_numeric_arrays(x, y):
-    return lax.min_p.bind(x, y)
-  x, y = promote_args("minimum", x, y)
-  return lax.bitwise_and(x, y) if _is_bool(x) else lax.min(x, y)
+_add = _arithmetic("add", lax.add_p, lax.add, lax.bitwise_or)
+_subtract = _arithmetic("subtract", lax.sub_p, lax.sub,
+                        "jnp.subtract does not support boolean inputs; use jnp.logical_xor "
+                        "or jnp.bitwise_xor instead.")
+_multiply = _arithmetic("multiply", lax.mul_p, lax.mul, lax.bitwise_and)
+_maximum = _arithmetic("maximum", lax.max_p, lax.max, lax.bitwise_or)
+_minimum = _arithmetic("minimum", lax.min_p, lax.min, lax.bitwise_and)
 
 
 add = _make_ufunc(_add, "add", identity=0)

@@ -51,6 +51,14 @@ void Bench(xla::Client& client, const char* label, const std::string& hlo,
               1e3 * per_run, work / per_run / 1e9, unit);
 }
 
+// An f32 add-reduction of `in` over `dims` (comma list) to `out`, as HLO text.
+std::string SumModule(const std::string& in, const std::string& dims, const std::string& out) {
+  return "HloModule sum\n"
+         "add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n"
+         "ENTRY main {\n  x = " + in + " parameter(0)\n  z = f32[] constant(0)\n"
+         "  ROOT r = " + out + " reduce(x, z), dimensions={" + dims + "}, to_apply=add\n}\n";
+}
+
 }  // namespace
 
 int main() {
@@ -92,39 +100,11 @@ ENTRY main {
   x = f32[4096,4096]{1,0} parameter(0)
   ROOT t = f32[4096,4096]{0,1} transpose(x), dimensions={1,0}
 })", {{4096, 4096}}, 2.0 * 4 * n, "GB/s");
-  Bench(c, "row sum 4096x4096", R"(HloModule rs
-add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-ENTRY main {
-  x = f32[4096,4096]{1,0} parameter(0)
-  z = f32[] constant(0)
-  ROOT r = f32[4096]{0} reduce(x, z), dimensions={1}, to_apply=add
-})", {{4096, 4096}}, 4.0 * n, "GB/s");
-  Bench(c, "column sum 4096x4096", R"(HloModule cs
-add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-ENTRY main {
-  x = f32[4096,4096]{1,0} parameter(0)
-  z = f32[] constant(0)
-  ROOT r = f32[4096]{0} reduce(x, z), dimensions={0}, to_apply=add
-})", {{4096, 4096}}, 4.0 * n, "GB/s");
-  Bench(c, "full sum 16M", R"(HloModule fs
-add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-ENTRY main {
-  x = f32[16777216]{0} parameter(0)
-  z = f32[] constant(0)
-  ROOT r = f32[] reduce(x, z), dimensions={0}, to_apply=add
-})", {{n}}, 4.0 * n, "GB/s");
+  Bench(c, "row sum 4096x4096", SumModule("f32[4096,4096]{1,0}", "1", "f32[4096]{0}"),
+        {{4096, 4096}}, 4.0 * n, "GB/s");
+  Bench(c, "column sum 4096x4096", SumModule("f32[4096,4096]{1,0}", "0", "f32[4096]{0}"),
+        {{4096, 4096}}, 4.0 * n, "GB/s");
+  Bench(c, "full sum 16M", SumModule("f32[16777216]{0}", "0", "f32[]"), {{n}}, 4.0 * n, "GB/s");
   Bench(c, "dot 1024^3 f32 (Eigen)", R"(HloModule dot
 ENTRY main {
   a = f32[1024,1024]{1,0} parameter(0)
