@@ -74,13 +74,17 @@ class ArgInfo:
 class _Stage:
   """What Traced, Lowered and Compiled share: the traced jaxpr and its trees."""
 
-  def __init__(self, jit_fn: JitWrapped, closed: core.ClosedJaxpr, hoisted, in_tree, out_tree,
-               in_leaf_avals):
+  def __init__(self, jit_fn: JitWrapped | None, closed: core.ClosedJaxpr | None, hoisted, in_tree,
+               out_tree, in_leaf_avals, out_leaf_avals=None, name: str | None = None):
+    # A Compiled loaded from bytes (jax.experimental.serialize_executable) has
+    # no function or jaxpr, only its avals and name.
     self._jit_fn, self._closed, self._hoisted = jit_fn, closed, hoisted
     self.in_tree, self.out_tree = in_tree, out_tree
     self._in_leaf_avals = tuple(in_leaf_avals)
+    self._out_leaf_avals = tuple(closed.out_avals if out_leaf_avals is None else out_leaf_avals)
+    self._name = jit_fn._name if name is None else name
 
-  fun_name = property(lambda self: self._jit_fn._name)
+  fun_name = property(lambda self: self._name)
   donate_argnums = property(lambda self: ())
 
   @property
@@ -93,11 +97,11 @@ class _Stage:
 
   @property
   def out_info(self):
-    return self.out_tree.unflatten(_shape_dtype_structs(self._closed.out_avals))
+    return self.out_tree.unflatten(_shape_dtype_structs(self._out_leaf_avals))
 
   @property
   def out_avals(self):
-    return self.out_tree.unflatten(list(self._closed.out_avals))
+    return self.out_tree.unflatten(list(self._out_leaf_avals))
 
   def _same(self, cls):
     return cls(self._jit_fn, self._closed, self._hoisted, self.in_tree, self.out_tree,
@@ -123,7 +127,7 @@ class Lowered(_Stage):
       raise ValueError(f"this jax lowers to XLA HLO text only: as_text(dialect='hlo'); "
                        f"got dialect={dialect!r}")
     from jax._src.lowering import hlo
-    return hlo.lower_jaxpr_to_module(self._closed, self._jit_fn._name)
+    return hlo.lower_jaxpr_to_module(self._closed, self._name)
 
   def jaxpr(self) -> core.ClosedJaxpr:
     return self._closed
@@ -134,7 +138,7 @@ class Lowered(_Stage):
 
   def compile(self, compiler_options=None) -> Compiled:
     from jax._src import dispatch
-    exe = dispatch.compile_closed_jaxpr(self._closed, self._jit_fn._name)
+    exe = dispatch.compile_closed_jaxpr(self._closed, self._name)
     compiled = self._same(Compiled)
     compiled._exe = exe
     return compiled
@@ -189,8 +193,8 @@ class Compiled(_Stage):
                       f"compiled. The mismatches are:\n{lines}")
 
   def __call__(self, *args, **kwargs):
-    dyn_args, dyn_kwargs, _ = self._jit_fn._split_static(args, kwargs)
-    leaves, in_tree = tree_flatten((dyn_args, dyn_kwargs))
+    # Like JAX: the compiled function takes only the non-static arguments.
+    leaves, in_tree = tree_flatten((args, kwargs))
     self._check_args(leaves, in_tree)
     outs = self._exe(*self._hoisted, *leaves)
     return self.out_tree.unflatten(outs)

@@ -100,6 +100,21 @@ config.define(
     "jax_check_jaxprs", False, "JAX_CHECK_JAXPRS", _parse_bool,
     "Run check_jaxpr on every traced jaxpr (tests turn this on).")
 
+config.define(
+    "jax_enable_compilation_cache", True, "JAX_ENABLE_COMPILATION_CACHE", _parse_bool,
+    "Use the persistent compilation cache when jax_compilation_cache_dir is set.")
+config.define(
+    "jax_compilation_cache_dir", None, "JAX_COMPILATION_CACHE_DIR", _parse_optional_str,
+    "Folder of the persistent compilation cache (serialized executables); unset: no cache.")
+config.define(
+    "jax_persistent_cache_min_compile_time_secs", 1.0,
+    "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", float,
+    "Only executables that took at least this long to compile are written to the cache.")
+config.define(
+    "jax_persistent_cache_min_entry_size_bytes", 0,
+    "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", int,
+    "Only serialized executables of at least this many bytes are written to the cache.")
+
 
 def enable_x64() -> bool:
   return config._values["jax_enable_x64"]

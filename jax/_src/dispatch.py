@@ -11,6 +11,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from jax._src import compilation_cache
 from jax._src import core
 from jax._src.array import ArrayImpl
 from jax._src.config import config, enable_x64
@@ -101,14 +102,17 @@ class Executable:
   """A compiled HLO module plus the avals of its inputs and outputs."""
 
   def __init__(self, hlo_text: str, in_avals: Sequence[ShapedArray],
-               out_avals: Sequence[ShapedArray]):
+               out_avals: Sequence[ShapedArray], loaded=None):
+    """Compiles `hlo_text` for the default device, unless `loaded` is given."""
     self.hlo_text = hlo_text
     self.in_avals = list(in_avals)
     self.out_avals = list(out_avals)
-    if config.jax_dump_hlo:
-      print(hlo_text)
-    client = get_backend()
-    self._loaded = client.compile_and_load(hlo_text, client.devices()[:1])
+    if loaded is None:
+      if config.jax_dump_hlo:
+        print(hlo_text)
+      client = get_backend()
+      loaded = compilation_cache.compile_or_get_cached(client, hlo_text, client.devices()[:1])
+    self._loaded = loaded
 
   def __call__(self, *args) -> list[ArrayImpl]:
     if len(args) != len(self.in_avals):

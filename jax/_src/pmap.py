@@ -20,6 +20,7 @@ from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
+from jax._src import compilation_cache
 from jax._src import core
 from jax._src import tree_util
 from jax._src.array import ArrayImpl
@@ -205,7 +206,7 @@ class PmapWrapped:
     if config.jax_dump_hlo:
       print(text)
     client = dispatch.get_backend()
-    loaded = client.compile_and_load(text, devices, _compile_options(n))
+    loaded = compilation_cache.compile_or_get_cached(client, text, devices, _compile_options(n))
     return _Compiled(text, loaded, tuple(devices), tuple(closed.out_avals), store.value)
 
   def _out_leaf_axes(self, out_tree, n: int) -> list:

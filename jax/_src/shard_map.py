@@ -38,6 +38,7 @@ from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
+from jax._src import compilation_cache
 from jax._src import core
 from jax._src import tree_util
 from jax._src.array import ArrayImpl
@@ -133,7 +134,8 @@ def _compile(jaxpr: core.ClosedJaxpr, mesh: Mesh, name: str) -> _Compiled:
   if config.jax_dump_hlo:
     print(text)
   client = dispatch.get_backend()
-  loaded = client.compile_and_load(text, mesh._flat_devices, _compile_options(mesh.size))
+  loaded = compilation_cache.compile_or_get_cached(client, text, mesh._flat_devices,
+                                                   _compile_options(mesh.size))
   cache[key] = compiled = _Compiled(text, loaded)
   return compiled
 

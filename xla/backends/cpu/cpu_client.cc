@@ -9,6 +9,7 @@
 #include "xla/backends/cpu/runtime/cpu_device.h"
 #include "xla/backends/cpu/runtime/cpu_executable.h"
 #include "xla/backends/cpu/runtime/thread_pool.h"
+#include "xla/backends/cpu/serialized_executable.h"
 #include "xla/hlo/parser/parser.h"
 
 #ifndef JAX_PLUGIN_VERSION
@@ -105,20 +106,8 @@ CpuDevice* CpuClient::FindDevice(const Device* device) const {
   return nullptr;
 }
 
-StatusOr<std::unique_ptr<Executable>> CpuClient::Compile(const std::string& format,
-                                                         const std::string& code,
-                                                         const Options& options,
-                                                         const std::vector<Device*>& devices) {
-  int64_t num_replicas = 1;
-  if (auto it = options.find("num_replicas"); it != options.end()) {
-    const int64_t* n = std::get_if<int64_t>(&it->second);
-    if (n == nullptr || *n < 1) return InvalidArgument("option num_replicas must be a positive integer");
-    num_replicas = *n;
-  }
-  if (format != "hlo") {
-    return InvalidArgument("the CPU backend compiles HLO text (format \"hlo\"), got format \"" +
-                           format + "\"");
-  }
+StatusOr<std::vector<Device*>> CpuClient::ExecutionDevices(int64_t num_replicas,
+                                                            const std::vector<Device*>& devices) const {
   std::vector<Device*> targets = devices;
   if (targets.empty()) {
     if (num_replicas > static_cast<int64_t>(devices_.size())) {
@@ -134,19 +123,74 @@ StatusOr<std::unique_ptr<Executable>> CpuClient::Compile(const std::string& form
   for (Device* d : targets) {
     if (FindDevice(d) == nullptr) return InvalidArgument("Compile: device is not a CPU device of this client");
   }
+  return targets;
+}
+
+StatusOr<std::unique_ptr<Executable>> CpuClient::Compile(const std::string& format,
+                                                         const std::string& code,
+                                                         const Options& options,
+                                                         const std::vector<Device*>& devices) {
+  int64_t num_replicas = 1;
+  if (auto it = options.find("num_replicas"); it != options.end()) {
+    const int64_t* n = std::get_if<int64_t>(&it->second);
+    if (n == nullptr || *n < 1) return InvalidArgument("option num_replicas must be a positive integer");
+    num_replicas = *n;
+  }
+  if (format != "hlo") {
+    return InvalidArgument("the CPU backend compiles HLO text (format \"hlo\"), got format \"" +
+                           format + "\"");
+  }
+  ASSIGN_OR_RETURN(std::vector<Device*> targets, ExecutionDevices(num_replicas, devices));
   ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, ParseHloModule(code));
   if (Status passes = RunCpuPasses(module.get()); !passes.ok()) {
     return passes.WithContext("optimizing module " + module->name());
   }
   CompileOptions compile_options;
   compile_options.dump_llvm_ir_dir = dump_llvm_ir_dir_;
-  auto compiled = CompileHloModule(*module, compile_options);
-  if (!compiled.ok()) return compiled.status().WithContext("compiling module " + module->name());
+  return Load(*module, compile_options, std::move(targets), num_replicas);
+}
+
+StatusOr<std::unique_ptr<Executable>> CpuClient::Load(const HloModule& module,
+                                                      const CompileOptions& options,
+                                                      std::vector<Device*> targets,
+                                                      int64_t num_replicas) {
+  auto compiled = CompileHloModule(module, options);
+  if (!compiled.ok()) return compiled.status().WithContext("compiling module " + module.name());
   CompiledProgram program = std::move(compiled).value();
-  return std::unique_ptr<Executable>(
-      new CpuExecutable(module->name(), std::move(program.program), std::move(program.code),
-                        program.code_size, std::move(targets), module->ToString(), pool_,
-                        num_replicas));
+  std::string hlo_text = module.ToString();
+  auto executable = std::make_unique<CpuExecutable>(
+      module.name(), std::move(program.program), std::move(program.code), program.code_size,
+      std::move(targets), hlo_text, pool_, num_replicas);
+  executable->set_serializer([machine = std::move(program.machine_code), hlo_text,
+                              num_replicas]() -> StatusOr<std::string> {
+    SerializedExecutable e;
+    e.plugin_version = JAX_PLUGIN_VERSION;
+    e.num_replicas = num_replicas;
+    e.hlo_text = hlo_text;
+    e.triple = machine.triple;
+    e.cpu_name = machine.cpu_name;
+    e.cpu_features = machine.cpu_features;
+    e.kernel_symbols = machine.symbols;
+    if (machine.objects) e.objects = machine.objects();
+    return EncodeExecutable(e);
+  });
+  return std::unique_ptr<Executable>(std::move(executable));
+}
+
+StatusOr<std::unique_ptr<Executable>> CpuClient::DeserializeAndLoad(
+    const std::string& serialized, const std::vector<Device*>& devices) {
+  ASSIGN_OR_RETURN(SerializedExecutable e, DecodeExecutable(serialized));
+  ASSIGN_OR_RETURN(MachineCode host, HostMachine());
+  RETURN_IF_ERROR(CheckLoadable(e, JAX_PLUGIN_VERSION, host.triple, host.cpu_features));
+  ASSIGN_OR_RETURN(std::vector<Device*> targets, ExecutionDevices(e.num_replicas, devices));
+  auto module = ParseHloModule(e.hlo_text);
+  if (!module.ok()) {
+    return module.status().WithContext("loading a serialized CPU executable (its HLO module)");
+  }
+  CompileOptions options;
+  options.prebuilt_objects = &e.objects;
+  options.prebuilt_symbols = &e.kernel_symbols;
+  return Load(**module, options, std::move(targets), e.num_replicas);
 }
 
 StatusOr<std::unique_ptr<Buffer>> CpuClient::BufferFromHost(

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "xla/hlo/ir/module.h"
 #include "xla/pjrt/client.h"
 
 namespace xla {
@@ -19,6 +20,7 @@ namespace cpu {
 
 class CpuDevice;
 class ThreadPool;
+struct CompileOptions;
 
 class CpuClient final : public Client {
  public:
@@ -33,6 +35,9 @@ class CpuClient final : public Client {
                                                 const std::string& code,
                                                 const Options& options,
                                                 const std::vector<Device*>& devices) override;
+  // Loads what CpuExecutable::Serialize wrote (serialized_executable.h).
+  StatusOr<std::unique_ptr<Executable>> DeserializeAndLoad(
+      const std::string& serialized, const std::vector<Device*>& devices) override;
   StatusOr<std::unique_ptr<Buffer>> BufferFromHost(const void* data, PrimitiveType type,
                                                    const std::vector<int64_t>& dims,
                                                    const std::vector<int64_t>& byte_strides,
@@ -41,6 +46,12 @@ class CpuClient final : public Client {
  private:
   CpuClient(std::vector<std::unique_ptr<CpuDevice>> devices, std::string dump_llvm_ir_dir);
   CpuDevice* FindDevice(const Device* device) const;
+  // `devices`, or the first num_replicas devices when it is empty, checked.
+  StatusOr<std::vector<Device*>> ExecutionDevices(int64_t num_replicas,
+                                                  const std::vector<Device*>& devices) const;
+  // Compiles (or links prebuilt objects for) an optimised module.
+  StatusOr<std::unique_ptr<Executable>> Load(const HloModule& module, const CompileOptions& options,
+                                             std::vector<Device*> targets, int64_t num_replicas);
 
   std::string platform_name_ = "cpu";
   std::string platform_version_;

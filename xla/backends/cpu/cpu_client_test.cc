@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "xla/backends/cpu/serialized_executable.h"
 #include "xla/hlo/testing/check.h"
 
 namespace xla::cpu {
@@ -46,9 +47,8 @@ Client& TestClient() {
   return *client;
 }
 
-StatusOr<std::vector<HostArray>> Run(const std::string& hlo, const std::vector<HostArray>& inputs) {
+StatusOr<std::vector<HostArray>> RunExecutable(Executable& exe, const std::vector<HostArray>& inputs) {
   Client& client = TestClient();
-  ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe, client.Compile("hlo", hlo, {}, {}));
   std::vector<std::unique_ptr<Buffer>> owned;
   std::vector<Buffer*> args;
   for (const HostArray& in : inputs) {
@@ -58,7 +58,7 @@ StatusOr<std::vector<HostArray>> Run(const std::string& hlo, const std::vector<H
     args.push_back(buf.get());
     owned.push_back(std::move(buf));
   }
-  ASSIGN_OR_RETURN(auto outs, exe->Execute({args}, {}));
+  ASSIGN_OR_RETURN(auto outs, exe.Execute({args}, {}));
   std::vector<HostArray> result;
   for (auto& out : outs[0]) {
     HostArray a{out->element_type(), out->dimensions(), std::vector<uint8_t>(out->size_in_bytes())};
@@ -66,6 +66,11 @@ StatusOr<std::vector<HostArray>> Run(const std::string& hlo, const std::vector<H
     result.push_back(std::move(a));
   }
   return result;
+}
+
+StatusOr<std::vector<HostArray>> Run(const std::string& hlo, const std::vector<HostArray>& inputs) {
+  ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe, TestClient().Compile("hlo", hlo, {}, {}));
+  return RunExecutable(*exe, inputs);
 }
 
 bool Near(double got, double want, double tol = 1e-5) {
@@ -594,6 +599,100 @@ ENTRY main {
                {Make<float>(F32, {4, 6}, z)});
   CHECK_OK(r2);
   ExpectValues<float>((*r2)[0], z, 1e-4);
+}
+
+
+// A module with a fused kernel, a sort comparator and a loop body: serialized,
+// loaded back (no code generation) and run, it gives the original's numbers.
+constexpr char kSerializableModule[] = R"(HloModule serial
+cmp {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT lt = pred[] compare(a, b), direction=LT
+}
+cond {
+  s = (s32[], f32[8]{0}) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(3)
+  ROOT c = pred[] compare(i, n), direction=LT
+}
+body {
+  s = (s32[], f32[8]{0}) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  v = f32[8]{0} get-tuple-element(s), index=1
+  one = s32[] constant(1)
+  i1 = s32[] add(i, one)
+  e = f32[8]{0} exponential(v)
+  h = f32[] constant(0.5)
+  hb = f32[8]{0} broadcast(h), dimensions={}
+  v1 = f32[8]{0} multiply(e, hb)
+  ROOT t = (s32[], f32[8]{0}) tuple(i1, v1)
+}
+ENTRY main {
+  x = f32[8]{0} parameter(0)
+  zero = s32[] constant(0)
+  init = (s32[], f32[8]{0}) tuple(zero, x)
+  w = (s32[], f32[8]{0}) while(init), condition=cond, body=body
+  v = f32[8]{0} get-tuple-element(w), index=1
+  ROOT s = f32[8]{0} sort(v), dimensions={0}, to_apply=cmp
+})";
+
+HostArray SerializableInput() {
+  return Make<float>(F32, {8}, {0.5f, -1, 2, 0, 1.5f, -0.25f, 3, 1});
+}
+
+TEST(SerializedExecutableRunsLikeTheOriginal) {
+  Client& client = TestClient();
+  auto exe = client.Compile("hlo", kSerializableModule, {}, {});
+  CHECK_OK(exe);
+  auto bytes = (*exe)->Serialize();
+  CHECK_OK(bytes);
+  auto loaded = client.DeserializeAndLoad(*bytes, {});
+  CHECK_OK(loaded);
+  auto want = RunExecutable(**exe, {SerializableInput()});
+  auto got = RunExecutable(**loaded, {SerializableInput()});
+  CHECK_OK(want);
+  CHECK_OK(got);
+  ExpectValues<float>((*got)[0], (*want)[0].As<float>(), 0);
+  EXPECT_EQ((*loaded)->optimized_hlo(), (*exe)->optimized_hlo());
+  // A loaded executable serializes again to the same bytes.
+  auto again = (*loaded)->Serialize();
+  CHECK_OK(again);
+  EXPECT_TRUE(*again == *bytes);
+}
+
+TEST(SerializedExecutableOnOtherDevice) {
+  Client& client = TestClient();
+  auto exe = client.Compile("hlo", "HloModule c\nENTRY e {\n  x = f32[2]{0} parameter(0)\n"
+                                   "  ROOT y = f32[2]{0} add(x, x)\n}\n", {}, {});
+  CHECK_OK(exe);
+  auto bytes = (*exe)->Serialize();
+  CHECK_OK(bytes);
+  auto loaded = client.DeserializeAndLoad(*bytes, {client.devices()[1]});
+  CHECK_OK(loaded);
+  EXPECT_TRUE((*loaded)->devices()[0] == client.devices()[1]);
+}
+
+TEST(DeserializeRefusesBadBytes) {
+  Client& client = TestClient();
+  auto r = client.DeserializeAndLoad("definitely not an executable", {});
+  EXPECT_TRUE(!r.ok() && r.status().code() == StatusCode::kInvalidArgument);
+  auto exe = client.Compile("hlo", kSerializableModule, {}, {});
+  CHECK_OK(exe);
+  auto bytes = (*exe)->Serialize();
+  CHECK_OK(bytes);
+  auto e = DecodeExecutable(*bytes);
+  CHECK_OK(e);
+  // Machine code that does not belong to the module's plan is refused, not run.
+  e->hlo_text = "HloModule other\nENTRY e {\n  x = f32[2]{0} parameter(0)\n"
+                "  ROOT y = f32[2]{0} exponential(x)\n}\n";
+  auto mismatched = client.DeserializeAndLoad(EncodeExecutable(*e), {});
+  EXPECT_TRUE(!mismatched.ok() &&
+              mismatched.status().message().find("does not match") != std::string::npos);
+  e = DecodeExecutable(*bytes);
+  e->plugin_version = "0.0.0-other";
+  auto other = client.DeserializeAndLoad(EncodeExecutable(*e), {});
+  EXPECT_TRUE(!other.ok() && other.status().message().find("0.0.0-other") != std::string::npos);
 }
 
 }  // namespace

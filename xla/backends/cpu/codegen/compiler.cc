@@ -208,7 +208,48 @@ Status EmitComparator(llvm::Module* module, const HelperFunction& helper,
   return OkStatus();
 }
 
+// Emits every kernel and helper of `plans` into one LLVM module and hands it to the JIT.
+Status EmitAndAddModule(const HloModule& module, const std::vector<Plan*>& plans,
+                        const CompileOptions& options, Jit* jit) {
+  auto context = std::make_unique<llvm::LLVMContext>();
+  auto llvm_module = std::make_unique<llvm::Module>(module.name(), *context);
+  llvm_module->setTargetTriple(jit->target().triple);
+  llvm_module->setDataLayout(jit->target().data_layout);
+  ScalarFunctions scalar_functions(llvm_module.get(), jit->target().cpu_name,
+                                   jit->target().cpu_features);
+  for (Plan* plan : plans) {
+    for (const KernelInfo& kernel : plan->kernels) {
+      RETURN_IF_ERROR(EmitKernel(llvm_module.get(), *plan, kernel, &scalar_functions));
+    }
+    for (const HelperFunction& helper : plan->helpers) {
+      RETURN_IF_ERROR(helper.kind == HelperFunction::Kind::kCombiner
+                          ? EmitCombiner(llvm_module.get(), helper, &scalar_functions)
+                          : EmitComparator(llvm_module.get(), helper, &scalar_functions));
+    }
+  }
+  std::string dump_prefix;
+  if (!options.dump_llvm_ir_dir.empty()) {
+    static std::atomic<int> counter{0};
+    dump_prefix = options.dump_llvm_ir_dir + "/" + module.name() + "." +
+                  std::to_string(counter.fetch_add(1));
+  }
+  return jit->AddModule(std::move(context), std::move(llvm_module), dump_prefix);
+}
+
+MachineCode DescribeTarget(const JitTarget& target) {
+  MachineCode code;
+  code.triple = target.triple;
+  code.cpu_name = target.cpu_name;
+  code.cpu_features = target.cpu_features;
+  return code;
+}
+
 }  // namespace
+
+StatusOr<MachineCode> HostMachine() {
+  ASSIGN_OR_RETURN(JitTarget host, Jit::DetectHost());
+  return DescribeTarget(host);
+}
 
 StatusOr<CompiledProgram> CompileHloModule(const HloModule& module, const CompileOptions& options) {
   if (module.entry_computation() == nullptr) {
@@ -224,32 +265,27 @@ StatusOr<CompiledProgram> CompileHloModule(const HloModule& module, const Compil
   collect(top.get());
   size_t num_kernels = 0;
   for (Plan* p : plans) num_kernels += p->kernels.size() + p->helpers.size();
+  std::vector<std::string> symbols;
+  for (Plan* p : plans) {
+    for (const KernelInfo& kernel : p->kernels) symbols.push_back(kernel.name);
+    for (const HelperFunction& helper : p->helpers) symbols.push_back(helper.name);
+  }
+  if (options.prebuilt_objects != nullptr &&
+      (options.prebuilt_symbols == nullptr || *options.prebuilt_symbols != symbols)) {
+    return FailedPrecondition("the machine code of module " + module.name() +
+                              " does not match this compiler's plan for it (it was built by "
+                              "another build of the CPU plugin); recompile it");
+  }
   CompiledProgram result;
   if (num_kernels > 0) {
     ASSIGN_OR_RETURN(std::unique_ptr<Jit> jit, Jit::Create());
-    auto context = std::make_unique<llvm::LLVMContext>();
-    auto llvm_module = std::make_unique<llvm::Module>(module.name(), *context);
-    llvm_module->setTargetTriple(jit->target().triple);
-    llvm_module->setDataLayout(jit->target().data_layout);
-    ScalarFunctions scalar_functions(llvm_module.get(), jit->target().cpu_name,
-                                     jit->target().cpu_features);
-    for (Plan* plan : plans) {
-      for (const KernelInfo& kernel : plan->kernels) {
-        RETURN_IF_ERROR(EmitKernel(llvm_module.get(), *plan, kernel, &scalar_functions));
+    if (options.prebuilt_objects != nullptr) {
+      for (const std::string& object : *options.prebuilt_objects) {
+        RETURN_IF_ERROR(jit->AddObject(object));
       }
-      for (const HelperFunction& helper : plan->helpers) {
-        RETURN_IF_ERROR(helper.kind == HelperFunction::Kind::kCombiner
-                            ? EmitCombiner(llvm_module.get(), helper, &scalar_functions)
-                            : EmitComparator(llvm_module.get(), helper, &scalar_functions));
-      }
+    } else {
+      RETURN_IF_ERROR(EmitAndAddModule(module, plans, options, jit.get()));
     }
-    std::string dump_prefix;
-    if (!options.dump_llvm_ir_dir.empty()) {
-      static std::atomic<int> counter{0};
-      dump_prefix = options.dump_llvm_ir_dir + "/" + module.name() + "." +
-                    std::to_string(counter.fetch_add(1));
-    }
-    RETURN_IF_ERROR(jit->AddModule(std::move(context), std::move(llvm_module), dump_prefix));
     for (Plan* plan : plans) {
       for (const KernelInfo& kernel : plan->kernels) {
         ASSIGN_OR_RETURN(void* fn, jit->Lookup(kernel.name));
@@ -261,7 +297,11 @@ StatusOr<CompiledProgram> CompileHloModule(const HloModule& module, const Compil
       }
     }
     result.code_size = jit->code_size();
-    result.code = std::shared_ptr<Jit>(std::move(jit));
+    std::shared_ptr<Jit> shared(std::move(jit));
+    result.machine_code = DescribeTarget(shared->target());
+    result.machine_code.symbols = std::move(symbols);
+    result.machine_code.objects = [shared] { return shared->objects(); };
+    result.code = shared;
   }
   result.program = FinalizeProgram(*top);
   return result;

@@ -265,12 +265,25 @@ struct Jit::Impl {
   std::mutex mu;
   std::string last_session_error;
   const VectorLibrary* vector_library = nullptr;
+  // Copies of the emitted object files, kept for Executable::Serialize.
+  std::vector<std::string> objects;
 };
 
 Jit::Jit(std::unique_ptr<Impl> impl, JitTarget target)
     : impl_(std::move(impl)), target_(std::move(target)) {}
 
 Jit::~Jit() = default;
+
+StatusOr<JitTarget> Jit::DetectHost() {
+  ASSIGN_OR_RETURN(llvm::orc::JITTargetMachineBuilder jtmb,
+                   ToStatusOr(llvm::orc::JITTargetMachineBuilder::detectHost(),
+                              "detecting the host CPU"));
+  JitTarget target;
+  target.triple = jtmb.getTargetTriple().str();
+  target.cpu_name = jtmb.getCPU();
+  target.cpu_features = jtmb.getFeatures().getString();
+  return target;
+}
 
 StatusOr<std::unique_ptr<Jit>> Jit::Create() {
   InitializeNativeTargetOnce();
@@ -292,12 +305,15 @@ StatusOr<std::unique_ptr<Jit>> Jit::Create() {
     raw->last_session_error = llvm::toString(std::move(err));
   });
 
-  // Count emitted object bytes for Executable::memory_stats.
+  // Count emitted object bytes for Executable::memory_stats and keep a copy
+  // of each object file, so the executable can be serialized.
   Impl* raw = impl.get();
   impl->lljit->getObjTransformLayer().setTransform(
       [raw](std::unique_ptr<llvm::MemoryBuffer> obj)
           -> llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> {
         raw->code_size += static_cast<int64_t>(obj->getBufferSize());
+        std::lock_guard<std::mutex> lock(raw->mu);
+        raw->objects.emplace_back(obj->getBufferStart(), obj->getBufferSize());
         return std::move(obj);
       });
 
@@ -367,6 +383,18 @@ Status Jit::AddModule(std::unique_ptr<llvm::LLVMContext> context,
 
   llvm::orc::ThreadSafeModule tsm(std::move(module), std::move(context));
   return ToStatus(impl_->lljit->addIRModule(std::move(tsm)), "adding a module to the JIT");
+}
+
+Status Jit::AddObject(std::string_view object) {
+  auto buffer = llvm::MemoryBuffer::getMemBufferCopy(
+      llvm::StringRef(object.data(), object.size()), "serialized-kernels");
+  return ToStatus(impl_->lljit->addObjectFile(std::move(buffer)),
+                  "loading serialized machine code into the JIT");
+}
+
+std::vector<std::string> Jit::objects() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->objects;
 }
 
 StatusOr<void*> Jit::Lookup(std::string_view name) {

@@ -15,6 +15,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "xla/status.h"
 
@@ -41,6 +42,8 @@ class Jit {
   // the vector variants of libm functions in glibc's libmvec when the host
   // has it: AddModule lets the loop vectoriser call those).
   static StatusOr<std::unique_ptr<Jit>> Create();
+  // The host's triple, CPU name and features, as Create() sees them (no data layout).
+  static StatusOr<JitTarget> DetectHost();
   ~Jit();
   Jit(const Jit&) = delete;
   Jit& operator=(const Jit&) = delete;
@@ -53,6 +56,14 @@ class Jit {
   Status AddModule(std::unique_ptr<llvm::LLVMContext> context,
                    std::unique_ptr<llvm::Module> module,
                    const std::string& dump_prefix = "");
+
+  // Loads machine code that an earlier AddModule produced (see objects()),
+  // on a host with the same target: for executables loaded back from bytes.
+  Status AddObject(std::string_view object);
+
+  // The object files compiled so far, in order: AddModule's modules are
+  // compiled when a symbol of theirs is first looked up.
+  std::vector<std::string> objects() const;
 
   // Address of a compiled function, or NOT_FOUND.
   StatusOr<void*> Lookup(std::string_view name);

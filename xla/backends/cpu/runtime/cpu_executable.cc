@@ -25,6 +25,11 @@ CpuExecutable::CpuExecutable(std::string name, Program program, std::shared_ptr<
       code_size_(code_size), devices_(std::move(devices)), hlo_text_(std::move(hlo_text)),
       pool_(pool), num_replicas_(num_replicas) {}
 
+StatusOr<std::string> CpuExecutable::Serialize() const {
+  if (!serializer_) return Unimplemented(name_ + ": this executable cannot be serialized");
+  return serializer_();
+}
+
 Executable::MemoryStats CpuExecutable::memory_stats() const {
   MemoryStats stats;
   stats.generated_code_size = code_size_;

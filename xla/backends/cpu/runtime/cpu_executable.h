@@ -4,6 +4,7 @@
 #ifndef XLA_BACKENDS_CPU_RUNTIME_CPU_EXECUTABLE_H_
 #define XLA_BACKENDS_CPU_RUNTIME_CPU_EXECUTABLE_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,6 +35,12 @@ class CpuExecutable final : public Executable {
 
   const Program& program() const { return program_; }
 
+  // Serialize() returns what `serializer` returns; without one it is UNIMPLEMENTED.
+  void set_serializer(std::function<StatusOr<std::string>()> serializer) {
+    serializer_ = std::move(serializer);
+  }
+  StatusOr<std::string> Serialize() const override;
+
  private:
   StatusOr<std::vector<std::unique_ptr<Buffer>>> ExecuteOnDevice(
       const std::vector<Buffer*>& args, const std::vector<int64_t>& donated, Device* device,
@@ -47,6 +54,7 @@ class CpuExecutable final : public Executable {
   std::string hlo_text_;
   ThreadPool* pool_;
   int64_t num_replicas_;
+  std::function<StatusOr<std::string>()> serializer_;
 };
 
 }  // namespace xla::cpu

@@ -1,0 +1,73 @@
+"""Compiled functions to bytes and back (jax.experimental.serialize_executable).
+
+The payload holds the plugin's serialized executable plus what the frontend
+needs to call it again: the argument and result avals, the constants the
+jaxpr hoisted into arguments, and the function name. The trees travel
+separately, as in JAX: ``serialize`` returns ``(payload, in_tree, out_tree)``.
+"""
+
+from __future__ import annotations
+
+import pickle
+from typing import Any
+
+import numpy as np
+
+_FORMAT = "jax-serialized-executable/1"
+
+
+def serialize(compiled) -> tuple[bytes, Any, Any]:
+  from jax._src.api import Compiled
+  if not isinstance(compiled, Compiled):
+    raise TypeError(f"serialize expects the result of jax.jit(f).lower(...).compile(), got "
+                    f"{type(compiled).__name__}")
+  exe = compiled._exe
+  client = exe._loaded.client
+  payload = {
+      "format": _FORMAT,
+      "platform": client.platform,
+      "name": compiled.fun_name,
+      "executable": exe._loaded.serialize(),
+      "hlo_text": exe.hlo_text,
+      "in_avals": list(exe.in_avals),
+      "out_avals": list(exe.out_avals),
+      "in_leaf_avals": list(compiled._in_leaf_avals),
+      "hoisted": [np.asarray(h) for h in compiled._hoisted],
+  }
+  return pickle.dumps(payload), compiled.in_tree, compiled.out_tree
+
+
+def deserialize_and_load(serialized: bytes, in_tree, out_tree, backend: str | None = None,
+                         execution_devices=None):
+  """Loads what `serialize` returned into a callable Compiled, without compiling."""
+  from jax._src import core, dispatch, xla_bridge
+  from jax._src.api import Compiled
+  from jax._src.array import ArrayImpl
+  payload = _read(serialized)
+  client = xla_bridge.get_backend(backend)
+  if payload["platform"] != client.platform:
+    raise ValueError(f"the executable was compiled for platform {payload['platform']!r} but "
+                     f"the backend is {client.platform!r}")
+  devices = list(execution_devices) if execution_devices is not None else client.devices()[:1]
+  loaded = client.deserialize_executable(payload["executable"], devices)
+  exe = dispatch.Executable(payload["hlo_text"], payload["in_avals"], payload["out_avals"],
+                            loaded=loaded)
+  hoisted = [ArrayImpl(core.get_aval(h), [client.buffer_from_pyval(h, devices[0])])
+             for h in payload["hoisted"]]
+  compiled = Compiled(None, None, hoisted, in_tree, out_tree, payload["in_leaf_avals"],
+                      out_leaf_avals=payload["out_avals"], name=payload["name"])
+  compiled._exe = exe
+  return compiled
+
+
+def _read(serialized: bytes) -> dict:
+  if not isinstance(serialized, (bytes, bytearray)):
+    raise TypeError(f"deserialize_and_load expects bytes, got {type(serialized).__name__}")
+  try:
+    payload = pickle.loads(serialized)
+  except Exception as e:
+    raise ValueError(f"not a serialized jax executable ({type(e).__name__}: {e})") from None
+  if not isinstance(payload, dict) or payload.get("format") != _FORMAT:
+    found = payload.get("format") if isinstance(payload, dict) else type(payload).__name__
+    raise ValueError(f"not a serialized jax executable of format {_FORMAT!r} (found {found!r})")
+  return payload

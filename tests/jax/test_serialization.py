@@ -1,0 +1,148 @@
+"""Executables to bytes and back: jax.experimental.serialize_executable, the
+persistent compilation cache, and AOT calls with static arguments."""
+
+import os
+import pickle
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import jax
+import jax.numpy as jnp
+from jax.experimental import serialize_executable
+from jax.experimental.compilation_cache import compilation_cache as cc
+
+pytestmark = pytest.mark.usefixtures("backend")
+
+
+def _mlp(params, x):
+  w1, b1, w2 = params
+  h = jnp.tanh(x @ w1 + b1)
+  return {"out": jnp.sort(h @ w2, axis=-1), "norm": jnp.sum(h * h)}
+
+
+def _params():
+  rng = np.random.RandomState(0)
+  return (rng.randn(8, 16).astype(np.float32), rng.randn(16).astype(np.float32),
+          rng.randn(16, 4).astype(np.float32)), rng.randn(5, 8).astype(np.float32)
+
+
+def test_serialized_executable_runs_like_the_original():
+  params, x = _params()
+  compiled = jax.jit(_mlp).lower(params, x).compile()
+  payload, in_tree, out_tree = serialize_executable.serialize(compiled)
+  assert isinstance(payload, bytes)
+  loaded = serialize_executable.deserialize_and_load(payload, in_tree, out_tree)
+  want, got = compiled(params, x), loaded(params, x)
+  assert set(got) == {"out", "norm"}
+  np.testing.assert_array_equal(got["out"], want["out"])
+  np.testing.assert_array_equal(got["norm"], want["norm"])
+  assert loaded.out_info["out"].shape == (5, 4)
+  with pytest.raises(TypeError, match="pytree"):
+    loaded(params)
+
+
+def test_serialized_executable_with_hoisted_constants_and_static_args():
+  table = np.arange(12, dtype=np.float32).reshape(3, 4)
+  f = jax.jit(lambda n, x: x * n + jnp.asarray(table), static_argnums=0)
+  x = np.ones((3, 4), np.float32)
+  compiled = f.lower(3, x).compile()
+  # As in JAX, the compiled function takes only the non-static arguments.
+  np.testing.assert_array_equal(compiled(x), x * 3 + table)
+  loaded = serialize_executable.deserialize_and_load(*serialize_executable.serialize(compiled))
+  np.testing.assert_array_equal(loaded(x), x * 3 + table)
+
+
+def test_deserialize_refuses_garbage():
+  with pytest.raises(ValueError, match="not a serialized jax executable"):
+    serialize_executable.deserialize_and_load(b"\x00garbage", None, None)
+  with pytest.raises(ValueError, match="not a serialized jax executable"):
+    serialize_executable.deserialize_and_load(pickle.dumps({"format": "other"}), None, None)
+  with pytest.raises(TypeError, match="compile"):
+    serialize_executable.serialize(jax.jit(jnp.sin))
+
+
+def test_plugin_refuses_corrupted_executable_bytes():
+  from jax._src import xla_bridge
+  client = xla_bridge.get_backend()
+  compiled = jax.jit(jnp.cos).lower(np.ones(3, np.float32)).compile()
+  data = bytearray(compiled.runtime_executable().serialize())
+  data[len(data) // 2] ^= 0xFF
+  with pytest.raises(Exception, match="corrupted"):
+    client.deserialize_executable(bytes(data), client.devices()[:1])
+
+
+_CACHE_SCRIPT = textwrap.dedent("""
+    import logging, sys
+    import numpy as np
+    import jax, jax.numpy as jnp
+    logging.basicConfig(level=logging.DEBUG, format="%(message)s", stream=sys.stdout)
+    logging.getLogger("jax._src.compilation_cache").setLevel(logging.DEBUG)
+    jax.config.update("jax_compilation_cache_dir", sys.argv[1])
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
+    @jax.jit
+    def f(x):
+      return jnp.sort(jnp.exp(x) * 2.0)[::-1]
+    print("RESULT", f(np.arange(6, dtype=np.float32)).tolist())
+""")
+
+
+def _run_cached(cache_dir):
+  env = {k: v for k, v in os.environ.items() if not k.startswith("JAX_")}
+  proc = subprocess.run([sys.executable, "-c", _CACHE_SCRIPT, str(cache_dir)], env=env,
+                        capture_output=True, text=True, cwd=str(cache_dir), timeout=300)
+  assert proc.returncode == 0, proc.stderr
+  return proc.stdout
+
+
+def test_persistent_cache_is_used_by_a_second_process(tmp_path):
+  cache = tmp_path / "cache"
+  cache.mkdir()
+  first = _run_cached(cache)
+  assert "persistent compilation cache miss for jit_f" in first
+  entries = [p for p in os.listdir(cache) if p.startswith("jit_f-")]
+  assert len(entries) == 1, os.listdir(cache)
+  second = _run_cached(cache)
+  assert "persistent compilation cache hit for jit_f" in second
+  want = np.sort(np.exp(np.arange(6, dtype=np.float32)) * 2.0)[::-1].tolist()
+  for out in (first, second):
+    got = eval(out.split("RESULT", 1)[1].strip().splitlines()[0])
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+  # A damaged entry is recompiled and replaced, with a warning.
+  path = cache / entries[0]
+  path.write_bytes(path.read_bytes()[:100])
+  third = _run_cached(cache)
+  assert "RESULT" in third
+  assert path.stat().st_size > 100
+
+
+def test_cache_respects_min_compile_time(tmp_path):
+  cc.set_cache_dir(tmp_path)
+  try:
+    assert cc.is_cache_used()
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 1e9)
+    jax.jit(lambda x: x - 3.5)(np.ones(7, np.float32))
+    assert os.listdir(tmp_path) == []
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
+    jax.jit(lambda x: x - 4.5)(np.ones(7, np.float32))
+    assert len(os.listdir(tmp_path)) == 1
+  finally:
+    cc.reset_cache()
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 1.0)
+  assert not cc.is_cache_used()
+
+
+def test_host_callbacks_are_never_cached(tmp_path):
+  cc.set_cache_dir(tmp_path)
+  jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
+  try:
+    def f(x):
+      return jax.pure_callback(lambda v: np.asarray(v) * 2, jax.ShapeDtypeStruct(x.shape, x.dtype), x)
+    np.testing.assert_array_equal(jax.jit(f)(np.ones(3, np.float32)), 2 * np.ones(3))
+    assert os.listdir(tmp_path) == []
+  finally:
+    cc.reset_cache()
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 1.0)
