@@ -8,6 +8,7 @@
 #include <cstring>
 #include <vector>
 
+#include <iterator>
 #include <mutex>
 #include <string>
 
@@ -155,10 +156,15 @@ std::shared_ptr<Plugin> LoadPlugin(const std::string& path) {
                           std::to_string(api->struct_size) +
                           " bytes, too small for the functions jaxlib needs");
   }
-  if (minor >= 1 && !PJRT_API_HAS(api, PJRT_LoadedExecutable_Serialize)) {
+  // The table must hold the functions of every minor version up to the one it reports.
+  const bool complete[] = {true, PJRT_API_HAS(api, PJRT_LoadedExecutable_Serialize),
+                           PJRT_API_HAS(api, PJRT_Buffer_DecreaseExternalReferenceCount)};
+  for (int m = 1; m <= minor && m < static_cast<int>(std::size(complete)); ++m) {
+    if (complete[m]) continue;
     throw PluginLoadError("plugin library " + path + " reports C API version 1." +
                           std::to_string(minor) + " but its table of " +
-                          std::to_string(api->struct_size) + " bytes ends before version 1.1's functions");
+                          std::to_string(api->struct_size) + " bytes ends before version 1." +
+                          std::to_string(m) + "'s functions");
   }
   PJRT_Plugin_Initialize_Args init{};
   init.struct_size = PJRT_Plugin_Initialize_Args_STRUCT_SIZE;

@@ -171,6 +171,38 @@ uintptr_t PyBuffer::UnsafePointer() const {
   return args.buffer_pointer;
 }
 
+bool PyBuffer::TryAcquireExternalReference() {
+  const PJRT_Api* api = client_->api();
+  if (client_->plugin()->api_minor < 2) return false;
+  auto args = Args<PJRT_Buffer_IncreaseExternalReferenceCount_Args>();
+  args.buffer = buffer_;
+  PJRT_Error* error = api->PJRT_Buffer_IncreaseExternalReferenceCount(&args);
+  if (error != nullptr) {
+    auto code = Args<PJRT_Error_GetCode_Args>();
+    code.error = error;
+    PJRT_Error* code_error = api->PJRT_Error_GetCode(&code);
+    if (code_error == nullptr && code.code == PJRT_Error_Code_UNIMPLEMENTED) {
+      auto destroy = Args<PJRT_Error_Destroy_Args>();
+      destroy.error = error;
+      api->PJRT_Error_Destroy(&destroy);
+      return false;
+    }
+    if (code_error != nullptr) {
+      auto destroy = Args<PJRT_Error_Destroy_Args>();
+      destroy.error = code_error;
+      api->PJRT_Error_Destroy(&destroy);
+    }
+    ThrowIfError(api, error);
+  }
+  return true;
+}
+
+void PyBuffer::ReleaseExternalReference() {
+  auto args = Args<PJRT_Buffer_DecreaseExternalReferenceCount_Args>();
+  args.buffer = buffer_;
+  ThrowIfError(client_->api(), client_->api()->PJRT_Buffer_DecreaseExternalReferenceCount(&args));
+}
+
 // ------------------------------------------------------------------ executable
 
 PyLoadedExecutable::PyLoadedExecutable(std::shared_ptr<PyClient> client,

@@ -80,6 +80,11 @@ class PyBuffer {
   // Copies the contents into `dst` (size_in_bytes() bytes, dense row-major).
   void CopyToHost(void* dst) const;
   uintptr_t UnsafePointer() const;
+  // Pins the memory for an in-place view (C API 1.2 external references).
+  // False when the plugin cannot (older C API, or memory that is not host
+  // memory); throws if the buffer has been deleted.
+  bool TryAcquireExternalReference();
+  void ReleaseExternalReference();
 
  private:
   std::shared_ptr<PyClient> client_;

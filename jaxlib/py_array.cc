@@ -1,6 +1,9 @@
 // Bindings: device buffers, and host <-> device copies.
 #include "jaxlib/py_array.h"
 
+#include <optional>
+#include <vector>
+
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
@@ -12,6 +15,77 @@
 namespace nb = nanobind;
 
 namespace jax {
+namespace {
+
+// The DLPack element type of a buffer type; Bool/Int/UInt/Float/Complex ones
+// are also numpy's own types.
+std::optional<nb::dlpack::dtype> DlpackType(PJRT_Buffer_Type type, bool* numpy_native) {
+  using Code = nb::dlpack::dtype_code;
+  auto make = [](Code code, int bits) {
+    return nb::dlpack::dtype{static_cast<uint8_t>(code), static_cast<uint8_t>(bits), 1};
+  };
+  *numpy_native = true;
+  switch (type) {
+    case PJRT_Buffer_Type_PRED: return make(Code::Bool, 8);
+    case PJRT_Buffer_Type_S8: return make(Code::Int, 8);
+    case PJRT_Buffer_Type_S16: return make(Code::Int, 16);
+    case PJRT_Buffer_Type_S32: return make(Code::Int, 32);
+    case PJRT_Buffer_Type_S64: return make(Code::Int, 64);
+    case PJRT_Buffer_Type_U8: return make(Code::UInt, 8);
+    case PJRT_Buffer_Type_U16: return make(Code::UInt, 16);
+    case PJRT_Buffer_Type_U32: return make(Code::UInt, 32);
+    case PJRT_Buffer_Type_U64: return make(Code::UInt, 64);
+    case PJRT_Buffer_Type_F16: return make(Code::Float, 16);
+    case PJRT_Buffer_Type_F32: return make(Code::Float, 32);
+    case PJRT_Buffer_Type_F64: return make(Code::Float, 64);
+    case PJRT_Buffer_Type_C64: return make(Code::Complex, 64);
+    case PJRT_Buffer_Type_C128: return make(Code::Complex, 128);
+    case PJRT_Buffer_Type_BF16:
+      *numpy_native = false;
+      return make(Code::Bfloat, 16);
+    default:
+      return std::nullopt;
+  }
+}
+
+// Owner of an in-place view: keeps the buffer handle alive and its external
+// reference held until the consumer (numpy, a DLPack importer) lets go.
+nb::capsule ViewOwner(std::shared_ptr<PyBuffer> buffer) {
+  auto* holder = new std::shared_ptr<PyBuffer>(std::move(buffer));
+  return nb::capsule(holder, [](void* p) noexcept {
+    auto* h = static_cast<std::shared_ptr<PyBuffer>*>(p);
+    try {
+      (*h)->ReleaseExternalReference();
+    } catch (...) {
+      // The buffer's handle is still alive, so releasing cannot fail; nothing to report to.
+    }
+    delete h;
+  });
+}
+
+// A read-only in-place view of `buffer` in `Framework`'s array type, or None
+// when the buffer's memory cannot be viewed (not host memory, an older
+// plugin, an element type the framework lacks, or no elements).
+template <typename Framework>
+nb::object InPlaceView(std::shared_ptr<PyBuffer> buffer, bool numpy_only) {
+  bool numpy_native = false;
+  std::optional<nb::dlpack::dtype> dtype = DlpackType(buffer->type(), &numpy_native);
+  if (!dtype || (numpy_only && !numpy_native) || buffer->size_in_bytes() == 0) return nb::none();
+  {
+    nb::gil_scoped_release release;
+    buffer->BlockUntilReady();
+  }
+  if (!buffer->TryAcquireExternalReference()) return nb::none();
+  nb::capsule owner = ViewOwner(buffer);  // releases the reference if anything below throws
+  const void* data = reinterpret_cast<const void*>(buffer->UnsafePointer());
+  if (data == nullptr) return nb::none();
+  std::vector<size_t> shape(buffer->dims().begin(), buffer->dims().end());
+  nb::ndarray<Framework, nb::ro> view(data, shape.size(), shape.data(), owner, nullptr, *dtype,
+                                      nb::device::cpu::value, 0);
+  return nb::cast(view, nb::rv_policy::reference);
+}
+
+}  // namespace
 
 void RegisterArray(nb::module_& m) {
   nb::class_<PyBuffer>(m, "Buffer", "One dense array on one device.")
@@ -27,6 +101,13 @@ void RegisterArray(nb::module_& m) {
         b.BlockUntilReady();
       })
       .def("unsafe_buffer_pointer", &PyBuffer::UnsafePointer)
+      .def("_host_view", [](std::shared_ptr<PyBuffer> b) { return InPlaceView<nb::numpy>(b, true); },
+           "A read-only numpy array over the buffer's memory, or None if it is not host memory.")
+      .def("_dlpack_view", [](std::shared_ptr<PyBuffer> b) {
+             return InPlaceView<nb::array_api>(b, false);
+           },
+           "A read-only DLPack exporter (__dlpack__, __dlpack_device__) over the buffer's "
+           "memory, or None if it is not host memory.")
       .def("_copy_to_host", [](const PyBuffer& b, nb::ndarray<uint8_t, nb::c_contig, nb::device::cpu> out) {
         if (out.size() != b.size_in_bytes()) {
           throw nb::value_error(("_copy_to_host: destination has " + std::to_string(out.size()) +

@@ -259,8 +259,37 @@ def _buffer_to_numpy(self: Buffer) -> np.ndarray:
 
 
 def _buffer_array(self: Buffer, dtype=None, copy=None) -> np.ndarray:
+  """numpy's view of the buffer: in place (read-only) when its memory is host
+  memory and no conversion or copy is asked for; else a copy."""
+  if not copy and (dtype is None or np.dtype(dtype) == _buffer_dtype(self)):
+    view = self._host_view()
+    if view is not None:
+      return view
+  if copy is False:
+    raise ValueError("this buffer cannot be viewed in place as a numpy array "
+                     f"(dtype {_buffer_dtype(self)}, requested {dtype}); use copy=None")
   out = _buffer_to_numpy(self)
   return out if dtype is None else out.astype(dtype)
+
+
+def _buffer_dlpack(self: Buffer, *, stream=None, max_version=None, dl_device=None, copy=None):
+  if stream is not None and stream != -1:
+    raise BufferError(f"__dlpack__: stream={stream!r}; host buffers take no stream")
+  view = None if copy else self._dlpack_view()
+  if view is None:
+    if copy is False:
+      raise BufferError("this buffer's memory cannot be exported in place through DLPack")
+    return np.array(_buffer_to_numpy(self)).__dlpack__(max_version=max_version)
+  kwargs = {} if max_version is None else {"max_version": max_version}
+  if dl_device is not None:
+    kwargs["dl_device"] = dl_device
+  return view.__dlpack__(**kwargs)
+
+
+def _buffer_dlpack_device(self: Buffer) -> tuple[int, int]:
+  if self.device().platform != "cpu":
+    raise BufferError(f"DLPack export of {self.device().platform} buffers is not supported")
+  return (1, 0)  # kDLCPU
 
 
 def _buffer_block_until_ready(self: Buffer) -> Buffer:
@@ -273,6 +302,8 @@ Buffer.dtype = property(_buffer_dtype)
 Buffer.ndim = property(lambda self: len(self._dims))
 Buffer.size = property(lambda self: int(np.prod(self._dims, dtype=np.int64)))
 Buffer.__array__ = _buffer_array
+Buffer.__dlpack__ = _buffer_dlpack
+Buffer.__dlpack_device__ = _buffer_dlpack_device
 Buffer.to_py = _buffer_to_numpy
 Buffer.block_until_ready = _buffer_block_until_ready
 Buffer.__repr__ = lambda self: f"Buffer({_buffer_to_numpy(self)!r})"

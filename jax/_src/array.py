@@ -147,6 +147,14 @@ class ArrayImpl:
   def is_deleted(self) -> bool:
     return self._buffers is not None and not self._buffers and self._npy is None
 
+  def unsafe_buffer_pointer(self) -> int:
+    """The address of the array's memory on its device (single-device arrays only)."""
+    bufs = self.device_buffers()
+    if len(bufs) != 1 or self._stack_axis is not None:
+      raise ValueError("unsafe_buffer_pointer() needs an array on a single device; this one "
+                       f"has {len(bufs)} buffers")
+    return bufs[0].unsafe_buffer_pointer()
+
   def on_device_size_in_bytes(self) -> int:
     return sum(int(b.nbytes) for b in self.device_buffers())
 
@@ -163,7 +171,24 @@ class ArrayImpl:
     self._buffers, self._npy, self._whole = [], None, None
 
   def __array__(self, dtype=None, copy=None):
+    # The value is read-only and, on the CPU backend, usually a view of the
+    # device buffer itself; copy=True asks for a private writable copy.
+    if copy:
+      return np.array(self._value, dtype=dtype, copy=True)
     return np.asarray(self._value, dtype=dtype)
+
+  def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+    if self._buffers is not None and len(self._buffers) == 1 and self._stack_axis is None:
+      return self._buffers[0].__dlpack__(stream=stream, max_version=max_version,
+                                         dl_device=dl_device, copy=copy)
+    # Host-backed, sharded or stacked values are exported from one host copy.
+    kwargs = {} if max_version is None else {"max_version": max_version}
+    return np.array(self._value, copy=True).__dlpack__(**kwargs)
+
+  def __dlpack_device__(self) -> tuple[int, int]:
+    if self._buffers is not None and len(self._buffers) == 1 and self._stack_axis is None:
+      return self._buffers[0].__dlpack_device__()
+    return (1, 0)  # a host copy
 
   def item(self):
     return self._value.item()

@@ -6,6 +6,7 @@ from jax._src.array import Array as Array
 ndarray = Array
 from jax._src.numpy.creation import array as array
 from jax._src.numpy.creation import asarray as asarray
+from jax._src.dlpack import from_dlpack as from_dlpack
 from jax._src.numpy.creation import zeros as zeros
 from jax._src.numpy.creation import ones as ones
 from jax._src.numpy.creation import full as full

@@ -103,23 +103,44 @@ def test_plugin_from_an_older_minor_version_loads_and_runs(cpu_env, shim_plugin)
 
 
 def test_current_minor_version_reaches_the_plugin(cpu_env):
-  # With a 1.1 table jaxlib calls the function; the CPU backend's own answer
-  # (it keeps no serialized form of JIT-compiled code yet) comes back unchanged.
+  # With a current table jaxlib calls the 1.1 and 1.2 functions and the CPU
+  # backend answers: a serialized executable, and in-place numpy views.
   proc = _ok(_run(cpu_env, f"""
+      import numpy as np
       from jaxlib import xla_client as xc
       client = xc.make_cpu_client()
       exe = client.compile_and_load({_ADD_MODULE!r}, client.devices()[:1])
-      try:
-        exe.serialize()
-        print("serialized")
-      except xc.XlaRuntimeError as e:
-        print("serialize:", e)
+      print("serialized", len(exe.serialize()) > 0)
+      x = client.buffer_from_pyval(np.array([1, 2, 3], np.float32), client.devices()[0])
+      view = np.asarray(x)
+      print("in place", view.ctypes.data == x.unsafe_buffer_pointer(), view.flags.writeable)
   """))
-  assert "C API version" not in proc.stdout, proc.stdout
+  assert "serialized True" in proc.stdout, proc.stdout
+  assert "in place True False" in proc.stdout, proc.stdout
 
 
-def test_table_shorter_than_its_minor_version_is_refused(cpu_env, shim_plugin):
-  lib = shim_plugin(1, 1, "PJRT_LoadedExecutable_Execute")
+def test_plugin_without_external_references_gives_numpy_copies(cpu_env, shim_plugin):
+  # A 1.1 plugin has no external references: numpy gets a copy, never a dangling view.
+  lib = shim_plugin(1, 1, "PJRT_LoadedExecutable_Serialize")
+  proc = _ok(_run(cpu_env, f"""
+      import numpy as np
+      from jaxlib import plugin_support as ps, xla_client as xc
+      ps.load_pjrt_plugin_dynamically("older", "{lib}")
+      client = xc.make_c_api_client("older")
+      x = client.buffer_from_pyval(np.array([1, 2, 3], np.float32), client.devices()[0])
+      view = np.asarray(x)
+      print(view.tolist(), view.ctypes.data == x.unsafe_buffer_pointer())
+  """))
+  assert "[1.0, 2.0, 3.0] False" in proc.stdout, proc.stdout
+
+
+@pytest.mark.parametrize("minor,last_function,missing", [
+    (1, "PJRT_LoadedExecutable_Execute", "1.1"),
+    (2, "PJRT_LoadedExecutable_Serialize", "1.2"),
+])
+def test_table_shorter_than_its_minor_version_is_refused(cpu_env, shim_plugin, minor,
+                                                         last_function, missing):
+  lib = shim_plugin(1, minor, last_function)
   proc = _run(cpu_env, f"""
       from jaxlib import plugin_support as ps
       try:
@@ -128,7 +149,7 @@ def test_table_shorter_than_its_minor_version_is_refused(cpu_env, shim_plugin):
         print(type(e).__name__, e)
   """)
   assert "PluginLoadError" in proc.stdout and lib in proc.stdout
-  assert "ends before version 1.1's functions" in proc.stdout
+  assert f"ends before version {missing}'s functions" in proc.stdout
 
 
 def test_c_api_major_mismatch_is_refused_naming_both_versions(cpu_env, shim_plugin):

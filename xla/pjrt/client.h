@@ -70,6 +70,14 @@ class Buffer {
   virtual bool IsReady() const { return true; }
   // Host address of the data when it lives in host memory, else 0.
   virtual uintptr_t UnsafePointer() const { return 0; }
+  // External references (C API 1.2): while one is held, the memory stays valid
+  // at UnsafePointer() even after Delete(), and no execution aliases it.
+  virtual Status AcquireExternalReference() {
+    return Unimplemented("this backend's buffers cannot be viewed in place");
+  }
+  virtual Status ReleaseExternalReference() {
+    return Unimplemented("this backend's buffers cannot be viewed in place");
+  }
 };
 
 class Executable {

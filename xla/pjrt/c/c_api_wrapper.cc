@@ -496,6 +496,22 @@ PJRT_Error* BufferUnsafePointer(PJRT_Buffer_UnsafePointer_Args* args) {
   });
 }
 
+PJRT_Error* BufferIncreaseExternalReferenceCount(
+    PJRT_Buffer_IncreaseExternalReferenceCount_Args* args) {
+  return Guard(__func__, [&]() -> Status {
+    CHECK_ARGS(PJRT_Buffer_IncreaseExternalReferenceCount_Args, args, buffer);
+    return args->buffer->buffer->AcquireExternalReference();
+  });
+}
+
+PJRT_Error* BufferDecreaseExternalReferenceCount(
+    PJRT_Buffer_DecreaseExternalReferenceCount_Args* args) {
+  return Guard(__func__, [&]() -> Status {
+    CHECK_ARGS(PJRT_Buffer_DecreaseExternalReferenceCount_Args, args, buffer);
+    return args->buffer->buffer->ReleaseExternalReference();
+  });
+}
+
 // ---------------------------------------------------------------- executables
 
 PJRT_Error* ExecutableDestroy(PJRT_LoadedExecutable_Destroy_Args* args) {
@@ -613,6 +629,8 @@ const PJRT_Api* CreatePjrtApi(const PluginInfo* info) {
     a.PJRT_LoadedExecutable_Info = ExecutableInfo;
     a.PJRT_LoadedExecutable_Execute = ExecutableExecute;
     a.PJRT_LoadedExecutable_Serialize = ExecutableSerialize;
+    a.PJRT_Buffer_IncreaseExternalReferenceCount = BufferIncreaseExternalReferenceCount;
+    a.PJRT_Buffer_DecreaseExternalReferenceCount = BufferDecreaseExternalReferenceCount;
     return a;
   }();
   return &api;

@@ -28,9 +28,11 @@ extern "C" {
 /* What each minor version appended to PJRT_Api:
  *   1.0  everything up to and including PJRT_LoadedExecutable_Execute
  *   1.1  PJRT_LoadedExecutable_Serialize
+ *   1.2  PJRT_Buffer_IncreaseExternalReferenceCount,
+ *        PJRT_Buffer_DecreaseExternalReferenceCount
  * A caller checks PJRT_API_HAS before calling a function newer than 1.0. */
 #define PJRT_API_MAJOR 1
-#define PJRT_API_MINOR 1
+#define PJRT_API_MINOR 2
 
 /* Size of a struct up to and including `last_field`: what a caller built
  * against this header version fills in. */
@@ -468,6 +470,30 @@ typedef struct PJRT_Buffer_UnsafePointer_Args {
 PJRT_DEFINE_STRUCT_TRAITS(PJRT_Buffer_UnsafePointer_Args, buffer_pointer);
 typedef PJRT_Error* PJRT_Buffer_UnsafePointer(PJRT_Buffer_UnsafePointer_Args* args);
 
+/* 1.2. While a caller holds an external reference, the buffer's memory stays
+ * valid at the address PJRT_Buffer_UnsafePointer gave, even if the buffer is
+ * deleted (or donated: a referenced buffer is never aliased by an output); it
+ * is freed when the last reference is dropped. The buffer handle must outlive
+ * its references. Used for zero-copy views of host memory (numpy, DLPack).
+ * Backends whose memory is not host memory return UNIMPLEMENTED. */
+typedef struct PJRT_Buffer_IncreaseExternalReferenceCount_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Buffer* buffer;  /* FAILED_PRECONDITION if it has been deleted */
+} PJRT_Buffer_IncreaseExternalReferenceCount_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Buffer_IncreaseExternalReferenceCount_Args, buffer);
+typedef PJRT_Error* PJRT_Buffer_IncreaseExternalReferenceCount(
+    PJRT_Buffer_IncreaseExternalReferenceCount_Args* args);
+
+typedef struct PJRT_Buffer_DecreaseExternalReferenceCount_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Buffer* buffer;  /* FAILED_PRECONDITION if it holds no external reference */
+} PJRT_Buffer_DecreaseExternalReferenceCount_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Buffer_DecreaseExternalReferenceCount_Args, buffer);
+typedef PJRT_Error* PJRT_Buffer_DecreaseExternalReferenceCount(
+    PJRT_Buffer_DecreaseExternalReferenceCount_Args* args);
+
 /* ---------------------------- Loaded executable --------------------------- */
 
 typedef struct PJRT_LoadedExecutable_Destroy_Args {
@@ -589,8 +615,11 @@ typedef struct PJRT_Api {
   _PJRT_API_STRUCT_FIELD(PJRT_LoadedExecutable_Info);
   _PJRT_API_STRUCT_FIELD(PJRT_LoadedExecutable_Execute);
   _PJRT_API_STRUCT_FIELD(PJRT_LoadedExecutable_Serialize);
+  /* 1.2 */
+  _PJRT_API_STRUCT_FIELD(PJRT_Buffer_IncreaseExternalReferenceCount);
+  _PJRT_API_STRUCT_FIELD(PJRT_Buffer_DecreaseExternalReferenceCount);
 } PJRT_Api;
-PJRT_DEFINE_STRUCT_TRAITS(PJRT_Api, PJRT_LoadedExecutable_Serialize);
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Api, PJRT_Buffer_DecreaseExternalReferenceCount);
 
 #undef _PJRT_API_STRUCT_FIELD
 

@@ -66,6 +66,20 @@ void CpuBuffer::Delete() {
   memory_.reset();
 }
 
+Status CpuBuffer::AcquireExternalReference() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!memory_) return FailedPrecondition("cannot view a deleted buffer");
+  external_.push_back(memory_);
+  return OkStatus();
+}
+
+Status CpuBuffer::ReleaseExternalReference() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (external_.empty()) return FailedPrecondition("the buffer holds no external reference");
+  external_.pop_back();
+  return OkStatus();
+}
+
 bool CpuBuffer::is_deleted() const {
   std::lock_guard<std::mutex> lock(mu_);
   return memory_ == nullptr;

@@ -53,6 +53,8 @@ class CpuBuffer final : public Buffer {
   void Delete() override;
   bool is_deleted() const override;
   uintptr_t UnsafePointer() const override;
+  Status AcquireExternalReference() override;
+  Status ReleaseExternalReference() override;
 
   // The data, or nullptr once deleted. The shared pointer keeps the memory
   // alive while an execution reads it, even if Delete() races with it.
@@ -71,6 +73,9 @@ class CpuBuffer final : public Buffer {
   CpuDevice* device_;
   mutable std::mutex mu_;
   std::shared_ptr<AlignedMemory> memory_;
+  // One entry per external reference: each keeps the memory alive (and makes
+  // it look shared to donation, so no output aliases it).
+  std::vector<std::shared_ptr<AlignedMemory>> external_;
 };
 
 }  // namespace xla::cpu
