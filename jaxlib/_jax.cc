@@ -1,6 +1,7 @@
 // The jaxlib extension module: an index of the binding units.
 #include <nanobind/nanobind.h>
 
+#include "jaxlib/jit_fast_path.h"
 #include "jaxlib/py_array.h"
 #include "jaxlib/py_client.h"
 #include "jaxlib/py_executable.h"
@@ -23,4 +24,5 @@ NB_MODULE(_jax, m) {
   jax::RegisterExecutable(m);
   jax::RegisterHostCallbacks(m);
   jax::RegisterPyTree(m);
+  jax::RegisterJitFastPath(m);
 }
