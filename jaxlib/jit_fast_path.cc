@@ -130,6 +130,9 @@ struct FlatCall {
   CallSignature signature;
   nb::list leaves;
   std::vector<PyBuffer*> buffers;
+  // Owners of `buffers`: an array's buffer list may be replaced by another thread
+  // while the executable runs without the GIL.
+  std::vector<nb::object> buffer_objects;
 };
 
 class JitFunction {
@@ -151,20 +154,18 @@ class JitFunction {
     if (!call) return nb::object();
     auto it = cache_.find(call->signature);
     if (it == cache_.end()) return nb::object();
-    const CacheEntry& entry = it->second;
+    // Held here: another thread may clear the cache while the GIL is released.
+    std::shared_ptr<const CacheEntry> entry = it->second;
     for (PyBuffer* b : call->buffers) {
-      if (b->device()->c_device() != entry.device) return nb::object();
+      if (b->device()->c_device() != entry->device) return nb::object();
     }
-    // Keep the entry's objects alive even if the cache is cleared while the GIL is released.
-    std::shared_ptr<PyLoadedExecutable> loaded = entry.loaded;
-    std::vector<nb::object> out_avals = entry.out_avals;
-    PyTreeDef out_tree = entry.out_tree;
     std::vector<std::vector<std::shared_ptr<PyBuffer>>> outs;
     {
       std::vector<std::vector<PyBuffer*>> per_device{call->buffers};
       nb::gil_scoped_release release;
-      outs = loaded->Execute(per_device, {});
+      outs = entry->loaded->Execute(per_device, {});
     }
+    const std::vector<nb::object>& out_avals = entry->out_avals;
     if (outs.size() != 1 || outs[0].size() != out_avals.size()) return nb::object();
     std::vector<nb::object> arrays;
     arrays.reserve(out_avals.size());
@@ -173,7 +174,7 @@ class JitFunction {
       bufs.append(nb::cast(std::move(outs[0][i])));
       arrays.push_back(fast_path_config->array_type(out_avals[i], bufs));
     }
-    return out_tree.UnflattenFrom(arrays);
+    return entry->out_tree.UnflattenFrom(arrays);
   }
 
   bool Insert(nb::handle args, nb::object executable, nb::handle out_avals, nb::handle out_tree) {
@@ -182,11 +183,11 @@ class JitFunction {
     if (!call) return false;
     auto loaded = nb::cast<std::shared_ptr<PyLoadedExecutable>>(executable);
     if (loaded->devices().size() != 1) return false;
-    CacheEntry entry{executable, loaded, loaded->devices()[0]->c_device(), {},
-                     nb::cast<PyTreeDef>(out_tree)};
-    for (nb::handle a : out_avals) entry.out_avals.push_back(nb::borrow(a));
-    if (static_cast<int>(entry.out_avals.size()) != entry.out_tree.num_leaves() ||
-        entry.out_avals.size() != loaded->num_outputs()) {
+    auto entry = std::make_shared<CacheEntry>(CacheEntry{
+        executable, loaded, loaded->devices()[0]->c_device(), {}, nb::cast<PyTreeDef>(out_tree)});
+    for (nb::handle a : out_avals) entry->out_avals.push_back(nb::borrow(a));
+    if (static_cast<int>(entry->out_avals.size()) != entry->out_tree.num_leaves() ||
+        entry->out_avals.size() != loaded->num_outputs()) {
       throw nb::value_error("_fast_insert: the output avals, tree and executable disagree");
     }
     cache_.erase(call->signature);
@@ -212,9 +213,9 @@ class JitFunction {
     Py_VISIT(registry_.ptr());
     for (const auto& [sig, entry] : cache_) {
       if (int r = sig.tree.Traverse(visit, arg)) return r;
-      if (int r = entry.out_tree.Traverse(visit, arg)) return r;
-      Py_VISIT(entry.executable.ptr());
-      for (const nb::object& a : entry.out_avals) Py_VISIT(a.ptr());
+      if (int r = entry->out_tree.Traverse(visit, arg)) return r;
+      Py_VISIT(entry->executable.ptr());
+      for (const nb::object& a : entry->out_avals) Py_VISIT(a.ptr());
     }
     return 0;
   }
@@ -233,7 +234,7 @@ class JitFunction {
     nb::list leaves;
     PyTreeDef tree = PyTreeDef::Flatten(registry_, args, nb::none(), leaves);
     auto call = std::make_unique<FlatCall>(
-        FlatCall{CallSignature{std::move(tree), {}, false}, std::move(leaves), {}});
+        FlatCall{CallSignature{std::move(tree), {}, false}, std::move(leaves), {}, {}});
     call->signature.x64 = c.X64();
     const Py_ssize_t n = PyList_GET_SIZE(call->leaves.ptr());
     call->signature.leaves.reserve(n);
@@ -265,19 +266,18 @@ class JitFunction {
         bufs = nb::handle(x).attr("device_buffers")();  // host-backed: placed on the default device
       }
       if (!PyList_Check(bufs.ptr()) || PyList_GET_SIZE(bufs.ptr()) != 1) return nullptr;
+      nb::object buffer_object = nb::borrow(PyList_GET_ITEM(bufs.ptr(), 0));
       PyBuffer* buffer = nullptr;
-      if (!nb::try_cast<PyBuffer*>(nb::handle(PyList_GET_ITEM(bufs.ptr(), 0)), buffer) ||
-          buffer == nullptr) {
-        return nullptr;
-      }
+      if (!nb::try_cast<PyBuffer*>(buffer_object, buffer) || buffer == nullptr) return nullptr;
       call->buffers.push_back(buffer);
+      call->buffer_objects.push_back(std::move(buffer_object));
     }
     return call;
   }
 
   nb::object registry_;
   bool enabled_;
-  std::unordered_map<CallSignature, CacheEntry, SignatureHash> cache_;
+  std::unordered_map<CallSignature, std::shared_ptr<const CacheEntry>, SignatureHash> cache_;
 };
 
 PyObject* JitFunctionCall(PyObject* self, PyObject* args, PyObject* kwargs) {
