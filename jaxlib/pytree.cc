@@ -779,7 +779,10 @@ PyTreeDef PyTreeDef::FromState(nb::object registry, nb::handle state) {
     }
     n.kind = static_cast<PyTreeKind>(kind);
     n.arity = nb::cast<int>(t[1]);
-    if (!t[2].is_none()) n.data = nb::borrow(t[2]);
+    // Leaves, None, tuples and lists have no node data; other kinds may have None.
+    bool has_data = n.kind != PyTreeKind::kLeaf && n.kind != PyTreeKind::kNone &&
+                    n.kind != PyTreeKind::kTuple && n.kind != PyTreeKind::kList;
+    if (has_data) n.data = nb::borrow(t[2]);
     if (!t[3].is_none()) {
       n.reg = out.reg_->Lookup(t[3]);
       if (n.reg == nullptr || n.reg->kind != n.kind) {
@@ -794,7 +797,64 @@ PyTreeDef PyTreeDef::FromState(nb::object registry, nb::handle state) {
     out.nodes_.push_back(std::move(n));
   }
   if (out.nodes_.empty()) throw nb::value_error("PyTreeDef state: no nodes");
+  out.CheckState();
   return out;
+}
+
+// A state from pickle is untrusted: check that it describes a well-formed tree
+// before any traversal relies on the counts.
+void PyTreeDef::CheckState() const {
+  auto bad = [](const char* what) {
+    throw nb::value_error((std::string("PyTreeDef state: ") + what).c_str());
+  };
+  std::vector<const PyTreeNode*> stack;
+  for (const PyTreeNode& n : nodes_) {
+    if (n.arity < 0 || static_cast<size_t>(n.arity) > stack.size()) bad("a node has too many children");
+    int leaves = n.kind == PyTreeKind::kLeaf ? 1 : 0, count = 1;
+    for (int k = 0; k < n.arity; ++k) {
+      leaves += stack.back()->num_leaves;
+      count += stack.back()->num_nodes;
+      stack.pop_back();
+    }
+    if (leaves != n.num_leaves || count != n.num_nodes) bad("inconsistent node counts");
+    switch (n.kind) {
+      case PyTreeKind::kLeaf:
+      case PyTreeKind::kNone:
+      case PyTreeKind::kStatic:
+        if (n.arity != 0) bad("a leaf, None or static node with children");
+        break;
+      case PyTreeKind::kNamedTuple:
+        if (!n.data.is_valid() || !PyType_Check(n.data.ptr())) bad("a namedtuple without its class");
+        break;
+      case PyTreeKind::kDict:
+      case PyTreeKind::kOrderedDict:
+        if (!PyTuple_Check(n.data.ptr()) || PyTuple_GET_SIZE(n.data.ptr()) != n.arity) {
+          bad("dict keys do not match the children");
+        }
+        break;
+      case PyTreeKind::kDefaultDict:
+        if (!PyTuple_Check(n.data.ptr()) || PyTuple_GET_SIZE(n.data.ptr()) != 2 ||
+            !PyTuple_Check(PyTuple_GET_ITEM(n.data.ptr(), 1)) ||
+            PyTuple_GET_SIZE(PyTuple_GET_ITEM(n.data.ptr(), 1)) != n.arity) {
+          bad("defaultdict data do not match the children");
+        }
+        break;
+      case PyTreeKind::kDataclass:
+        if (!PyTuple_Check(n.data.ptr()) ||
+            PyTuple_GET_SIZE(n.data.ptr()) != static_cast<Py_ssize_t>(n.reg->meta_fields.size()) ||
+            static_cast<size_t>(n.arity) != n.reg->data_fields.size()) {
+          bad("dataclass fields do not match");
+        }
+        break;
+      default:
+        break;
+    }
+    if (n.kind != PyTreeKind::kLeaf && n.kind != PyTreeKind::kNamedTuple && n.reg == nullptr) {
+      bad("a node without its registered type");
+    }
+    stack.push_back(&n);
+  }
+  if (stack.size() != 1) bad("not a single tree");
 }
 
 // ----------------------------------------------------------------------------- bindings

@@ -141,6 +141,7 @@ class PyTreeDef {
   std::string ReprImpl(int index) const;
   nanobind::object KeyOfChild(const UpToFrame& frame) const;
   PyTreeDef Subtree(int index) const;
+  void CheckState() const;
 
   nanobind::object registry_;
   const PyTreeRegistry* reg_;

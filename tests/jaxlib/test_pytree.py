@@ -280,3 +280,25 @@ def test_registry_in_a_reference_cycle_is_collected():
   del anchor
   gc.collect()
   assert alive() is None
+
+
+def test_malformed_pickle_states_raise(reg):
+  previous = pt._default_registry
+  pt.set_default_registry(reg)
+  try:
+    good = reg.flatten({"a": [1, 2]})[1].__getstate__()
+    one, two, lst, dct = good  # (kind, arity, data, type, num_leaves, num_nodes) each
+    for bad in [(), (lst,), (one, lst), (one, two, dct),
+                (one, two, lst[:4] + (5,) + lst[5:], dct),
+                (one, two, lst, dct[:2] + (("a", "b"),) + dct[3:]),
+                (one, two, lst, dct[:3] + (int,) + dct[4:]),
+                ((99, 0, None, None, 1, 1),)]:
+      fresh = pt.PyTreeDef.__new__(pt.PyTreeDef)
+      with pytest.raises(ValueError, match="PyTreeDef state|not registered"):
+        fresh.__setstate__(bad)
+    fresh = pt.PyTreeDef.__new__(pt.PyTreeDef)
+    fresh.__setstate__(good)
+    assert fresh == reg.flatten({"a": [3, 4]})[1]
+  finally:
+    if previous is not None:
+      pt.set_default_registry(previous)
