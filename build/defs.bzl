@@ -34,6 +34,29 @@ def nanobind_extension(name, srcs, deps = [], copts = []):
             deps = deps + [_EXTENSION_VERSION_SCRIPT, "@nanobind//:nanobind_%s" % tag, "@python//:python_%s" % tag],
         )
 
+def nanobind_stubs(name, extension, module, package, version, submodules = []):
+    """`.pyi` stubs of a built nanobind extension, made by nanobind's stubgen run
+    under the extension's own Python: `<name>/<module>/__init__.pyi` plus one
+    `<name>/<module>/<sub>.pyi` per submodule (a stub package next to the .so)."""
+    tag = version.replace(".", "_")
+    so_name = "%s.cpython-%s-x86_64-linux-gnu.so" % (module, version.replace(".", ""))
+    outs = ["%s/%s/__init__.pyi" % (name, module)] + ["%s/%s/%s.pyi" % (name, module, s) for s in submodules]
+    native.genrule(
+        name = name,
+        srcs = [extension],
+        outs = outs,
+        tools = ["@python//:bin/python_" + tag, "@nanobind//:stubgen.py"],
+        cmd = " && ".join([
+            "stage=$$(mktemp -d)",
+            "mkdir -p $$stage/%s" % package,
+            "touch $$stage/%s/__init__.py" % package,
+            "cp $(location %s) $$stage/%s/%s" % (extension, package, so_name),
+            "$(location @python//:bin/python_%s) $(location @nanobind//:stubgen.py) -q -i $$stage -m %s.%s -r -O $(RULEDIR)/%s" % (tag, package, module, name),
+            "rm -rf $$stage",
+        ]),
+    )
+    return outs
+
 def limited_api_extension(name, srcs, deps = [], copts = []):
     """A CPython extension against the stable ABI of 3.10 (loads on 3.10 and newer)."""
     native.cc_binary(

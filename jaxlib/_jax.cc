@@ -1,16 +1,18 @@
 // The jaxlib extension module: an index of the binding units.
 #include <nanobind/nanobind.h>
 
+#include "jaxlib/jit_fast_path.h"
 #include "jaxlib/py_array.h"
 #include "jaxlib/py_client.h"
 #include "jaxlib/py_executable.h"
 #include "jaxlib/py_host_callback.h"
+#include "jaxlib/pytree.h"
 #include "jaxlib/status_casters.h"
 
 namespace nb = nanobind;
 
 // Bumped whenever the extension gains a feature that jax may test for.
-#define JAXLIB_EXTENSION_VERSION 1
+#define JAXLIB_EXTENSION_VERSION 2
 
 NB_MODULE(_jax, m) {
   m.doc() = "jaxlib's native core: loads plugins and drives them through the C API.";
@@ -21,4 +23,6 @@ NB_MODULE(_jax, m) {
   jax::RegisterArray(m);
   jax::RegisterExecutable(m);
   jax::RegisterHostCallbacks(m);
+  jax::RegisterPyTree(m);
+  jax::RegisterJitFastPath(m);
 }

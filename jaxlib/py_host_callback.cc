@@ -29,10 +29,22 @@ namespace jax {
 namespace {
 
 struct CallbackContext {
-  nb::object callable;
+  nb::object callable;  // null once released at interpreter exit
   std::vector<int64_t> operand_nbytes;
   std::vector<int64_t> result_nbytes;
 };
+
+// Every context ever registered. The contexts outlive the interpreter, but their
+// Python objects are dropped when it exits (ReleaseCallables), so that the
+// callables and what they hold are finalized with everything else.
+std::vector<CallbackContext*>& AllContexts() {
+  static auto* contexts = new std::vector<CallbackContext*>();
+  return *contexts;
+}
+
+void ReleaseCallables() {
+  for (CallbackContext* ctx : AllContexts()) ctx->callable.reset();
+}
 
 const PJRT_HostCallback_Extension* FindExtension(const PJRT_Api* api) {
   for (PJRT_Extension_Base* e = api->extension_start; e != nullptr; e = e->next) {
@@ -85,6 +97,11 @@ bool Trampoline(void* user_data, const void* const* operands, size_t num_operand
     return false;
   }
   nb::gil_scoped_acquire gil;
+  if (!ctx->callable.is_valid()) {
+    WriteError("host callback called after the Python interpreter started exiting", error,
+               error_size);
+    return false;
+  }
   try {
     nb::list ins = MemoryViews(operands, ctx->operand_nbytes, PyBUF_READ);
     nb::list outs = MemoryViews(const_cast<const void* const*>(results), ctx->result_nbytes,
@@ -103,6 +120,7 @@ bool Trampoline(void* user_data, const void* const* operands, size_t num_operand
 }  // namespace
 
 void RegisterHostCallbacks(nb::module_& m) {
+  nb::module_::import_("atexit").attr("register")(nb::cpp_function(&ReleaseCallables));
   m.def("_host_callbacks_supported",
         [](std::shared_ptr<PyClient> client) { return FindExtension(client->api()) != nullptr; },
         nb::arg("client"));
@@ -124,6 +142,7 @@ void RegisterHostCallbacks(nb::module_& m) {
         args.callback = &Trampoline;
         args.user_data = ctx;
         ThrowIfError(client->api(), ext->register_callback(&args));
+        AllContexts().push_back(ctx);
         return args.index;
       },
       nb::arg("client"), nb::arg("callable"), nb::arg("operand_nbytes"),

@@ -68,9 +68,14 @@ def _python_impl(rctx):
         if vdir and rctx.path(inc + "/Python.h").exists:
             rctx.symlink(inc, "include_" + tag)
             build.append('cc_library(name = "python_%s", hdrs = glob(["include_%s/**/*.h"]), includes = ["include_%s"])' % (tag, tag, tag))
+            # The interpreter itself: build steps that import a built extension (stubgen).
+            rctx.symlink(vdir + "/bin/python" + version, "bin/python_" + tag)
+            build.append('exports_files(["bin/python_%s"])' % tag)
         else:
             # Missing interpreters fail only the targets that need them.
             build.append('cc_library(name = "python_%s", srcs = ["MISSING_PYTHON_%s_UNDER_%s"])' % (tag, tag, root.replace("/", "_")))
+            rctx.file("bin/python_" + tag, "#!/bin/sh\necho 'Python %s is not installed under %s' >&2\nexit 1\n" % (version, root), executable = True)
+            build.append('exports_files(["bin/python_%s"])' % tag)
     rctx.file("BUILD.bazel", "\n".join(build) + "\n")
     rctx.file("WORKSPACE", 'workspace(name = "python")\n')
 
@@ -89,7 +94,8 @@ def _nanobind_impl(rctx):
     rctx.symlink(pkg + "/include", "include")
     rctx.symlink(pkg + "/src", "src")
     rctx.symlink(pkg + "/ext", "ext")
-    build = ['package(default_visibility = ["//visibility:public"])', ""]
+    rctx.symlink(pkg + "/stubgen.py", "stubgen.py")  # runs as a plain script under any Python
+    build = ['package(default_visibility = ["//visibility:public"])', 'exports_files(["stubgen.py"])', ""]
     for version in PYTHON_VERSIONS:
         tag = version.replace(".", "_")
         build.append("""cc_library(

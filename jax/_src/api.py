@@ -12,11 +12,12 @@ from jax._src import core
 from jax._src import dtypes
 from jax._src import tree_util
 from jax._src.array import ArrayImpl
-from jax._src.config import config, enable_x64
+from jax._src.config import config
 from jax._src.interpreters import ad
 from jax._src.interpreters import batching
 from jax._src.interpreters import partial_eval as pe
 from jax._src.jit_primitive import jit_p
+from jax._src.lib import _jax
 from jax._src.tree_util import tree_flatten, tree_unflatten
 
 
@@ -202,24 +203,31 @@ class Compiled(_Stage):
   call = __call__
 
 
-class JitWrapped:
-  """What `jax.jit(fun)` returns."""
+class JitWrapped(_jax.jit.JitFunction):
+  """What `jax.jit(fun)` returns.
+
+  Calls go to the native base class first: a cached call on plain arrays runs its
+  executable there (see `_call_fast`); every other call comes back to
+  `_call_python`.
+  """
 
   def __init__(self, fun: Callable, static_argnums=(), static_argnames=(), in_shardings=None,
                out_shardings=None):
+    static_argnums = _ensure_tuple(static_argnums)
+    static_argnames = _ensure_tuple(static_argnames)
+    # Only plain calls are eligible for the fast path: positional arguments, no static
+    # arguments, no shardings requested.
+    fast_ok = not (static_argnums or static_argnames
+                   or in_shardings is not None or out_shardings is not None)
+    super().__init__(tree_util._registry, fast_ok)
     self._fun = fun
     self._name = _fun_name(fun)
-    self._static_argnums = _ensure_tuple(static_argnums)
-    self._static_argnames = _ensure_tuple(static_argnames)
+    self._static_argnums = static_argnums
+    self._static_argnames = static_argnames
     self._in_shardings = in_shardings
     self._out_shardings = out_shardings
     self._cache: dict[Any, tuple] = {}
-    # The fast path of a cached call (see `_call_fast`): (tree, leaf avals, x64) ->
-    # (executable, output tree). Only plain calls are eligible: positional arguments,
-    # no static arguments, no shardings requested.
-    self._fast_cache: dict[Any, tuple] = {}
-    self._fast_ok = not (self._static_argnums or self._static_argnames
-                         or in_shardings is not None or out_shardings is not None)
+    self._fast_ok = fast_ok
     try:
       self._signature = inspect.signature(fun)
     except (TypeError, ValueError):
@@ -286,7 +294,12 @@ class JitWrapped:
       return out
     return device_put(out, self._out_shardings)
 
-  def __call__(self, *args, **kwargs):
+  @property
+  def _fast_cache(self) -> list:
+    """The fast path's cached signatures: (treedef, ((dtype, shape, weak_type), ...), x64)."""
+    return self._fast_entries()
+
+  def _call_python(self, args, kwargs):
     if self._fast_ok and not kwargs and core.dynamic_trace is core._EVAL_MAIN:
       return self._call_fast(args)
     return self._call_slow(args, kwargs)
@@ -298,29 +311,25 @@ class JitWrapped:
     return self._place_outputs(out_tree.unflatten(outs))
 
   def _call_fast(self, args):
-    """A cached call on plain arrays: look the executable up and run it directly.
+    """A plain call the native fast path could not make: compile, run, then cache.
 
-    Eligible when nothing is being staged (checked by the caller) and every leaf is
-    a single-buffer, unsharded jax Array on the default device. Anything else
-    (tracers, numpy values, Python scalars, sharded or pmap-stacked arrays, another
-    device) and every cache miss takes the general path, which fills the cache when
-    the computation turned out to be a plain single-device executable.
+    Reached on a cache miss, or when a leaf is not a single-buffer, unsharded jax
+    Array on the default device (tracers, numpy values, Python scalars, sharded or
+    pmap-stacked arrays, another device), which takes the general path. After a
+    miss the executable is handed to the native cache when the computation turned
+    out to be a plain single-device executable; the native side keys it on the
+    argument structure, each leaf's dtype, shape and weak type, and the x64 flag.
     """
     from jax._src import dispatch
-    simple = _simple_structure(args)
-    leaves, tree_key = simple if simple is not None else tree_flatten(args)
-    buffers = dispatch.fast_buffers(leaves)
-    if buffers is None:
+    leaves, _ = tree_flatten(args)
+    if dispatch.fast_buffers(leaves) is None:
       return self._call_slow(args, {})
-    key = (tree_key, tuple([x.aval for x in leaves]), enable_x64())
-    hit = self._fast_cache.get(key)
-    if hit is not None:
-      exe, out_tree = hit
-      return out_tree.unflatten(exe.call_buffers(buffers))
     closed, hoisted, _, out_tree, leaves, _ = self._trace(args, {})
     outs = jit_p.bind(*hoisted, *leaves, jaxpr=closed, name=self._name)
     if not hoisted and _plain_single_device(closed):
-      self._fast_cache[key] = (dispatch.compile_closed_jaxpr(closed, self._name), out_tree)
+      _configure_fast_path()
+      exe = dispatch.compile_closed_jaxpr(closed, self._name)
+      self._fast_insert(args, exe._loaded, exe.out_avals, out_tree)
     return out_tree.unflatten(outs)
 
   def trace(self, *args, **kwargs) -> Traced:
@@ -336,33 +345,15 @@ class JitWrapped:
 
   def clear_cache(self) -> None:
     self._cache.clear()
-    self._fast_cache.clear()
+    self._fast_clear()
 
 
-def _simple_structure(args):
-  """(leaves, structure key) when every positional argument is an array or a dict of
-  arrays, without building a treedef; else None. The leaves come in `tree_flatten`
-  order (dict values by sorted key)."""
-  leaves, parts = [], []
-  for a in args:
-    t = type(a)
-    if t is ArrayImpl:
-      leaves.append(a)
-      parts.append(None)
-    elif t is dict:
-      try:
-        keys = tuple(sorted(a))
-      except TypeError:
-        return None
-      for k in keys:
-        v = a[k]
-        if type(v) is not ArrayImpl:
-          return None
-        leaves.append(v)
-      parts.append(keys)
-    else:
-      return None
-  return leaves, tuple(parts)
+def _configure_fast_path() -> None:
+  """Tells the native fast path jax's array classes and where trace and x64 state live."""
+  if not _jax.jit.is_configured():
+    from jax._src.sharding import SingleDeviceSharding
+    _jax.jit.configure(ArrayImpl, core.ShapedArray, SingleDeviceSharding, core,
+                       core._EVAL_MAIN, config._values)
 
 
 def _plain_single_device(closed: core.ClosedJaxpr) -> bool:
@@ -726,11 +717,12 @@ def device_get(x):
 
 
 def block_until_ready(x):
-  def block(leaf):
-    if hasattr(leaf, "block_until_ready"):
-      leaf.block_until_ready()
-    return leaf
-  return tree_util.tree_map(block, x)
+  """Waits until every array leaf of `x` is computed; returns `x` itself."""
+  for leaf in tree_util.tree_leaves(x):
+    block = getattr(leaf, "block_until_ready", None)
+    if block is not None:
+      block()
+  return x
 
 
 # ----------------------------------------------------------------------------- linear functions

@@ -161,7 +161,7 @@ class ArrayImpl:
   def block_until_ready(self) -> ArrayImpl:
     if self._buffers is not None:
       for b in self._buffers:
-        b.block_until_ready()
+        b._block_until_ready()
     return self
 
   def delete(self) -> None:

@@ -138,3 +138,26 @@ def test_partial_is_a_pytree():
   assert len(leaves) == 1
   q = tu.tree_map(lambda x: x * 3, p)
   assert q(1) == 4
+
+
+def test_treedefs_pickle_with_registered_nodes():
+  import pickle
+
+  tree = {"p": Params(np.float32(1), np.float32(2), name="q"), "t": Point(1, [2, None]),
+          "o": collections.OrderedDict(b=1, a=2), "d": collections.defaultdict(list, k=3),
+          "pair": Pair(4, 5)}
+  treedef = tu.tree_structure(tree)
+  back = pickle.loads(pickle.dumps(treedef))
+  assert back == treedef and hash(back) == hash(treedef)
+  assert repr(back) == repr(treedef)
+  rebuilt = back.unflatten(range(back.num_leaves))
+  assert rebuilt["p"].name == "q" and isinstance(rebuilt["pair"], Pair)
+
+
+def test_bad_custom_flatten_raises_type_error():
+  class Bad:
+    pass
+
+  tu.register_pytree_node(Bad, lambda b: "not a pair", lambda aux, ch: Bad())
+  with pytest.raises(TypeError, match="must return a pair"):
+    tu.tree_leaves([Bad()])

@@ -153,6 +153,34 @@ def test_jaxlib_wheel_metadata(dist_wheel, wheel_python, python_for, jax_version
   assert symbols == ["PyInit__jax"], f"_jax exports {symbols[:20]}"
 
 
+JAXLIB_WHEEL_LIMIT = 5 * 1024 * 1024  # jaxlib holds no compiler; the plugins do
+
+
+def test_jaxlib_wheel_is_small(dist_wheel, wheel_python):
+  path = dist_wheel("jaxlib", python=wheel_python)
+  size = os.path.getsize(path)
+  assert size < JAXLIB_WHEEL_LIMIT, f"{os.path.basename(path)} is {size / 2**20:.2f} MiB"
+
+
+def test_installed_jaxlib_has_typing_stubs(wheel_venv, wheel_python):
+  """The extension's generated stubs and py.typed are installed next to it."""
+  python = wheel_venv(wheel_python, ["jax"])
+  proc = run_in(python, "import os, jaxlib; print(os.path.dirname(jaxlib.__file__))")
+  assert proc.returncode == 0, proc.stderr
+  root = proc.stdout.strip()
+  assert os.path.isfile(os.path.join(root, "py.typed"))
+  stubs = {name: open(os.path.join(root, "_jax", name), encoding="utf-8").read()
+           for name in ("__init__.pyi", "pytree.pyi", "jit.pyi")}
+  for cls in ("class Client", "class Buffer", "class LoadedExecutable", "class Device"):
+    assert cls in stubs["__init__.pyi"], cls
+  for cls in ("class PyTreeRegistry", "class PyTreeDef", "def flatten(", "def unflatten("):
+    assert cls in stubs["pytree.pyi"], cls
+  assert "class JitFunction" in stubs["jit.pyi"]
+  # The stub package beside the extension does not shadow it at run time.
+  proc = run_in(python, "import jaxlib._jax as m; print(m.__file__.endswith('.so'))")
+  assert proc.stdout.strip() == "True", proc.stdout + proc.stderr
+
+
 @pytest.mark.parametrize("plugin", sorted(PLUGINS))
 def test_plugin_wheel_metadata(dist_wheel, plugin, jax_version):
   path = dist_wheel(plugin)

@@ -1,0 +1,363 @@
+// The cached-call fast path of jit (see jit_fast_path.h).
+#include "jaxlib/jit_fast_path.h"
+
+#include <nanobind/stl/shared_ptr.h>
+#include <structmember.h>
+
+#include <memory>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "jaxlib/pjrt_objects.h"
+#include "jaxlib/pytree.h"
+
+namespace nb = nanobind;
+
+namespace jax {
+
+namespace {
+
+// Reads one __slots__ attribute of instances of exactly one Python class at its
+// fixed offset (what the slot's member descriptor does, without the lookup).
+class SlotReader {
+ public:
+  SlotReader(nb::handle type, const char* name) {
+    nb::object descr = nb::getattr(type, name);
+    if (Py_TYPE(descr.ptr()) != &PyMemberDescr_Type) {
+      throw nb::type_error(("jit fast path: " + std::string(nb::str(type).c_str()) + "." + name +
+                            " is not a __slots__ attribute")
+                               .c_str());
+    }
+    PyMemberDef* member = reinterpret_cast<PyMemberDescrObject*>(descr.ptr())->d_member;
+    if (member->type != T_OBJECT_EX && member->type != T_OBJECT) {
+      throw nb::type_error("jit fast path: slot of an unexpected member type");
+    }
+    offset_ = member->offset;
+  }
+  // Borrowed; null when the slot is unset.
+  PyObject* Get(PyObject* obj) const {
+    return *reinterpret_cast<PyObject**>(reinterpret_cast<char*>(obj) + offset_);
+  }
+
+ private:
+  Py_ssize_t offset_ = 0;
+};
+
+// What jax tells the fast path about its Python classes and state, once.
+struct FastPathConfig {
+  nb::object array_type;         // jax's ArrayImpl (exact type only)
+  nb::object shaped_array_type;  // core.ShapedArray
+  nb::object single_device_sharding_type;
+  nb::object core_dict;          // jax._src.core.__dict__: "dynamic_trace" changes over time
+  nb::object eval_main;          // core._EVAL_MAIN: nothing is being staged
+  nb::object config_values;      // config._values: "jax_enable_x64"
+  nb::object dynamic_trace_name = nb::str("dynamic_trace");
+  nb::object x64_name = nb::str("jax_enable_x64");
+  SlotReader aval, buffers, stack_axis, sharding;  // ArrayImpl slots
+  SlotReader shape, dtype, weak_type;              // ShapedArray slots
+
+  FastPathConfig(nb::object array, nb::object shaped, nb::object sds, nb::object core,
+                 nb::object eval, nb::object values)
+      : array_type(array), shaped_array_type(shaped), single_device_sharding_type(sds),
+        core_dict(core), eval_main(eval), config_values(values),
+        aval(array, "aval"), buffers(array, "_buffers"), stack_axis(array, "_stack_axis"),
+        sharding(array, "_sharding"), shape(shaped, "shape"), dtype(shaped, "dtype"),
+        weak_type(shaped, "weak_type") {}
+
+  bool Staging() const {
+    PyObject* trace = PyDict_GetItemWithError(core_dict.ptr(), dynamic_trace_name.ptr());
+    return trace != eval_main.ptr();
+  }
+  bool X64() const {
+    return PyDict_GetItemWithError(config_values.ptr(), x64_name.ptr()) == Py_True;
+  }
+};
+
+// Never freed: it holds Python objects that must not be released after the
+// interpreter has finalized.
+FastPathConfig* fast_path_config = nullptr;
+
+struct LeafSignature {
+  nb::object dtype;
+  nb::object shape;
+  bool weak_type;
+};
+
+struct CallSignature {
+  PyTreeDef tree;
+  std::vector<LeafSignature> leaves;
+  bool x64 = false;
+
+  size_t Hash() const {
+    size_t h = tree.Hash() ^ (x64 ? 0x5bd1e995 : 0);
+    for (const LeafSignature& l : leaves) {
+      Py_hash_t s = PyObject_Hash(l.shape.ptr());  // tuples of ints: never fails
+      h = h * 1000003 ^ static_cast<size_t>(s) ^ (l.weak_type ? 1 : 0);
+    }
+    return h;
+  }
+  bool operator==(const CallSignature& o) const {
+    if (x64 != o.x64 || leaves.size() != o.leaves.size()) return false;
+    for (size_t i = 0; i < leaves.size(); ++i) {
+      const LeafSignature& a = leaves[i];
+      const LeafSignature& b = o.leaves[i];
+      if (a.weak_type != b.weak_type) return false;
+      if (PyObject_RichCompareBool(a.shape.ptr(), b.shape.ptr(), Py_EQ) != 1 ||
+          PyObject_RichCompareBool(a.dtype.ptr(), b.dtype.ptr(), Py_EQ) != 1) {
+        PyErr_Clear();
+        return false;
+      }
+    }
+    return tree == o.tree;
+  }
+};
+
+struct SignatureHash {
+  size_t operator()(const CallSignature& s) const { return s.Hash(); }
+};
+
+struct CacheEntry {
+  nb::object executable;
+  std::shared_ptr<PyLoadedExecutable> loaded;
+  PJRT_Device* device;
+  std::vector<nb::object> out_avals;
+  PyTreeDef out_tree;
+};
+
+// The arguments of one call taken apart: signature, leaves and their buffers.
+struct FlatCall {
+  CallSignature signature;
+  nb::list leaves;
+  std::vector<PyBuffer*> buffers;
+  // Owners of `buffers`: an array's buffer list may be replaced by another thread
+  // while the executable runs without the GIL.
+  std::vector<nb::object> buffer_objects;
+};
+
+class JitFunction {
+ public:
+  JitFunction(nb::object registry, bool fast_enabled)
+      : registry_(std::move(registry)), enabled_(fast_enabled) {
+    if (!nb::isinstance<PyTreeRegistry>(registry_)) {
+      throw nb::type_error("JitFunction: registry must be a PyTreeRegistry");
+    }
+  }
+
+  // The result of the call if the fast path could make it; null (without a Python
+  // error set) if the general path must.
+  nb::object TryCall(PyObject* args) {
+    if (!enabled_ || fast_path_config == nullptr || fast_path_config->Staging() || cache_.empty()) {
+      return nb::object();
+    }
+    std::unique_ptr<FlatCall> call = Flatten(args);
+    if (!call) return nb::object();
+    auto it = cache_.find(call->signature);
+    if (it == cache_.end()) return nb::object();
+    // Held here: another thread may clear the cache while the GIL is released.
+    std::shared_ptr<const CacheEntry> entry = it->second;
+    for (PyBuffer* b : call->buffers) {
+      if (b->device()->c_device() != entry->device) return nb::object();
+    }
+    std::vector<std::vector<std::shared_ptr<PyBuffer>>> outs;
+    {
+      std::vector<std::vector<PyBuffer*>> per_device{call->buffers};
+      nb::gil_scoped_release release;
+      outs = entry->loaded->Execute(per_device, {});
+    }
+    const std::vector<nb::object>& out_avals = entry->out_avals;
+    if (outs.size() != 1 || outs[0].size() != out_avals.size()) return nb::object();
+    std::vector<nb::object> arrays;
+    arrays.reserve(out_avals.size());
+    for (size_t i = 0; i < out_avals.size(); ++i) {
+      nb::list bufs;
+      bufs.append(nb::cast(std::move(outs[0][i])));
+      arrays.push_back(fast_path_config->array_type(out_avals[i], bufs));
+    }
+    return entry->out_tree.UnflattenFrom(arrays);
+  }
+
+  bool Insert(nb::handle args, nb::object executable, nb::handle out_avals, nb::handle out_tree) {
+    if (!enabled_ || fast_path_config == nullptr || !PyTuple_Check(args.ptr())) return false;
+    std::unique_ptr<FlatCall> call = Flatten(args.ptr());
+    if (!call) return false;
+    auto loaded = nb::cast<std::shared_ptr<PyLoadedExecutable>>(executable);
+    if (loaded->devices().size() != 1) return false;
+    auto entry = std::make_shared<CacheEntry>(CacheEntry{
+        executable, loaded, loaded->devices()[0]->c_device(), {}, nb::cast<PyTreeDef>(out_tree)});
+    for (nb::handle a : out_avals) entry->out_avals.push_back(nb::borrow(a));
+    if (static_cast<int>(entry->out_avals.size()) != entry->out_tree.num_leaves() ||
+        entry->out_avals.size() != loaded->num_outputs()) {
+      throw nb::value_error("_fast_insert: the output avals, tree and executable disagree");
+    }
+    cache_.erase(call->signature);
+    cache_.emplace(std::move(call->signature), std::move(entry));
+    return true;
+  }
+
+  nb::list Entries() const {
+    nb::list out;
+    for (const auto& [sig, entry] : cache_) {
+      nb::list leaves;
+      for (const LeafSignature& l : sig.leaves) {
+        leaves.append(nb::make_tuple(l.dtype, l.shape, l.weak_type));
+      }
+      out.append(nb::make_tuple(sig.tree, nb::tuple(leaves), sig.x64));
+    }
+    return out;
+  }
+
+  void Clear() { cache_.clear(); }
+
+  int Traverse(visitproc visit, void* arg) const {
+    Py_VISIT(registry_.ptr());
+    for (const auto& [sig, entry] : cache_) {
+      if (int r = sig.tree.Traverse(visit, arg)) return r;
+      if (int r = entry->out_tree.Traverse(visit, arg)) return r;
+      Py_VISIT(entry->executable.ptr());
+      for (const nb::object& a : entry->out_avals) Py_VISIT(a.ptr());
+    }
+    return 0;
+  }
+
+  void ClearForGc() {
+    cache_.clear();
+    enabled_ = false;
+  }
+
+  bool enabled() const { return enabled_; }
+
+ private:
+  // Null when a leaf is not a plain single-buffer array (the general path decides).
+  std::unique_ptr<FlatCall> Flatten(PyObject* args) {
+    const FastPathConfig& c = *fast_path_config;
+    nb::list leaves;
+    PyTreeDef tree = PyTreeDef::Flatten(registry_, args, nb::none(), leaves);
+    auto call = std::make_unique<FlatCall>(
+        FlatCall{CallSignature{std::move(tree), {}, false}, std::move(leaves), {}, {}});
+    call->signature.x64 = c.X64();
+    const Py_ssize_t n = PyList_GET_SIZE(call->leaves.ptr());
+    call->signature.leaves.reserve(n);
+    call->buffers.reserve(n);
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      PyObject* x = PyList_GET_ITEM(call->leaves.ptr(), i);
+      if (Py_TYPE(x) != reinterpret_cast<PyTypeObject*>(c.array_type.ptr())) return nullptr;
+      PyObject* stack_axis = c.stack_axis.Get(x);
+      if (stack_axis == nullptr || stack_axis != Py_None) return nullptr;
+      PyObject* sharding = c.sharding.Get(x);
+      if (sharding == nullptr ||
+          (sharding != Py_None &&
+           Py_TYPE(sharding) != reinterpret_cast<PyTypeObject*>(c.single_device_sharding_type.ptr()))) {
+        return nullptr;
+      }
+      PyObject* aval = c.aval.Get(x);
+      if (aval == nullptr || Py_TYPE(aval) != reinterpret_cast<PyTypeObject*>(c.shaped_array_type.ptr())) {
+        return nullptr;
+      }
+      PyObject* dtype = c.dtype.Get(aval);
+      PyObject* shape = c.shape.Get(aval);
+      PyObject* weak = c.weak_type.Get(aval);
+      if (!dtype || !shape || !weak || !PyTuple_Check(shape)) return nullptr;
+      call->signature.leaves.push_back(
+          LeafSignature{nb::borrow(dtype), nb::borrow(shape), weak == Py_True});
+      nb::object bufs = nb::borrow(c.buffers.Get(x));
+      if (!bufs.is_valid()) return nullptr;
+      if (bufs.is_none()) {
+        bufs = nb::handle(x).attr("device_buffers")();  // host-backed: placed on the default device
+      }
+      if (!PyList_Check(bufs.ptr()) || PyList_GET_SIZE(bufs.ptr()) != 1) return nullptr;
+      nb::object buffer_object = nb::borrow(PyList_GET_ITEM(bufs.ptr(), 0));
+      PyBuffer* buffer = nullptr;
+      if (!nb::try_cast<PyBuffer*>(buffer_object, buffer) || buffer == nullptr) return nullptr;
+      call->buffers.push_back(buffer);
+      call->buffer_objects.push_back(std::move(buffer_object));
+    }
+    return call;
+  }
+
+  nb::object registry_;
+  bool enabled_;
+  std::unordered_map<CallSignature, std::shared_ptr<const CacheEntry>, SignatureHash> cache_;
+};
+
+PyObject* JitFunctionCall(PyObject* self, PyObject* args, PyObject* kwargs) {
+  JitFunction* f = nb::inst_ptr<JitFunction>(self);
+  if (kwargs == nullptr || PyDict_GET_SIZE(kwargs) == 0) {
+    try {
+      nb::object out = f->TryCall(args);
+      if (out.is_valid()) return out.release().ptr();
+    } catch (nb::python_error& e) {
+      e.restore();
+      return nullptr;
+    } catch (const std::exception&) {
+      // A failed run: the general path runs it again and reports the error its way.
+    }
+  }
+  PyObject* general = PyObject_GetAttrString(self, "_call_python");
+  if (general == nullptr) return nullptr;
+  nb::object kw = kwargs ? nb::borrow(kwargs) : nb::steal(PyDict_New());
+  PyObject* out = PyObject_CallFunctionObjArgs(general, args, kw.ptr(), nullptr);
+  Py_DECREF(general);
+  return out;
+}
+
+int JitFunctionTraverse(PyObject* self, visitproc visit, void* arg) {
+  Py_VISIT(Py_TYPE(self));
+  if (!nb::inst_ready(self)) return 0;
+  return nb::inst_ptr<JitFunction>(self)->Traverse(visit, arg);
+}
+
+int JitFunctionClear(PyObject* self) {
+  if (nb::inst_ready(self)) nb::inst_ptr<JitFunction>(self)->ClearForGc();
+  return 0;
+}
+
+PyType_Slot jit_function_slots[] = {
+    {Py_tp_call, reinterpret_cast<void*>(JitFunctionCall)},
+    {Py_tp_traverse, reinterpret_cast<void*>(JitFunctionTraverse)},
+    {Py_tp_clear, reinterpret_cast<void*>(JitFunctionClear)},
+    {0, nullptr}};
+
+}  // namespace
+
+void RegisterJitFastPath(nb::module_& parent) {
+  nb::module_ m = parent.def_submodule("jit", "The cached-call fast path of jit.");
+
+  m.def("configure",
+        [](nb::object array_type, nb::object shaped_array_type,
+           nb::object single_device_sharding_type, nb::object core_module, nb::object eval_main,
+           nb::object config_values) {
+          if (!PyType_Check(array_type.ptr()) || !PyType_Check(shaped_array_type.ptr()) ||
+              !PyType_Check(single_device_sharding_type.ptr()) ||
+              !PyDict_Check(config_values.ptr())) {
+            throw nb::type_error("jit.configure: expected three classes, a module, an object "
+                                 "and a dict");
+          }
+          auto* c = new FastPathConfig(array_type, shaped_array_type, single_device_sharding_type,
+                                       core_module.attr("__dict__"), eval_main, config_values);
+          // Configured once per process; a second call (a reloaded jax) replaces the first,
+          // whose objects are kept: executing calls may still be reading them.
+          fast_path_config = c;
+        },
+        nb::arg("array_type"), nb::arg("shaped_array_type"),
+        nb::arg("single_device_sharding_type"), nb::arg("core_module"), nb::arg("eval_main"),
+        nb::arg("config_values"),
+        "Tells the fast path jax's array and aval classes and where its trace and x64 state live.");
+  m.def("is_configured", []() { return fast_path_config != nullptr; });
+
+  nb::class_<JitFunction>(m, "JitFunction",
+                          "Base class of jitted functions: calling one runs a cached executable "
+                          "directly when it can, else the subclass's _call_python(args, kwargs).",
+                          nb::type_slots(jit_function_slots))
+      .def(nb::init<nb::object, bool>(), nb::arg("registry"), nb::arg("fast_enabled"))
+      .def("_fast_insert", &JitFunction::Insert, nb::arg("args"), nb::arg("executable"),
+           nb::arg("out_avals"), nb::arg("out_tree"),
+           "Caches `executable` for calls whose positional arguments look like `args`; False "
+           "if they are not plain arrays.")
+      .def("_fast_entries", &JitFunction::Entries,
+           "One (treedef, ((dtype, shape, weak_type), ...), x64) per cached signature.")
+      .def("_fast_clear", &JitFunction::Clear)
+      .def_prop_ro("_fast_enabled", &JitFunction::enabled);
+}
+
+}  // namespace jax
