@@ -4,12 +4,12 @@
 #include <cstring>
 
 #include "xla/backends/cpu/codegen/compiler.h"
-#include "xla/backends/cpu/cpu_passes.h"
 #include "xla/backends/cpu/runtime/cpu_buffer.h"
 #include "xla/backends/cpu/runtime/cpu_device.h"
 #include "xla/backends/cpu/runtime/cpu_executable.h"
 #include "xla/backends/cpu/runtime/thread_pool.h"
 #include "xla/hlo/parser/parser.h"
+#include "xla/passes/simplification_pipeline.h"
 
 #ifndef JAX_PLUGIN_VERSION
 #define JAX_PLUGIN_VERSION "dev"
@@ -135,7 +135,7 @@ StatusOr<std::unique_ptr<Executable>> CpuClient::Compile(const std::string& form
     if (FindDevice(d) == nullptr) return InvalidArgument("Compile: device is not a CPU device of this client");
   }
   ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, ParseHloModule(code));
-  if (Status passes = RunCpuPasses(module.get()); !passes.ok()) {
+  if (Status passes = RunSimplificationPipeline(module.get()); !passes.ok()) {
     return passes.WithContext("optimizing module " + module->name());
   }
   CompileOptions compile_options;

@@ -13,6 +13,7 @@
 #include "xla/backends/cpu/codegen/reduce_emitter.h"
 #include "xla/backends/cpu/codegen/scalar_ops.h"
 #include "xla/backends/cpu/codegen/scatter_emitter.h"
+#include "xla/backends/cpu/codegen/thunk_builder.h"
 
 namespace xla::cpu {
 namespace {
@@ -208,13 +209,22 @@ Status EmitComparator(llvm::Module* module, const HelperFunction& helper,
   return OkStatus();
 }
 
+// The CPU runs library routines and splits long reductions over its pool.
+PlannerOptions CpuPlannerOptions() {
+  static const LibraryOps library{&IsThunkNode, &BuildThunk};
+  PlannerOptions options;
+  options.library = &library;
+  return options;
+}
+
 }  // namespace
 
 StatusOr<CompiledProgram> CompileHloModule(const HloModule& module, const CompileOptions& options) {
   if (module.entry_computation() == nullptr) {
     return InvalidArgument("module " + module.name() + " has no entry computation");
   }
-  ASSIGN_OR_RETURN(std::unique_ptr<Plan> top, PlanKernels(*module.entry_computation(), module.name()));
+  ASSIGN_OR_RETURN(std::unique_ptr<Plan> top, PlanKernels(*module.entry_computation(), module.name(),
+                                                                 CpuPlannerOptions()));
   // Every plan (entry, loop bodies, branches) with kernels to emit.
   std::vector<Plan*> plans;
   std::function<void(Plan*)> collect = [&](Plan* p) {
