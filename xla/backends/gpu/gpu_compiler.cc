@@ -68,23 +68,16 @@ void Optimize(llvm::Module* module, llvm::TargetMachine& machine) {
   mpm.run(*module, mam);
 }
 
-// After math lowering and optimisation only intrinsics may stay external:
-// anything else would fail at load time on the device.
-Status CheckNoExternalCalls(const llvm::Module& module, const std::string& backend) {
+// After math lowering and optimisation only what the target provides may
+// stay external: anything else would fail at load time on the device.
+Status CheckNoExternalCalls(const llvm::Module& module, const GpuTarget& target) {
   for (const llvm::Function& fn : module) {
-    if (fn.isDeclaration() && !fn.isIntrinsic() && !fn.use_empty()) {
-      return Unimplemented(backend + ": the generated code calls " + fn.getName().str() +
-                           ", which no GPU library provides");
+    if (fn.isDeclaration() && !fn.use_empty() && !target.ProvidesFunction(fn)) {
+      return Unimplemented(target.backend_name() + ": the generated code calls " +
+                           fn.getName().str() + ", which no GPU library provides");
     }
   }
   return OkStatus();
-}
-
-std::string PrintModule(const llvm::Module& module) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  module.print(os, nullptr);
-  return text;
 }
 
 Status WriteFile(const std::string& path, const std::string& contents) {
@@ -155,7 +148,7 @@ StatusOr<GpuCompiledModule> CompileForGpu(HloModule* module, const GpuTarget& ta
   }
   RETURN_IF_ERROR(target.LowerMath(&llvm_module));
   Optimize(&llvm_module, target.machine());
-  RETURN_IF_ERROR(CheckNoExternalCalls(llvm_module, backend));
+  RETURN_IF_ERROR(CheckNoExternalCalls(llvm_module, target));
   std::string llvm_ir = options.dump_dir.empty() ? "" : PrintModule(llvm_module);
   ASSIGN_OR_RETURN(out.code, target.EmitCode(&llvm_module));
 
@@ -163,6 +156,13 @@ StatusOr<GpuCompiledModule> CompileForGpu(HloModule* module, const GpuTarget& ta
   out.blas_calls = CountDots(out.program);
   if (!options.dump_dir.empty()) RETURN_IF_ERROR(Dump(options.dump_dir, module->name(), out, llvm_ir));
   return out;
+}
+
+std::string PrintModule(const llvm::Module& module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.print(os, nullptr);
+  return text;
 }
 
 StatusOr<std::string> GpuTarget::RunCodegen(llvm::Module* module, llvm::CodeGenFileType type) const {

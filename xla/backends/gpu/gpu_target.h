@@ -36,6 +36,9 @@ class GpuTarget {
   // Before optimisation: replaces or rejects the math calls the emitter made
   // (libm functions, LLVM intrinsics the backend cannot lower).
   virtual Status LowerMath(llvm::Module* module) const = 0;
+  // Whether the code may call the external function `fn` after LowerMath and
+  // optimisation. Devices provide only the LLVM intrinsics their backend lowers.
+  virtual bool ProvidesFunction(const llvm::Function& fn) const { return fn.isIntrinsic(); }
   // The final code: PTX text, or an AMDGPU code object (ELF).
   virtual StatusOr<std::string> EmitCode(llvm::Module* module) const = 0;
   // File extension of that code ("ptx", "o").
@@ -51,6 +54,9 @@ class GpuTarget {
   std::string arch_;
   std::unique_ptr<llvm::TargetMachine> machine_;
 };
+
+// The module as LLVM IR text (for dumps, and for targets whose code is IR).
+std::string PrintModule(const llvm::Module& module);
 
 // NVPTX for compute capability `arch` ("sm_70" ... "sm_90"). `libdevice_dir`
 // is where libdevice.10.bc is (empty: found through CUDA_HOME, CUDA_PATH or
