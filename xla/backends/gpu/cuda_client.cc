@@ -1,6 +1,8 @@
 #include <cmath>
 #include <string>
 
+#include "xla/backends/gpu/cuda_driver.h"
+#include "xla/backends/gpu/cuda_runtime.h"
 #include "xla/backends/gpu/device_clients.h"
 #include "xla/backends/gpu/driver_util.h"
 #include "xla/backends/gpu/gpu_client.h"
@@ -9,7 +11,6 @@
 namespace xla {
 namespace {
 
-using driver_util::OpenDriver;
 using driver_util::OptionSet;
 
 // Option compute_capability: "8.0", "sm_80", "80", 80 or 8.0 -> "sm_80".
@@ -53,8 +54,8 @@ StatusOr<std::string> StringOption(const Options& options, const std::string& na
   return *s;
 }
 
-// The compiler side is always real; execution needs the driver. With
-// mock=True the client compiles for a topology of mock devices instead.
+// With mock=True the client compiles for a topology of mock devices;
+// otherwise it runs on the GPUs the driver reports (cuda_runtime.h).
 StatusOr<std::unique_ptr<Client>> CreateCudaClient(const Options& options) {
   ASSIGN_OR_RETURN(std::string arch, ComputeCapability(options));
   ASSIGN_OR_RETURN(std::string cuda_dir, StringOption(options, "cuda_data_dir"));
@@ -63,27 +64,11 @@ StatusOr<std::unique_ptr<Client>> CreateCudaClient(const Options& options) {
     return gpu::CreateCompileOnlyClient("cuda", std::move(target), options,
                                         "Run on a machine with an NVIDIA GPU and driver to execute.");
   }
-  ASSIGN_OR_RETURN(void* cuda, OpenDriver("libcuda.so.1", "The CUDA plugin",
-                                          "Install the NVIDIA driver on a machine with an NVIDIA GPU "
-                                          "(or pass mock=True for a compile-only client)."));
-  using CuInit = int (*)(unsigned);
-  using CuDeviceGetCount = int (*)(int*);
-  auto cu_init = reinterpret_cast<CuInit>(dlsym(cuda, "cuInit"));
-  auto cu_count = reinterpret_cast<CuDeviceGetCount>(dlsym(cuda, "cuDeviceGetCount"));
-  if (cu_init == nullptr || cu_count == nullptr) {
-    return FailedPrecondition("libcuda.so.1 lacks cuInit/cuDeviceGetCount; the NVIDIA driver is broken");
+  ASSIGN_OR_RETURN(std::unique_ptr<gpu::CudaDriver> driver, gpu::CudaDriver::Load());
+  if (int rc = driver->cuInit(0); rc != 0) {
+    return driver->Check(rc, "cuInit failed (is an NVIDIA GPU present and the driver loaded?)");
   }
-  int count = 0;
-  if (int rc = cu_init(0); rc != 0) {
-    return FailedPrecondition("cuInit failed with CUDA error " + std::to_string(rc) +
-                              " (is an NVIDIA GPU present and the driver loaded?)");
-  }
-  if (cu_count(&count) != 0 || count == 0) {
-    return FailedPrecondition("the NVIDIA driver reports no CUDA devices");
-  }
-  return Unimplemented("found " + std::to_string(count) +
-                       " CUDA device(s), but executing on CUDA devices is not implemented yet "
-                       "(mock=True gives a compile-only client)");
+  return gpu::CreateCudaRuntimeClient(std::move(driver), cuda_dir);
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 // Numbers cannot be checked without a GPU; the PTX is checked for the
 // kernels, launch bounds and libdevice math it must contain, and
 // tests/plugins/test_gpu_codegen.py assembles it with ptxas.
+#include <dlfcn.h>
+
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -171,6 +173,21 @@ TEST(DumpToWritesPtx) {
     EXPECT_TRUE(in.good() || !text.str().empty());
     EXPECT_TRUE(!text.str().empty());
   }
+}
+
+// Without mock=True the client needs the driver; where there is none (as in
+// CI) creation says which library is missing and how to get a client anyway.
+TEST(WithoutDriverCreationFailsClearly) {
+  if (void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL)) {
+    dlclose(driver);
+    std::fprintf(stderr, "a CUDA driver is installed: nothing to check here\n");
+    return;
+  }
+  auto client = CudaPluginInfo().create_client({});
+  CHECK_TRUE(!client.ok());
+  EXPECT_TRUE(client.status().code() == StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(Contains(client.status().message(), "needs the driver library libcuda.so.1"));
+  EXPECT_TRUE(Contains(client.status().message(), "mock=True"));
 }
 
 }  // namespace
