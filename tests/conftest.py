@@ -233,3 +233,18 @@ def wheel_venv(tmp_path_factory, dist_dir, dist_wheel, python_for):
   yield make
   for path in made:  # each is a few hundred MB (numpy, scipy)
     shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def conformance_dir() -> str:
+  """The conformance corpora sit beside the repository (../shared/conformance)
+  or where CONFORMANCE_DIR says. A missing corpus fails the tests that need it:
+  a run that checked nothing must not pass."""
+  root = os.environ.get("CONFORMANCE_DIR") or os.path.join(REPO_ROOT, "..", "shared",
+                                                           "conformance")
+  root = os.path.abspath(root)
+  for corpus in ("hlo", "frontend"):
+    assert os.path.isdir(os.path.join(root, corpus)), (
+        f"conformance corpus not found at {root}: set CONFORMANCE_DIR to the folder holding "
+        f"hlo/ and frontend/")
+  return root

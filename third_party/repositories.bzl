@@ -11,7 +11,8 @@ LLVM_PREFIX = "/usr/lib/llvm-19"
 # LLVM components each backend links privately.
 LLVM_COMPONENTS = {
     "cpu": ["orcjit", "native", "passes", "ipo"],
-    "nvptx": ["nvptxcodegen", "nvptxdesc", "nvptxinfo", "passes", "ipo", "target", "codegen"],
+    # linker and bitreader: libdevice is linked into CUDA modules.
+    "nvptx": ["nvptxcodegen", "nvptxdesc", "nvptxinfo", "passes", "ipo", "target", "codegen", "linker", "bitreader"],
     "amdgpu": ["amdgpucodegen", "amdgpuasmparser", "amdgpudesc", "amdgpuinfo", "passes", "ipo", "target", "codegen", "object"],
 }
 

@@ -4,13 +4,13 @@
 #include <cstring>
 
 #include "xla/backends/cpu/codegen/compiler.h"
-#include "xla/backends/cpu/cpu_passes.h"
 #include "xla/backends/cpu/runtime/cpu_buffer.h"
 #include "xla/backends/cpu/runtime/cpu_device.h"
 #include "xla/backends/cpu/runtime/cpu_executable.h"
 #include "xla/backends/cpu/runtime/thread_pool.h"
 #include "xla/backends/cpu/serialized_executable.h"
 #include "xla/hlo/parser/parser.h"
+#include "xla/passes/simplification_pipeline.h"
 
 #ifndef JAX_PLUGIN_VERSION
 #define JAX_PLUGIN_VERSION "dev"
@@ -142,7 +142,7 @@ StatusOr<std::unique_ptr<Executable>> CpuClient::Compile(const std::string& form
   }
   ASSIGN_OR_RETURN(std::vector<Device*> targets, ExecutionDevices(num_replicas, devices));
   ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, ParseHloModule(code));
-  if (Status passes = RunCpuPasses(module.get()); !passes.ok()) {
+  if (Status passes = RunSimplificationPipeline(module.get()); !passes.ok()) {
     return passes.WithContext("optimizing module " + module->name());
   }
   CompileOptions compile_options;

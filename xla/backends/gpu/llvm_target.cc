@@ -1,12 +1,12 @@
-#include <memory>
-#include <optional>
-#include <string>
+#include "xla/backends/gpu/llvm_target.h"
 
+#include <optional>
+
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Triple.h"
-#include "xla/backends/gpu/llvm_target.h"
 
 // Compiled once per accelerator plugin with LLVM_TARGET_NAME set to the LLVM
 // target it carries (NVPTX or AMDGPU); only that target's libraries are linked.
@@ -21,9 +21,11 @@ extern "C" void XLA_LLVM_INIT(LLVM_TARGET_NAME, Target)();
 extern "C" void XLA_LLVM_INIT(LLVM_TARGET_NAME, TargetMC)();
 extern "C" void XLA_LLVM_INIT(LLVM_TARGET_NAME, AsmPrinter)();
 
-namespace xla {
+namespace xla::gpu {
 
-StatusOr<std::string> DescribeLlvmTarget(const std::string& triple, const std::string& cpu) {
+StatusOr<std::unique_ptr<llvm::TargetMachine>> CreateTargetMachine(const std::string& triple,
+                                                                   const std::string& cpu,
+                                                                   const std::string& features) {
   static bool initialized = [] {
     XLA_LLVM_INIT(LLVM_TARGET_NAME, TargetInfo)();
     XLA_LLVM_INIT(LLVM_TARGET_NAME, Target)();
@@ -35,10 +37,17 @@ StatusOr<std::string> DescribeLlvmTarget(const std::string& triple, const std::s
   std::string error;
   const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, error);
   if (target == nullptr) return Internal("LLVM target " + triple + ": " + error);
+  // Asked with the generic processor: a named unknown one makes LLVM print a warning.
+  std::unique_ptr<llvm::MCSubtargetInfo> info(target->createMCSubtargetInfo(triple, "", ""));
+  if (info == nullptr || !info->isCPUStringValid(cpu)) {
+    return InvalidArgument("unknown " + std::string(target->getName()) + " processor '" + cpu +
+                           "'");
+  }
   std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
-      triple, cpu, "", llvm::TargetOptions(), std::nullopt));
+      triple, cpu, features, llvm::TargetOptions(), std::nullopt, std::nullopt,
+      llvm::CodeGenOptLevel::Aggressive));
   if (tm == nullptr) return Internal("cannot create an LLVM target machine for " + triple + " " + cpu);
-  return std::string(target->getName()) + " (" + triple + ", " + cpu + ")";
+  return tm;
 }
 
-}  // namespace xla
+}  // namespace xla::gpu

@@ -1,18 +1,26 @@
-// The LLVM code generation targets each accelerator plugin carries.
+// The LLVM code generation target each accelerator plugin carries.
 #ifndef XLA_BACKENDS_GPU_LLVM_TARGET_H_
 #define XLA_BACKENDS_GPU_LLVM_TARGET_H_
 
+#include <memory>
 #include <string>
 
 #include "xla/status.h"
 
-namespace xla {
+namespace llvm {
+class TargetMachine;
+}  // namespace llvm
 
-// Registers the plugin's LLVM target ("nvptx64-nvidia-cuda" or
-// "amdgcn-amd-amdhsa") and checks that a target machine for `cpu` (e.g.
-// "sm_80", "gfx90a") can be created. Returns a description of it.
-StatusOr<std::string> DescribeLlvmTarget(const std::string& triple, const std::string& cpu);
+namespace xla::gpu {
 
-}  // namespace xla
+// Registers the plugin's one LLVM target (NVPTX or AMDGPU, chosen by the
+// build) and creates a target machine for `triple` ("nvptx64-nvidia-cuda",
+// "amdgcn-amd-amdhsa") and `cpu` ("sm_80", "gfx90a"). An unknown `cpu` is
+// an InvalidArgument naming it.
+StatusOr<std::unique_ptr<llvm::TargetMachine>> CreateTargetMachine(const std::string& triple,
+                                                                   const std::string& cpu,
+                                                                   const std::string& features);
+
+}  // namespace xla::gpu
 
 #endif  // XLA_BACKENDS_GPU_LLVM_TARGET_H_

@@ -1,9 +1,9 @@
-#include "xla/backends/gpu/device_clients.h"
-
 #include <string>
 
-#include "xla/backends/gpu/llvm_target.h"
+#include "xla/backends/gpu/device_clients.h"
 #include "xla/backends/gpu/driver_util.h"
+#include "xla/backends/gpu/gpu_client.h"
+#include "xla/backends/gpu/gpu_target.h"
 
 namespace xla {
 namespace {
@@ -11,16 +11,28 @@ namespace {
 using driver_util::OpenDriver;
 using driver_util::OptionSet;
 
+// Option gfx_arch: the AMD GPU architecture, default gfx90a (MI200).
+StatusOr<std::string> GfxArch(const Options& options) {
+  auto it = options.find("gfx_arch");
+  if (it == options.end()) return std::string("gfx90a");
+  const std::string* s = std::get_if<std::string>(&it->second);
+  if (s == nullptr) return InvalidArgument("option gfx_arch must be a string such as \"gfx942\"");
+  return *s;
+}
+
 StatusOr<std::unique_ptr<Client>> CreateRocmClient(const Options& options) {
-  ASSIGN_OR_RETURN(std::string target, DescribeLlvmTarget("amdgcn-amd-amdhsa", "gfx90a"));
+  ASSIGN_OR_RETURN(std::string arch, GfxArch(options));
+  ASSIGN_OR_RETURN(std::unique_ptr<gpu::GpuTarget> target, gpu::CreateAmdgpuTarget(arch));
   if (OptionSet(options, "mock")) {
-    return Unimplemented("compile-only ROCm topologies (mock=True) are not implemented yet; "
-                         "the code generator is " + target);
+    return gpu::CreateCompileOnlyClient("rocm", std::move(target), options,
+                                        "Run on a machine with an AMD GPU and ROCm 6 to execute.");
   }
   ASSIGN_OR_RETURN(void* hip, OpenDriver("libamdhip64.so", "The ROCm plugin",
-                                         "Install ROCm 6 on a machine with an AMD GPU."));
+                                         "Install ROCm 6 on a machine with an AMD GPU "
+                                         "(or pass mock=True for a compile-only client)."));
   (void)hip;
-  return Unimplemented("executing on ROCm devices is not implemented yet");
+  return Unimplemented("executing on ROCm devices is not implemented yet "
+                       "(mock=True gives a compile-only client)");
 }
 
 }  // namespace

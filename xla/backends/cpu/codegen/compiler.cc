@@ -13,6 +13,7 @@
 #include "xla/backends/cpu/codegen/reduce_emitter.h"
 #include "xla/backends/cpu/codegen/scalar_ops.h"
 #include "xla/backends/cpu/codegen/scatter_emitter.h"
+#include "xla/backends/cpu/codegen/thunk_builder.h"
 
 namespace xla::cpu {
 namespace {
@@ -244,6 +245,14 @@ MachineCode DescribeTarget(const JitTarget& target) {
   return code;
 }
 
+// The CPU runs library routines and splits long reductions over its pool.
+PlannerOptions CpuPlannerOptions() {
+  static const LibraryOps library{&IsThunkNode, &BuildThunk};
+  PlannerOptions options;
+  options.library = &library;
+  return options;
+}
+
 }  // namespace
 
 StatusOr<MachineCode> HostMachine() {
@@ -255,7 +264,8 @@ StatusOr<CompiledProgram> CompileHloModule(const HloModule& module, const Compil
   if (module.entry_computation() == nullptr) {
     return InvalidArgument("module " + module.name() + " has no entry computation");
   }
-  ASSIGN_OR_RETURN(std::unique_ptr<Plan> top, PlanKernels(*module.entry_computation(), module.name()));
+  ASSIGN_OR_RETURN(std::unique_ptr<Plan> top, PlanKernels(*module.entry_computation(), module.name(),
+                                                                 CpuPlannerOptions()));
   // Every plan (entry, loop bodies, branches) with kernels to emit.
   std::vector<Plan*> plans;
   std::function<void(Plan*)> collect = [&](Plan* p) {

@@ -6,7 +6,6 @@
 #include <numeric>
 
 #include "xla/backends/cpu/codegen/buffer_assignment.h"
-#include "xla/backends/cpu/codegen/thunk_builder.h"
 #include "xla/backends/cpu/runtime/cpu_buffer.h"
 
 namespace xla::cpu {
@@ -211,6 +210,7 @@ namespace {
 
 struct PlanContext {
   std::string module_name;
+  PlannerOptions options;
   int kernel_count = 0;
   int depth = 0;
 };
@@ -288,7 +288,7 @@ StatusOr<std::unique_ptr<Plan>> PlanComputation(const HloComputation& computatio
 
   for (GraphNode* p : plan.graph->parameters()) {
     if (!p->shape().IsArray()) {
-      return Unimplemented("CPU backend: entry parameter " + p->instr->name() + " of shape " +
+      return Unimplemented(ctx->options.backend + ": entry parameter " + p->instr->name() + " of shape " +
                            p->shape().ToString() + " (only array parameters are supported)");
     }
     program.parameters.push_back({p->shape().element_type(), p->shape().dimensions()});
@@ -319,7 +319,7 @@ StatusOr<std::unique_ptr<Plan>> PlanComputation(const HloComputation& computatio
       for (GraphNode* user : node->users) {
         NodeRole ur = plan.role[user->id];
         if (live[user->id] && ur != NodeRole::kControl && ur != NodeRole::kTuple) {
-          return Unimplemented("CPU backend: tuple " + node->instr->name() + " used by " +
+          return Unimplemented(ctx->options.backend + ": tuple " + node->instr->name() + " used by " +
                                user->instr->name() +
                                " (tuples may only be returned or passed to control flow)");
         }
@@ -328,10 +328,10 @@ StatusOr<std::unique_ptr<Plan>> PlanComputation(const HloComputation& computatio
       role = NodeRole::kControl;
     } else if (op == HloOpcode::kGetTupleElement) {
       role = NodeRole::kView;
-    } else if (IsThunkNode(*node)) {
+    } else if (ctx->options.library != nullptr && ctx->options.library->is_library_op(*node)) {
       role = NodeRole::kThunk;
     } else if (!IsElementalOpcode(op)) {
-      return Unimplemented("CPU backend: opcode " + std::string(HloOpcodeString(op)) +
+      return Unimplemented(ctx->options.backend + ": opcode " + std::string(HloOpcodeString(op)) +
                            " is not supported yet (instruction " + node->instr->name() + ")");
     } else if (DotParams unused; op == HloOpcode::kDot && MatchEigenDot(*node, &unused)) {
       role = NodeRole::kDot;
@@ -425,7 +425,7 @@ StatusOr<std::unique_ptr<Plan>> PlanComputation(const HloComputation& computatio
         if (node->shape().IsTuple()) {
           for (const Shape& leaf : node->shape().tuple_shapes()) {
             if (!leaf.IsArray()) {
-              return Unimplemented("CPU backend: nested tuple result of " + node->instr->name());
+              return Unimplemented(ctx->options.backend + ": nested tuple result of " + node->instr->name());
             }
             plan.slots[i].push_back(add_temp(leaf));
           }
@@ -438,7 +438,7 @@ StatusOr<std::unique_ptr<Plan>> PlanComputation(const HloComputation& computatio
         const auto& src_slots = plan.slots[src->id];
         int64_t k = node->instr->tuple_index();
         if (k < 0 || static_cast<size_t>(k) >= src_slots.size()) {
-          return Unimplemented("CPU backend: get-tuple-element " + node->instr->name() +
+          return Unimplemented(ctx->options.backend + ": get-tuple-element " + node->instr->name() +
                                " of an unsupported producer");
         }
         plan.slots[i] = {src_slots[k]};
@@ -490,7 +490,7 @@ StatusOr<std::unique_ptr<Plan>> PlanComputation(const HloComputation& computatio
       step.writes = c.output_slots;
       program.steps.push_back(step);
     } else if (plan.role[i] == NodeRole::kThunk) {
-      ASSIGN_OR_RETURN(ThunkSpec spec, BuildThunk(*node, plan.slots));
+      ASSIGN_OR_RETURN(ThunkSpec spec, ctx->options.library->build(*node, plan.slots));
       Step step;
       step.kind = Step::Kind::kThunk;
       step.name = node->instr->name();
@@ -605,7 +605,9 @@ StatusOr<std::unique_ptr<Plan>> PlanComputation(const HloComputation& computatio
       const ReducePlacement placement = node->opcode() == HloOpcode::kReduce
                                             ? PlaceReduce(*node, &kept, &reduced)
                                             : ReducePlacement::kOther;
-      if (placement == ReducePlacement::kMajor) {
+      if (ctx->options.loop_kernels_only) {
+        // One loop over the output; the reduce opens its own inner loops.
+      } else if (placement == ReducePlacement::kMajor) {
         info.form = KernelForm::kColumnReduce;
         step.work_items = kept;
         step.cost_per_item = std::max<int64_t>(1, reduced);
@@ -625,7 +627,7 @@ StatusOr<std::unique_ptr<Plan>> PlanComputation(const HloComputation& computatio
   for (size_t o = 0; o < leaves.size(); ++o) {
     GraphNode* leaf = leaves[o];
     if (!leaf->shape().IsArray()) {
-      return Unimplemented("CPU backend: output " + leaf->instr->name() + " of shape " +
+      return Unimplemented(ctx->options.backend + ": output " + leaf->instr->name() + " of shape " +
                            leaf->shape().ToString());
     }
     program.outputs.push_back({leaf->shape().element_type(), leaf->shape().dimensions()});
@@ -664,9 +666,11 @@ StatusOr<std::unique_ptr<Plan>> PlanComputation(const HloComputation& computatio
 }  // namespace
 
 StatusOr<std::unique_ptr<Plan>> PlanKernels(const HloComputation& entry,
-                                            const std::string& module_name) {
+                                            const std::string& module_name,
+                                            const PlannerOptions& options) {
   PlanContext ctx;
   ctx.module_name = module_name;
+  ctx.options = options;
   return PlanComputation(entry, &ctx);
 }
 

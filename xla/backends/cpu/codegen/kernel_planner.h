@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "xla/backends/cpu/codegen/hlo_graph.h"
+#include "xla/backends/cpu/codegen/thunk_builder.h"
 #include "xla/backends/cpu/runtime/program.h"
 #include "xla/hlo/ir/literal.h"
 #include "xla/status.h"
@@ -105,9 +106,30 @@ struct Plan {
   std::vector<std::unique_ptr<Plan>> subplans;
 };
 
+// The library routines a backend runs as thunks (the CPU's: thunk_builder.h).
+struct LibraryOps {
+  bool (*is_library_op)(const GraphNode& node) = nullptr;
+  StatusOr<ThunkSpec> (*build)(const GraphNode& node,
+                               const std::vector<std::vector<int>>& slots) = nullptr;
+};
+
+// What the backend that runs the plan can do. The planner is shared: the CPU
+// runs kernels on a thread pool with library thunks, a GPU launches one
+// thread per output element and has no thunks (yet).
+struct PlannerOptions {
+  // Named at the start of "not supported" errors.
+  std::string backend = "CPU backend";
+  // Null: no library routines; ops that would need one are unsupported.
+  const LibraryOps* library = nullptr;
+  // Only KernelForm::kLoop kernels: no column or split reductions, whose
+  // loop structure suits a few threads walking rows, not a thread per element.
+  bool loop_kernels_only = false;
+};
+
 // Builds the plan for the entry computation of a module.
 StatusOr<std::unique_ptr<Plan>> PlanKernels(const HloComputation& entry,
-                                            const std::string& module_name);
+                                            const std::string& module_name,
+                                            const PlannerOptions& options);
 // Moves the programs of the subplans into the program (after kernels are resolved).
 Program FinalizeProgram(Plan& plan);
 

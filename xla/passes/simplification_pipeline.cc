@@ -1,4 +1,4 @@
-#include "xla/backends/cpu/cpu_passes.h"
+#include "xla/passes/simplification_pipeline.h"
 
 #include "xla/passes/algebraic_simplifier.h"
 #include "xla/passes/constant_folding.h"
@@ -6,7 +6,7 @@
 #include "xla/passes/dce.h"
 #include "xla/passes/pipeline.h"
 
-namespace xla::cpu {
+namespace xla {
 namespace {
 
 // One round of the simplification passes; HloPassFix repeats it because each
@@ -30,10 +30,10 @@ class SimplificationRound : public HloPassInterface {
 
 }  // namespace
 
-Status RunCpuPasses(HloModule* module) {
-  HloPassPipeline pipeline("cpu-hlo-passes");
+Status RunSimplificationPipeline(HloModule* module) {
+  HloPassPipeline pipeline("simplification-pipeline");
   pipeline.AddPass<HloPassFix<SimplificationRound>>();
   return pipeline.Run(module).status();
 }
 
-}  // namespace xla::cpu
+}  // namespace xla
