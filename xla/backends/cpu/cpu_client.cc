@@ -8,6 +8,7 @@
 #include "xla/backends/cpu/runtime/cpu_buffer.h"
 #include "xla/backends/cpu/runtime/cpu_device.h"
 #include "xla/backends/cpu/runtime/cpu_executable.h"
+#include "xla/backends/cpu/runtime/gemm.h"
 #include "xla/backends/cpu/runtime/thread_pool.h"
 #include "xla/hlo/parser/parser.h"
 
@@ -77,6 +78,7 @@ Status CheckHostCpu() {
 
 StatusOr<std::unique_ptr<CpuClient>> CpuClient::Create(const Options& options) {
   RETURN_IF_ERROR(CheckHostCpu());
+  HostGemm();  // picks the GEMM kernels for this CPU once, before any execution
   int64_t num_devices = 1;
   auto it = options.find("num_devices");
   if (it != options.end()) {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "Eigen/Core"
+#include "xla/backends/cpu/runtime/gemm.h"
 #include "xla/backends/cpu/runtime/thread_pool.h"
 
 namespace xla::cpu {
@@ -16,9 +16,6 @@ std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {
   }
   return strides;
 }
-
-template <typename T>
-using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 // Bytes of one block of patches: small enough to stay in L2 while the GEMM
 // streams through it, large enough that the GEMM amortises its packing.
@@ -188,10 +185,17 @@ void ConvThunk::RunPositionRows(const ThunkParams& params, const T* packed,
         }
       }
     }
-    Eigen::Map<const Matrix<T>> patch_matrix(patches.data(), rows, depth);
-    Eigen::Map<const Matrix<T>> kernel(packed + g * depth * group_out_, depth, group_out_);
-    Eigen::Map<Matrix<T>> product(result.data(), rows, group_out_);
-    product.noalias() = patch_matrix * kernel;
+    GemmArgs<T> gemm;
+    gemm.m = rows;
+    gemm.n = group_out_;
+    gemm.k = depth;
+    gemm.a = patches.data();
+    gemm.lda = depth;
+    gemm.b = packed + g * depth * group_out_;
+    gemm.ldb = group_out_;
+    gemm.c = result.data();
+    gemm.ldc = group_out_;
+    Gemm<T>(gemm);
     for (int64_t r = 0; r < rows; ++r) {
       Unflatten(r0 + r, out_sizes, o.data());
       CopyStrided(result.data() + r * group_out_, 1, group_out_,
@@ -221,7 +225,7 @@ void ConvThunk::RunBatchColumns(const ThunkParams& params, const T* packed,
     std::vector<int64_t> o(ns), wc(ns);
     Unflatten(position, out_sizes, o.data());
     std::vector<T> patches(chunk * batch_);
-    Matrix<T> result = Matrix<T>::Zero(batch_, group_out_);
+    std::vector<T> result(batch_ * group_out_);
     const T* lhs_g = lhs + g * group_in_ * lhs_feature_stride;
     for (int64_t d0 = 0; d0 < depth; d0 += chunk) {
       const int64_t n = std::min(depth, d0 + chunk) - d0;
@@ -236,9 +240,19 @@ void ConvThunk::RunBatchColumns(const ThunkParams& params, const T* packed,
           std::fill(dst, dst + batch_, T(0));
         }
       }
-      Eigen::Map<const Matrix<T>> patch_matrix(patches.data(), n, batch_);
-      Eigen::Map<const Matrix<T>> kernel(packed + (g * depth + d0) * group_out_, n, group_out_);
-      result.noalias() += patch_matrix.transpose() * kernel;
+      GemmArgs<T> gemm;  // result (+)= patches^T * kernel rows [d0, d0 + n)
+      gemm.m = batch_;
+      gemm.n = group_out_;
+      gemm.k = n;
+      gemm.a = patches.data();
+      gemm.lda = batch_;
+      gemm.a_transposed = true;
+      gemm.b = packed + (g * depth + d0) * group_out_;
+      gemm.ldb = group_out_;
+      gemm.c = result.data();
+      gemm.ldc = group_out_;
+      gemm.accumulate = d0 > 0;
+      Gemm<T>(gemm);
     }
     for (int64_t b = 0; b < batch_; ++b) {
       CopyStrided(result.data() + b * group_out_, 1, group_out_,

@@ -1,4 +1,4 @@
-// Convolution through Eigen's GEMM (im2col): for each batch element and
+// Convolution through the GEMM kernels (gemm.h) by im2col: for each batch element and
 // feature group, blocks of output positions gather their input windows into a
 // patch matrix [positions, window * in_features] that multiplies the kernel
 // packed as [window * in_features, out_features]. Any dimension layout, any

@@ -1,5 +1,5 @@
 // The thread pool runs every index exactly once, also when called from
-// several threads at once; Eigen dots agree with a naive loop in all four
+// several threads at once; dots agree with a naive loop in all four
 // operand orientations; buffers are 64-byte aligned and account their bytes.
 #include <atomic>
 #include <cmath>
