@@ -13,6 +13,11 @@ namespace {
 // the parallelism gains.
 constexpr double kMinTaskFlops = 2.0e6;
 
+// Two tiles per thread: a thread that is descheduled (the machine is shared)
+// leaves its second tile to the others, and near-square tiles keep the extra
+// packing this costs small.
+constexpr int64_t kTasksPerThread = 2;
+
 // How one batch element's [m, n] output is cut into tiles, one task each.
 struct Tiling {
   int64_t row_tiles = 1, rows = 0;  // rows per tile
@@ -22,25 +27,30 @@ struct Tiling {
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// Tiles cover the output in `parts` strips along one dimension. Each tile
-// packs the whole of the operand it shares with the other strips, so the
-// strips cut the dimension whose operand is cheaper to pack again: rows
-// (re-packing rhs, k x n) when n <= m, else columns (re-packing lhs).
-// Strips are whole multiples of `align` so GEMM micro-kernels see full
-// vector tiles.
+// Cuts the output into at least `parts` tiles (fewer only when the output is
+// too small) of whole multiples of `align` rows and columns, so GEMM
+// micro-kernels see full vector tiles. A tile packs its rows of lhs and its
+// columns of rhs, so of the grids with enough tiles the one with r x c tiles
+// minimising the packed elements c*m + r*n wins.
 Tiling TileOutput(int64_t m, int64_t n, int64_t parts, int64_t align) {
-  Tiling t;
-  t.rows = m;
-  t.cols = n;
-  if (parts <= 1) return t;
-  if (n <= m) {
-    t.rows = std::min(m, CeilDiv(CeilDiv(m, parts), align) * align);
+  auto worse = [&](const Tiling& a, const Tiling& b) {
+    const int64_t a_short = std::max<int64_t>(0, parts - a.tiles());
+    const int64_t b_short = std::max<int64_t>(0, parts - b.tiles());
+    if (a_short != b_short) return a_short > b_short;
+    return a.col_tiles * m + a.row_tiles * n > b.col_tiles * m + b.row_tiles * n;
+  };
+  Tiling best;
+  best.rows = m;
+  best.cols = n;
+  for (int64_t r = 1; r <= parts; ++r) {
+    Tiling t;
+    t.rows = std::min(m, CeilDiv(CeilDiv(m, r), align) * align);
+    t.cols = std::min(n, CeilDiv(CeilDiv(n, CeilDiv(parts, r)), align) * align);
     t.row_tiles = CeilDiv(m, t.rows);
-  } else {
-    t.cols = std::min(n, CeilDiv(CeilDiv(n, parts), align) * align);
     t.col_tiles = CeilDiv(n, t.cols);
+    if (worse(best, t)) best = t;
   }
-  return t;
+  return best;
 }
 
 template <typename T>
@@ -75,7 +85,7 @@ void RunDotTyped(const DotParams& p, void* const* buffers, ThreadPool& pool) {
   }
   const double flops = static_cast<double>(p.batch) * p.m * p.n * p.k;
   int64_t tasks = std::max<int64_t>(1, static_cast<int64_t>(flops / kMinTaskFlops));
-  tasks = std::min<int64_t>(tasks, pool.num_threads());
+  tasks = std::min<int64_t>(tasks, kTasksPerThread * pool.num_threads());
   // Batches are independent GEMMs; only when there are fewer of them than
   // tasks is each output cut into tiles.
   const int64_t parts = p.batch >= tasks ? 1 : CeilDiv(tasks, p.batch);
