@@ -2,6 +2,7 @@
 // several threads at once; dots agree with a naive loop in all four
 // operand orientations; buffers are 64-byte aligned and account their bytes.
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <thread>
 #include <vector>
@@ -32,6 +33,31 @@ TEST(ConcurrentParallelFor) {
   }
   for (auto& t : callers) t.join();
   EXPECT_EQ(total.load(), int64_t{4 * 50 * 4950});
+}
+
+// A helper that stalls (as a descheduled thread would) makes the caller wait
+// longer than it worked: the next loops then run on the caller alone.
+TEST(StalledHelperMakesLoopsRunInline) {
+  ThreadPool pool(2);
+  const std::thread::id caller = std::this_thread::get_id();
+  std::atomic<bool> helper_started{false};
+  pool.ParallelFor(2, [&](int64_t) {
+    if (std::this_thread::get_id() != caller) {
+      helper_started = true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      return;
+    }
+    // Leave the other index to the helper.
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    while (!helper_started && std::chrono::steady_clock::now() < give_up) {
+    }
+  });
+  CHECK_TRUE(helper_started.load());
+  std::atomic<int> off_caller{0};
+  pool.ParallelFor(64, [&](int64_t) {
+    if (std::this_thread::get_id() != caller) ++off_caller;
+  });
+  EXPECT_EQ(off_caller.load(), 0);
 }
 
 struct DotShape {
