@@ -24,3 +24,14 @@ TEST_COPTS = DEFAULT_COPTS
 # the host at creation (CheckHostCpu in cpu_client.cc).
 # (The wheels are x86_64 only.)
 HOST_KERNEL_COPTS = ["-mavx2", "-mfma", "-mf16c"]
+
+# The x86-64-v4 (AVX-512) copy of the GEMM kernels, chosen at run time on
+# hosts that have it (xla/backends/cpu/runtime/gemm.h). Only code built as a
+# separate variant, with its own symbol names, may use these flags.
+HOST_KERNEL_AVX512_COPTS = HOST_KERNEL_COPTS + [
+    "-mavx512f",
+    "-mavx512cd",
+    "-mavx512vl",
+    "-mavx512dq",
+    "-mavx512bw",
+]

@@ -1,6 +1,7 @@
 #include "xla/passes/algebraic_simplifier.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace xla {
@@ -141,6 +142,36 @@ HloInstruction* FoldScalarFactors(HloInstruction* multiply) {
   return nullptr;
 }
 
+// transpose(dot(a, b)), dimensions={1,0}, of a rank-2 dot without batch
+// dimensions -> dot(b, a): the product is computed in the order it is
+// stored instead of being written once and copied through a strided loop
+// (reverse-mode gradients of x @ w produce this pattern for every weight).
+// Only when the transpose is the dot's one user, so no dot is duplicated.
+HloInstruction* TransposeOfDotAsDot(HloInstruction* transpose) {
+  HloInstruction* dot = transpose->operand(0);
+  if (dot->opcode() != HloOpcode::kDot || dot->user_count() != 1 ||
+      transpose->dimensions() != std::vector<int64_t>{1, 0} || dot->shape().rank() != 2 ||
+      dot->operand(0)->shape().rank() != 2 || dot->operand(1)->shape().rank() != 2) {
+    return nullptr;
+  }
+  const DotDimensionNumbers& dn = dot->dot_dimension_numbers();
+  if (!dn.lhs_batch_dimensions.empty() || dn.lhs_contracting_dimensions.size() != 1) {
+    return nullptr;
+  }
+  DotDimensionNumbers swapped;
+  swapped.lhs_contracting_dimensions = dn.rhs_contracting_dimensions;
+  swapped.rhs_contracting_dimensions = dn.lhs_contracting_dimensions;
+  HloComputation* comp = transpose->parent();
+  HloInstruction* result = comp->AddInstruction(HloInstruction::Create(
+      HloOpcode::kDot, transpose->shape(), {dot->operand(1), dot->operand(0)},
+      UniqueName(comp, dot->name() + ".transposed")));
+  result->set_dot_dimension_numbers(std::move(swapped));
+  std::vector<std::string> precision = dot->operand_precision();
+  if (precision.size() == 2) std::swap(precision[0], precision[1]);
+  result->set_operand_precision(std::move(precision));
+  return result;
+}
+
 // The instruction that replaces `instr`, or null.
 HloInstruction* Simplify(HloInstruction* instr) {
   switch (instr->opcode()) {
@@ -154,6 +185,9 @@ HloInstruction* Simplify(HloInstruction* instr) {
         return instr->operand(1);
       }
       return FoldScalarFactors(instr);
+    case HloOpcode::kTranspose:
+      if (IsNoOp(instr)) return instr->operand(0);
+      return TransposeOfDotAsDot(instr);
     default:
       return IsNoOp(instr) ? instr->operand(0) : nullptr;
   }

@@ -9,6 +9,9 @@
 //   (x * broadcast(s1)) * broadcast(s2) -> x * broadcast(s2 * s1) for f32/f64
 //                          scalars s1, s2, as XLA reassociates them (same reason).
 //   x * 1  ->  x           exact in IEEE arithmetic, also for -0 and NaN.
+//   transpose(dot(a, b)) -> dot(b, a) for rank-2 dots without batch
+//                          dimensions whose only user is the transpose: the
+//                          same sums, stored in the order the user wants.
 //   reshape, transpose, broadcast, convert, slice, reverse and copy that
 //   leave their operand unchanged -> the operand.
 #ifndef XLA_PASSES_ALGEBRAIC_SIMPLIFIER_H_

@@ -142,6 +142,59 @@ ENTRY e {
   EXPECT_TRUE(Contains(out, "multiply(t, b)"));
 }
 
+TEST(TransposeOfDotBecomesSwappedDot) {
+  std::string out = Simplified(R"(HloModule m
+
+ENTRY e {
+  g = f32[128,512]{1,0} parameter(0)
+  x = f32[128,784]{1,0} parameter(1)
+  d = f32[512,784]{1,0} dot(g, x), lhs_contracting_dims={0}, rhs_contracting_dims={0}
+  ROOT t = f32[784,512]{1,0} transpose(d), dimensions={1,0}
+}
+
+)");
+  EXPECT_TRUE(!Contains(out, "transpose("));
+  EXPECT_TRUE(Contains(out, "f32[784,512]{1,0} dot(x, g), lhs_contracting_dims={0}, "
+                            "rhs_contracting_dims={0}"));
+}
+
+TEST(TransposeOfDotSwapsContractingDims) {
+  std::string out = Simplified(R"(HloModule m
+
+ENTRY e {
+  a = f32[3,4]{1,0} parameter(0)
+  b = f32[5,4]{1,0} parameter(1)
+  d = f32[3,5]{1,0} dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+  ROOT t = f32[5,3]{1,0} transpose(d), dimensions={1,0}
+}
+
+)");
+  EXPECT_TRUE(Contains(out, "f32[5,3]{1,0} dot(b, a), lhs_contracting_dims={1}, "
+                            "rhs_contracting_dims={1}"));
+}
+
+// A dot with other users, or with batch dimensions, keeps its transpose:
+// folding would compute the product twice or is not a plain swap.
+TEST(TransposeOfSharedOrBatchedDotStays) {
+  std::string out = Simplified(R"(HloModule m
+
+ENTRY e {
+  a = f32[3,4]{1,0} parameter(0)
+  b = f32[4,5]{1,0} parameter(1)
+  d = f32[3,5]{1,0} dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  t = f32[5,3]{1,0} transpose(d), dimensions={1,0}
+  p = f32[2,3,4]{2,1,0} parameter(2)
+  q = f32[2,4,5]{2,1,0} parameter(3)
+  bd = f32[2,3,5]{2,1,0} dot(p, q), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+  bt = f32[2,5,3]{2,1,0} transpose(bd), dimensions={0,2,1}
+  ROOT r = (f32[3,5]{1,0}, f32[5,3]{1,0}, f32[2,5,3]{2,1,0}) tuple(d, t, bt)
+}
+
+)");
+  EXPECT_TRUE(Contains(out, "transpose(d)"));
+  EXPECT_TRUE(Contains(out, "transpose(bd)"));
+}
+
 }  // namespace
 }  // namespace xla
 

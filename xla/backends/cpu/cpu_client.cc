@@ -2,11 +2,14 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 
 #include "xla/backends/cpu/codegen/compiler.h"
 #include "xla/backends/cpu/runtime/cpu_buffer.h"
 #include "xla/backends/cpu/runtime/cpu_device.h"
 #include "xla/backends/cpu/runtime/cpu_executable.h"
+#include "xla/backends/cpu/runtime/gemm.h"
+#include "xla/backends/cpu/runtime/host_memory_pool.h"
 #include "xla/backends/cpu/runtime/thread_pool.h"
 #include "xla/backends/cpu/serialized_executable.h"
 #include "xla/hlo/parser/parser.h"
@@ -74,24 +77,33 @@ Status CheckHostCpu() {
   return OkStatus();
 }
 
+// The integer option `name`, or `fallback` when absent; must lie in [lo, hi].
+StatusOr<int64_t> IntOption(const Options& options, const std::string& name, int64_t fallback,
+                            int64_t lo, int64_t hi) {
+  auto it = options.find(name);
+  if (it == options.end()) return fallback;
+  const int64_t* n = std::get_if<int64_t>(&it->second);
+  if (n == nullptr) return InvalidArgument("option " + name + " must be an integer");
+  if (*n < lo || *n > hi) {
+    return InvalidArgument("option " + name + " must be between " + std::to_string(lo) +
+                           " and " + std::to_string(hi) + ", got " + std::to_string(*n));
+  }
+  return *n;
+}
+
 }  // namespace
 
 StatusOr<std::unique_ptr<CpuClient>> CpuClient::Create(const Options& options) {
   RETURN_IF_ERROR(CheckHostCpu());
-  int64_t num_devices = 1;
-  auto it = options.find("num_devices");
-  if (it != options.end()) {
-    const int64_t* n = std::get_if<int64_t>(&it->second);
-    if (n == nullptr) return InvalidArgument("option num_devices must be an integer");
-    if (*n < 1 || *n > kMaxDevices) {
-      return InvalidArgument("option num_devices must be between 1 and " +
-                             std::to_string(kMaxDevices) + ", got " + std::to_string(*n));
-    }
-    num_devices = *n;
-  }
+  HostGemm();  // picks the GEMM kernels for this CPU once, before any execution
+  ASSIGN_OR_RETURN(int64_t num_devices, IntOption(options, "num_devices", 1, 1, kMaxDevices));
+  ASSIGN_OR_RETURN(int64_t cache_bytes,
+                   IntOption(options, "host_buffer_cache_bytes", kDefaultHostBufferCacheBytes, 0,
+                             std::numeric_limits<int64_t>::max()));
+  auto pool = std::make_shared<HostMemoryPool>(static_cast<size_t>(cache_bytes));
   std::vector<std::unique_ptr<CpuDevice>> devices;
   for (int64_t i = 0; i < num_devices; ++i) {
-    devices.push_back(std::make_unique<CpuDevice>(static_cast<int>(i)));
+    devices.push_back(std::make_unique<CpuDevice>(static_cast<int>(i), pool));
   }
   // The one place the backend reads its environment: JAX_DUMP_LLVM_IR=<dir>
   // writes each module's IR before and after optimisation.

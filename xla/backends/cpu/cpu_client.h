@@ -24,7 +24,10 @@ struct CompileOptions;
 
 class CpuClient final : public Client {
  public:
-  // Options: "num_devices" (int64, default 1).
+  // Options: "num_devices" (int64, default 1); "host_buffer_cache_bytes"
+  // (int64, default kDefaultHostBufferCacheBytes): how much freed buffer
+  // memory the client keeps for reuse (runtime/host_memory_pool.h), 0 for none.
+  static constexpr int64_t kDefaultHostBufferCacheBytes = int64_t{256} << 20;
   static StatusOr<std::unique_ptr<CpuClient>> Create(const Options& options);
   ~CpuClient() override;
 

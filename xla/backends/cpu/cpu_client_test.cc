@@ -693,6 +693,44 @@ TEST(DeserializeRefusesBadBytes) {
   e->plugin_version = "0.0.0-other";
   auto other = client.DeserializeAndLoad(EncodeExecutable(*e), {});
   EXPECT_TRUE(!other.ok() && other.status().message().find("0.0.0-other") != std::string::npos);
+
+// Freed output memory is kept by the client and taken by the next output of
+// the same size, so repeated calls write to warm pages.
+TEST(OutputsReuseFreedBuffers) {
+  Client& client = TestClient();
+  auto exe = client.Compile("hlo", R"(HloModule m
+ENTRY main {
+  x = f32[512,512]{1,0} parameter(0)
+  ROOT y = f32[512,512]{1,0} negate(x)
+})", {}, {});
+  CHECK_OK(exe);
+  std::vector<float> x(512 * 512, 1.0f);
+  auto arg = client.BufferFromHost(x.data(), F32, {512, 512}, {}, client.devices()[0]);
+  CHECK_OK(arg);
+  uintptr_t first = 0;
+  for (int call = 0; call < 3; ++call) {
+    auto outs = (*exe)->Execute({{arg->get()}}, {});
+    CHECK_OK(outs);
+    Buffer& out = *(*outs)[0][0];
+    if (call == 0) first = out.UnsafePointer();
+    EXPECT_TRUE(out.UnsafePointer() == first);
+    std::vector<float> got(512 * 512);
+    CHECK_OK(out.ToHost(got.data()));
+    EXPECT_TRUE(got.front() == -1.0f && got.back() == -1.0f);
+  }
+}
+
+TEST(BufferCacheOptionIsChecked) {
+  Options options;
+  options["host_buffer_cache_bytes"] = int64_t{-1};
+  auto c = CpuPluginInfo().create_client(options);
+  CHECK_TRUE(!c.ok());
+  EXPECT_TRUE(c.status().code() == StatusCode::kInvalidArgument);
+  EXPECT_TRUE(c.status().message().find("host_buffer_cache_bytes") != std::string::npos);
+  options["host_buffer_cache_bytes"] = std::string("lots");
+  EXPECT_TRUE(!CpuPluginInfo().create_client(options).ok());
+  options["host_buffer_cache_bytes"] = int64_t{0};
+  CHECK_OK(CpuPluginInfo().create_client(options));
 }
 
 }  // namespace

@@ -2,8 +2,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 
-#include "Eigen/Core"
+#include "xla/backends/cpu/runtime/gemm.h"
 #include "xla/backends/cpu/runtime/thread_pool.h"
 
 namespace xla::cpu {
@@ -16,9 +17,6 @@ std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {
   }
   return strides;
 }
-
-template <typename T>
-using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 // Bytes of one block of patches: small enough to stay in L2 while the GEMM
 // streams through it, large enough that the GEMM amortises its packing.
@@ -63,6 +61,20 @@ ConvThunk::ConvThunk(Params p) : p_(std::move(p)) {
   lhs_strides_ = RowMajorStrides(p_.lhs_dims);
   rhs_strides_ = RowMajorStrides(p_.rhs_dims);
   out_strides_ = RowMajorStrides(p_.out_dims);
+  if (!p_.window.empty()) {
+    const WindowDimension& last = p_.window.back();
+    window_runs_contiguous_ =
+        lhs_strides_[dn.input_feature_dimension] == 1 && last.window_dilation == 1 &&
+        last.base_dilation == 1 &&
+        lhs_strides_[dn.input_spatial_dimensions.back()] == group_in_;
+  }
+  int64_t expected_stride = out_features_;
+  output_rows_contiguous_ = out_strides_[dn.output_feature_dimension] == 1;
+  for (int i = static_cast<int>(dn.output_spatial_dimensions.size()) - 1; i >= 0; --i) {
+    const int64_t d = dn.output_spatial_dimensions[i];
+    if (p_.out_dims[d] > 1 && out_strides_[d] != expected_stride) output_rows_contiguous_ = false;
+    expected_stride *= p_.out_dims[d];
+  }
 }
 
 template <typename T>
@@ -150,6 +162,44 @@ int64_t ConvThunk::OutputOffset(int64_t b, int64_t first_feature, const int64_t*
 }
 
 template <typename T>
+void ConvThunk::GatherPatchRow(const T* lhs_b, const int64_t* o, const int64_t* window_coords,
+                               T* row) const {
+  const size_t ns = p_.window.size();
+  const int64_t lhs_feature_stride = lhs_strides_[p_.dnums.input_feature_dimension];
+  if (!window_runs_contiguous_) {
+    for (int64_t wi = 0; wi < window_elems_; ++wi) {
+      int64_t offset;
+      T* dst = row + wi * group_in_;
+      if (InputOffset(o, window_coords + wi * ns, &offset)) {
+        CopyStrided(lhs_b + offset, lhs_feature_stride, group_in_, dst);
+      } else {
+        std::fill(dst, dst + group_in_, T(0));
+      }
+    }
+    return;
+  }
+  // One run per position of the other window dimensions: the elements whose
+  // last coordinate lands inside the input are one contiguous block.
+  const WindowDimension& last = p_.window.back();
+  const int64_t run = p_.rhs_dims[p_.dnums.kernel_spatial_dimensions.back()];
+  const int64_t first = o[ns - 1] * last.stride - last.padding_low;
+  const int64_t size = p_.lhs_dims[p_.dnums.input_spatial_dimensions.back()];
+  const int64_t lo = std::clamp<int64_t>(-first, 0, run);
+  const int64_t hi = std::clamp<int64_t>(size - first, lo, run);
+  for (int64_t wi = 0; wi < window_elems_; wi += run) {
+    T* dst = row + wi * group_in_;
+    int64_t offset;
+    if (lo < hi && InputOffset(o, window_coords + (wi + lo) * ns, &offset)) {
+      std::fill(dst, dst + lo * group_in_, T(0));
+      std::memcpy(dst + lo * group_in_, lhs_b + offset, (hi - lo) * group_in_ * sizeof(T));
+      std::fill(dst + hi * group_in_, dst + run * group_in_, T(0));
+    } else {
+      std::fill(dst, dst + run * group_in_, T(0));
+    }
+  }
+}
+
+template <typename T>
 void ConvThunk::RunPositionRows(const ThunkParams& params, const T* packed,
                                 const std::vector<int64_t>& window_sizes,
                                 const std::vector<int64_t>& out_sizes) const {
@@ -164,37 +214,47 @@ void ConvThunk::RunPositionRows(const ThunkParams& params, const T* packed,
   const int64_t blocks = (positions_ + rows_per_block - 1) / rows_per_block;
   const int64_t lhs_feature_stride = lhs_strides_[dn.input_feature_dimension];
   const int64_t out_feature_stride = out_strides_[dn.output_feature_dimension];
+  std::vector<int64_t> window_coords(window_elems_ * ns);
+  for (int64_t wi = 0; wi < window_elems_; ++wi) {
+    Unflatten(wi, window_sizes, window_coords.data() + wi * ns);
+  }
 
   params.pool->ParallelFor(batch_ * groups * blocks, [&](int64_t task) {
     const int64_t b = task / (groups * blocks);
     const int64_t g = (task / blocks) % groups;
     const int64_t r0 = (task % blocks) * rows_per_block;
     const int64_t rows = std::min(positions_, r0 + rows_per_block) - r0;
-    std::vector<T> patches(rows * depth), result(rows * group_out_);
-    std::vector<int64_t> o(ns), wc(ns);
+    // Scratch that is written in full before it is read: left uninitialised.
+    std::unique_ptr<T[]> patches(new T[rows * depth]);
+    std::unique_ptr<T[]> result(output_rows_contiguous_ ? nullptr : new T[rows * group_out_]);
+    std::vector<int64_t> o(ns);
     const T* lhs_b = lhs + b * lhs_strides_[dn.input_batch_dimension] +
                      g * group_in_ * lhs_feature_stride;
     for (int64_t r = 0; r < rows; ++r) {
       Unflatten(r0 + r, out_sizes, o.data());
-      T* row = patches.data() + r * depth;
-      for (int64_t wi = 0; wi < window_elems_; ++wi) {
-        Unflatten(wi, window_sizes, wc.data());
-        int64_t offset;
-        T* dst = row + wi * group_in_;
-        if (InputOffset(o.data(), wc.data(), &offset)) {
-          CopyStrided(lhs_b + offset, lhs_feature_stride, group_in_, dst);
-        } else {
-          std::fill(dst, dst + group_in_, T(0));
-        }
-      }
+      GatherPatchRow(lhs_b, o.data(), window_coords.data(), patches.get() + r * depth);
     }
-    Eigen::Map<const Matrix<T>> patch_matrix(patches.data(), rows, depth);
-    Eigen::Map<const Matrix<T>> kernel(packed + g * depth * group_out_, depth, group_out_);
-    Eigen::Map<Matrix<T>> product(result.data(), rows, group_out_);
-    product.noalias() = patch_matrix * kernel;
+    GemmArgs<T> gemm;
+    gemm.m = rows;
+    gemm.n = group_out_;
+    gemm.k = depth;
+    gemm.a = patches.get();
+    gemm.lda = depth;
+    gemm.b = packed + g * depth * group_out_;
+    gemm.ldb = group_out_;
+    if (output_rows_contiguous_) {
+      Unflatten(r0, out_sizes, o.data());
+      gemm.c = out + OutputOffset(b, g * group_out_, o.data());
+      gemm.ldc = out_features_;
+      Gemm<T>(gemm);
+      return;
+    }
+    gemm.c = result.get();
+    gemm.ldc = group_out_;
+    Gemm<T>(gemm);
     for (int64_t r = 0; r < rows; ++r) {
       Unflatten(r0 + r, out_sizes, o.data());
-      CopyStrided(result.data() + r * group_out_, 1, group_out_,
+      CopyStrided(result.get() + r * group_out_, 1, group_out_,
                   out + OutputOffset(b, g * group_out_, o.data()), out_feature_stride);
     }
   });
@@ -220,8 +280,8 @@ void ConvThunk::RunBatchColumns(const ThunkParams& params, const T* packed,
     const int64_t position = task / groups, g = task % groups;
     std::vector<int64_t> o(ns), wc(ns);
     Unflatten(position, out_sizes, o.data());
-    std::vector<T> patches(chunk * batch_);
-    Matrix<T> result = Matrix<T>::Zero(batch_, group_out_);
+    std::unique_ptr<T[]> patches(new T[chunk * batch_]);
+    std::unique_ptr<T[]> result(new T[batch_ * group_out_]);  // the first chunk's GEMM sets it
     const T* lhs_g = lhs + g * group_in_ * lhs_feature_stride;
     for (int64_t d0 = 0; d0 < depth; d0 += chunk) {
       const int64_t n = std::min(depth, d0 + chunk) - d0;
@@ -229,19 +289,29 @@ void ConvThunk::RunBatchColumns(const ThunkParams& params, const T* packed,
         const int64_t wi = (d0 + d) / group_in_, ic = (d0 + d) % group_in_;
         Unflatten(wi, window_sizes, wc.data());
         int64_t offset;
-        T* dst = patches.data() + d * batch_;
+        T* dst = patches.get() + d * batch_;
         if (InputOffset(o.data(), wc.data(), &offset)) {
           std::memcpy(dst, lhs_g + offset + ic * lhs_feature_stride, batch_ * sizeof(T));
         } else {
           std::fill(dst, dst + batch_, T(0));
         }
       }
-      Eigen::Map<const Matrix<T>> patch_matrix(patches.data(), n, batch_);
-      Eigen::Map<const Matrix<T>> kernel(packed + (g * depth + d0) * group_out_, n, group_out_);
-      result.noalias() += patch_matrix.transpose() * kernel;
+      GemmArgs<T> gemm;  // result (+)= patches^T * kernel rows [d0, d0 + n)
+      gemm.m = batch_;
+      gemm.n = group_out_;
+      gemm.k = n;
+      gemm.a = patches.get();
+      gemm.lda = batch_;
+      gemm.a_transposed = true;
+      gemm.b = packed + (g * depth + d0) * group_out_;
+      gemm.ldb = group_out_;
+      gemm.c = result.get();
+      gemm.ldc = group_out_;
+      gemm.accumulate = d0 > 0;
+      Gemm<T>(gemm);
     }
     for (int64_t b = 0; b < batch_; ++b) {
-      CopyStrided(result.data() + b * group_out_, 1, group_out_,
+      CopyStrided(result.get() + b * group_out_, 1, group_out_,
                   out + OutputOffset(b, g * group_out_, o.data()), out_feature_stride);
     }
   });

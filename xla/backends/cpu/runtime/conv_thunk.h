@@ -1,4 +1,4 @@
-// Convolution through Eigen's GEMM (im2col): for each batch element and
+// Convolution through the GEMM kernels (gemm.h) by im2col: for each batch element and
 // feature group, blocks of output positions gather their input windows into a
 // patch matrix [positions, window * in_features] that multiplies the kernel
 // packed as [window * in_features, out_features]. Any dimension layout, any
@@ -46,6 +46,11 @@ class ConvThunk final : public Thunk {
   void RunBatchColumns(const ThunkParams& params, const T* packed,
                        const std::vector<int64_t>& window_sizes,
                        const std::vector<int64_t>& out_sizes) const;
+  // Writes the patch of output position `o` (window_elems_ * group_in_
+  // values) to `row`; window_coords holds each window element's coordinates.
+  template <typename T>
+  void GatherPatchRow(const T* lhs_b, const int64_t* o, const int64_t* window_coords,
+                      T* row) const;
   bool InputOffset(const int64_t* o, const int64_t* w, int64_t* offset) const;
   int64_t OutputOffset(int64_t b, int64_t first_feature, const int64_t* o) const;
 
@@ -55,6 +60,15 @@ class ConvThunk final : public Thunk {
   int64_t group_in_ = 0, group_out_ = 0;  // features per group
   int64_t positions_ = 1, window_elems_ = 1;
   std::vector<int64_t> lhs_strides_, rhs_strides_, out_strides_;
+  // Whether consecutive output positions of one batch element and group are
+  // out_features_ apart with contiguous features (NHWC-style outputs): the
+  // GEMM then writes its rows straight into the output.
+  bool output_rows_contiguous_ = false;
+  // Whether the window elements along the last spatial dimension read
+  // adjacent input positions whose features are contiguous and exactly fill
+  // a patch row (NHWC-style inputs, no dilation, one feature group): such a
+  // run is copied as one block.
+  bool window_runs_contiguous_ = false;
 };
 
 }  // namespace xla::cpu

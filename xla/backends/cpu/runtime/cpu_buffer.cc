@@ -4,7 +4,11 @@
 #include <cstring>
 #include <string>
 
+#include "xla/backends/cpu/runtime/host_memory_pool.h"
+
 namespace xla::cpu {
+
+static_assert(kBufferAlignment == HostMemoryPool::kAlignment);
 
 StatusOr<std::shared_ptr<AlignedMemory>> AlignedMemory::Allocate(size_t bytes,
                                                                    CpuDevice* device) {
@@ -12,17 +16,22 @@ StatusOr<std::shared_ptr<AlignedMemory>> AlignedMemory::Allocate(size_t bytes,
   // every buffer has a distinct, valid address.
   size_t rounded = (bytes + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
   if (rounded == 0) rounded = kBufferAlignment;
-  void* data = std::aligned_alloc(kBufferAlignment, rounded);
+  std::shared_ptr<HostMemoryPool> pool = device ? device->memory_pool() : nullptr;
+  void* data = pool ? pool->Allocate(rounded) : std::aligned_alloc(kBufferAlignment, rounded);
   if (data == nullptr) {
     return ResourceExhausted("out of host memory allocating " + std::to_string(bytes) +
                              " bytes");
   }
   if (device != nullptr) device->RecordAlloc(static_cast<int64_t>(rounded));
-  return std::shared_ptr<AlignedMemory>(new AlignedMemory(data, rounded, device));
+  return std::shared_ptr<AlignedMemory>(new AlignedMemory(data, rounded, device, std::move(pool)));
 }
 
 AlignedMemory::~AlignedMemory() {
-  std::free(data_);
+  if (pool_) {
+    pool_->Free(data_, size_);
+  } else {
+    std::free(data_);
+  }
   if (device_ != nullptr) device_->RecordFree(static_cast<int64_t>(size_));
 }
 

@@ -15,7 +15,8 @@ namespace xla::cpu {
 
 inline constexpr size_t kBufferAlignment = 64;
 
-// Aligned host memory that reports its size to the owning device.
+// Aligned host memory that reports its size to the owning device, and comes
+// from (and returns to) the device's memory pool when it has one.
 class AlignedMemory {
  public:
   static StatusOr<std::shared_ptr<AlignedMemory>> Allocate(size_t bytes, CpuDevice* device);
@@ -26,11 +27,12 @@ class AlignedMemory {
   size_t size() const { return size_; }
 
  private:
-  AlignedMemory(void* data, size_t size, CpuDevice* device)
-      : data_(data), size_(size), device_(device) {}
+  AlignedMemory(void* data, size_t size, CpuDevice* device, std::shared_ptr<HostMemoryPool> pool)
+      : data_(data), size_(size), device_(device), pool_(std::move(pool)) {}
   void* data_;
   size_t size_;
   CpuDevice* device_;
+  std::shared_ptr<HostMemoryPool> pool_;  // may be null
 };
 
 class CpuBuffer final : public Buffer {

@@ -2,8 +2,9 @@
 
 namespace xla::cpu {
 
-CpuDevice::CpuDevice(int id)
-    : id_(id), debug_string_("TFRT_CPU_" + std::to_string(id)), memory_(id) {}
+CpuDevice::CpuDevice(int id, std::shared_ptr<HostMemoryPool> pool)
+    : id_(id), debug_string_("TFRT_CPU_" + std::to_string(id)), memory_(id),
+      pool_(std::move(pool)) {}
 
 Device::MemoryStats CpuDevice::memory_stats() const {
   MemoryStats stats;

@@ -4,12 +4,15 @@
 #define XLA_BACKENDS_CPU_RUNTIME_CPU_DEVICE_H_
 
 #include <atomic>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "xla/pjrt/client.h"
 
 namespace xla::cpu {
+
+class HostMemoryPool;
 
 class CpuMemory final : public Memory {
  public:
@@ -24,7 +27,9 @@ class CpuMemory final : public Memory {
 
 class CpuDevice final : public Device {
  public:
-  explicit CpuDevice(int id);
+  // Buffers of this device take their memory from `pool` when given (the
+  // client shares one pool between its devices), else from the C library.
+  explicit CpuDevice(int id, std::shared_ptr<HostMemoryPool> pool = nullptr);
   int id() const override { return id_; }
   int process_index() const override { return 0; }
   int local_hardware_id() const override { return id_; }
@@ -33,6 +38,8 @@ class CpuDevice final : public Device {
   std::vector<Memory*> memories() const override { return {const_cast<CpuMemory*>(&memory_)}; }
   Memory* default_memory() const override { return const_cast<CpuMemory*>(&memory_); }
   MemoryStats memory_stats() const override;
+
+  const std::shared_ptr<HostMemoryPool>& memory_pool() const { return pool_; }
 
   // Called by CpuBuffer when it allocates and frees.
   void RecordAlloc(int64_t bytes);
@@ -43,6 +50,7 @@ class CpuDevice final : public Device {
   std::string kind_ = "cpu";
   std::string debug_string_;
   CpuMemory memory_;
+  std::shared_ptr<HostMemoryPool> pool_;
   std::atomic<int64_t> bytes_in_use_{0};
   std::atomic<int64_t> peak_bytes_{0};
   std::atomic<int64_t> num_allocs_{0};

@@ -2,9 +2,47 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <memory>
 
 namespace xla::cpu {
+namespace {
+
+// How long an idle worker polls for new work, and a caller for the end of
+// its loop, before sleeping on a condition variable.
+constexpr std::chrono::microseconds kWorkerSpin{200};
+constexpr std::chrono::microseconds kCallerSpin{2000};
+
+// A caller that waited for its helpers longer than it worked, and at least
+// this long, saw a descheduled helper; loops then run inline for kStallBackoff.
+constexpr std::chrono::microseconds kStallThreshold{500};
+constexpr std::chrono::milliseconds kStallBackoff{50};
+
+int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+inline void CpuRelax() {
+#if defined(__x86_64__)
+  __builtin_ia32_pause();
+#endif
+}
+
+// Polls `ready` until it returns true or `limit` has passed; returns its
+// last value.
+template <typename Ready>
+bool SpinUntil(Ready ready, std::chrono::microseconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  for (int i = 0;; ++i) {
+    if (ready()) return true;
+    CpuRelax();
+    if (i % 64 == 63 && std::chrono::steady_clock::now() > deadline) return ready();
+  }
+}
+
+}  // namespace
 
 ThreadPool::ThreadPool(int num_threads) {
   for (int i = 1; i < num_threads; ++i) workers_.emplace_back([this] { WorkerLoop(); });
@@ -22,12 +60,14 @@ ThreadPool::~ThreadPool() {
 void ThreadPool::WorkerLoop() {
   for (;;) {
     std::function<void()> task;
+    SpinUntil([this] { return queued_.load(std::memory_order_relaxed) > 0; }, kWorkerSpin);
     {
       std::unique_lock<std::mutex> lock(mu_);
       cv_.wait(lock, [this] { return stop_ || !queue_.empty(); });
       if (queue_.empty()) return;  // stop_ and drained
       task = std::move(queue_.front());
       queue_.pop_front();
+      queued_.fetch_sub(1, std::memory_order_relaxed);
     }
     task();
   }
@@ -35,7 +75,8 @@ void ThreadPool::WorkerLoop() {
 
 void ThreadPool::ParallelFor(int64_t n, const std::function<void(int64_t)>& fn) {
   if (n <= 0) return;
-  if (n == 1 || workers_.empty()) {
+  if (n == 1 || workers_.empty() ||
+      NowNs() < inline_until_ns_.load(std::memory_order_relaxed)) {
     for (int64_t i = 0; i < n; ++i) fn(i);
     return;
   }
@@ -67,11 +108,23 @@ void ThreadPool::ParallelFor(int64_t n, const std::function<void(int64_t)>& fn) 
   {
     std::lock_guard<std::mutex> lock(mu_);
     for (int64_t h = 0; h < helpers; ++h) queue_.push_back([state, run] { run(*state); });
+    queued_.fetch_add(helpers, std::memory_order_relaxed);
   }
   cv_.notify_all();
+  const int64_t started = NowNs();
   run(*state);
-  std::unique_lock<std::mutex> lock(state->mu);
-  state->cv.wait(lock, [&] { return state->done.load() == n; });
+  const int64_t finished_own = NowNs();
+  if (!SpinUntil([&] { return state->done.load() == n; }, kCallerSpin)) {
+    std::unique_lock<std::mutex> lock(state->mu);
+    state->cv.wait(lock, [&] { return state->done.load() == n; });
+  }
+  const int64_t now = NowNs();
+  const int64_t waited = now - finished_own;
+  if (waited > finished_own - started &&
+      waited > std::chrono::nanoseconds(kStallThreshold).count()) {
+    inline_until_ns_.store(now + std::chrono::nanoseconds(kStallBackoff).count(),
+                           std::memory_order_relaxed);
+  }
 }
 
 ThreadPool& ThreadPool::Default() {
