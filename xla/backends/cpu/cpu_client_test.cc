@@ -693,6 +693,7 @@ TEST(DeserializeRefusesBadBytes) {
   e->plugin_version = "0.0.0-other";
   auto other = client.DeserializeAndLoad(EncodeExecutable(*e), {});
   EXPECT_TRUE(!other.ok() && other.status().message().find("0.0.0-other") != std::string::npos);
+}
 
 // Freed output memory is kept by the client and taken by the next output of
 // the same size, so repeated calls write to warm pages.
