@@ -100,7 +100,9 @@ def _reduce_abstract_eval(*avals, jaxpr, dimensions):
 reduce_p = standard_primitive("reduce", _reduce_abstract_eval, multiple_results=True)
 
 
-def _reduce_lowering(ctx, *args, jaxpr, dimensions):
+def lower_with_reducer(ctx, args, jaxpr, opcode: str, attrs: str):
+  """`opcode` ("reduce", "reduce-window") over operands then inits `args`,
+  with `jaxpr` lowered as its scalar `to_apply` region; one value per operand."""
   n = len(args) // 2
   scalar_avals = [ShapedArray((), a.aval.dtype) for a in args[:n]]
   name = ctx.module.region_name()
@@ -108,15 +110,19 @@ def _reduce_lowering(ctx, *args, jaxpr, dimensions):
   params = [sub.parameter(i, a, ctx.prefix) for i, a in enumerate(scalar_avals + scalar_avals)]
   outs = hlo.lower_jaxpr_into(sub, jaxpr.jaxpr, jaxpr.consts, params)
   ctx.module.computations.append(sub.finish(outs[0] if n == 1 else outs))
-  dims = ",".join(map(str, dimensions))
-  attrs = f"dimensions={{{dims}}}, to_apply={name}"
+  attrs = f"{attrs}, to_apply={name}"
   out_avals = ctx.avals_out
   if n == 1:
-    return [ctx.op("reduce", out_avals[0], *args, attrs=attrs)]
+    return [ctx.op(opcode, out_avals[0], *args, attrs=attrs)]
   shape = hlo.tuple_str([hlo.shape_str(a) for a in out_avals])
-  red = ctx.comp.emit(ctx.prefix, shape, "reduce", [a.name for a in args], attrs)
+  red = ctx.comp.emit(ctx.prefix, shape, opcode, [a.name for a in args], attrs)
   return [hlo.HloValue(ctx.comp.emit(ctx.prefix, hlo.shape_str(a), "get-tuple-element", [red],
                                      f"index={i}"), a) for i, a in enumerate(out_avals)]
+
+
+def _reduce_lowering(ctx, *args, jaxpr, dimensions):
+  dims = ",".join(map(str, dimensions))
+  return lower_with_reducer(ctx, args, jaxpr, "reduce", f"dimensions={{{dims}}}")
 
 
 def _combine(jaxpr: core.ClosedJaxpr, xs: Sequence, ys: Sequence) -> list:

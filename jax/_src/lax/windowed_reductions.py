@@ -332,20 +332,8 @@ reduce_window_p = standard_primitive("reduce_window", _generic_abstract_eval, mu
 
 
 def _generic_lowering(ctx, *args, jaxpr, **params):
-  n = len(args) // 2
-  scalar = [ShapedArray((), a.aval.dtype) for a in args[:n]]
-  name = ctx.module.region_name()
-  sub = hlo.ComputationBuilder(ctx.module, name)
-  ps = [sub.parameter(i, a, ctx.prefix) for i, a in enumerate(scalar + scalar)]
-  outs = hlo.lower_jaxpr_into(sub, jaxpr.jaxpr, jaxpr.consts, ps)
-  ctx.module.computations.append(sub.finish(outs[0] if n == 1 else outs))
-  attrs = f"{_window_params_attr(**params)}, to_apply={name}"
-  if n == 1:
-    return [ctx.op("reduce-window", ctx.avals_out[0], *args, attrs=attrs)]
-  shape = hlo.tuple_str([hlo.shape_str(a) for a in ctx.avals_out])
-  red = ctx.comp.emit(ctx.prefix, shape, "reduce-window", [a.name for a in args], attrs)
-  return [hlo.HloValue(ctx.comp.emit(ctx.prefix, hlo.shape_str(a), "get-tuple-element", [red],
-                                     f"index={i}"), a) for i, a in enumerate(ctx.avals_out)]
+  return generic_reduce.lower_with_reducer(ctx, args, jaxpr, "reduce-window",
+                                           _window_params_attr(**params))
 
 
 def _generic_batch(axis, vals, dims, *, jaxpr, window_dimensions, window_strides, padding,

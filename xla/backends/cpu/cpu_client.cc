@@ -169,16 +169,17 @@ StatusOr<std::unique_ptr<Executable>> CpuClient::Load(const HloModule& module,
   auto compiled = CompileHloModule(module, options);
   if (!compiled.ok()) return compiled.status().WithContext("compiling module " + module.name());
   CompiledProgram program = std::move(compiled).value();
-  std::string hlo_text = module.ToString();
   auto executable = std::make_unique<CpuExecutable>(
       module.name(), std::move(program.program), std::move(program.code), program.code_size,
-      std::move(targets), hlo_text, pool_, num_replicas);
-  executable->set_serializer([machine = std::move(program.machine_code), hlo_text,
-                              num_replicas]() -> StatusOr<std::string> {
+      std::move(targets), module.ToString(), pool_, num_replicas);
+  // The executable owns its serializer, so the serializer may point back at it.
+  const CpuExecutable* self = executable.get();
+  executable->set_serializer([machine = std::move(program.machine_code),
+                              self]() -> StatusOr<std::string> {
     SerializedExecutable e;
     e.plugin_version = JAX_PLUGIN_VERSION;
-    e.num_replicas = num_replicas;
-    e.hlo_text = hlo_text;
+    e.num_replicas = static_cast<int64_t>(self->num_replicas());
+    e.hlo_text = self->optimized_hlo();
     e.triple = machine.triple;
     e.cpu_name = machine.cpu_name;
     e.cpu_features = machine.cpu_features;

@@ -47,12 +47,6 @@ class MockDevice final : public Device {
   MockMemory memory_;
 };
 
-int64_t ArrayBytes(const std::vector<cpu::ArrayShape>& shapes) {
-  int64_t n = 0;
-  for (const cpu::ArrayShape& s : shapes) n += s.byte_size();
-  return n;
-}
-
 class CompileOnlyExecutable final : public Executable {
  public:
   CompileOnlyExecutable(GpuCompiledModule compiled, std::vector<Device*> devices,
@@ -64,14 +58,7 @@ class CompileOnlyExecutable final : public Executable {
   size_t num_outputs() const override { return compiled_.program.outputs.size(); }
   size_t num_replicas() const override { return devices_.size(); }
   std::string optimized_hlo() const override { return compiled_.optimized_hlo; }
-  MemoryStats memory_stats() const override {
-    MemoryStats s;
-    s.generated_code_size = static_cast<int64_t>(compiled_.code.size());
-    s.temp_size = compiled_.program.temp_bytes;
-    s.argument_size = ArrayBytes(compiled_.program.parameters);
-    s.output_size = ArrayBytes(compiled_.program.outputs);
-    return s;
-  }
+  MemoryStats memory_stats() const override { return MemoryStatsOf(compiled_); }
   StatusOr<std::vector<std::vector<std::unique_ptr<Buffer>>>> Execute(
       const std::vector<std::vector<Buffer*>>&, const std::vector<int64_t>&) override {
     return FailedPrecondition(no_gpu_);

@@ -176,4 +176,18 @@ StatusOr<std::string> GpuTarget::RunCodegen(llvm::Module* module, llvm::CodeGenF
   return std::string(buffer.str());
 }
 
+Executable::MemoryStats MemoryStatsOf(const GpuCompiledModule& compiled) {
+  auto bytes = [](const std::vector<cpu::ArrayShape>& shapes) {
+    int64_t n = 0;
+    for (const cpu::ArrayShape& s : shapes) n += s.byte_size();
+    return n;
+  };
+  Executable::MemoryStats stats;
+  stats.generated_code_size = static_cast<int64_t>(compiled.code.size());
+  stats.temp_size = compiled.program.temp_bytes;
+  stats.argument_size = bytes(compiled.program.parameters);
+  stats.output_size = bytes(compiled.program.outputs);
+  return stats;
+}
+
 }  // namespace xla::gpu

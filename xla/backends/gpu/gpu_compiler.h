@@ -18,6 +18,7 @@
 
 #include "xla/backends/cpu/runtime/program.h"
 #include "xla/hlo/ir/module.h"
+#include "xla/pjrt/client.h"
 #include "xla/status.h"
 
 namespace xla::gpu {
@@ -51,6 +52,9 @@ struct GpuCompiledModule {
   std::string code_extension;  // "ptx" / "o"
   std::string optimized_hlo;
 };
+
+// The memory an executable of `compiled` reports: code, temporaries, arguments, outputs.
+Executable::MemoryStats MemoryStatsOf(const GpuCompiledModule& compiled);
 
 // Runs the HLO passes on `module` (it is changed) and compiles it.
 StatusOr<GpuCompiledModule> CompileForGpu(HloModule* module, const GpuTarget& target,
