@@ -2,6 +2,7 @@
 #include "jaxlib/jit_fast_path.h"
 
 #include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/vector.h>
 #include <structmember.h>
 
 #include <memory>
@@ -123,6 +124,9 @@ struct CacheEntry {
   PJRT_Device* device;
   std::vector<nb::object> out_avals;
   PyTreeDef out_tree;
+  // Parameters the executable declares as donors: their argument arrays are
+  // deleted after each run (through the array's own `delete`).
+  std::vector<int64_t> donated;
 };
 
 // The arguments of one call taken apart: signature, leaves and their buffers.
@@ -163,7 +167,10 @@ class JitFunction {
     {
       std::vector<std::vector<PyBuffer*>> per_device{call->buffers};
       nb::gil_scoped_release release;
-      outs = entry->loaded->Execute(per_device, {});
+      outs = entry->loaded->Execute(per_device, entry->donated);
+    }
+    for (int64_t i : entry->donated) {
+      nb::handle(PyList_GET_ITEM(call->leaves.ptr(), i)).attr("delete")();
     }
     const std::vector<nb::object>& out_avals = entry->out_avals;
     if (outs.size() != 1 || outs[0].size() != out_avals.size()) return nb::object();
@@ -177,14 +184,22 @@ class JitFunction {
     return entry->out_tree.UnflattenFrom(arrays);
   }
 
-  bool Insert(nb::handle args, nb::object executable, nb::handle out_avals, nb::handle out_tree) {
+  bool Insert(nb::handle args, nb::object executable, nb::handle out_avals, nb::handle out_tree,
+              std::vector<int64_t> donated) {
     if (!enabled_ || fast_path_config == nullptr || !PyTuple_Check(args.ptr())) return false;
     std::unique_ptr<FlatCall> call = Flatten(args.ptr());
     if (!call) return false;
     auto loaded = nb::cast<std::shared_ptr<PyLoadedExecutable>>(executable);
     if (loaded->devices().size() != 1) return false;
-    auto entry = std::make_shared<CacheEntry>(CacheEntry{
-        executable, loaded, loaded->devices()[0]->c_device(), {}, nb::cast<PyTreeDef>(out_tree)});
+    for (int64_t i : donated) {
+      if (i < 0 || i >= static_cast<int64_t>(call->buffers.size())) {
+        throw nb::value_error("_fast_insert: a donated index is not an argument leaf");
+      }
+    }
+    auto entry = std::make_shared<CacheEntry>(CacheEntry{executable, loaded,
+                                                         loaded->devices()[0]->c_device(), {},
+                                                         nb::cast<PyTreeDef>(out_tree),
+                                                         std::move(donated)});
     for (nb::handle a : out_avals) entry->out_avals.push_back(nb::borrow(a));
     if (static_cast<int>(entry->out_avals.size()) != entry->out_tree.num_leaves() ||
         entry->out_avals.size() != loaded->num_outputs()) {
@@ -352,8 +367,9 @@ void RegisterJitFastPath(nb::module_& parent) {
       .def(nb::init<nb::object, bool>(), nb::arg("registry"), nb::arg("fast_enabled"))
       .def("_fast_insert", &JitFunction::Insert, nb::arg("args"), nb::arg("executable"),
            nb::arg("out_avals"), nb::arg("out_tree"),
+           nb::arg("donated") = std::vector<int64_t>{},
            "Caches `executable` for calls whose positional arguments look like `args`; False "
-           "if they are not plain arrays.")
+           "if they are not plain arrays. `donated`: argument leaves each run gives up.")
       .def("_fast_entries", &JitFunction::Entries,
            "One (treedef, ((dtype, shape, weak_type), ...), x64) per cached signature.")
       .def("_fast_clear", &JitFunction::Clear)

@@ -16,7 +16,8 @@ from jax._src.config import config
 from jax._src.interpreters import ad
 from jax._src.interpreters import batching
 from jax._src.interpreters import partial_eval as pe
-from jax._src.jit_primitive import jit_p
+from jax._src import donation
+from jax._src.jit_primitive import donation_params, jit_p
 from jax._src.lib import _jax
 from jax._src.tree_util import tree_flatten, tree_unflatten
 
@@ -76,7 +77,8 @@ class _Stage:
   """What Traced, Lowered and Compiled share: the traced jaxpr and its trees."""
 
   def __init__(self, jit_fn: JitWrapped | None, closed: core.ClosedJaxpr | None, hoisted, in_tree,
-               out_tree, in_leaf_avals, out_leaf_avals=None, name: str | None = None):
+               out_tree, in_leaf_avals, out_leaf_avals=None, name: str | None = None,
+               donated: Sequence[bool] | None = None):
     # A Compiled loaded from bytes (jax.experimental.serialize_executable) has
     # no function or jaxpr, only its avals and name.
     self._jit_fn, self._closed, self._hoisted = jit_fn, closed, hoisted
@@ -84,9 +86,17 @@ class _Stage:
     self._in_leaf_avals = tuple(in_leaf_avals)
     self._out_leaf_avals = tuple(closed.out_avals if out_leaf_avals is None else out_leaf_avals)
     self._name = jit_fn._name if name is None else name
+    self._donated = tuple(donated) if donated and any(donated) else ()
 
   fun_name = property(lambda self: self._name)
-  donate_argnums = property(lambda self: ())
+
+  @property
+  def donate_argnums(self) -> tuple[int, ...]:
+    """The flat arguments this computation donates."""
+    return tuple(i for i, d in enumerate(self._donated) if d)
+
+  def _donated_invars(self) -> tuple[bool, ...] | None:
+    return (False,) * len(self._hoisted) + self._donated if self._donated else None
 
   @property
   def in_avals(self):
@@ -94,7 +104,8 @@ class _Stage:
 
   @property
   def args_info(self):
-    return self.in_tree.unflatten([ArgInfo(a) for a in self._in_leaf_avals])
+    donated = self._donated or (False,) * len(self._in_leaf_avals)
+    return self.in_tree.unflatten([ArgInfo(a, d) for a, d in zip(self._in_leaf_avals, donated)])
 
   @property
   def out_info(self):
@@ -106,7 +117,7 @@ class _Stage:
 
   def _same(self, cls):
     return cls(self._jit_fn, self._closed, self._hoisted, self.in_tree, self.out_tree,
-               self._in_leaf_avals)
+               self._in_leaf_avals, donated=self._donated)
 
 
 class Traced(_Stage):
@@ -128,7 +139,8 @@ class Lowered(_Stage):
       raise ValueError(f"this jax lowers to XLA HLO text only: as_text(dialect='hlo'); "
                        f"got dialect={dialect!r}")
     from jax._src.lowering import hlo
-    return hlo.lower_jaxpr_to_module(self._closed, self._name)
+    plan = donation.plan(self._closed.in_avals, self._closed.out_avals, self._donated_invars())
+    return hlo.lower_jaxpr_to_module(self._closed, self._name, donation_plan=plan)
 
   def jaxpr(self) -> core.ClosedJaxpr:
     return self._closed
@@ -139,7 +151,8 @@ class Lowered(_Stage):
 
   def compile(self, compiler_options=None) -> Compiled:
     from jax._src import dispatch
-    exe = dispatch.compile_closed_jaxpr(self._closed, self._name)
+    exe = dispatch.compile_closed_jaxpr(self._closed, self._name,
+                                        donated=self._donated_invars())
     compiled = self._same(Compiled)
     compiled._exe = exe
     return compiled
@@ -212,9 +225,16 @@ class JitWrapped(_jax.jit.JitFunction):
   """
 
   def __init__(self, fun: Callable, static_argnums=(), static_argnames=(), in_shardings=None,
-               out_shardings=None):
+               out_shardings=None, donate_argnums=(), donate_argnames=()):
     static_argnums = _ensure_tuple(static_argnums)
     static_argnames = _ensure_tuple(static_argnames)
+    try:
+      signature = inspect.signature(fun)
+    except (TypeError, ValueError):
+      signature = None
+    self._donate_argnums, self._donate_argnames = donation.resolve_argnums(
+        signature, static_argnums, static_argnames, _ensure_tuple(donate_argnums),
+        _ensure_tuple(donate_argnames))
     # Only plain calls are eligible for the fast path: positional arguments, no static
     # arguments, no shardings requested.
     fast_ok = not (static_argnums or static_argnames
@@ -228,10 +248,7 @@ class JitWrapped(_jax.jit.JitFunction):
     self._out_shardings = out_shardings
     self._cache: dict[Any, tuple] = {}
     self._fast_ok = fast_ok
-    try:
-      self._signature = inspect.signature(fun)
-    except (TypeError, ValueError):
-      self._signature = None
+    self._signature = signature
     functools.update_wrapper(self, fun, updated=())  # never merge the wrapped object's state
 
   def _split_static(self, args, kwargs):
@@ -250,6 +267,16 @@ class JitWrapped(_jax.jit.JitFunction):
     dyn_args = tuple(a for i, a in enumerate(args) if i not in nums)
     dyn_kwargs = {k: v for k, v in kwargs.items() if k not in names}
     return dyn_args, dyn_kwargs, static
+
+  def _donated_invars(self, args, kwargs, num_hoisted: int) -> tuple[bool, ...] | None:
+    """One donation flag per parameter of the traced computation (hoisted constants first)."""
+    if not (self._donate_argnums or self._donate_argnames):
+      return None
+    dyn_args, dyn_kwargs, static = self._split_static(args, kwargs)
+    static_pos = {i for i, _ in static if isinstance(i, int)}
+    positions = [i for i in range(len(args)) if i not in static_pos]
+    return (False,) * num_hoisted + donation.donated_leaves(
+        dyn_args, positions, dyn_kwargs, self._donate_argnums, self._donate_argnames)
 
   def _trace(self, args, kwargs):
     dyn_args, dyn_kwargs, static = self._split_static(args, kwargs)
@@ -307,7 +334,9 @@ class JitWrapped(_jax.jit.JitFunction):
   def _call_slow(self, args, kwargs):
     args = self._place_inputs(args)
     closed, hoisted, _, out_tree, leaves, _ = self._trace(args, kwargs)
-    outs = jit_p.bind(*hoisted, *leaves, jaxpr=closed, name=self._name)
+    donated = self._donated_invars(args, kwargs, len(hoisted))
+    outs = jit_p.bind(*hoisted, *leaves, jaxpr=closed, name=self._name,
+                      **donation_params(donated))
     return self._place_outputs(out_tree.unflatten(outs))
 
   def _call_fast(self, args):
@@ -325,16 +354,21 @@ class JitWrapped(_jax.jit.JitFunction):
     if dispatch.fast_buffers(leaves) is None:
       return self._call_slow(args, {})
     closed, hoisted, _, out_tree, leaves, _ = self._trace(args, {})
-    outs = jit_p.bind(*hoisted, *leaves, jaxpr=closed, name=self._name)
+    donated = self._donated_invars(args, {}, len(hoisted))
     if not hoisted and _plain_single_device(closed):
+      # Cached before running: a donating run deletes the arguments it looks at.
       _configure_fast_path()
-      exe = dispatch.compile_closed_jaxpr(closed, self._name)
-      self._fast_insert(args, exe._loaded, exe.out_avals, out_tree)
+      exe = dispatch.compile_closed_jaxpr(closed, self._name, donated=donated)
+      self._fast_insert(args, exe._loaded, exe.out_avals, out_tree, list(exe.donated))
+    outs = jit_p.bind(*hoisted, *leaves, jaxpr=closed, name=self._name,
+                      **donation_params(donated))
     return out_tree.unflatten(outs)
 
   def trace(self, *args, **kwargs) -> Traced:
     closed, hoisted, in_tree, out_tree, leaves, _ = self._trace(args, kwargs)
-    return Traced(self, closed, hoisted, in_tree, out_tree, [_abstractify(x) for x in leaves])
+    donated = self._donated_invars(args, kwargs, len(hoisted))
+    return Traced(self, closed, hoisted, in_tree, out_tree, [_abstractify(x) for x in leaves],
+                  donated=donated[len(hoisted):] if donated else None)
 
   def lower(self, *args, **kwargs) -> Lowered:
     return self.trace(*args, **kwargs).lower()
@@ -371,11 +405,11 @@ def jit(fun: Callable | None = None, *, static_argnums=(), static_argnames=(),
   `in_shardings`/`out_shardings` place the arguments/results with `device_put`
   (a pytree prefix of shardings); `device` is shorthand for both on one device.
   """
-  del donate_argnums, donate_argnames, keep_unused, backend, inline, compiler_options
-  del abstracted_axes  # every argument is kept; donation is not implemented yet
+  del keep_unused, backend, inline, compiler_options, abstracted_axes  # every argument is kept
   if device is not None:
     in_shardings = out_shardings = device
-  make = lambda f: JitWrapped(f, static_argnums, static_argnames, in_shardings, out_shardings)
+  make = lambda f: JitWrapped(f, static_argnums, static_argnames, in_shardings, out_shardings,
+                              donate_argnums, donate_argnames)
   return make if fun is None else make(fun)
 
 

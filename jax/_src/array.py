@@ -42,9 +42,16 @@ class ArrayImpl:
 
   is_sharded = property(lambda self: self._stack_axis is not None)
 
+  def _check_alive(self) -> None:
+    if self._buffers is not None and not self._buffers and self._npy is None:
+      shape = f"{self.dtype.name}[{','.join(map(str, self.shape))}]"
+      raise RuntimeError(f"Array has been deleted with shape={shape}. It was "
+                         "deleted explicitly or donated to a jitted call (donate_argnums).")
+
   @property
   def _value(self) -> np.ndarray:
     if self._npy is None:
+      self._check_alive()
       if self._stack_axis is not None:
         self._npy = np.stack([np.asarray(b) for b in self._buffers], self._stack_axis)
       elif self._is_multi_device():
@@ -71,6 +78,7 @@ class ArrayImpl:
 
   def device_buffers(self) -> list:
     """The buffers as stored: one, or one per device (shards or replicas)."""
+    self._check_alive()
     if self._buffers is None:
       from jax._src import dispatch
       self._buffers = [dispatch.buffer_from_numpy(self._npy)]

@@ -102,11 +102,16 @@ class Executable:
   """A compiled HLO module plus the avals of its inputs and outputs."""
 
   def __init__(self, hlo_text: str, in_avals: Sequence[ShapedArray],
-               out_avals: Sequence[ShapedArray], loaded=None):
-    """Compiles `hlo_text` for the default device, unless `loaded` is given."""
+               out_avals: Sequence[ShapedArray], loaded=None, donated: Sequence[int] = ()):
+    """Compiles `hlo_text` for the default device, unless `loaded` is given.
+
+    `donated`: the parameters the module declares as donors; their argument
+    arrays are deleted by every call.
+    """
     self.hlo_text = hlo_text
     self.in_avals = list(in_avals)
     self.out_avals = list(out_avals)
+    self.donated = tuple(donated)
     if loaded is None:
       if config.jax_dump_hlo:
         print(hlo_text)
@@ -118,26 +123,38 @@ class Executable:
     if len(args) != len(self.in_avals):
       raise TypeError(f"executable takes {len(self.in_avals)} arguments, got {len(args)}")
     buffers = [_arg_buffer(x, a) for x, a in zip(args, self.in_avals)]
-    return self.call_buffers(buffers)
+    outs = self.call_buffers(buffers)
+    for i in self.donated:
+      if isinstance(args[i], ArrayImpl):
+        args[i].delete()
+    return outs
 
   def call_buffers(self, buffers: list) -> list[ArrayImpl]:
     """Run on argument buffers already checked to match `in_avals`."""
-    outs = self._loaded.execute(buffers)
+    outs = self._loaded.execute(buffers, self.donated) if self.donated else (
+        self._loaded.execute(buffers))
     return [ArrayImpl(a, [b]) for a, b in zip(self.out_avals, outs)]
 
 
 def compile_closed_jaxpr(closed: core.ClosedJaxpr, name: str,
-                         arg_names: Sequence[str] | None = None) -> Executable:
-  """Compile (once per ClosedJaxpr object and name) and return the executable."""
+                         arg_names: Sequence[str] | None = None,
+                         donated: Sequence[bool] | None = None) -> Executable:
+  """Compile (once per ClosedJaxpr object, name and donation) and return the executable.
+
+  `donated` flags the parameters whose arguments the caller gives up (see donation.py).
+  """
   cache = closed.__dict__.setdefault("_executables", {})
-  key = (name, config.jax_enable_x64)
+  donated = tuple(donated) if donated and any(donated) else ()
+  key = (name, config.jax_enable_x64, donated)
   exe = cache.get(key)
   if exe is None:
+    from jax._src import donation
     from jax._src.lowering import hlo
     if config.jax_dump_jaxpr:
       print(closed)
-    text = hlo.lower_jaxpr_to_module(closed, name, arg_names)
-    exe = cache[key] = Executable(text, closed.in_avals, closed.out_avals)
+    plan = donation.plan(closed.in_avals, closed.out_avals, donated)
+    text = hlo.lower_jaxpr_to_module(closed, name, arg_names, donation_plan=plan)
+    exe = cache[key] = Executable(text, closed.in_avals, closed.out_avals, donated=plan.params)
   return exe
 
 

@@ -17,11 +17,17 @@ from jax._src.lowering import hlo
 jit_p = core.Primitive("jit", multiple_results=True)
 
 
-def _jit_impl(*args, jaxpr: ClosedJaxpr, name: str):
+def donation_params(donated_invars) -> dict:
+  """The `donated_invars` parameter of a jit equation; absent when nothing is donated."""
+  return {"donated_invars": tuple(donated_invars)} if donated_invars and any(donated_invars) else {}
+
+
+def _jit_impl(*args, jaxpr: ClosedJaxpr, name: str, donated_invars=None):
   """Compile and run on one device, unless arguments are split over a mesh (SPMD).
 
   A jaxpr holding a shard_map is run equation by equation: each shard_map is its
-  own multi-device program, which no single-device module can contain.
+  own multi-device program, which no single-device module can contain. Donation
+  (`donated_invars`, one flag per argument) applies to the single-device program.
   """
   from jax._src import dispatch, shard_map
   if _has_shard_map(jaxpr) or _needs_host_callbacks(jaxpr):
@@ -29,7 +35,7 @@ def _jit_impl(*args, jaxpr: ClosedJaxpr, name: str):
   outs = shard_map.partitioned_jit(jaxpr, args, name)
   if outs is not None:
     return outs
-  return dispatch.compile_closed_jaxpr(jaxpr, name)(*args)
+  return dispatch.compile_closed_jaxpr(jaxpr, name, donated=donated_invars)(*args)
 
 
 def _needs_host_callbacks(jaxpr: ClosedJaxpr) -> bool:
@@ -52,7 +58,7 @@ def _has_shard_map(jaxpr: ClosedJaxpr) -> bool:
   return found
 
 
-def _jit_abstract_eval(*avals, jaxpr: ClosedJaxpr, name: str):
+def _jit_abstract_eval(*avals, jaxpr: ClosedJaxpr, name: str, donated_invars=None):
   return jaxpr.out_avals
 
 
@@ -60,7 +66,8 @@ jit_p.def_impl(_jit_impl)
 jit_p.def_abstract_eval(_jit_abstract_eval)
 
 
-def _jit_jvp(primals, tangents, *, jaxpr: ClosedJaxpr, name: str):
+# Differentiation drops donation: the primal inputs are kept for the backward pass.
+def _jit_jvp(primals, tangents, *, jaxpr: ClosedJaxpr, name: str, donated_invars=None):
   new = ad.jvp_jaxpr(jaxpr)
   outs = jit_p.bind(*primals, *tangents, jaxpr=new, name=f"jvp_{name}")
   n = len(outs) // 2
@@ -76,7 +83,8 @@ def _closed(jaxpr: core.Jaxpr) -> ClosedJaxpr:
   return ClosedJaxpr(jaxpr, [])
 
 
-def _jit_partial_eval(trace: pe.JaxprTrace, tracers, *, jaxpr: ClosedJaxpr, name: str):
+def _jit_partial_eval(trace: pe.JaxprTrace, tracers, *, jaxpr: ClosedJaxpr, name: str,
+                      donated_invars=None):
   open_jaxpr, consts = _open(jaxpr)
   unknowns = [False] * len(consts) + [not t.pval.is_known for t in tracers]
   known, unknown, out_uks, num_res = pe.partial_eval_jaxpr(open_jaxpr, unknowns)
@@ -116,7 +124,7 @@ def _jit_partial_eval_jaxpr(eqn: JaxprEqn, unknowns):
   return [known_eqn], [unknown_eqn], out_uks
 
 
-def _jit_transpose(cts, *args, jaxpr: ClosedJaxpr, name: str):
+def _jit_transpose(cts, *args, jaxpr: ClosedJaxpr, name: str, donated_invars=None):
   linear = [ad.is_undefined_primal(x) for x in args]
   new = ad.transpose_jaxpr(jaxpr, linear)
   residuals = [x for x in args if not ad.is_undefined_primal(x)]
@@ -125,13 +133,15 @@ def _jit_transpose(cts, *args, jaxpr: ClosedJaxpr, name: str):
   return [next(outs) if lin else None for lin in linear]
 
 
-def _jit_batch(axis, vals, dims, *, jaxpr: ClosedJaxpr, name: str):
+def _jit_batch(axis, vals, dims, *, jaxpr: ClosedJaxpr, name: str, donated_invars=None):
   new = batching.vmap_jaxpr(jaxpr, axis, dims)
-  outs = jit_p.bind(*vals, jaxpr=new, name=name)
+  outs = jit_p.bind(*vals, jaxpr=new, name=name, **donation_params(donated_invars))
   return outs, [0] * len(outs)
 
 
-def _jit_lowering(ctx: hlo.LoweringContext, *args, jaxpr: ClosedJaxpr, name: str):
+# A jit inside another computation is inlined; only the outermost call can donate.
+def _jit_lowering(ctx: hlo.LoweringContext, *args, jaxpr: ClosedJaxpr, name: str,
+                  donated_invars=None):
   return hlo.lower_jaxpr_into(ctx.comp, jaxpr.jaxpr, jaxpr.consts, args)
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-_FORMAT = "jax-serialized-executable/1"
+_FORMAT = "jax-serialized-executable/2"
 
 
 def serialize(compiled) -> tuple[bytes, Any, Any]:
@@ -33,6 +33,8 @@ def serialize(compiled) -> tuple[bytes, Any, Any]:
       "out_avals": list(exe.out_avals),
       "in_leaf_avals": list(compiled._in_leaf_avals),
       "hoisted": [np.asarray(h) for h in compiled._hoisted],
+      "donated": list(exe.donated),
+      "donated_leaves": list(compiled._donated),
   }
   return pickle.dumps(payload), compiled.in_tree, compiled.out_tree
 
@@ -51,11 +53,12 @@ def deserialize_and_load(serialized: bytes, in_tree, out_tree, backend: str | No
   devices = list(execution_devices) if execution_devices is not None else client.devices()[:1]
   loaded = client.deserialize_executable(payload["executable"], devices)
   exe = dispatch.Executable(payload["hlo_text"], payload["in_avals"], payload["out_avals"],
-                            loaded=loaded)
+                            loaded=loaded, donated=payload["donated"])
   hoisted = [ArrayImpl(core.get_aval(h), [client.buffer_from_pyval(h, devices[0])])
              for h in payload["hoisted"]]
   compiled = Compiled(None, None, hoisted, in_tree, out_tree, payload["in_leaf_avals"],
-                      out_leaf_avals=payload["out_avals"], name=payload["name"])
+                      out_leaf_avals=payload["out_avals"], name=payload["name"],
+                      donated=payload["donated_leaves"])
   compiled._exe = exe
   return compiled
 

@@ -122,11 +122,14 @@ def test_static_args_and_kwargs():
   np.testing.assert_allclose(jk(x, scale=_arr(3)), np.arange(3) ** 2)
 
 
-def test_donation_still_accepted():
+def test_fast_path_donates():
   jf = jax.jit(lambda x: x + 1, donate_argnums=0)
   x = _arr(8)
   np.testing.assert_allclose(jf(x), np.arange(8) + 1)
-  np.testing.assert_allclose(jf(jf(x)), np.arange(8) + 2)
+  assert x.is_deleted()
+  y = _arr(8)  # a cached call: the native path runs it and deletes y
+  np.testing.assert_allclose(jf(jf(y)), np.arange(8) + 2)
+  assert y.is_deleted() and len(jf._fast_cache) == 1
 
 
 def test_x64_flag_change_recompiles():

@@ -18,6 +18,7 @@ from typing import Any, Callable, NamedTuple, Sequence
 import numpy as np
 
 from jax._src import core
+from jax._src import donation
 from jax._src import dtypes
 from jax._src.core import ShapedArray
 
@@ -252,11 +253,13 @@ def lower_jaxpr_into(comp: ComputationBuilder, jaxpr: core.Jaxpr, consts: Sequen
 
 def lower_jaxpr_to_module(closed: core.ClosedJaxpr, module_name: str,
                           arg_names: Sequence[str] | None = None, *, kind: str = "jit",
-                          axis_env: dict | None = None) -> str:
+                          axis_env: dict | None = None,
+                          donation_plan=None) -> str:
   """The HLO text of a whole module whose ENTRY computes `closed`.
 
   `kind` prefixes the module name (`jit_f`, `pmap_f`); `axis_env` maps the pmap
-  axis names the collectives may use to their number of replicas.
+  axis names the collectives may use to their number of replicas;
+  `donation_plan` (a donation.Plan) declares the donated parameters.
   """
   from jax._src.interpreters import partial_eval as pe
 
@@ -273,7 +276,9 @@ def lower_jaxpr_to_module(closed: core.ClosedJaxpr, module_name: str,
   entry_text = entry.finish(root, entry=True)
   params = tuple_str([shape_str(v.aval) for v in jaxpr.invars])
   layout = f"{params}->{entry.result_shape}"
-  header = f"HloModule {module.name}, entry_computation_layout={{{layout}}}\n"
+  alias = donation.module_attrs(donation_plan or donation.NO_DONATION, len(outs))
+  alias = f"{alias}, " if alias else ""
+  header = f"HloModule {module.name}, {alias}entry_computation_layout={{{layout}}}\n"
   return "\n".join([header, *module.computations, entry_text])
 
 

@@ -91,6 +91,42 @@ StatusOr<int64_t> IntOption(const Options& options, const std::string& name, int
   return *n;
 }
 
+// Array leaves of `shape`, in the order the program flattens its outputs.
+int64_t LeafCount(const Shape& shape) {
+  if (!shape.IsTuple()) return 1;
+  int64_t n = 0;
+  for (const Shape& s : shape.tuple_shapes()) n += LeafCount(s);
+  return n;
+}
+
+// The flat output leaf at `index` of `shape`, or -1 if it is not an array leaf.
+int64_t FlatLeaf(const Shape& shape, const std::vector<int64_t>& index) {
+  const Shape* at = &shape;
+  int64_t flat = 0;
+  for (int64_t i : index) {
+    if (!at->IsTuple() || i < 0 || i >= at->tuple_shapes_size()) return -1;
+    for (int64_t j = 0; j < i; ++j) flat += LeafCount(at->tuple_shapes(j));
+    at = &at->tuple_shapes(i);
+  }
+  return at->IsTuple() ? -1 : flat;
+}
+
+// The module's declared donors as (parameter, flat output) pairs, output -1
+// for a buffer_donor; entries about parts of tuple parameters are left out
+// (parameters are arrays here).
+std::vector<std::pair<int64_t, int64_t>> DeclaredAliases(const HloModule& module) {
+  std::vector<std::pair<int64_t, int64_t>> out;
+  const Shape& result = module.entry_computation()->root_instruction()->shape();
+  for (const InputOutputAlias& a : module.input_output_alias()) {
+    const int64_t leaf = FlatLeaf(result, a.output_index);
+    if (leaf >= 0 && a.parameter_index.empty()) out.push_back({a.parameter_number, leaf});
+  }
+  for (const BufferDonor& d : module.buffer_donors()) {
+    if (d.parameter_index.empty()) out.push_back({d.parameter_number, -1});
+  }
+  return out;
+}
+
 }  // namespace
 
 StatusOr<std::unique_ptr<CpuClient>> CpuClient::Create(const Options& options) {
@@ -172,6 +208,7 @@ StatusOr<std::unique_ptr<Executable>> CpuClient::Load(const HloModule& module,
   auto executable = std::make_unique<CpuExecutable>(
       module.name(), std::move(program.program), std::move(program.code), program.code_size,
       std::move(targets), module.ToString(), pool_, num_replicas);
+  executable->set_declared_aliases(DeclaredAliases(module));
   // The executable owns its serializer, so the serializer may point back at it.
   const CpuExecutable* self = executable.get();
   executable->set_serializer([machine = std::move(program.machine_code),

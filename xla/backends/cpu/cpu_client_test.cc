@@ -500,9 +500,16 @@ ENTRY main {
   EXPECT_TRUE(r.status().code() == StatusCode::kInvalidArgument);
 }
 
-// Runs `hlo` on f32[2,2] {1,2,3,4} donating argument 0; returns the output
-// values and whether the output took over the argument's memory.
-std::pair<std::vector<float>, bool> RunDonated(const std::string& hlo) {
+// What a run of `hlo` on f32[2,2] {1,2,3,4} donating argument 0 did: the
+// values of output `which`, whether that output took over the argument's
+// memory, and whether the argument buffer was consumed.
+struct DonatedRun {
+  std::vector<float> values;
+  bool aliased = false;
+  bool consumed = false;
+};
+
+DonatedRun RunDonated(const std::string& hlo, size_t which = 0) {
   Client& client = TestClient();
   auto exe = client.Compile("hlo", hlo, {}, {});
   CHECK_OK(exe);
@@ -512,34 +519,94 @@ std::pair<std::vector<float>, bool> RunDonated(const std::string& hlo) {
   const uintptr_t before = (*buf)->UnsafePointer();
   auto outs = (*exe)->Execute({{buf->get()}}, {0});
   CHECK_OK(outs);
-  Buffer& out = *(*outs)[0][0];
-  std::vector<float> got(4);
-  CHECK_OK(out.ToHost(got.data()));
-  const bool aliased = out.UnsafePointer() == before;
-  EXPECT_TRUE(aliased == (*buf)->is_deleted());
-  return {got, aliased};
+  Buffer& out = *(*outs)[0][which];
+  DonatedRun run;
+  run.values.resize(4);
+  CHECK_OK(out.ToHost(run.values.data()));
+  run.aliased = out.UnsafePointer() == before;
+  run.consumed = (*buf)->is_deleted();
+  return run;
 }
 
 // A donated argument of an elementwise op becomes the output's memory.
 TEST(DonationReusesArgument) {
-  auto [got, aliased] = RunDonated(R"(HloModule m
+  DonatedRun r = RunDonated(R"(HloModule m
 ENTRY main {
   x = f32[2,2]{1,0} parameter(0)
   ROOT y = f32[2,2]{1,0} add(x, x)
 })");
-  EXPECT_TRUE(aliased);
-  EXPECT_TRUE((got == std::vector<float>{2, 4, 6, 8}));
+  EXPECT_TRUE(r.aliased && r.consumed);
+  EXPECT_TRUE((r.values == std::vector<float>{2, 4, 6, 8}));
 }
 
-// A transpose reads other elements than it writes: donation must not alias.
+// A transpose reads other elements than it writes: donation must not alias,
+// and without a declared alias the argument stays usable.
 TEST(DonationSkipsUnsafeAlias) {
-  auto [got, aliased] = RunDonated(R"(HloModule m
+  DonatedRun r = RunDonated(R"(HloModule m
 ENTRY main {
   x = f32[2,2]{1,0} parameter(0)
   ROOT y = f32[2,2]{1,0} transpose(x), dimensions={1,0}
 })");
-  EXPECT_TRUE(!aliased);
-  EXPECT_TRUE((got == std::vector<float>{1, 3, 2, 4}));
+  EXPECT_TRUE(!r.aliased && !r.consumed);
+  EXPECT_TRUE((r.values == std::vector<float>{1, 3, 2, 4}));
+}
+
+// A declared donor is consumed even when its output cannot safely share memory.
+TEST(DeclaredDonorIsConsumed) {
+  DonatedRun r = RunDonated(R"(HloModule m, input_output_alias={ {}: (0, {}, may-alias) }
+ENTRY main {
+  x = f32[2,2]{1,0} parameter(0)
+  ROOT y = f32[2,2]{1,0} transpose(x), dimensions={1,0}
+})");
+  EXPECT_TRUE(!r.aliased && r.consumed);
+  EXPECT_TRUE((r.values == std::vector<float>{1, 3, 2, 4}));
+}
+
+// The declared output, not the first one that fits, takes the donated memory.
+TEST(DeclaredAliasChoosesTheOutput) {
+  const char* hlo = R"(HloModule m, input_output_alias={ {1}: (0, {}, may-alias) }
+ENTRY main {
+  x = f32[2,2]{1,0} parameter(0)
+  a = f32[2,2]{1,0} add(x, x)
+  m = f32[2,2]{1,0} multiply(x, x)
+  ROOT t = (f32[2,2]{1,0}, f32[2,2]{1,0}) tuple(a, m)
+})";
+  DonatedRun first = RunDonated(hlo, 0);
+  EXPECT_TRUE(!first.aliased && first.consumed);
+  EXPECT_TRUE((first.values == std::vector<float>{2, 4, 6, 8}));
+  DonatedRun second = RunDonated(hlo, 1);
+  EXPECT_TRUE(second.aliased && second.consumed);
+  EXPECT_TRUE((second.values == std::vector<float>{1, 4, 9, 16}));
+}
+
+// Broadcast operands do not stop an elementwise kernel from writing over its
+// donated input: only the parameter's own reads matter.
+TEST(DonationWithBroadcastOperand) {
+  DonatedRun r = RunDonated(R"(HloModule m
+ENTRY main {
+  x = f32[2,2]{1,0} parameter(0)
+  c = f32[] constant(2)
+  b = f32[2,2]{1,0} broadcast(c), dimensions={}
+  m = f32[2,2]{1,0} multiply(x, b)
+  one = f32[2]{0} constant({1, 10})
+  o = f32[2,2]{1,0} broadcast(one), dimensions={1}
+  ROOT y = f32[2,2]{1,0} add(m, o)
+})");
+  EXPECT_TRUE(r.aliased && r.consumed);
+  EXPECT_TRUE((r.values == std::vector<float>{3, 14, 7, 18}));
+}
+
+// A buffer donor gives its memory to an output of the same size, whatever its shape.
+TEST(BufferDonorReusesSameSizeOutput) {
+  DonatedRun r = RunDonated(R"(HloModule m, buffer_donor={ (0, {}) }
+ENTRY main {
+  x = f32[2,2]{1,0} parameter(0)
+  f = f32[4]{0} reshape(x)
+  ROOT y = s32[4]{0} convert(f)
+})");
+  EXPECT_TRUE(r.aliased && r.consumed);
+  const int32_t* ints = reinterpret_cast<const int32_t*>(r.values.data());
+  EXPECT_TRUE(ints[0] == 1 && ints[1] == 2 && ints[2] == 3 && ints[3] == 4);
 }
 
 // Temporaries whose lives do not overlap share arena memory: in a chain of

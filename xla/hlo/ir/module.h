@@ -37,6 +37,13 @@ struct InputOutputAlias {
   bool must_alias = false;  // "must-alias" vs "may-alias"
 };
 
+// One buffer_donor entry: parameter 0 at {} may give its memory to any output
+// of the same size (the compiler chooses which).
+struct BufferDonor {
+  int64_t parameter_number = 0;
+  std::vector<int64_t> parameter_index;
+};
+
 class HloModule {
  public:
   explicit HloModule(std::string name, HloModuleConfig config = {});
@@ -64,6 +71,8 @@ class HloModule {
   void set_entry_computation_layout(std::optional<ComputationLayout> l) { layout_ = std::move(l); }
   const std::vector<InputOutputAlias>& input_output_alias() const { return aliases_; }
   void set_input_output_alias(std::vector<InputOutputAlias> a) { aliases_ = std::move(a); }
+  const std::vector<BufferDonor>& buffer_donors() const { return donors_; }
+  void set_buffer_donors(std::vector<BufferDonor> d) { donors_ = std::move(d); }
 
   // HLO text (defined in printer.cc); parses back to an identical module.
   std::string ToString() const;
@@ -76,6 +85,7 @@ class HloModule {
   HloComputation* entry_ = nullptr;
   std::optional<ComputationLayout> layout_;
   std::vector<InputOutputAlias> aliases_;
+  std::vector<BufferDonor> donors_;
 };
 
 }  // namespace xla

@@ -276,7 +276,7 @@ std::string HloComputation::ToString() const {
 
 std::string HloModule::ToString() const {
   std::string out = "HloModule " + name_;
-  if (layout_) out += ", entry_computation_layout={" + layout_->ToString() + "}";
+  // XLA's order: aliasing first, then the entry layout.
   if (!aliases_.empty()) {
     out += ", input_output_alias={ ";
     for (size_t i = 0; i < aliases_.size(); ++i) {
@@ -287,6 +287,16 @@ std::string HloModule::ToString() const {
     }
     out += " }";
   }
+  if (!donors_.empty()) {
+    out += ", buffer_donor={ ";
+    for (size_t i = 0; i < donors_.size(); ++i) {
+      if (i > 0) out += ", ";
+      out += "(" + std::to_string(donors_[i].parameter_number) + ", " +
+             Braced(donors_[i].parameter_index) + ")";
+    }
+    out += " }";
+  }
+  if (layout_) out += ", entry_computation_layout={" + layout_->ToString() + "}";
   if (config_.replica_count != 1) out += ", replica_count=" + std::to_string(config_.replica_count);
   if (config_.num_partitions != 1) out += ", num_partitions=" + std::to_string(config_.num_partitions);
   out += "\n";

@@ -99,6 +99,10 @@ StatusOr<std::unique_ptr<HloModule>> HloParser::ParseModule() {
       std::vector<InputOutputAlias> aliases;
       RETURN_IF_ERROR(ParseInputOutputAlias(&aliases));
       module_->set_input_output_alias(std::move(aliases));
+    } else if (attr.text == "buffer_donor") {
+      std::vector<BufferDonor> donors;
+      RETURN_IF_ERROR(ParseBufferDonors(&donors));
+      module_->set_buffer_donors(std::move(donors));
     } else if (attr.text == "replica_count") {
       ASSIGN_OR_RETURN(module_->mutable_config()->replica_count, ParseInt64());
     } else if (attr.text == "num_partitions") {
@@ -154,6 +158,22 @@ Status HloParser::ParseInputOutputAlias(std::vector<InputOutputAlias>* out) {
     }
     RETURN_IF_ERROR(Expect(TokenKind::kRParen).status());
     out->push_back(std::move(a));
+  } while (TryConsume(TokenKind::kComma));
+  return Expect(TokenKind::kRBrace, "',' or '}'").status();
+}
+
+// buffer_donor={ (0, {}), (2, {}) }
+Status HloParser::ParseBufferDonors(std::vector<BufferDonor>* out) {
+  RETURN_IF_ERROR(Expect(TokenKind::kLBrace).status());
+  if (TryConsume(TokenKind::kRBrace)) return OkStatus();
+  do {
+    BufferDonor d;
+    RETURN_IF_ERROR(Expect(TokenKind::kLParen, "'(' starting a buffer donor").status());
+    ASSIGN_OR_RETURN(d.parameter_number, ParseInt64());
+    RETURN_IF_ERROR(Expect(TokenKind::kComma).status());
+    ASSIGN_OR_RETURN(d.parameter_index, ParseIntList());
+    RETURN_IF_ERROR(Expect(TokenKind::kRParen).status());
+    out->push_back(std::move(d));
   } while (TryConsume(TokenKind::kComma));
   return Expect(TokenKind::kRBrace, "',' or '}'").status();
 }

@@ -53,6 +53,7 @@ class HloParser {
   Status ParseLiteralElement(Literal* out, int64_t index);
   Status ParseComputationLayout(ComputationLayout* out);
   Status ParseInputOutputAlias(std::vector<InputOutputAlias>* out);
+  Status ParseBufferDonors(std::vector<BufferDonor>* out);
   // Skips one attribute value we accept but do not keep (metadata, sharding, ...).
   Status SkipValue();
 

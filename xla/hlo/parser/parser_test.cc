@@ -44,13 +44,36 @@ ENTRY main.2 {
 
 )";
 
+// Donation as JAX 0.10.2 declares it: an exact-shape alias and a donor.
+constexpr char kDonated[] = R"(HloModule jit_f, input_output_alias={ {0}: (1, {}, may-alias) }, buffer_donor={ (0, {}) }, entry_computation_layout={(f32[2,3]{1,0}, f32[3,2]{1,0})->(f32[3,2]{0,1}, f32[3,2]{1,0})}
+
+ENTRY main.1 {
+  x.1 = f32[2,3]{1,0} parameter(0)
+  t.1 = f32[3,2]{0,1} transpose(x.1), dimensions={1,0}
+  y.1 = f32[3,2]{1,0} parameter(1)
+  ROOT tuple.1 = (f32[3,2]{0,1}, f32[3,2]{1,0}) tuple(t.1, y.1)
+}
+
+)";
+
 // JAX's own output prints back byte for byte.
 TEST(InlineModulesRoundTrip) {
-  for (const char* text : {kAdd, kReduce}) {
+  for (const char* text : {kAdd, kReduce, kDonated}) {
     auto m = ParseHloModule(text);
     CHECK_OK(m);
     EXPECT_EQ(ToString(**m), std::string(text));
   }
+}
+
+TEST(DonationAttributes) {
+  auto m = ParseHloModule(kDonated);
+  CHECK_OK(m);
+  const HloModule& module = **m;
+  EXPECT_EQ(module.input_output_alias().size(), 1u);
+  EXPECT_EQ(module.input_output_alias()[0].parameter_number, 1);
+  EXPECT_TRUE(module.input_output_alias()[0].output_index == std::vector<int64_t>{0});
+  EXPECT_EQ(module.buffer_donors().size(), 1u);
+  EXPECT_EQ(module.buffer_donors()[0].parameter_number, 0);
 }
 
 // The parsed structure is what the text says.

@@ -89,7 +89,12 @@ void AssignBuffers(Program& program) {
       bool safe = last_read[p] < w;
       if (last_read[p] == w) {
         const Step& step = program.steps[w];
-        safe = step.same_index_only && step.kind != Step::Kind::kThunk;
+        if (step.kind == Step::Kind::kKernel) {
+          safe = std::find(step.shifted_reads.begin(), step.shifted_reads.end(),
+                           static_cast<int>(p)) == step.shifted_reads.end();
+        } else {
+          safe = step.same_index_only && step.kind != Step::Kind::kThunk;
+        }
       }
       if (safe) program.may_alias.push_back({param.index, out.index});
     }

@@ -6,7 +6,8 @@
 //  * Program::may_alias lists the (parameter, output) pairs whose memory a
 //    donated argument can give to the output: the parameter is last read
 //    before the output is first written, or at that step by a step that
-//    reads only at the index it writes (an elementwise kernel, a copy).
+//    reads it only at the index it writes (a copy, or a kernel that reaches
+//    the parameter through elementwise ops only: x * 2 + broadcast(1)).
 //
 // It does not reorder steps and does not alias across subprograms.
 #ifndef XLA_BACKENDS_CPU_CODEGEN_BUFFER_ASSIGNMENT_H_

@@ -537,27 +537,35 @@ StatusOr<std::unique_ptr<Plan>> PlanComputation(const HloComputation& computatio
       info.name = SymbolName(module_name, node->instr->name(), ctx->kernel_count++);
       // Flat iteration when every fused op needs only flat indices, or rank <= 1.
       bool same_index = !node->shape().IsTuple();
-      std::vector<int> reads;
+      std::vector<int> reads, shifted_reads;
       {
-        std::vector<GraphNode*> stack = {node};
-        std::vector<bool> seen(n, false);
+        // Each fused node is visited once as reached only through linear ops
+        // from the root, and once as reached through some other op ("shifted":
+        // read at other indices than the one being written).
+        std::vector<std::pair<GraphNode*, bool>> stack = {{node, node->shape().IsTuple()}};
+        std::vector<uint8_t> seen(n, 0);
         while (!stack.empty()) {
-          GraphNode* cur = stack.back();
+          auto [cur, shifted] = stack.back();
           stack.pop_back();
-          if (!IsLinearOpcode(cur->opcode())) same_index = false;
+          bool linear = IsLinearOpcode(cur->opcode());
           // A bitcast-convert that changes the element width reads its
           // operand at a different flat index.
           if (cur->opcode() == HloOpcode::kBitcastConvert &&
               ByteWidth(cur->shape().element_type()) !=
                   ByteWidth(cur->operand(0)->shape().element_type())) {
-            same_index = false;
+            linear = false;
           }
+          if (!linear) same_index = false;
+          const bool operands_shifted = shifted || !linear;
           for (GraphNode* op : cur->operands) {
             if (plan.role[op->id] == NodeRole::kInline) {
-              if (!seen[op->id]) stack.push_back(op);
-              seen[op->id] = true;
+              const uint8_t bit = operands_shifted ? 2 : 1;
+              if (!(seen[op->id] & bit)) stack.push_back({op, operands_shifted});
+              seen[op->id] |= bit;
             } else {
-              reads.insert(reads.end(), plan.slots[op->id].begin(), plan.slots[op->id].end());
+              const std::vector<int>& slots = plan.slots[op->id];
+              reads.insert(reads.end(), slots.begin(), slots.end());
+              if (operands_shifted) shifted_reads.insert(shifted_reads.end(), slots.begin(), slots.end());
             }
           }
         }
@@ -572,6 +580,7 @@ StatusOr<std::unique_ptr<Plan>> PlanComputation(const HloComputation& computatio
       step.reads = std::move(reads);
       step.writes = plan.slots[i];
       step.same_index_only = same_index;
+      step.shifted_reads = std::move(shifted_reads);
       int64_t elements = shape.element_count();
       int64_t inner = (linear || shape.rank() == 0) ? 1 : shape.dimensions().back();
       step.work_items = inner == 0 ? 0 : elements / inner;

@@ -79,9 +79,11 @@ StatusOr<std::vector<std::unique_ptr<Buffer>>> CpuExecutable::ExecuteOnDevice(
   CpuDevice* cpu_device = static_cast<CpuDevice*>(device);
 
   // Donation: an output the program may alias with a donated parameter
-  // (Program::may_alias) takes over that argument's memory, and the
-  // argument buffer becomes deleted. Arguments passed twice are not donated.
+  // (Program::may_alias) takes over that argument's memory. Arguments passed
+  // twice are not donated; memory also held elsewhere (a running call, a
+  // numpy view) is never written over, though a declared donor is still consumed.
   std::vector<std::shared_ptr<AlignedMemory>> reused(program_.outputs.size());
+  std::vector<bool> taken(program_.outputs.size(), false);
   for (int64_t d : donated) {
     if (d < 0 || d >= static_cast<int64_t>(args.size())) continue;
     const auto& memory = arg_memory[d];
@@ -89,14 +91,19 @@ StatusOr<std::vector<std::unique_ptr<Buffer>>> CpuExecutable::ExecuteOnDevice(
     for (size_t j = 0; j < args.size(); ++j) {
       if (static_cast<int64_t>(j) != d && arg_memory[j] == memory) shared = true;
     }
-    if (shared || memory.use_count() > 2) continue;  // held elsewhere (e.g. a running call)
-    for (const auto& [param, out] : program_.may_alias) {
-      if (param != d || reused[out]) continue;
-      if (program_.outputs[out].byte_size() != program_.parameters[d].byte_size()) continue;
-      reused[out] = memory;
-      args[d]->Delete();
-      break;
+    if (shared) continue;
+    bool declared = false;
+    int64_t declared_output = -1;
+    for (const auto& [param, out] : declared_aliases_) {
+      if (param == d) declared = true, declared_output = out;
     }
+    const int64_t target = DonationTarget(d, declared_output, taken);
+    const bool held_elsewhere = memory.use_count() > 2;
+    if (target >= 0 && !held_elsewhere) {
+      reused[target] = memory;
+      taken[target] = true;
+    }
+    if ((target >= 0 && !held_elsewhere) || declared) args[d]->Delete();
   }
   std::vector<std::unique_ptr<Buffer>> outputs;
   std::vector<void*> output_data;
@@ -115,6 +122,17 @@ StatusOr<std::vector<std::unique_ptr<Buffer>>> CpuExecutable::ExecuteOnDevice(
   for (const auto& m : arg_memory) params.push_back(m->data());
   RETURN_IF_ERROR(RunProgram(program_, params, output_data, *pool_, context).WithContext(name_));
   return outputs;
+}
+
+int64_t CpuExecutable::DonationTarget(int64_t param, int64_t declared_output,
+                                      const std::vector<bool>& taken) const {
+  for (const auto& [p, out] : program_.may_alias) {
+    if (p != param || taken[out]) continue;
+    if (declared_output >= 0 && out != declared_output) continue;
+    if (program_.outputs[out].byte_size() != program_.parameters[param].byte_size()) continue;
+    return out;
+  }
+  return -1;
 }
 
 StatusOr<std::vector<std::vector<std::unique_ptr<Buffer>>>> CpuExecutable::Execute(

@@ -41,7 +41,22 @@ class CpuExecutable final : public Executable {
   }
   StatusOr<std::string> Serialize() const override;
 
+  // The donors the module declares, as (parameter, output) pairs: an
+  // input_output_alias entry names its output, a buffer_donor has output -1
+  // (any output of the same size). A donated argument named here is consumed
+  // by the run (its buffer deleted) whether or not an output could take over
+  // its memory, as in XLA; other donated arguments are consumed only when an
+  // output reuses their memory.
+  void set_declared_aliases(std::vector<std::pair<int64_t, int64_t>> aliases) {
+    declared_aliases_ = std::move(aliases);
+  }
+
  private:
+  // The output that takes over donated parameter `param`'s memory, or -1;
+  // `declared_output` >= 0 restricts the choice to that output.
+  int64_t DonationTarget(int64_t param, int64_t declared_output,
+                         const std::vector<bool>& taken) const;
+
   StatusOr<std::vector<std::unique_ptr<Buffer>>> ExecuteOnDevice(
       const std::vector<Buffer*>& args, const std::vector<int64_t>& donated, Device* device,
       const ExecutionContext& context);
@@ -55,6 +70,7 @@ class CpuExecutable final : public Executable {
   ThreadPool* pool_;
   int64_t num_replicas_;
   std::function<StatusOr<std::string>()> serializer_;
+  std::vector<std::pair<int64_t, int64_t>> declared_aliases_;
 };
 
 }  // namespace xla::cpu

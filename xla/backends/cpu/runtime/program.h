@@ -110,6 +110,10 @@ struct Step {
   // kernel may write over an input in place.
   std::vector<int> reads, writes;
   bool same_index_only = false;
+  // kKernel: the read slots some element is read from at another index than
+  // the one being written (through a broadcast, slice, transpose, ...); the
+  // others are read only at the written index, so an output may overwrite them.
+  std::vector<int> shifted_reads;
 };
 
 struct Program {
