@@ -4,6 +4,7 @@
 #include "jaxlib/jit_fast_path.h"
 #include "jaxlib/py_array.h"
 #include "jaxlib/py_client.h"
+#include "jaxlib/py_device_list.h"
 #include "jaxlib/py_executable.h"
 #include "jaxlib/py_host_callback.h"
 #include "jaxlib/pytree.h"
@@ -12,7 +13,7 @@
 namespace nb = nanobind;
 
 // Bumped whenever the extension gains a feature that jax may test for.
-#define JAXLIB_EXTENSION_VERSION 2
+#define JAXLIB_EXTENSION_VERSION 3
 
 NB_MODULE(_jax, m) {
   m.doc() = "jaxlib's native core: loads plugins and drives them through the C API.";
@@ -20,6 +21,7 @@ NB_MODULE(_jax, m) {
   static nb::exception<jax::XlaRuntimeError> xla_runtime_error(m, "XlaRuntimeError", PyExc_RuntimeError);
   static nb::exception<jax::PluginLoadError> plugin_load_error(m, "PluginLoadError", PyExc_RuntimeError);
   jax::RegisterClient(m);
+  jax::RegisterDeviceList(m);
   jax::RegisterArray(m);
   jax::RegisterExecutable(m);
   jax::RegisterHostCallbacks(m);
