@@ -4,6 +4,7 @@
 #include "jaxlib/jit_fast_path.h"
 #include "jaxlib/py_array.h"
 #include "jaxlib/py_client.h"
+#include "jaxlib/py_device_list.h"
 #include "jaxlib/py_executable.h"
 #include "jaxlib/py_host_callback.h"
 #include "jaxlib/pytree.h"
@@ -20,6 +21,7 @@ NB_MODULE(_jax, m) {
   static nb::exception<jax::XlaRuntimeError> xla_runtime_error(m, "XlaRuntimeError", PyExc_RuntimeError);
   static nb::exception<jax::PluginLoadError> plugin_load_error(m, "PluginLoadError", PyExc_RuntimeError);
   jax::RegisterClient(m);
+  jax::RegisterDeviceList(m);
   jax::RegisterArray(m);
   jax::RegisterExecutable(m);
   jax::RegisterHostCallbacks(m);

@@ -88,9 +88,17 @@ PyClient::~PyClient() {
   }
 }
 
+std::vector<std::shared_ptr<PyDevice>> PyClient::devices() const {
+  std::shared_ptr<const PyClient> self = shared_from_this();
+  std::vector<std::shared_ptr<PyDevice>> out;
+  out.reserve(devices_.size());
+  for (const auto& d : devices_) out.emplace_back(self, d.get());
+  return out;
+}
+
 std::shared_ptr<PyDevice> PyClient::LookupDevice(PJRT_Device* device) const {
   for (const auto& d : devices_) {
-    if (d->c_device() == device) return d;
+    if (d->c_device() == device) return std::shared_ptr<PyDevice>(shared_from_this(), d.get());
   }
   throw XlaRuntimeError("INTERNAL: the plugin returned a device this client does not know");
 }

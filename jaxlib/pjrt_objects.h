@@ -51,7 +51,9 @@ class PyClient : public std::enable_shared_from_this<PyClient> {
   const std::string& platform() const { return platform_; }
   const std::string& platform_version() const { return platform_version_; }
   int process_index() const { return process_index_; }
-  const std::vector<std::shared_ptr<PyDevice>>& devices() const { return devices_; }
+  // Devices handed out share ownership of the client, which owns them: a Python
+  // Device keeps its client alive.
+  std::vector<std::shared_ptr<PyDevice>> devices() const;
   std::shared_ptr<PyDevice> LookupDevice(PJRT_Device* device) const;
 
  private:

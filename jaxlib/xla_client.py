@@ -12,6 +12,20 @@ import numpy as np
 
 from jaxlib import _jax
 from jaxlib import plugin_support
+from jaxlib.batched_transfers import ArrayCopySemantics as ArrayCopySemantics
+from jaxlib.batched_transfers import HostBufferSemantics as HostBufferSemantics
+from jaxlib.batched_transfers import batched_block_until_ready as batched_block_until_ready
+from jaxlib.batched_transfers import batched_copy_array_to_devices_with_sharding as batched_copy_array_to_devices_with_sharding  # noqa: E501
+from jaxlib.batched_transfers import batched_device_put as batched_device_put
+from jaxlib.batched_transfers import reorder_shards as reorder_shards
+from jaxlib.custom_calls import custom_call_targets as custom_call_targets
+from jaxlib.custom_calls import register_custom_call_handler as register_custom_call_handler
+from jaxlib.custom_calls import register_custom_call_target as register_custom_call_target
+from jaxlib.hlo_sharding import HloSharding as HloSharding
+from jaxlib.sharding import GSPMDSharding as GSPMDSharding
+from jaxlib.sharding import NamedSharding as NamedSharding
+from jaxlib.sharding import Sharding as Sharding
+from jaxlib.sharding import SingleDeviceSharding as SingleDeviceSharding
 
 _version = _jax._version
 
@@ -21,6 +35,7 @@ Device = _jax.Device
 Memory = _jax.Memory
 Buffer = _jax.Buffer
 LoadedExecutable = _jax.LoadedExecutable
+DeviceList = _jax.DeviceList
 
 
 class GpuLibNotLinkedError(Exception):
@@ -130,18 +145,6 @@ class Shape:
     if self._tuple is not None:
       return "(" + ", ".join(repr(s) for s in self._tuple) + ")"
     return f"{self._dtype}[{','.join(map(str, self._dims))}]"
-
-
-class HostBufferSemantics(enum.Enum):
-  IMMUTABLE_ONLY_DURING_CALL = 0
-  IMMUTABLE_UNTIL_TRANSFER_COMPLETES = 1
-  ZERO_COPY = 2
-
-
-class ArrayCopySemantics(enum.Enum):
-  ALWAYS_COPY = 0
-  REUSE_INPUT = 1
-  DONATE_INPUT = 2
 
 
 class CompileOptions:

@@ -19,6 +19,7 @@ from jax._src.interpreters import partial_eval as pe
 from jax._src import donation
 from jax._src.jit_primitive import donation_params, jit_p
 from jax._src.lib import _jax
+from jax._src.lib import xla_client
 from jax._src.tree_util import tree_flatten, tree_unflatten
 
 
@@ -726,8 +727,8 @@ def _put(leaf, target):
   if isinstance(target, sharding.NamedSharding):
     target.check_shape(aval.shape, "device_put args")
     blocks = target.devices_indices_map(aval.shape)
-    bufs = [dispatch.buffer_from_numpy(np.ascontiguousarray(value[idx]), d)
-            for d, idx in blocks.items()]
+    bufs = xla_client.batched_device_put(aval, target, [value[idx] for idx in blocks.values()],
+                                         list(blocks))
     return ArrayImpl(aval, bufs, sharding=target)
   raise TypeError(f"device_put: unsupported sharding {target!r}")
 

@@ -21,6 +21,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from jax._src.lib import xla_client as xc
+
 
 # ----------------------------------------------------------------------------- mesh
 
@@ -218,67 +220,16 @@ def spec_from_axes(per_dim: Sequence[tuple]) -> PartitionSpec:
 # ----------------------------------------------------------------------------- shardings
 
 
-class Sharding:
-  """How an array is laid out over devices."""
-
-  memory_kind = "device"
-
-  @property
-  def device_set(self) -> set:
-    return set(self._device_assignment)
-
-  @property
-  def num_devices(self) -> int:
-    return len(self._device_assignment)
-
-  @property
-  def addressable_devices(self) -> set:
-    return self.device_set
-
-  @property
-  def is_fully_addressable(self) -> bool:
-    return True
-
-  def addressable_devices_indices_map(self, global_shape) -> dict:
-    return self.devices_indices_map(global_shape)
-
-  def shard_shape(self, global_shape) -> tuple:
-    index = next(iter(self.devices_indices_map(global_shape).values()))
-    return tuple(len(range(*s.indices(d))) for s, d in zip(index, global_shape))
-
-  def with_memory_kind(self, kind):
-    if kind not in (None, "device"):
-      raise ValueError(f"memory kind {kind!r} is not supported; the CPU backend has 'device'")
-    return self
-
-  def is_equivalent_to(self, other, ndim: int) -> bool:
-    shape = (1,) * ndim
-    return (isinstance(other, Sharding)
-            and self._device_assignment == other._device_assignment
-            and self.devices_indices_map(shape) == other.devices_indices_map(shape))
+# The classes build on jaxlib's: it holds the device lists and the HloSharding
+# behind each layout (so devices_indices_map is computed in one place); jax adds
+# its Mesh and PartitionSpec checks, error messages and reprs.
+Sharding = xc.Sharding
 
 
-class SingleDeviceSharding(Sharding):
-  def __init__(self, device, *, memory_kind=None):
-    self._device = device
-
-  @property
-  def _device_assignment(self) -> list:
-    return [self._device]
-
-  is_fully_replicated = property(lambda self: True)
-
-  def devices_indices_map(self, global_shape) -> dict:
-    return {self._device: (slice(None),) * len(global_shape)}
-
-  def __eq__(self, other):
-    return isinstance(other, SingleDeviceSharding) and self._device == other._device
-
-  def __hash__(self):
-    return hash((SingleDeviceSharding, self._device))
+class SingleDeviceSharding(xc.SingleDeviceSharding):
 
   def __repr__(self):
-    return f"SingleDeviceSharding(device={self._device!r}, memory_kind=device)"
+    return f"SingleDeviceSharding(device={self._device!r}, memory_kind={self.memory_kind})"
 
 
 def _check_spec(mesh: Mesh, spec: PartitionSpec) -> None:
@@ -295,7 +246,7 @@ def _check_spec(mesh: Mesh, spec: PartitionSpec) -> None:
       used.append(n)
 
 
-class NamedSharding(Sharding):
+class NamedSharding(xc.NamedSharding):
   """A layout over a mesh: dimension i is split over the mesh axes named by spec[i]."""
 
   def __init__(self, mesh: Mesh, spec: PartitionSpec = PartitionSpec(), *, memory_kind=None):
@@ -309,16 +260,7 @@ class NamedSharding(Sharding):
       else:
         raise TypeError(f"NamedSharding expects a PartitionSpec, got {spec!r}")
     _check_spec(mesh, spec)
-    self.mesh, self.spec = mesh, spec
-
-  @property
-  def _device_assignment(self) -> list:
-    return self.mesh._flat_devices
-
-  @property
-  def is_fully_replicated(self) -> bool:
-    return all(self.mesh.shape[n] == 1 for names in self.spec._normalized(len(self.spec))
-               for n in names)
+    super().__init__(mesh, spec, memory_kind=memory_kind)
 
   def partition_counts(self, ndim: int) -> tuple[int, ...]:
     return tuple(math.prod(self.mesh.shape[n] for n in names)
@@ -335,30 +277,10 @@ class NamedSharding(Sharding):
                          f"partitioned {k} times, but does not evenly divide the dimension "
                          f"size {d}. Got shape: {tuple(global_shape)} and sharding {self}")
 
-  def _block_index(self, coord: tuple, names: tuple) -> int:
-    """The position of the device at mesh `coord` among the parts split over `names`."""
-    index = 0
-    for n in names:
-      i = self.mesh.axis_names.index(n)
-      index = index * self.mesh.devices.shape[i] + coord[i]
-    return index
-
   def devices_indices_map(self, global_shape) -> dict:
     global_shape = tuple(global_shape)
     self.check_shape(global_shape)
-    per_dim = self.spec._normalized(len(global_shape))
-    counts = self.partition_counts(len(global_shape))
-    out = {}
-    for coord in np.ndindex(*self.mesh.devices.shape):
-      index = []
-      for names, k, d in zip(per_dim, counts, global_shape):
-        if not names:
-          index.append(slice(None))
-          continue
-        b = self._block_index(coord, names)
-        index.append(slice(b * (d // k), (b + 1) * (d // k)))
-      out[self.mesh.devices[coord]] = tuple(index)
-    return out
+    return super().devices_indices_map(global_shape)
 
   def replica_ids(self, global_shape) -> list[int]:
     """Per device (mesh order): how many devices before it hold the same block."""
@@ -370,27 +292,24 @@ class NamedSharding(Sharding):
       seen[key] = ids[-1] + 1
     return ids
 
-  def __eq__(self, other):
-    return (isinstance(other, NamedSharding) and self.mesh == other.mesh
-            and self.spec._normalized(64) == other.spec._normalized(64))
-
-  def __hash__(self):
-    return hash((NamedSharding, self.mesh, self.spec._normalized(64)))
-
   def __repr__(self):
-    return f"NamedSharding(mesh={self.mesh._short_repr()}, spec={self.spec!r}, memory_kind=device)"
+    return (f"NamedSharding(mesh={self.mesh._short_repr()}, spec={self.spec!r}, "
+            f"memory_kind={self.memory_kind})")
 
 
 class PmapSharding(Sharding):
   """A pmap result: slice i of axis `stack_axis` on device i (or copies if axis is None)."""
 
   def __init__(self, devices: Sequence, stack_axis: int | None):
-    self._devices = list(devices)
+    self._devices = tuple(devices)
     self.stack_axis = stack_axis
+    self._device_list = None
 
   @property
-  def _device_assignment(self) -> list:
-    return self._devices
+  def _internal_device_list(self):
+    if self._device_list is None:
+      self._device_list = xc.DeviceList(self._devices)
+    return self._device_list
 
   is_fully_replicated = property(lambda self: self.stack_axis is None)
 
@@ -416,7 +335,7 @@ class PmapSharding(Sharding):
     return hash((PmapSharding, tuple(map(_device_id, self._devices)), self.stack_axis))
 
   def __repr__(self):
-    return f"PmapSharding(devices={self._devices!r}, stack_axis={self.stack_axis})"
+    return f"PmapSharding(devices={list(self._devices)!r}, stack_axis={self.stack_axis})"
 
 
 class Shard:

@@ -171,7 +171,8 @@ def test_installed_jaxlib_has_typing_stubs(wheel_venv, wheel_python):
   assert os.path.isfile(os.path.join(root, "py.typed"))
   stubs = {name: open(os.path.join(root, "_jax", name), encoding="utf-8").read()
            for name in ("__init__.pyi", "pytree.pyi", "jit.pyi")}
-  for cls in ("class Client", "class Buffer", "class LoadedExecutable", "class Device"):
+  for cls in ("class Client", "class Buffer", "class LoadedExecutable", "class Device",
+              "class DeviceList"):
     assert cls in stubs["__init__.pyi"], cls
   for cls in ("class PyTreeRegistry", "class PyTreeDef", "def flatten(", "def unflatten("):
     assert cls in stubs["pytree.pyi"], cls
