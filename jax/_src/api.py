@@ -129,16 +129,28 @@ class Traced(_Stage):
     return self._closed
 
   def lower(self) -> Lowered:
+    from jax._src import jit_primitive, shard_map_jit
+    if jit_primitive._has_shard_map(self._closed):
+      shard_map_jit.plan(self._closed, self._name)  # raises now if it has no SPMD program
     return self._same(Lowered)
 
 
 class Lowered(_Stage):
-  """The result of `jit(f).lower(*args)`: HLO text, compilable."""
+  """The result of `jit(f).lower(*args)`: HLO text, compilable.
+
+  A function holding shard_map lowers to its per-device SPMD program (see
+  jax/_src/shard_map_jit.py): the header says `replica_count=<mesh size>` and
+  the collectives are cross-replica ops; one that cannot be a single SPMD
+  program raises NotImplementedError saying which operation prevents it.
+  """
 
   def as_text(self, dialect: str | None = None, **_) -> str:
     if dialect not in (None, "hlo"):
       raise ValueError(f"this jax lowers to XLA HLO text only: as_text(dialect='hlo'); "
                        f"got dialect={dialect!r}")
+    from jax._src import jit_primitive, shard_map_jit
+    if jit_primitive._has_shard_map(self._closed):
+      return shard_map_jit.hlo_text(shard_map_jit.plan(self._closed, self._name), self._name)
     from jax._src.lowering import hlo
     plan = donation.plan(self._closed.in_avals, self._closed.out_avals, self._donated_invars())
     return hlo.lower_jaxpr_to_module(self._closed, self._name, donation_plan=plan)
@@ -151,9 +163,12 @@ class Lowered(_Stage):
     return None
 
   def compile(self, compiler_options=None) -> Compiled:
-    from jax._src import dispatch
-    exe = dispatch.compile_closed_jaxpr(self._closed, self._name,
-                                        donated=self._donated_invars())
+    from jax._src import dispatch, jit_primitive, shard_map_jit
+    if jit_primitive._has_shard_map(self._closed):
+      exe = shard_map_jit.compile_program(self._closed, self._name)
+    else:
+      exe = dispatch.compile_closed_jaxpr(self._closed, self._name,
+                                          donated=self._donated_invars())
     compiled = self._same(Compiled)
     compiled._exe = exe
     return compiled
@@ -174,11 +189,14 @@ class Compiled(_Stage):
         pass
     return self._exe.hlo_text
 
+  # An SPMD program (a function holding shard_map) knows its costs and shardings.
   def cost_analysis(self):
-    return None
+    analysis = getattr(self._exe, "cost_analysis", None)
+    return analysis() if analysis else None
 
   def memory_analysis(self):
-    return None
+    from jax._src import shard_map_jit
+    return shard_map_jit.memory_stats(self.runtime_executable())
 
   def runtime_executable(self):
     return getattr(self._exe, "_loaded", None)
@@ -189,10 +207,16 @@ class Compiled(_Stage):
 
   @property
   def input_shardings(self):
+    spmd = getattr(self._exe, "input_shardings", None)
+    if spmd is not None:
+      return self.in_tree.unflatten(spmd[len(self._hoisted):])
     return self.in_tree.unflatten([self._default_sharding()] * self.in_tree.num_leaves)
 
   @property
   def output_shardings(self):
+    spmd = getattr(self._exe, "output_shardings", None)
+    if spmd is not None:
+      return self.out_tree.unflatten(spmd)
     return self.out_tree.unflatten([self._default_sharding()] * self.out_tree.num_leaves)
 
   def _check_args(self, leaves, in_tree) -> None:

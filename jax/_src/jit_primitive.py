@@ -25,11 +25,16 @@ def donation_params(donated_invars) -> dict:
 def _jit_impl(*args, jaxpr: ClosedJaxpr, name: str, donated_invars=None):
   """Compile and run on one device, unless arguments are split over a mesh (SPMD).
 
-  A jaxpr holding a shard_map is run equation by equation: each shard_map is its
-  own multi-device program, which no single-device module can contain. Donation
+  A jaxpr holding a shard_map runs as one SPMD program over its mesh
+  (shard_map_jit.py), or, when it does not partition, equation by equation with
+  each shard_map its own multi-device program. Donation
   (`donated_invars`, one flag per argument) applies to the single-device program.
   """
-  from jax._src import dispatch, shard_map
+  from jax._src import dispatch, shard_map, shard_map_jit
+  if _has_shard_map(jaxpr):
+    outs = shard_map_jit.run(jaxpr, args, name)
+    if outs is not None:
+      return outs
   if _has_shard_map(jaxpr) or _needs_host_callbacks(jaxpr):
     return core.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, args)
   outs = shard_map.partitioned_jit(jaxpr, args, name)

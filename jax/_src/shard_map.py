@@ -140,14 +140,21 @@ def _compile(jaxpr: core.ClosedJaxpr, mesh: Mesh, name: str) -> _Compiled:
   return compiled
 
 
+def run_blocks(loaded, args, mesh: Mesh, in_specs, out_specs, local_in_avals,
+               local_out_avals) -> list[ArrayImpl]:
+  """Run an SPMD executable on global arguments laid out per `in_specs`; global results."""
+  arg_blocks = [_device_blocks(x, NamedSharding(mesh, s), _global_aval(a, s, mesh))
+                for x, s, a in zip(args, in_specs, local_in_avals)]
+  outs = loaded.execute_sharded(arg_blocks)
+  return [ArrayImpl(_global_aval(a, s, mesh), list(bufs), sharding=NamedSharding(mesh, s))
+          for a, s, bufs in zip(local_out_avals, out_specs, outs)]
+
+
 def _shard_map_impl(*args, jaxpr: core.ClosedJaxpr, mesh: Mesh, in_specs, out_specs,
                     check_vma: bool, name: str):
   compiled = _compile(jaxpr, mesh, name)
-  arg_blocks = [_device_blocks(x, NamedSharding(mesh, s), _global_aval(a, s, mesh))
-                for x, s, a in zip(args, in_specs, jaxpr.in_avals)]
-  outs = compiled.loaded.execute_sharded(arg_blocks)
-  return [ArrayImpl(_global_aval(a, s, mesh), list(bufs), sharding=NamedSharding(mesh, s))
-          for a, s, bufs in zip(jaxpr.out_avals, out_specs, outs)]
+  return run_blocks(compiled.loaded, args, mesh, in_specs, out_specs, jaxpr.in_avals,
+                    jaxpr.out_avals)
 
 
 def _shard_map_abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, check_vma, name):
@@ -156,8 +163,8 @@ def _shard_map_abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, check_vma
 
 def _shard_map_lowering(ctx, *args, jaxpr, mesh, **_):
   raise NotImplementedError(
-      "shard_map cannot be inlined into a single-device HLO module; it runs as its own SPMD "
-      "program (jit of a function containing shard_map runs it that way).")
+      "shard_map cannot be inlined into a single-device HLO module; a jit holding it is "
+      "lowered as one SPMD program instead (see jax/_src/shard_map_jit.py).")
 
 
 def _shard_map_jvp(primals, tangents, *, jaxpr, mesh, in_specs, out_specs, check_vma, name):
@@ -351,7 +358,7 @@ def shard_map(f: Callable | None = None, /, *, out_specs, in_specs=None, mesh: M
 
 
 class _NotPartitionable(Exception):
-  pass
+  """The jaxpr cannot run as one SPMD program; the message says which equation and why."""
 
 
 def _elementwise_prims() -> frozenset:
@@ -398,12 +405,48 @@ class _Partitioner:
       return _Val(x.eqn.primitive.bind(x.scalar, **params), axes)
     return x
 
-  def replicated(self, x) -> _Val:
+  def replicated(self, x, what: str) -> _Val:
     if isinstance(x, _Uniform):
       return self.materialize(x, ((),) * len(x.eqn.out_binders[0].aval.shape))
     if not _replicated(x):
-      raise _NotPartitionable
+      raise _NotPartitionable(f"{what} is applied to a value split as {spec_from_axes(x.axes)}")
     return x
+
+  def in_layout(self, x, axes: tuple, what: str):
+    """The local block of `x` in the layout `axes`; a replicated value is sliced locally."""
+    if isinstance(x, _Uniform):
+      return self.materialize(x, axes).value
+    if x.axes == axes:
+      return x.value
+    if _replicated(x):
+      return self.local_block(x.value, axes)
+    raise _NotPartitionable(f"{what} must be split as {spec_from_axes(axes)}, but the value "
+                            f"given is split as {spec_from_axes(x.axes)}")
+
+  def local_block(self, value, axes: tuple):
+    """This device's block of a replicated `value` (device order is row-major over the mesh)."""
+    from jax._src.lax import slicing
+    starts = []
+    for names, local in zip(axes, self.local_shape(value.shape, axes)):
+      index = 0
+      for n in names:
+        index = index * self.mesh.shape[n] + parallel.axis_index(n)
+      starts.append(index * local)
+    return slicing.dynamic_slice(value, starts, self.local_shape(value.shape, axes))
+
+  def shard_map_eqn(self, eqn, ins) -> list:
+    """The shard_map body inlined: its in_specs/out_specs are the layouts around it."""
+    p = eqn.params
+    if p["mesh"] != self.mesh:
+      raise _NotPartitionable(f"shard_map '{p['name']}' runs over the mesh {p['mesh']}, and "
+                              f"another shard_map in the same function over {self.mesh}")
+    body = p["jaxpr"]
+    local = [self.in_layout(x, _dim_axes(s, v.aval.ndim),
+                            f"argument {i} of shard_map '{p['name']}'")
+             for i, (x, s, v) in enumerate(zip(ins, p["in_specs"], eqn.inputs))]
+    outs = core.eval_jaxpr(body.jaxpr, body.consts, local)
+    return [_Val(o, _dim_axes(s, v.aval.ndim))
+            for o, s, v in zip(outs, p["out_specs"], eqn.out_binders)]
 
   def run(self, jaxpr: core.Jaxpr, consts, args: Sequence) -> list:
     env: dict = {}
@@ -436,8 +479,8 @@ class _Partitioner:
     if name == "jit" and isinstance(inner, core.ClosedJaxpr):
       return self.run(inner.jaxpr, inner.consts, ins)
     if prim is shard_map_p:
-      raise _NotPartitionable
-    vals = [self.replicated(x).value for x in ins]
+      return self.shard_map_eqn(eqn, ins)
+    vals = [self.replicated(x, f"'{name}'").value for x in ins]
     outs = prim.bind(*vals, **eqn.params)
     outs = outs if prim.multiple_results else [outs]
     return [_Val(o, ((),) * v.aval.ndim) for o, v in zip(outs, eqn.out_binders)]
@@ -447,13 +490,15 @@ class _Partitioner:
     layouts = {x.axes for x in ins if not isinstance(x, _Uniform) and len(x.axes) == ndim
                and ndim > 0}
     if len(layouts) > 1:
-      raise _NotPartitionable
+      raise _NotPartitionable(f"'{eqn.primitive.name}' combines values split differently: "
+                              + ", ".join(str(spec_from_axes(a)) for a in sorted(layouts)))
     axes = layouts.pop() if layouts else ((),) * ndim
     vals = []
     for x in ins:
       x = self.materialize(x, axes)
       if x.axes != axes and x.axes != ():
-        raise _NotPartitionable
+        raise _NotPartitionable(f"'{eqn.primitive.name}' combines values of different ranks "
+                                f"split as {spec_from_axes(x.axes)} and {spec_from_axes(axes)}")
       vals.append(x.value)
     out = eqn.primitive.bind(*vals, **eqn.params)
     outs = out if eqn.primitive.multiple_results else [out]
@@ -464,7 +509,8 @@ class _Partitioner:
     reduced = tuple(eqn.params["axes"])
     split = [n for d in reduced for n in x.axes[d]]
     if split and eqn.primitive.name not in _REDUCERS:
-      raise _NotPartitionable
+      raise _NotPartitionable(f"'{eqn.primitive.name}' reduces dimensions split over mesh axes "
+                              f"{tuple(split)}")
     out = eqn.primitive.bind(x.value, **eqn.params)
     if split:
       collective = getattr(parallel, f"{_REDUCERS[eqn.primitive.name]}_p")
@@ -515,7 +561,7 @@ def _build_plan(closed: core.ClosedJaxpr, mesh: Mesh, in_axes, name: str) -> _Pl
     jaxpr, consts = pe.trace_to_jaxpr_dynamic(body, local)
   local_closed, hoisted = pe.close_jaxpr(jaxpr, consts)
   if hoisted:
-    raise _NotPartitionable
+    raise _NotPartitionable("the function closes over values traced outside it")
   return _Plan(local_closed, in_specs, tuple(spec_from_axes(a) for a in out_axes))
 
 

@@ -254,12 +254,13 @@ def lower_jaxpr_into(comp: ComputationBuilder, jaxpr: core.Jaxpr, consts: Sequen
 def lower_jaxpr_to_module(closed: core.ClosedJaxpr, module_name: str,
                           arg_names: Sequence[str] | None = None, *, kind: str = "jit",
                           axis_env: dict | None = None,
-                          donation_plan=None) -> str:
+                          donation_plan=None, num_replicas: int = 1) -> str:
   """The HLO text of a whole module whose ENTRY computes `closed`.
 
   `kind` prefixes the module name (`jit_f`, `pmap_f`); `axis_env` maps the pmap
   axis names the collectives may use to their number of replicas;
-  `donation_plan` (a donation.Plan) declares the donated parameters.
+  `donation_plan` (a donation.Plan) declares the donated parameters;
+  `num_replicas` > 1 is written into the header as the module's `replica_count`.
   """
   from jax._src.interpreters import partial_eval as pe
 
@@ -278,7 +279,9 @@ def lower_jaxpr_to_module(closed: core.ClosedJaxpr, module_name: str,
   layout = f"{params}->{entry.result_shape}"
   alias = donation.module_attrs(donation_plan or donation.NO_DONATION, len(outs))
   alias = f"{alias}, " if alias else ""
-  header = f"HloModule {module.name}, {alias}entry_computation_layout={{{layout}}}\n"
+  replicas = f"replica_count={num_replicas}, " if num_replicas > 1 else ""
+  header = (f"HloModule {module.name}, {replicas}{alias}"
+            f"entry_computation_layout={{{layout}}}\n")
   return "\n".join([header, *module.computations, entry_text])
 
 

@@ -1,0 +1,226 @@
+"""jit of a function holding shard_map: ONE SPMD program, run eagerly or ahead of time.
+
+The whole jaxpr is partitioned over the mesh of its shard_maps (see `_Partitioner`
+in shard_map.py): each shard_map body is inlined with its in_specs/out_specs as
+the layouts around it, and the work before and after it joins the same program
+when it partitions (elementwise ops, reductions, nested jits, anything on
+replicated values). The result is the per-device program that the runtime
+compiles with `num_replicas = mesh.size`: replica r is the r-th device of the
+mesh (row-major) and the collectives are cross-replica ops.
+
+Argument layouts are chosen from the jaxpr alone, so `jit(f)(x)` and
+`jit(f).lower(x).compile()(x)` run the same program and return the same
+shardings: an argument passed straight to a shard_map takes that shard_map's
+in_spec (the first one that uses it), every other argument is replicated, and a
+replicated value that a shard_map wants split is sliced on each device.
+
+What does not partition (a reshape or dot of a split value, shard_maps over
+different meshes, a split value reaching a shard_map in another layout, host
+callbacks) raises `NotPartitionable`: eager jit then runs the jaxpr equation by
+equation (each shard_map its own program), and `lower` reports the reason.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from jax._src import compilation_cache
+from jax._src import core
+from jax._src.config import config
+from jax._src.core import ShapedArray
+from jax._src.sharding import Mesh, NamedSharding
+from jax._src import shard_map as sm
+
+
+class NotPartitionable(NotImplementedError):
+  """A jit holding shard_map that cannot be one SPMD program."""
+
+
+def _meshes(jaxpr: core.Jaxpr, found: list) -> list:
+  for eqn in jaxpr.eqns:
+    if eqn.primitive is sm.shard_map_p:
+      if eqn.params["mesh"] not in found:
+        found.append(eqn.params["mesh"])
+    inner = eqn.params.get("jaxpr")
+    if eqn.primitive.name == "jit" and isinstance(inner, core.ClosedJaxpr):
+      _meshes(inner.jaxpr, found)
+  return found
+
+
+def _chosen_in_axes(jaxpr: core.Jaxpr) -> tuple:
+  """Per argument: the in_spec of the first shard_map it feeds directly, else replicated."""
+  axes = {}
+  for eqn in jaxpr.eqns:
+    if eqn.primitive is not sm.shard_map_p:
+      continue
+    for x, spec in zip(eqn.inputs, eqn.params["in_specs"]):
+      if isinstance(x, core.Var) and x not in axes:
+        axes[x] = sm._dim_axes(spec, x.aval.ndim)
+  return tuple(axes.get(v, ((),) * v.aval.ndim) for v in jaxpr.invars)
+
+
+class Plan(NamedTuple):
+  mesh: Mesh
+  local: core.ClosedJaxpr  # the per-device program
+  in_specs: tuple
+  out_specs: tuple
+
+
+def plan(closed: core.ClosedJaxpr, name: str) -> Plan:
+  """The SPMD program of `closed` (cached on it), or NotPartitionable saying why not."""
+  cache = closed.__dict__.setdefault("_shard_map_jit_plans", {})
+  key = (name, config.jax_enable_x64)
+  hit = cache.get(key)
+  if hit is None:
+    try:
+      hit = _build(closed, name)
+    except NotPartitionable as e:
+      hit = e
+    cache[key] = hit
+  if isinstance(hit, NotPartitionable):
+    raise hit
+  return hit
+
+
+_HINT = (". Calling the jit still works (each shard_map runs as its own program); to lower "
+         "it, move the work on split values into the shard_map body or lower each shard_map'd "
+         "function by itself.")
+
+
+def _build(closed: core.ClosedJaxpr, name: str) -> Plan:
+  from jax._src import callback
+  what = f"jit of '{name}' cannot be lowered as one SPMD program: "
+  meshes = _meshes(closed.jaxpr, [])
+  if len(meshes) != 1:
+    raise NotPartitionable(what + f"its shard_maps run over {len(meshes)} different meshes "
+                           f"({', '.join(str(m.axis_sizes) for m in meshes)})" + _HINT)
+  if callback.contains_callback(closed.jaxpr):
+    raise NotPartitionable(what + "it holds a host callback, which would run on every device")
+  try:
+    p = sm._build_plan(closed, meshes[0], _chosen_in_axes(closed.jaxpr), name)
+  except sm._NotPartitionable as e:
+    raise NotPartitionable(what + str(e) + _HINT) from None
+  return Plan(meshes[0], p.jaxpr, p.in_specs, p.out_specs)
+
+
+def hlo_text(p: Plan, name: str) -> str:
+  from jax._src.lowering import hlo
+  return hlo.lower_jaxpr_to_module(p.local, name, kind="jit", axis_env=dict(p.mesh.shape),
+                                   num_replicas=p.mesh.size)
+
+
+class CompiledMemoryStats(NamedTuple):
+  """Per-device sizes of a compiled program, as the backend reports them."""
+  generated_code_size_in_bytes: int
+  argument_size_in_bytes: int
+  output_size_in_bytes: int
+  alias_size_in_bytes: int
+  temp_size_in_bytes: int
+  host_generated_code_size_in_bytes: int = 0
+  host_argument_size_in_bytes: int = 0
+  host_output_size_in_bytes: int = 0
+  host_alias_size_in_bytes: int = 0
+  host_temp_size_in_bytes: int = 0
+
+
+def memory_stats(loaded) -> CompiledMemoryStats | None:
+  """The memory stats of a loaded executable, or None if its backend has no such query."""
+  query = getattr(loaded, "get_compiled_memory_stats", None)
+  if query is None:
+    return None
+  d = query()
+  return CompiledMemoryStats(d["generated_code_size_in_bytes"], d["argument_size_in_bytes"],
+                             d["output_size_in_bytes"], d["alias_size_in_bytes"],
+                             d["temp_size_in_bytes"])
+
+
+_ARITHMETIC_COLLECTIVES = frozenset({"psum", "pmax", "pmin"})
+
+
+def _nbytes(aval) -> int:
+  return math.prod(aval.shape) * np.dtype(aval.dtype).itemsize
+
+
+def estimate_cost(jaxpr: core.Jaxpr) -> dict[str, float]:
+  """Per-device flops and bytes accessed of `jaxpr`, counted the way XLA's analysis does:
+  one flop per element an arithmetic op produces (per input element for reductions,
+  2*M*N*K for a dot), and every operand and result read or written once."""
+  from jax._src.lax import elementwise
+  arith = {p for p in vars(elementwise).values() if isinstance(p, core.Primitive)}
+  flops = accessed = 0
+  for eqn in jaxpr.eqns:
+    inner = eqn.params.get("jaxpr")
+    if eqn.primitive.name == "jit" and isinstance(inner, core.ClosedJaxpr):
+      sub = estimate_cost(inner.jaxpr)
+      flops += sub["flops"]
+      accessed += sub["bytes accessed"]
+      continue
+    ins = [x.aval for x in eqn.inputs]
+    outs = [v.aval for v in eqn.out_binders]
+    accessed += sum(map(_nbytes, ins + outs))
+    name = eqn.primitive.name
+    if name == "dot_general":
+      (lc, _), _ = eqn.params["dimension_numbers"]
+      flops += 2 * math.prod(outs[0].shape) * math.prod(ins[0].shape[d] for d in lc)
+    elif name.startswith("reduce_") or name in _ARITHMETIC_COLLECTIVES:
+      flops += math.prod(ins[0].shape)
+    elif eqn.primitive in arith:
+      flops += math.prod(outs[0].shape)
+  return {"flops": float(flops), "bytes accessed": float(accessed)}
+
+
+class Executable:
+  """A compiled SPMD program: called with global arrays, returns global arrays."""
+
+  def __init__(self, p: Plan, name: str):
+    from jax._src import dispatch
+    from jax._src.pmap import _compile_options
+    self.plan = p
+    self.hlo_text = hlo_text(p, name)
+    if config.jax_dump_hlo:
+      print(self.hlo_text)
+    self._loaded = compilation_cache.compile_or_get_cached(
+        dispatch.get_backend(), self.hlo_text, p.mesh._flat_devices, _compile_options(p.mesh.size))
+
+  def __call__(self, *args) -> list:
+    p = self.plan
+    if len(args) != len(p.in_specs):
+      raise TypeError(f"executable takes {len(p.in_specs)} arguments, got {len(args)}")
+    return sm.run_blocks(self._loaded, args, p.mesh, p.in_specs, p.out_specs,
+                         p.local.in_avals, p.local.out_avals)
+
+  @property
+  def input_shardings(self) -> list[NamedSharding]:
+    return [NamedSharding(self.plan.mesh, s) for s in self.plan.in_specs]
+
+  @property
+  def output_shardings(self) -> list[NamedSharding]:
+    return [NamedSharding(self.plan.mesh, s) for s in self.plan.out_specs]
+
+  def cost_analysis(self) -> dict[str, float]:
+    return estimate_cost(self.plan.local.jaxpr)
+
+  def memory_analysis(self) -> CompiledMemoryStats | None:
+    return memory_stats(self._loaded)
+
+
+def compile_program(closed: core.ClosedJaxpr, name: str) -> Executable:
+  """The compiled SPMD program of `closed` (cached on it); NotPartitionable if none."""
+  cache = closed.__dict__.setdefault("_shard_map_jit_executables", {})
+  key = (name, config.jax_enable_x64)
+  exe = cache.get(key)
+  if exe is None:
+    exe = cache[key] = Executable(plan(closed, name), name)
+  return exe
+
+
+def run(closed: core.ClosedJaxpr, args, name: str) -> list | None:
+  """Eager jit: run `closed` as its SPMD program, or None when it has none."""
+  try:
+    exe = compile_program(closed, name)
+  except NotPartitionable:
+    return None
+  return exe(*args)
