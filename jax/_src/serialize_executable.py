@@ -22,6 +22,10 @@ def serialize(compiled) -> tuple[bytes, Any, Any]:
     raise TypeError(f"serialize expects the result of jax.jit(f).lower(...).compile(), got "
                     f"{type(compiled).__name__}")
   exe = compiled._exe
+  if getattr(exe, "plan", None) is not None:
+    raise NotImplementedError(
+        f"serialize: '{compiled.fun_name}' compiled to a multi-device SPMD program (it holds "
+        f"shard_map); only single-device executables can be serialized")
   client = exe._loaded.client
   payload = {
       "format": _FORMAT,
