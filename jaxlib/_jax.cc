@@ -4,6 +4,7 @@
 #include "jaxlib/jit_fast_path.h"
 #include "jaxlib/py_array.h"
 #include "jaxlib/py_client.h"
+#include "jaxlib/py_custom_call.h"
 #include "jaxlib/py_device_list.h"
 #include "jaxlib/py_executable.h"
 #include "jaxlib/py_host_callback.h"
@@ -25,6 +26,7 @@ NB_MODULE(_jax, m) {
   jax::RegisterArray(m);
   jax::RegisterExecutable(m);
   jax::RegisterHostCallbacks(m);
+  jax::RegisterCustomCalls(m);
   jax::RegisterPyTree(m);
   jax::RegisterJitFastPath(m);
 }

@@ -7,18 +7,18 @@ A platform's plugin (or a library that forwards targets to it) installs a handle
 with `register_custom_call_handler`; the handler is called once for every target
 of its platform, those registered before it included.
 
-What is missing: the C API reserves PJRT_Extension_Type_CustomCall but defines no
-registration call yet, and the CPU plugin runs only its built-in targets (the
-linear-algebra kernels) and host callbacks (Client.register_host_callback). So a
-target registered here is recorded, checked and handed to handlers, but an HLO
-module that names it still fails to compile ('UNIMPLEMENTED: ... custom-call target
-"..." is not registered') until a plugin installs a handler that forwards it.
+Plugins with the C API custom-call extension get a handler when they are loaded
+(plugin_support.load_pjrt_plugin_dynamically) that hands each target to the
+plugin, after which HLO custom-calls naming it call the function. The CPU plugin
+runs untyped functions (api_version 0, `void f(void* out, const void** in)`);
+typed-FFI targets are recorded but refused by it with a message.
 """
 
 from __future__ import annotations
 
 import threading
 import types
+import warnings
 from typing import Any, Callable
 
 _PLATFORMS = {"cpu": "cpu", "host": "cpu", "cuda": "cuda", "gpu": "cuda", "rocm": "rocm",
@@ -36,7 +36,8 @@ def _is_capsule(x: Any) -> bool:
       type(x).__name__ == "PyCapsule")
 
 
-def _platform(platform: Any) -> str:
+def canonical_platform(platform: Any) -> str:
+  """The registry's name for `platform` ("host" -> "cpu", "gpu" -> "cuda"); ValueError if unknown."""
   if not isinstance(platform, str):
     raise TypeError(f"platform must be a str, got {type(platform).__name__}")
   try:
@@ -88,7 +89,7 @@ def register_custom_call_target(name: str, fn: Any, platform: str = "cpu",
   if isinstance(api_version, bool) or api_version not in _API_VERSIONS:
     raise ValueError(f"api_version must be 0 (untyped) or 1 (typed FFI), got {api_version!r}")
   _check_target(fn, api_version)
-  plat = _platform(platform)
+  plat = canonical_platform(platform)
   with _lock:
     known = _targets.setdefault(plat, {})
     if name in known:
@@ -107,18 +108,23 @@ def register_custom_call_handler(platform: str, handler: Callable) -> None:
   the targets registered so far. A platform has one handler."""
   if not callable(handler):
     raise TypeError(f"a custom-call handler must be callable, got {type(handler).__name__}")
-  plat = _platform(platform)
+  plat = canonical_platform(platform)
   with _lock:
     if plat in _handlers:
       raise ValueError(f"platform {plat} already has a custom-call handler")
     _handlers[plat] = handler
     pending = list(_targets.get(plat, {}).items())
   for name, (fn, api_version, traits) in pending:
-    handler(name, fn, api_version, traits)
+    # Targets registered earlier are not the caller's doing: a refusal warns.
+    try:
+      handler(name, fn, api_version, traits)
+    except Exception as e:  # pylint: disable=broad-except
+      warnings.warn(f"custom-call target {name!r} could not be given to the {plat} plugin: {e}",
+                    RuntimeWarning, stacklevel=2)
 
 
 def custom_call_targets(platform: str) -> dict[str, Any]:
   """name -> function of the targets registered for `platform`."""
-  plat = _platform(platform)
+  plat = canonical_platform(platform)
   with _lock:
     return {name: entry[0] for name, entry in _targets.get(plat, {}).items()}

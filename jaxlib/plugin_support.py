@@ -77,7 +77,31 @@ def load_pjrt_plugin_dynamically(plugin_name: str, library_path: str):
   plugin = _jax.load_pjrt_plugin(library_path)
   _loaded[plugin_name] = plugin
   _library_paths[plugin_name] = library_path
+  _forward_custom_call_targets(plugin_name, plugin)
   return plugin
+
+
+def _forward_custom_call_targets(plugin_name: str, plugin) -> None:
+  """Hands the plugin every custom-call target of its platform, now and later."""
+  from jaxlib import _jax, custom_calls
+  if not _jax._custom_calls_supported(plugin):
+    return
+  try:
+    platform = custom_calls.canonical_platform(plugin_name)
+  except ValueError:
+    return  # a plugin of a platform custom calls have no name for
+
+  def forward(name, fn, api_version, traits):
+    del traits
+    if isinstance(fn, dict):
+      raise ValueError(f"custom-call target {name!r}: the {plugin_name} plugin runs untyped "
+                       "functions (api_version 0), not typed-FFI handlers")
+    _jax._register_custom_call_target(plugin, name, fn, api_version)
+
+  try:
+    custom_calls.register_custom_call_handler(platform, forward)
+  except ValueError:
+    pass  # the application installed its own handler for this platform first
 
 
 def initialize_pjrt_plugin(plugin_name: str) -> None:

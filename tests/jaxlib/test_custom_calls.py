@@ -2,6 +2,7 @@
 
 import ctypes
 
+import numpy as np
 import pytest
 
 pytestmark = pytest.mark.needs_wheels
@@ -46,15 +47,16 @@ def test_register_and_list(request):
   assert name in xla_client.custom_call_targets("cuda")
 
 
-def test_typed_ffi_handlers(request):
+def test_typed_ffi_handlers_are_checked_and_refused_by_cpu(request):
   name = request.node.name
-  handlers = {"prepare": capsule(), "execute": capsule()}
-  xla_client.register_custom_call_target(name, handlers, platform="cpu", api_version=1)
-  assert xla_client.custom_call_targets("cpu")[name] == handlers
+  xla_client.make_cpu_client()  # the CPU plugin is loaded and forwards targets to itself
   with pytest.raises(ValueError, match="needs an 'execute' handler"):
     xla_client.register_custom_call_target(name + "2", {"prepare": capsule()}, api_version=1)
   with pytest.raises(ValueError, match="unknown typed-FFI stage 'run'"):
     xla_client.register_custom_call_target(name + "3", {"run": capsule()}, api_version=1)
+  handlers = {"prepare": capsule(), "execute": capsule()}
+  with pytest.raises(ValueError, match="runs untyped functions"):
+    xla_client.register_custom_call_target(name, handlers, platform="cpu", api_version=1)
 
 
 def test_handler_sees_earlier_and_later_targets():
@@ -84,12 +86,82 @@ def test_bad_input():
     xla_client.custom_call_targets(None)
 
 
-def test_registered_targets_are_not_yet_callable_on_cpu(request):
-  """Documents the gap: the C API has no registration call, so the CPU plugin
-  still refuses a module that names a target registered only here."""
+_UNTYPED = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p))
+
+
+def _floats(address, n):
+  return np.ctypeslib.as_array(ctypes.cast(address, ctypes.POINTER(ctypes.c_float)), (n,))
+
+
+def _untyped_capsule(body):
+  fn = _UNTYPED(body)
+  _kernels.append(fn)
+  return _new_capsule(ctypes.cast(fn, ctypes.c_void_p), b"xla._CUSTOM_CALL_TARGET", None)
+
+
+def test_registered_target_runs_in_the_cpu_plugin(request):
+  """XLA's original CPU convention: f(out, ins), out the result buffer."""
   name = request.node.name
-  xla_client.register_custom_call_target(name, capsule(), platform="cpu")
+
+  def axpb(out, ins):
+    _floats(out, 4)[:] = 2 * _floats(ins[0], 4) + _floats(ins[1], 4)
+
+  xla_client.register_custom_call_target(name, _untyped_capsule(axpb), platform="cpu")
   client = xla_client.make_cpu_client()
+  exe = client.compile_and_load(f"""HloModule m
+
+ENTRY main {{
+  x = f32[4]{{0}} parameter(0)
+  y = f32[4]{{0}} parameter(1)
+  ROOT r = f32[4]{{0}} custom-call(x, y), custom_call_target="{name}"
+}}
+""")
+  x = np.arange(4, dtype=np.float32)
+  y = np.full(4, 0.5, np.float32)
+  (out,) = exe.execute([client.buffer_from_pyval(x), client.buffer_from_pyval(y)])
+  np.testing.assert_array_equal(np.asarray(out), 2 * x + y)
+
+
+def test_tuple_result_gets_an_array_of_buffers(request):
+  name = request.node.name
+
+  def split(out, ins):
+    outs = ctypes.cast(out, ctypes.POINTER(ctypes.c_void_p))
+    x = _floats(ins[0], 3)
+    _floats(outs[0], 3)[:] = x + 1
+    _floats(outs[1], 3)[:] = x * x
+
+  xla_client.register_custom_call_target(name, _untyped_capsule(split), platform="cpu")
+  client = xla_client.make_cpu_client()
+  exe = client.compile_and_load(f"""HloModule m
+
+ENTRY main {{
+  x = f32[3]{{0}} parameter(0)
+  c = (f32[3]{{0}}, f32[3]{{0}}) custom-call(x), custom_call_target="{name}", api_version=API_VERSION_ORIGINAL
+  a = f32[3]{{0}} get-tuple-element(c), index=0
+  b = f32[3]{{0}} get-tuple-element(c), index=1
+  ROOT r = (f32[3]{{0}}, f32[3]{{0}}) tuple(a, b)
+}}
+""")
+  x = np.array([1, 2, 3], np.float32)
+  a, b = exe.execute([client.buffer_from_pyval(x)])
+  np.testing.assert_array_equal(np.asarray(a), x + 1)
+  np.testing.assert_array_equal(np.asarray(b), x * x)
+
+
+def test_other_api_versions_are_refused_by_name(request):
+  name = request.node.name
+  xla_client.register_custom_call_target(name, _untyped_capsule(lambda out, ins: None))
+  client = xla_client.make_cpu_client()
+  text = (MODULE % name).replace(f'"{name}"', f'"{name}", api_version=API_VERSION_STATUS_RETURNING')
+  with pytest.raises(xla_client.XlaRuntimeError, match="API_VERSION_STATUS_RETURNING, but "
+                     "registered native targets use the original untyped convention"):
+    client.compile_and_load(text)
+
+
+def test_unregistered_target_is_refused_by_name(request):
+  client = xla_client.make_cpu_client()
+  name = request.node.name
   with pytest.raises(xla_client.XlaRuntimeError, match=f'custom-call target "{name}" is not '
                      "registered"):
     client.compile_and_load(MODULE % name)

@@ -1,4 +1,5 @@
 #include "xla/pjrt/c/c_api_wrapper.h"
+#include "xla/pjrt/c/custom_call_registry.h"
 #include "xla/pjrt/c/host_callback_registry.h"
 
 #include <cstring>
@@ -585,6 +586,29 @@ PJRT_Error* ExecutableSerialize(PJRT_LoadedExecutable_Serialize_Args* args) {
   });
 }
 
+PJRT_Error* CustomCallRegister(PJRT_CustomCall_Register_Args* args) {
+  return Guard("PJRT_CustomCall_Register", [&]() -> Status {
+    CHECK_ARGS(PJRT_CustomCall_Register_Args, args, function);
+    if (args->name == nullptr) return InvalidArgument("PJRT_CustomCall_Register: name is null");
+    return RegisterCustomCallTarget(std::string(args->name, args->name_size),
+                                    CustomCallTarget{args->function, args->api_version});
+  });
+}
+
+// The extension chain: custom calls, then host callbacks.
+PJRT_Extension_Base* Extensions() {
+  static PJRT_CustomCall_Extension extension = [] {
+    PJRT_CustomCall_Extension e;
+    std::memset(&e, 0, sizeof(e));
+    e.base.struct_size = PJRT_CustomCall_Extension_STRUCT_SIZE;
+    e.base.type = PJRT_Extension_Type_CustomCall;
+    e.base.next = HostCallbackExtension();
+    e.register_custom_call = CustomCallRegister;
+    return e;
+  }();
+  return &extension.base;
+}
+
 }  // namespace
 
 const PJRT_Api* CreatePjrtApi(const PluginInfo* info) {
@@ -593,7 +617,7 @@ const PJRT_Api* CreatePjrtApi(const PluginInfo* info) {
     PJRT_Api a;
     std::memset(&a, 0, sizeof(a));
     a.struct_size = PJRT_Api_STRUCT_SIZE;
-    a.extension_start = HostCallbackExtension();
+    a.extension_start = Extensions();
     a.pjrt_api_version.struct_size = PJRT_Api_Version_STRUCT_SIZE;
     a.pjrt_api_version.major_version = PJRT_API_MAJOR;
     a.pjrt_api_version.minor_version = PJRT_API_MINOR;

@@ -107,6 +107,36 @@ PJRT_DEFINE_STRUCT_TRAITS(PJRT_HostCallback_Extension, unregister_callback);
 /* The target name host-callback custom-calls use. */
 #define PJRT_HOST_CALLBACK_TARGET "xla_ffi_python_cpu_callback"
 
+/* ---------------------------- Custom-call extension -----------------------
+ * Registers a native function of the calling process as an HLO custom-call
+ * target of this plugin: a `custom-call` with custom_call_target="<name>"
+ * then calls it. api_version 0 is XLA's original untyped CPU convention,
+ *   void function(void* out, const void** in);
+ * `in` points to the operand buffers, and `out` is the result buffer, or, for
+ * a tuple result, an array of pointers to the result buffers (all dense,
+ * row-major). The call must use api_version=API_VERSION_ORIGINAL (the default).
+ * The function may run on any runtime thread, concurrently for several
+ * devices. Registering the same function under the same name again succeeds;
+ * another function under a taken name fails with ALREADY_EXISTS. Functions
+ * stay registered for the life of the process. */
+typedef struct PJRT_CustomCall_Register_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  const char* name;
+  size_t name_size;
+  int api_version;
+  void* function;
+} PJRT_CustomCall_Register_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_CustomCall_Register_Args, function);
+
+typedef struct PJRT_Error* PJRT_CustomCall_Register(PJRT_CustomCall_Register_Args* args);
+
+typedef struct PJRT_CustomCall_Extension {
+  PJRT_Extension_Base base;  /* type == PJRT_Extension_Type_CustomCall */
+  PJRT_CustomCall_Register* register_custom_call;
+} PJRT_CustomCall_Extension;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_CustomCall_Extension, register_custom_call);
+
 /* -------------------------------- Versions -------------------------------- */
 
 typedef struct PJRT_Api_Version {

@@ -8,6 +8,7 @@
 #include "xla/backends/cpu/runtime/host_callback_thunk.h"
 #include "xla/backends/cpu/runtime/fft_thunk.h"
 #include "xla/backends/cpu/runtime/linalg_thunk.h"
+#include "xla/backends/cpu/runtime/native_custom_call_thunk.h"
 #include "xla/backends/cpu/runtime/rng_thunk.h"
 #include "xla/backends/cpu/runtime/sort_thunk.h"
 
@@ -185,6 +186,11 @@ StatusOr<ThunkSpec> BuildCustomCall(const GraphNode& node, const Slots& slots) {
   const std::string& target = instr.custom_call_target();
   const CustomCallFactory* factory = CustomCallRegistry::Builtin().Find(target);
   if (factory == nullptr && target == PJRT_HOST_CALLBACK_TARGET) factory = &HostCallbackFactory();
+  CustomCallFactory native;
+  if (factory == nullptr) {
+    native = NativeCustomCallFactory(target, instr.api_version(), node.shape().IsTuple());
+    if (native) factory = &native;
+  }
   if (factory == nullptr) return Unsupported(node, "target \"" + target + "\" is not registered");
   CustomCallArgs args;
   args.target = target;
