@@ -1,5 +1,6 @@
 #include "xla/backends/gpu/hip_driver.h"
 
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
