@@ -19,3 +19,9 @@ def cpu_env(wheel_venv):
 def gpu_env(wheel_venv):
   """Python of a fresh venv after `pip install jax jaxlib-cuda12`."""
   return wheel_venv(_this_python(), ["jax", "jaxlib-cuda12"])
+
+
+@pytest.fixture(scope="session")
+def rocm_env(wheel_venv):
+  """Python of a fresh venv after `pip install jax jaxlib-rocm6`."""
+  return wheel_venv(_this_python(), ["jax", "jaxlib-rocm6"])

@@ -12,6 +12,8 @@ import textwrap
 
 import pytest
 
+from fake_drivers import COMGR_SOURCE, CUDA_INIT_ONLY_SOURCE, HIP_SOURCE, build_fake_library
+
 pytestmark = pytest.mark.needs_wheels
 
 
@@ -136,3 +138,105 @@ def test_requested_cuda_without_driver_raises_the_reason(gpu_env):
   assert proc.returncode != 0
   assert "Unable to initialize backend 'cuda'" in proc.stderr
   assert "libcuda.so.1" in proc.stderr
+
+
+# ------------------------------------------------------- drivers that are missing or lacking
+# The stand-in libraries (fake_drivers.py) go on LD_LIBRARY_PATH, where the
+# plugins' dlopen looks.
+
+
+def _make_rocm_client(python, env=None):
+  """Creates the ROCm client through the C API; prints its devices or the error."""
+  return _run(python, """
+      from jaxlib import plugin_support as ps, xla_client as xc
+      import jax_plugins.xla_rocm as rocm
+      ps.load_pjrt_plugin_dynamically("rocm", rocm.library_path())
+      try:
+        client = xc.make_c_api_client("rocm")
+        print("version:", client.platform_version)
+        print("devices:", [(str(d), d.device_kind) for d in client.devices()])
+      except xc.XlaRuntimeError as e:
+        print("error:", e)
+  """, env=env)
+
+
+def test_rocm_without_hip_names_the_library_and_the_fix(rocm_env, tmp_path):
+  proc = _make_rocm_client(rocm_env, {"LD_LIBRARY_PATH": str(tmp_path)})
+  assert "error:" in proc.stdout
+  assert "libamdhip64.so or libamdhip64.so.6" in proc.stdout
+  assert "Install ROCm 6" in proc.stdout and "mock=True" in proc.stdout
+
+
+def test_requested_rocm_without_hip_raises_the_reason(rocm_env):
+  proc = _run(rocm_env, "import jax; jax.devices()", env={"JAX_PLATFORMS": "rocm"}, check=False)
+  assert proc.returncode != 0
+  assert "Unable to initialize backend 'rocm'" in proc.stderr
+  assert "libamdhip64.so" in proc.stderr
+
+
+def test_hip_library_lacking_a_function_names_it(rocm_env, tmp_path):
+  build_fake_library(tmp_path, "libamdhip64.so", HIP_SOURCE, omit=["hipModuleLaunchKernel"])
+  proc = _make_rocm_client(rocm_env, {"LD_LIBRARY_PATH": str(tmp_path), "FAKE_HIP_DEVICES": "1"})
+  assert "libamdhip64.so lacks hipModuleLaunchKernel" in proc.stdout
+
+
+def test_versioned_hip_library_is_found_and_named(rocm_env, tmp_path):
+  build_fake_library(tmp_path, "libamdhip64.so.6", HIP_SOURCE, omit=["hipGetErrorName"])
+  proc = _make_rocm_client(rocm_env, {"LD_LIBRARY_PATH": str(tmp_path), "FAKE_HIP_DEVICES": "1"})
+  assert "libamdhip64.so.6 lacks hipGetErrorName" in proc.stdout
+
+
+def test_cuda_driver_lacking_a_function_names_it(gpu_env, tmp_path):
+  build_fake_library(tmp_path, "libcuda.so.1", CUDA_INIT_ONLY_SOURCE)
+  proc = _run(gpu_env, """
+      from jaxlib import plugin_support as ps, xla_client as xc
+      import jax_plugins.xla_cuda as cuda
+      ps.load_pjrt_plugin_dynamically("cuda", cuda.library_path())
+      try:
+        xc.make_c_api_client("cuda")
+      except xc.XlaRuntimeError as e:
+        print("error:", e)
+  """, env={"LD_LIBRARY_PATH": str(tmp_path)})
+  assert "libcuda.so.1 lacks cuGetErrorName" in proc.stdout
+
+
+def test_hip_without_devices_says_so_and_what_to_check(rocm_env, tmp_path):
+  build_fake_library(tmp_path, "libamdhip64.so", HIP_SOURCE)
+  proc = _make_rocm_client(rocm_env, {"LD_LIBRARY_PATH": str(tmp_path), "FAKE_HIP_DEVICES": "0"})
+  assert "found no AMD GPU: libamdhip64.so reports no devices" in proc.stdout
+  assert "/dev/kfd" in proc.stdout and "mock=True" in proc.stdout
+
+
+def test_hip_device_without_comgr_names_it(rocm_env, tmp_path):
+  build_fake_library(tmp_path, "libamdhip64.so", HIP_SOURCE)
+  proc = _make_rocm_client(rocm_env, {"LD_LIBRARY_PATH": str(tmp_path), "FAKE_HIP_DEVICES": "1"})
+  assert "libamd_comgr.so or libamd_comgr.so.3 or libamd_comgr.so.2" in proc.stdout
+  assert "LD_LIBRARY_PATH" in proc.stdout
+
+
+def test_rocm_client_over_stand_in_hip_and_comgr(rocm_env, tmp_path):
+  # Devices and their architecture come from HIP; buffers go through HIP's
+  # copies; compiling links through comgr, whose failure log reaches the user.
+  build_fake_library(tmp_path, "libamdhip64.so", HIP_SOURCE)
+  build_fake_library(tmp_path, "libamd_comgr.so", COMGR_SOURCE)
+  env = {"LD_LIBRARY_PATH": str(tmp_path), "FAKE_HIP_DEVICES": "2",
+         "FAKE_HIP_ARCH": "gfx942:sramecc+:xnack-"}
+  proc = _make_rocm_client(rocm_env, env)
+  assert "version: rocm gfx942" in proc.stdout, proc.stdout
+  assert "('rocm:0', 'Fake Instinct'), ('rocm:1', 'Fake Instinct')" in proc.stdout
+  proc = _run(rocm_env, """
+      import jax, numpy as np
+      devices = jax.devices()
+      print("platform:", devices[0].platform, len(devices))
+      x = jax.device_put(np.arange(6, dtype=np.float32).reshape(2, 3), devices[1])
+      print("back:", np.asarray(x).tolist())
+      try:
+        jax.jit(lambda a: a * 2)(x)
+      except Exception as e:
+        print("jit:", e)
+  """, env={**env, "JAX_PLATFORMS": "rocm"})
+  assert "platform: rocm 2" in proc.stdout
+  assert "back: [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]" in proc.stdout
+  # comgr 2.x numbers the link action 9 (the stand-in fails other actions with status 2).
+  assert "linking the kernels (amd_comgr_do_action) failed with status 1" in proc.stdout
+  assert "ld.lld: error: fake link failure" in proc.stdout

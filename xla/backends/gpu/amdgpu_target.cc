@@ -2,8 +2,8 @@
 // code object.
 //
 // The code object is the relocatable ELF the AMDGPU backend writes: LLVM 19's
-// lld is not available as a library here, so it is not linked into the
-// shared object (.hsaco) that the HIP runtime loads.
+// lld is not available as a library here, so the ROCm runtime links it into
+// the shared object HIP loads with ROCm's comgr (comgr.h).
 #include <set>
 
 #include "llvm/IR/InstIterator.h"

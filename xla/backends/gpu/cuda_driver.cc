@@ -1,24 +1,11 @@
 #include "xla/backends/gpu/cuda_driver.h"
 
-#include <dlfcn.h>
-
 #include "xla/backends/gpu/driver_util.h"
 
 namespace xla::gpu {
-namespace {
 
-// Resolves `symbol` into `*fn`; the error names the library and the symbol.
-template <typename Fn>
-Status Resolve(void* library, const char* library_name, const char* symbol, Fn* fn) {
-  *fn = reinterpret_cast<Fn>(dlsym(library, symbol));
-  if (*fn == nullptr) {
-    return FailedPrecondition(std::string(library_name) + " lacks " + symbol +
-                              "; the installed version is too old or broken");
-  }
-  return OkStatus();
-}
+using driver_util::ResolveSymbol;
 
-}  // namespace
 
 StatusOr<std::unique_ptr<CudaDriver>> CudaDriver::Load() {
   auto d = std::make_unique<CudaDriver>();
@@ -27,7 +14,7 @@ StatusOr<std::unique_ptr<CudaDriver>> CudaDriver::Load() {
                                    "Install the NVIDIA driver on a machine with an NVIDIA GPU "
                                    "(or pass mock=True for a compile-only client)."));
   const char* lib = "libcuda.so.1";
-#define XLA_RESOLVE(field, symbol) RETURN_IF_ERROR(Resolve(d->library, lib, symbol, &d->field))
+#define XLA_RESOLVE(field, symbol) RETURN_IF_ERROR(ResolveSymbol(d->library, lib, symbol, &d->field))
   XLA_RESOLVE(cuInit, "cuInit");
   XLA_RESOLVE(cuGetErrorName, "cuGetErrorName");
   XLA_RESOLVE(cuGetErrorString, "cuGetErrorString");
@@ -70,7 +57,7 @@ StatusOr<std::unique_ptr<Cublas>> Cublas::Load() {
                    driver_util::OpenDriver("libcublas.so.12", "Dots on CUDA devices",
                                            "Install cuBLAS 12 (pip install nvidia-cublas-cu12)."));
   const char* lib = "libcublas.so.12";
-#define XLA_RESOLVE(field, symbol) RETURN_IF_ERROR(Resolve(b->library, lib, symbol, &b->field))
+#define XLA_RESOLVE(field, symbol) RETURN_IF_ERROR(ResolveSymbol(b->library, lib, symbol, &b->field))
   XLA_RESOLVE(cublasCreate, "cublasCreate_v2");
   XLA_RESOLVE(cublasDestroy, "cublasDestroy_v2");
   XLA_RESOLVE(cublasSetStream, "cublasSetStream_v2");

@@ -1,11 +1,7 @@
-// The CUDA client for machines with NVIDIA GPUs: devices with their primary
-// contexts and one stream each, device buffers, and executables that load
-// the GPU compiler's PTX with the driver's JIT and launch its kernels, copies
-// and cuBLAS gemms in program order. Everything goes through the driver API
-// opened with dlopen (cuda_driver.h).
-//
-// Not yet: while loops and conditionals (they need host-driven subprograms),
-// donation, strided host buffers, and more than one process.
+// The CUDA client for machines with NVIDIA GPUs: the shared GPU runtime
+// (gpu_runtime.h) over the CUDA driver API and cuBLAS opened with dlopen
+// (cuda_driver.h). Every device gets its primary context and one stream;
+// PTX is JIT-compiled by the driver when an executable is loaded.
 #ifndef XLA_BACKENDS_GPU_CUDA_RUNTIME_H_
 #define XLA_BACKENDS_GPU_CUDA_RUNTIME_H_
 

@@ -4,11 +4,12 @@
 #include "xla/backends/gpu/driver_util.h"
 #include "xla/backends/gpu/gpu_client.h"
 #include "xla/backends/gpu/gpu_target.h"
+#include "xla/backends/gpu/hip_driver.h"
+#include "xla/backends/gpu/rocm_runtime.h"
 
 namespace xla {
 namespace {
 
-using driver_util::OpenDriver;
 using driver_util::OptionSet;
 
 // Option gfx_arch: the AMD GPU architecture, default gfx90a (MI200).
@@ -20,19 +21,18 @@ StatusOr<std::string> GfxArch(const Options& options) {
   return *s;
 }
 
+// With mock=True the client compiles for a topology of mock devices (option
+// gfx_arch); otherwise it runs on the GPUs HIP reports, compiling for the
+// architecture of device 0 (rocm_runtime.h).
 StatusOr<std::unique_ptr<Client>> CreateRocmClient(const Options& options) {
   ASSIGN_OR_RETURN(std::string arch, GfxArch(options));
-  ASSIGN_OR_RETURN(std::unique_ptr<gpu::GpuTarget> target, gpu::CreateAmdgpuTarget(arch));
   if (OptionSet(options, "mock")) {
+    ASSIGN_OR_RETURN(std::unique_ptr<gpu::GpuTarget> target, gpu::CreateAmdgpuTarget(arch));
     return gpu::CreateCompileOnlyClient("rocm", std::move(target), options,
                                         "Run on a machine with an AMD GPU and ROCm 6 to execute.");
   }
-  ASSIGN_OR_RETURN(void* hip, OpenDriver("libamdhip64.so", "The ROCm plugin",
-                                         "Install ROCm 6 on a machine with an AMD GPU "
-                                         "(or pass mock=True for a compile-only client)."));
-  (void)hip;
-  return Unimplemented("executing on ROCm devices is not implemented yet "
-                       "(mock=True gives a compile-only client)");
+  ASSIGN_OR_RETURN(std::unique_ptr<gpu::HipDriver> hip, gpu::HipDriver::Load());
+  return gpu::CreateRocmRuntimeClient(std::move(hip));
 }
 
 }  // namespace
