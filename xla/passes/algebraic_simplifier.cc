@@ -172,6 +172,20 @@ HloInstruction* TransposeOfDotAsDot(HloInstruction* transpose) {
   return result;
 }
 
+// reshape(reshape(x)) -> x when the shapes match, else one reshape of x:
+// reshapes keep row-major element order, so only the outer one matters. JAX's
+// keepdims reductions leave such pairs ([n] -> [n,1] -> [n]) between a
+// reduce and its broadcast.
+HloInstruction* ReshapeOfReshape(HloInstruction* reshape) {
+  const HloInstruction* inner = reshape->operand(0);
+  if (inner->opcode() != HloOpcode::kReshape) return nullptr;
+  HloInstruction* x = inner->operand(0);
+  if (x->shape() == reshape->shape()) return x;
+  HloComputation* comp = reshape->parent();
+  return comp->AddInstruction(HloInstruction::Create(
+      HloOpcode::kReshape, reshape->shape(), {x}, UniqueName(comp, reshape->name() + ".flat")));
+}
+
 // The instruction that replaces `instr`, or null.
 HloInstruction* Simplify(HloInstruction* instr) {
   switch (instr->opcode()) {
@@ -188,6 +202,9 @@ HloInstruction* Simplify(HloInstruction* instr) {
     case HloOpcode::kTranspose:
       if (IsNoOp(instr)) return instr->operand(0);
       return TransposeOfDotAsDot(instr);
+    case HloOpcode::kReshape:
+      if (IsNoOp(instr)) return instr->operand(0);
+      return ReshapeOfReshape(instr);
     default:
       return IsNoOp(instr) ? instr->operand(0) : nullptr;
   }

@@ -12,6 +12,8 @@
 //   transpose(dot(a, b)) -> dot(b, a) for rank-2 dots without batch
 //                          dimensions whose only user is the transpose: the
 //                          same sums, stored in the order the user wants.
+//   reshape(reshape(x)) -> x, or one reshape of x: both keep row-major
+//                          order (JAX's keepdims reductions leave such pairs).
 //   reshape, transpose, broadcast, convert, slice, reverse and copy that
 //   leave their operand unchanged -> the operand.
 #ifndef XLA_PASSES_ALGEBRAIC_SIMPLIFIER_H_

@@ -28,6 +28,30 @@ bool Contains(const std::string& s, const std::string& part) {
   return s.find(part) != std::string::npos;
 }
 
+// JAX's keepdims chain between a reduce and its broadcast collapses, so the
+// broadcast reads the reduce directly.
+TEST(ReshapePairsCollapse) {
+  std::string out = Simplified(R"(HloModule m
+
+ENTRY e {
+  x = f32[4]{0} parameter(0)
+  k = f32[4,1]{1,0} reshape(x)
+  i = f32[4,1]{1,0} broadcast(k), dimensions={0,1}
+  f = f32[4]{0} reshape(i)
+  b = f32[4,3]{1,0} broadcast(f), dimensions={0}
+  y = f32[2,6]{1,0} parameter(1)
+  r1 = f32[12]{0} reshape(y)
+  r2 = f32[3,4]{1,0} reshape(r1)
+  ROOT t = (f32[4,3]{1,0}, f32[3,4]{1,0}) tuple(b, r2)
+}
+
+)");
+  EXPECT_TRUE(Contains(out, "broadcast(x), dimensions={0}"));
+  EXPECT_TRUE(Contains(out, "f32[3,4]{1,0} reshape(y)"));
+  EXPECT_TRUE(!Contains(out, "f32[4,1]"));
+  EXPECT_TRUE(!Contains(out, "f32[12]"));
+}
+
 TEST(DivideByConstantBecomesMultiplyByReciprocal) {
   std::string out = Simplified(R"(HloModule m
 

@@ -1,6 +1,7 @@
 // See compiler.h. Emits each kernel's loop nest, then hands the module to the JIT.
 #include "xla/backends/cpu/codegen/compiler.h"
 
+#include <algorithm>
 #include <atomic>
 #include <functional>
 #include <map>
@@ -33,6 +34,46 @@ void CollectInputSlots(const Plan& plan, const GraphNode* node, std::vector<int>
       if (std::find(slots->begin(), slots->end(), s) == slots->end()) slots->push_back(s);
     }
   }
+}
+
+// The reduces fused into the kernel of `root`, producers first.
+std::vector<const GraphNode*> FusedReduces(const Plan& plan, const GraphNode* root) {
+  std::vector<const GraphNode*> reduces;
+  std::vector<bool> seen(plan.graph->nodes().size(), false);
+  std::vector<const GraphNode*> stack = {root};
+  while (!stack.empty()) {
+    const GraphNode* cur = stack.back();
+    stack.pop_back();
+    for (const GraphNode* op : cur->operands) {
+      if (plan.role[op->id] != NodeRole::kInline || seen[op->id]) continue;
+      seen[op->id] = true;
+      if (op->opcode() == HloOpcode::kReduce) reduces.push_back(op);
+      stack.push_back(op);
+    }
+  }
+  std::sort(reduces.begin(), reduces.end(),
+            [](const GraphNode* a, const GraphNode* b) { return a->id < b->id; });
+  return reduces;
+}
+
+// Fused reduces are row reduces (InstructionFusion's fuse_row_reductions):
+// each one's output index is the kernel's row index, so it is computed once
+// per row, before the row's loop over the last dimension.
+Status CheckRowReduces(const std::vector<const GraphNode*>& reduces, const KernelInfo& kernel,
+                       const Shape& shape) {
+  if (reduces.empty()) return OkStatus();
+  const bool row_loop = kernel.form == KernelForm::kLoop && !kernel.linear && shape.rank() >= 2 &&
+                        kernel.root->opcode() != HloOpcode::kReduce;
+  const std::vector<int64_t> row(shape.dimensions().begin(),
+                                 shape.dimensions().end() - (shape.rank() > 0 ? 1 : 0));
+  for (const GraphNode* r : reduces) {
+    if (!row_loop || r->shape().IsTuple() || r->shape().dimensions() != row) {
+      return Internal("CPU backend: reduce " + r->instr->name() + " is fused into " +
+                      kernel.root->instr->name() +
+                      " but does not reduce that kernel's rows (a fusion pass bug)");
+    }
+  }
+  return OkStatus();
 }
 
 // void name(void** buffers, i64 begin, i64 end) calls an always-inlined body
@@ -84,6 +125,8 @@ Status EmitKernel(llvm::Module* module, const Plan& plan, const KernelInfo& kern
     }
     return OkStatus();
   };
+  const std::vector<const GraphNode*> row_reduces = FusedReduces(plan, root);
+  RETURN_IF_ERROR(CheckRowReduces(row_reduces, kernel, shape));
   if (kernel.form == KernelForm::kColumnReduce) {
     RETURN_IF_ERROR(EmitColumnReduce(b, emitter, scalar_functions, kernel,
                                      slot_arg.at(out_slots[0]), begin, end));
@@ -111,6 +154,11 @@ Status EmitKernel(llvm::Module* module, const Plan& plan, const KernelInfo& kern
       IrIndex row;
       row.linear = r;
       std::vector<llvm::Value*> outer_multi = MultiOf(b, row, outer);
+      for (const GraphNode* reduce : row_reduces) {
+        IrIndex at;
+        at.multi = outer_multi;
+        RETURN_IF_ERROR(emitter.Hoist(reduce, at));
+      }
       llvm::Value* base = b.CreateMul(r, b.getInt64(last));
       return EmitForLoop(b, b.getInt64(0), b.getInt64(last), "col", [&](llvm::Value* i) {
         IrIndex index;

@@ -271,10 +271,21 @@ StatusOr<std::vector<llvm::Value*>> ElementalEmitter::Compute(const GraphNode* n
   std::vector<const void*> key = {node, index.linear};
   key.insert(key.end(), index.multi.begin(), index.multi.end());
   auto it = cache_.find(key);
-  if (it != cache_.end() && it->second.block == b_.GetInsertBlock()) return it->second.values;
+  if (it != cache_.end() &&
+      (it->second.block == nullptr || it->second.block == b_.GetInsertBlock())) {
+    return it->second.values;
+  }
   ASSIGN_OR_RETURN(std::vector<llvm::Value*> values, ComputeUncached(node, index));
   cache_[key] = CacheEntry{b_.GetInsertBlock(), values};
   return values;
+}
+
+Status ElementalEmitter::Hoist(const GraphNode* node, const IrIndex& index) {
+  ASSIGN_OR_RETURN(std::vector<llvm::Value*> values, Compute(node, index));
+  std::vector<const void*> key = {node, index.linear};
+  key.insert(key.end(), index.multi.begin(), index.multi.end());
+  cache_[key] = CacheEntry{nullptr, std::move(values)};
+  return OkStatus();
 }
 
 StatusOr<llvm::Value*> ElementalEmitter::EmitElementwiseNode(const GraphNode* node,

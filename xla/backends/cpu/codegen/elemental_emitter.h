@@ -73,6 +73,11 @@ class ElementalEmitter {
   StatusOr<llvm::Value*> At(const GraphNode* node, const IrIndex& index);
   // Computes `node` even though it has a slot: the root of the kernel.
   StatusOr<std::vector<llvm::Value*>> Compute(const GraphNode* node, const IrIndex& index);
+  // Computes `node` at `index` here, and reuses that value wherever the node
+  // is asked for at the same index values later, in any block: for a fused
+  // row reduce, computed once per row before the row's output loop (the
+  // caller's block must dominate those uses).
+  Status Hoist(const GraphNode* node, const IrIndex& index);
 
  private:
   StatusOr<std::vector<llvm::Value*>> ComputeUncached(const GraphNode* node, const IrIndex& index);
@@ -101,7 +106,7 @@ class ElementalEmitter {
   ScalarFunctions* scalar_functions_;
   std::function<llvm::Value*(int)> slot_ptr_;
   struct CacheEntry {
-    llvm::BasicBlock* block;
+    llvm::BasicBlock* block;  // null: hoisted, valid in every later block
     std::vector<llvm::Value*> values;
   };
   std::map<std::vector<const void*>, CacheEntry> cache_;
