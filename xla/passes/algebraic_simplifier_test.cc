@@ -52,6 +52,30 @@ ENTRY e {
   EXPECT_TRUE(!Contains(out, "f32[12]"));
 }
 
+// Dividing by a broadcast row sum becomes one reciprocal per row and a
+// multiply per element; integer division is left alone.
+TEST(DivideByBroadcastBecomesMultiplyByReciprocal) {
+  std::string out = Simplified(R"(HloModule m
+
+ENTRY e {
+  x = f32[4,3]{1,0} parameter(0)
+  s = f32[4]{0} parameter(1)
+  b = f32[4,3]{1,0} broadcast(s), dimensions={0}
+  d = f32[4,3]{1,0} divide(x, b)
+  i = s32[4,3]{1,0} parameter(2)
+  j = s32[4]{0} parameter(3)
+  bj = s32[4,3]{1,0} broadcast(j), dimensions={0}
+  q = s32[4,3]{1,0} divide(i, bj)
+  ROOT t = (f32[4,3]{1,0}, s32[4,3]{1,0}) tuple(d, q)
+}
+
+)");
+  EXPECT_TRUE(Contains(out, "f32[4]{0} divide("));
+  EXPECT_TRUE(Contains(out, "f32[4,3]{1,0} multiply(x, "));
+  EXPECT_TRUE(!Contains(out, "f32[4,3]{1,0} divide("));
+  EXPECT_TRUE(Contains(out, "s32[4,3]{1,0} divide(i, bj)"));
+}
+
 TEST(DivideByConstantBecomesMultiplyByReciprocal) {
   std::string out = Simplified(R"(HloModule m
 

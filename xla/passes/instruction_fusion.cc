@@ -81,14 +81,14 @@ bool IsRowBroadcast(const HloInstruction& b, const std::vector<int64_t>& full) {
 // it once per row of the root. `in_group` says which instructions the fusion holds.
 template <typename InGroup>
 bool ReachesRootByRows(const HloInstruction* reduce, const HloInstruction* root,
-                       const InGroup& in_group) {
+                       int64_t min_rows, const InGroup& in_group) {
   if (!root->shape().IsArray() || root->shape().rank() < 2 ||
       root->opcode() == HloOpcode::kReduce) {
     return false;
   }
   const std::vector<int64_t>& full = root->shape().dimensions();
   const std::vector<int64_t> row(full.begin(), full.end() - 1);
-  if (!IsRowReduce(*reduce, full)) return false;
+  if (!IsRowReduce(*reduce, full) || reduce->shape().element_count() < min_rows) return false;
   std::vector<std::pair<const HloInstruction*, bool>> work = {{reduce, true}};
   std::set<std::pair<const HloInstruction*, bool>> seen;
   while (!work.empty()) {
@@ -171,7 +171,7 @@ Grouping DecideGroups(const HloComputation& comp, const std::vector<HloInstructi
       fuse = groups.size() == 1 || IsCheapToDuplicate(op);
     } else if (groups.size() == 1 && op == HloOpcode::kReduce && options.fuse_row_reductions) {
       const int group = *groups.begin();
-      fuse = ReachesRootByRows(instr, g.roots[group],
+      fuse = ReachesRootByRows(instr, g.roots[group], options.min_rows_for_row_fusion,
                                [&](const HloInstruction* i) { return g.InGroup(i, group); });
     }
     if (fuse) {

@@ -37,6 +37,9 @@ struct FusionOptions {
   // computing each output element independently would redo the reduce per
   // element.
   bool fuse_row_reductions = false;
+  // Row fusion runs each row on one thread; with fewer rows than this the
+  // unfused plan, whose long reductions are split across threads, is kept.
+  int64_t min_rows_for_row_fusion = 64;
 };
 
 class InstructionFusion : public HloPassInterface {

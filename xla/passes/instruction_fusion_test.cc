@@ -131,6 +131,7 @@ TEST(SoftmaxWithoutRowFusion) {
 TEST(SoftmaxWithRowFusionIsOneKernel) {
   FusionOptions options;
   options.fuse_row_reductions = true;
+  options.min_rows_for_row_fusion = 1;
   auto m = Fused(std::string("HloModule m\n\n") + kAdd + kSoftmax, options);
   CHECK_OK(m);
   const HloComputation& entry = *(*m)->entry_computation();
@@ -148,6 +149,7 @@ TEST(SoftmaxWithRowFusionIsOneKernel) {
 TEST(RowFusionNeedsRowAlignedUses) {
   FusionOptions options;
   options.fuse_row_reductions = true;
+  options.min_rows_for_row_fusion = 1;
   auto m = Fused(std::string("HloModule m\n\n") + kAdd + R"(ENTRY e {
   x = f32[8,16]{1,0} parameter(0)
   zero = f32[] constant(0)
@@ -167,10 +169,21 @@ TEST(RowFusionNeedsRowAlignedUses) {
   EXPECT_EQ(CountFusions(entry, "kLoop"), 1);
 }
 
+// Too few rows to share among threads: the reduces stay their own kernels.
+TEST(RowFusionNeedsEnoughRows) {
+  FusionOptions options;
+  options.fuse_row_reductions = true;
+  options.min_rows_for_row_fusion = 9;
+  auto m = Fused(std::string("HloModule m\n\n") + kAdd + kSoftmax, options);
+  CHECK_OK(m);
+  EXPECT_EQ(CountFusions(*(*m)->entry_computation(), "kInput"), 2);
+}
+
 // A reduce used by two kernels is not fused into either.
 TEST(RowFusionNeedsOneUserKernel) {
   FusionOptions options;
   options.fuse_row_reductions = true;
+  options.min_rows_for_row_fusion = 1;
   auto m = Fused(std::string("HloModule m\n\n") + kAdd + R"(ENTRY e {
   x = f32[8,16]{1,0} parameter(0)
   zero = f32[] constant(0)

@@ -2,6 +2,7 @@
 #include "xla/backends/cpu/codegen/compiler.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <functional>
 #include <map>
@@ -74,6 +75,44 @@ Status CheckRowReduces(const std::vector<const GraphNode*>& reduces, const Kerne
     }
   }
   return OkStatus();
+}
+
+// The value worth keeping in the output row between a fused row reduce and
+// the output loop: the input of `reduce` when it has the output's shape and
+// type and the output loop computes it, at the output element's own index
+// only (through elementwise ops; the loop overwrites the row as it goes),
+// as exp(x - max) in softmax. Null when there is none.
+const GraphNode* StashedInput(const Plan& plan, const GraphNode* root,
+                              const GraphNode* reduce) {
+  const GraphNode* input = reduce->operand(0);
+  if (plan.role[input->id] != NodeRole::kInline || input->opcode() == HloOpcode::kReduce ||
+      root->shape().IsTuple() || !(input->shape() == root->shape())) {
+    return nullptr;
+  }
+  // (node, whether it is evaluated at the output element's own index).
+  std::vector<std::pair<const GraphNode*, bool>> stack = {{root, true}};
+  std::vector<std::array<bool, 2>> seen(plan.graph->nodes().size(), {false, false});
+  bool used = false;
+  while (!stack.empty()) {
+    auto [cur, aligned] = stack.back();
+    stack.pop_back();
+    if (cur == input) {
+      if (!aligned) return nullptr;
+      used = true;
+      continue;
+    }
+    const bool keeps_index = aligned && IsElementwiseOpcode(cur->opcode()) &&
+                             cur->shape().dimensions() == root->shape().dimensions();
+    for (const GraphNode* op : cur->operands) {
+      if (plan.role[op->id] != NodeRole::kInline || op->opcode() == HloOpcode::kReduce ||
+          seen[op->id][keeps_index]) {
+        continue;
+      }
+      seen[op->id][keeps_index] = true;
+      stack.push_back({op, keeps_index});
+    }
+  }
+  return used ? input : nullptr;
 }
 
 // void name(void** buffers, i64 begin, i64 end) calls an always-inlined body
@@ -154,10 +193,17 @@ Status EmitKernel(llvm::Module* module, const Plan& plan, const KernelInfo& kern
       IrIndex row;
       row.linear = r;
       std::vector<llvm::Value*> outer_multi = MultiOf(b, row, outer);
+      // The output row has room for one stashed value: the last reduce's input.
+      const GraphNode* stash =
+          row_reduces.empty() ? nullptr : StashedInput(plan, root, row_reduces.back());
       for (const GraphNode* reduce : row_reduces) {
         IrIndex at;
         at.multi = outer_multi;
+        if (stash != nullptr && reduce == row_reduces.back()) {
+          emitter.BeginStash(stash, slot_arg.at(out_slots[0]));
+        }
         RETURN_IF_ERROR(emitter.Hoist(reduce, at));
+        if (stash != nullptr && reduce == row_reduces.back()) emitter.EndStash();
       }
       llvm::Value* base = b.CreateMul(r, b.getInt64(last));
       return EmitForLoop(b, b.getInt64(0), b.getInt64(last), "col", [&](llvm::Value* i) {

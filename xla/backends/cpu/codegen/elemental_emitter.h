@@ -78,6 +78,13 @@ class ElementalEmitter {
   // row reduce, computed once per row before the row's output loop (the
   // caller's block must dominate those uses).
   Status Hoist(const GraphNode* node, const IrIndex& index);
+  // While `buffer` is set, every element of `node` computed is also stored
+  // into it (row-major, the node's dimensions); once it is cleared, the node
+  // is loaded from it instead of computed. A row kernel stashes exp(x - max)
+  // in its output row while summing it, so the output loop does not compute
+  // exp again.
+  void BeginStash(const GraphNode* node, llvm::Value* buffer);
+  void EndStash();
 
  private:
   StatusOr<std::vector<llvm::Value*>> ComputeUncached(const GraphNode* node, const IrIndex& index);
@@ -110,6 +117,12 @@ class ElementalEmitter {
     std::vector<llvm::Value*> values;
   };
   std::map<std::vector<const void*>, CacheEntry> cache_;
+  struct Stash {
+    const GraphNode* node = nullptr;
+    llvm::Value* buffer = nullptr;
+    bool complete = false;  // false: being written
+  };
+  Stash stash_;
 };
 
 }  // namespace xla::cpu
