@@ -107,6 +107,41 @@ HloInstruction* DivideByConstantAsMultiply(HloInstruction* divide) {
   return MultiplyByScalar(divide, divide->operand(0), reciprocal);
 }
 
+// x / broadcast(b) -> x * broadcast(1 / b) for f32/f64 and any b: one
+// divide per element of b instead of one per element of x. XLA's CPU
+// compiler rounds this way (softmax's divide by its row sums matches real
+// JAX bit for bit only so).
+HloInstruction* DivideByBroadcastAsMultiply(HloInstruction* divide) {
+  HloInstruction* bcast = divide->operand(1);
+  if (!IsF32OrF64(divide) || bcast->opcode() != HloOpcode::kBroadcast ||
+      bcast->shape().rank() == 0) {
+    return nullptr;
+  }
+  HloInstruction* b = bcast->operand(0);
+  HloComputation* comp = divide->parent();
+  const std::string& base = divide->name();
+  Literal one_value(Shape::Scalar(b->shape().element_type()));
+  if (b->shape().element_type() == PrimitiveType::F32) {
+    one_value.Set<float>(0, 1.0f);
+  } else {
+    one_value.Set<double>(0, 1.0);
+  }
+  HloInstruction* one = comp->AddInstruction(
+      HloInstruction::CreateConstant(std::move(one_value), UniqueName(comp, base + ".one")));
+  if (b->shape().rank() > 0) {
+    one = comp->AddInstruction(HloInstruction::Create(HloOpcode::kBroadcast, b->shape(), {one},
+                                                      UniqueName(comp, base + ".ones")));
+  }
+  HloInstruction* reciprocal = comp->AddInstruction(HloInstruction::Create(
+      HloOpcode::kDivide, b->shape(), {one, b}, UniqueName(comp, base + ".reciprocal")));
+  HloInstruction* spread = comp->AddInstruction(HloInstruction::Create(
+      HloOpcode::kBroadcast, bcast->shape(), {reciprocal}, UniqueName(comp, base + ".broadcast")));
+  spread->set_dimensions(bcast->dimensions());
+  return comp->AddInstruction(HloInstruction::Create(HloOpcode::kMultiply, divide->shape(),
+                                                     {divide->operand(0), spread},
+                                                     UniqueName(comp, base + ".multiply")));
+}
+
 // The scalar an array operand broadcasts (broadcast from rank 0), or null.
 HloInstruction* BroadcastScalar(HloInstruction* instr) {
   if (instr->opcode() != HloOpcode::kBroadcast || instr->shape().rank() == 0) return nullptr;
@@ -172,11 +207,26 @@ HloInstruction* TransposeOfDotAsDot(HloInstruction* transpose) {
   return result;
 }
 
+// reshape(reshape(x)) -> x when the shapes match, else one reshape of x:
+// reshapes keep row-major element order, so only the outer one matters. JAX's
+// keepdims reductions leave such pairs ([n] -> [n,1] -> [n]) between a
+// reduce and its broadcast.
+HloInstruction* ReshapeOfReshape(HloInstruction* reshape) {
+  const HloInstruction* inner = reshape->operand(0);
+  if (inner->opcode() != HloOpcode::kReshape) return nullptr;
+  HloInstruction* x = inner->operand(0);
+  if (x->shape() == reshape->shape()) return x;
+  HloComputation* comp = reshape->parent();
+  return comp->AddInstruction(HloInstruction::Create(
+      HloOpcode::kReshape, reshape->shape(), {x}, UniqueName(comp, reshape->name() + ".flat")));
+}
+
 // The instruction that replaces `instr`, or null.
 HloInstruction* Simplify(HloInstruction* instr) {
   switch (instr->opcode()) {
     case HloOpcode::kDivide:
-      return DivideByConstantAsMultiply(instr);
+      if (HloInstruction* m = DivideByConstantAsMultiply(instr)) return m;
+      return DivideByBroadcastAsMultiply(instr);
     case HloOpcode::kMultiply:
       if (IsConstantOne(instr->operand(1)) && instr->operand(0)->shape() == instr->shape()) {
         return instr->operand(0);
@@ -188,6 +238,9 @@ HloInstruction* Simplify(HloInstruction* instr) {
     case HloOpcode::kTranspose:
       if (IsNoOp(instr)) return instr->operand(0);
       return TransposeOfDotAsDot(instr);
+    case HloOpcode::kReshape:
+      if (IsNoOp(instr)) return instr->operand(0);
+      return ReshapeOfReshape(instr);
     default:
       return IsNoOp(instr) ? instr->operand(0) : nullptr;
   }

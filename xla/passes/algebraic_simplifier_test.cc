@@ -28,6 +28,54 @@ bool Contains(const std::string& s, const std::string& part) {
   return s.find(part) != std::string::npos;
 }
 
+// JAX's keepdims chain between a reduce and its broadcast collapses, so the
+// broadcast reads the reduce directly.
+TEST(ReshapePairsCollapse) {
+  std::string out = Simplified(R"(HloModule m
+
+ENTRY e {
+  x = f32[4]{0} parameter(0)
+  k = f32[4,1]{1,0} reshape(x)
+  i = f32[4,1]{1,0} broadcast(k), dimensions={0,1}
+  f = f32[4]{0} reshape(i)
+  b = f32[4,3]{1,0} broadcast(f), dimensions={0}
+  y = f32[2,6]{1,0} parameter(1)
+  r1 = f32[12]{0} reshape(y)
+  r2 = f32[3,4]{1,0} reshape(r1)
+  ROOT t = (f32[4,3]{1,0}, f32[3,4]{1,0}) tuple(b, r2)
+}
+
+)");
+  EXPECT_TRUE(Contains(out, "broadcast(x), dimensions={0}"));
+  EXPECT_TRUE(Contains(out, "f32[3,4]{1,0} reshape(y)"));
+  EXPECT_TRUE(!Contains(out, "f32[4,1]"));
+  EXPECT_TRUE(!Contains(out, "f32[12]"));
+}
+
+// Dividing by a broadcast row sum becomes one reciprocal per row and a
+// multiply per element; integer division is left alone.
+TEST(DivideByBroadcastBecomesMultiplyByReciprocal) {
+  std::string out = Simplified(R"(HloModule m
+
+ENTRY e {
+  x = f32[4,3]{1,0} parameter(0)
+  s = f32[4]{0} parameter(1)
+  b = f32[4,3]{1,0} broadcast(s), dimensions={0}
+  d = f32[4,3]{1,0} divide(x, b)
+  i = s32[4,3]{1,0} parameter(2)
+  j = s32[4]{0} parameter(3)
+  bj = s32[4,3]{1,0} broadcast(j), dimensions={0}
+  q = s32[4,3]{1,0} divide(i, bj)
+  ROOT t = (f32[4,3]{1,0}, s32[4,3]{1,0}) tuple(d, q)
+}
+
+)");
+  EXPECT_TRUE(Contains(out, "f32[4]{0} divide("));
+  EXPECT_TRUE(Contains(out, "f32[4,3]{1,0} multiply(x, "));
+  EXPECT_TRUE(!Contains(out, "f32[4,3]{1,0} divide("));
+  EXPECT_TRUE(Contains(out, "s32[4,3]{1,0} divide(i, bj)"));
+}
+
 TEST(DivideByConstantBecomesMultiplyByReciprocal) {
   std::string out = Simplified(R"(HloModule m
 

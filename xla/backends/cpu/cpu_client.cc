@@ -13,7 +13,7 @@
 #include "xla/backends/cpu/runtime/thread_pool.h"
 #include "xla/backends/cpu/serialized_executable.h"
 #include "xla/hlo/parser/parser.h"
-#include "xla/passes/simplification_pipeline.h"
+#include "xla/passes/optimization_pipeline.h"
 
 #ifndef JAX_PLUGIN_VERSION
 #define JAX_PLUGIN_VERSION "dev"
@@ -65,6 +65,15 @@ namespace {
 // The library kernels (Eigen dot, convolution, linear algebra) are compiled
 // for x86-64-v3 (build/copts.bzl, HOST_KERNEL_COPTS): refuse a CPU without
 // it with the reason, rather than fault on the first dot.
+// The CPU's kernels compute a fused row reduce once per row, before the
+// row's output loop (compiler.cc), so reductions may fuse into the consumers
+// that broadcast them back along the row.
+OptimizationOptions CpuOptimizationOptions() {
+  OptimizationOptions options;
+  options.fusion.fuse_row_reductions = true;
+  return options;
+}
+
 Status CheckHostCpu() {
 #if defined(__x86_64__)
   __builtin_cpu_init();
@@ -190,7 +199,8 @@ StatusOr<std::unique_ptr<Executable>> CpuClient::Compile(const std::string& form
   }
   ASSIGN_OR_RETURN(std::vector<Device*> targets, ExecutionDevices(num_replicas, devices));
   ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, ParseHloModule(code));
-  if (Status passes = RunSimplificationPipeline(module.get()); !passes.ok()) {
+  if (Status passes = RunOptimizationPipeline(module.get(), CpuOptimizationOptions());
+      !passes.ok()) {
     return passes.WithContext("optimizing module " + module->name());
   }
   CompileOptions compile_options;

@@ -13,7 +13,7 @@
 #include "xla/backends/cpu/codegen/kernel_planner.h"
 #include "xla/backends/gpu/gpu_target.h"
 #include "xla/backends/gpu/kernel_emitter.h"
-#include "xla/passes/simplification_pipeline.h"
+#include "xla/passes/optimization_pipeline.h"
 
 namespace xla::gpu {
 namespace {
@@ -111,7 +111,7 @@ StatusOr<GpuCompiledModule> CompileForGpu(HloModule* module, const GpuTarget& ta
   if (module->entry_computation() == nullptr) {
     return InvalidArgument("module " + module->name() + " has no entry computation");
   }
-  if (Status passes = RunSimplificationPipeline(module); !passes.ok()) {
+  if (Status passes = RunOptimizationPipeline(module); !passes.ok()) {
     return passes.WithContext("optimizing module " + module->name());
   }
   GpuCompiledModule out;

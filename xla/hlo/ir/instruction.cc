@@ -39,6 +39,57 @@ std::unique_ptr<HloInstruction> HloInstruction::CreateGetTupleElement(HloInstruc
   return instr;
 }
 
+std::unique_ptr<HloInstruction> HloInstruction::CloneWithNewOperands(
+    const Shape& shape, std::vector<HloInstruction*> operands, std::string name) const {
+  auto c = Create(opcode_, shape, std::move(operands), std::move(name));
+  c->called_computations_ = called_computations_;
+  c->parameter_number_ = parameter_number_;
+  c->tuple_index_ = tuple_index_;
+  if (literal_) c->literal_ = std::make_unique<Literal>(*literal_);
+  c->dimensions_ = dimensions_;
+  c->slice_starts_ = slice_starts_;
+  c->slice_limits_ = slice_limits_;
+  c->slice_strides_ = slice_strides_;
+  c->dynamic_slice_sizes_ = dynamic_slice_sizes_;
+  c->padding_config_ = padding_config_;
+  c->window_ = window_;
+  c->has_window_ = has_window_;
+  c->dot_dims_ = dot_dims_;
+  c->conv_dims_ = conv_dims_;
+  c->feature_group_count_ = feature_group_count_;
+  c->batch_group_count_ = batch_group_count_;
+  c->operand_precision_ = operand_precision_;
+  c->gather_dims_ = gather_dims_;
+  c->gather_slice_sizes_ = gather_slice_sizes_;
+  c->scatter_dims_ = scatter_dims_;
+  c->indices_are_sorted_ = indices_are_sorted_;
+  c->unique_indices_ = unique_indices_;
+  c->comparison_direction_ = comparison_direction_;
+  c->comparison_type_ = comparison_type_;
+  c->iota_dimension_ = iota_dimension_;
+  c->fft_type_ = fft_type_;
+  c->fft_length_ = fft_length_;
+  c->rng_algorithm_ = rng_algorithm_;
+  c->rng_distribution_ = rng_distribution_;
+  c->custom_call_target_ = custom_call_target_;
+  c->backend_config_ = backend_config_;
+  c->custom_call_has_side_effect_ = custom_call_has_side_effect_;
+  c->api_version_ = api_version_;
+  c->fusion_kind_ = fusion_kind_;
+  c->is_stable_ = is_stable_;
+  c->k_ = k_;
+  c->largest_ = largest_;
+  c->tri_options_ = tri_options_;
+  c->cholesky_lower_ = cholesky_lower_;
+  c->exponent_bits_ = exponent_bits_;
+  c->mantissa_bits_ = mantissa_bits_;
+  c->replica_groups_ = replica_groups_;
+  c->channel_id_ = channel_id_;
+  c->use_global_device_ids_ = use_global_device_ids_;
+  c->source_target_pairs_ = source_target_pairs_;
+  return c;
+}
+
 const Literal& HloInstruction::literal() const {
   static const Literal* const kEmpty = new Literal();
   return literal_ ? *literal_ : *kEmpty;

@@ -41,6 +41,11 @@ class HloInstruction {
                                                                std::string name = "");
   ~HloInstruction();
   HloInstruction(const HloInstruction&) = delete;
+  // A copy with every attribute and called computation of this one, but the
+  // given shape, operands and name (passes that move or duplicate code).
+  std::unique_ptr<HloInstruction> CloneWithNewOperands(const Shape& shape,
+                                                       std::vector<HloInstruction*> operands,
+                                                       std::string name) const;
   HloInstruction& operator=(const HloInstruction&) = delete;
 
   HloOpcode opcode() const { return opcode_; }

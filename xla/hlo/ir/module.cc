@@ -1,5 +1,6 @@
 #include "xla/hlo/ir/module.h"
 
+#include <algorithm>
 #include <unordered_set>
 
 namespace xla {
@@ -26,6 +27,18 @@ HloComputation* HloModule::AddComputation(std::unique_ptr<HloComputation> comput
   owned_.push_back(std::move(computation));
   computations_.push_back(raw);
   if (is_entry) entry_ = raw;
+  return raw;
+}
+
+HloComputation* HloModule::AddComputationBefore(std::unique_ptr<HloComputation> computation,
+                                                const HloComputation* caller) {
+  HloComputation* raw = computation.get();
+  raw->parent_ = this;
+  auto it = std::find(computations_.begin(), computations_.end(), caller);
+  const size_t at = static_cast<size_t>(it - computations_.begin());
+  computations_.insert(it, raw);
+  owned_.insert(owned_.begin() + static_cast<std::ptrdiff_t>(std::min(at, owned_.size())),
+                std::move(computation));
   return raw;
 }
 

@@ -58,6 +58,10 @@ class HloModule {
   // Takes ownership; the last computation added with is_entry becomes the entry.
   HloComputation* AddComputation(std::unique_ptr<HloComputation> computation,
                                  bool is_entry = false);
+  // Takes ownership and places it just before `caller` in computations(), so
+  // the printed module still defines callees before their callers.
+  HloComputation* AddComputationBefore(std::unique_ptr<HloComputation> computation,
+                                       const HloComputation* caller);
   // Deletes computations not reachable from the entry through called
   // computations. Returns whether any was removed.
   bool RemoveUnreachableComputations();

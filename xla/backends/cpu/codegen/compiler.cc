@@ -1,6 +1,8 @@
 // See compiler.h. Emits each kernel's loop nest, then hands the module to the JIT.
 #include "xla/backends/cpu/codegen/compiler.h"
 
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <functional>
 #include <map>
@@ -33,6 +35,84 @@ void CollectInputSlots(const Plan& plan, const GraphNode* node, std::vector<int>
       if (std::find(slots->begin(), slots->end(), s) == slots->end()) slots->push_back(s);
     }
   }
+}
+
+// The reduces fused into the kernel of `root`, producers first.
+std::vector<const GraphNode*> FusedReduces(const Plan& plan, const GraphNode* root) {
+  std::vector<const GraphNode*> reduces;
+  std::vector<bool> seen(plan.graph->nodes().size(), false);
+  std::vector<const GraphNode*> stack = {root};
+  while (!stack.empty()) {
+    const GraphNode* cur = stack.back();
+    stack.pop_back();
+    for (const GraphNode* op : cur->operands) {
+      if (plan.role[op->id] != NodeRole::kInline || seen[op->id]) continue;
+      seen[op->id] = true;
+      if (op->opcode() == HloOpcode::kReduce) reduces.push_back(op);
+      stack.push_back(op);
+    }
+  }
+  std::sort(reduces.begin(), reduces.end(),
+            [](const GraphNode* a, const GraphNode* b) { return a->id < b->id; });
+  return reduces;
+}
+
+// Fused reduces are row reduces (InstructionFusion's fuse_row_reductions):
+// each one's output index is the kernel's row index, so it is computed once
+// per row, before the row's loop over the last dimension.
+Status CheckRowReduces(const std::vector<const GraphNode*>& reduces, const KernelInfo& kernel,
+                       const Shape& shape) {
+  if (reduces.empty()) return OkStatus();
+  const bool row_loop = kernel.form == KernelForm::kLoop && !kernel.linear && shape.rank() >= 2 &&
+                        kernel.root->opcode() != HloOpcode::kReduce;
+  const std::vector<int64_t> row(shape.dimensions().begin(),
+                                 shape.dimensions().end() - (shape.rank() > 0 ? 1 : 0));
+  for (const GraphNode* r : reduces) {
+    if (!row_loop || r->shape().IsTuple() || r->shape().dimensions() != row) {
+      return Internal("CPU backend: reduce " + r->instr->name() + " is fused into " +
+                      kernel.root->instr->name() +
+                      " but does not reduce that kernel's rows (a fusion pass bug)");
+    }
+  }
+  return OkStatus();
+}
+
+// The value worth keeping in the output row between a fused row reduce and
+// the output loop: the input of `reduce` when it has the output's shape and
+// type and the output loop computes it, at the output element's own index
+// only (through elementwise ops; the loop overwrites the row as it goes),
+// as exp(x - max) in softmax. Null when there is none.
+const GraphNode* StashedInput(const Plan& plan, const GraphNode* root,
+                              const GraphNode* reduce) {
+  const GraphNode* input = reduce->operand(0);
+  if (plan.role[input->id] != NodeRole::kInline || input->opcode() == HloOpcode::kReduce ||
+      root->shape().IsTuple() || !(input->shape() == root->shape())) {
+    return nullptr;
+  }
+  // (node, whether it is evaluated at the output element's own index).
+  std::vector<std::pair<const GraphNode*, bool>> stack = {{root, true}};
+  std::vector<std::array<bool, 2>> seen(plan.graph->nodes().size(), {false, false});
+  bool used = false;
+  while (!stack.empty()) {
+    auto [cur, aligned] = stack.back();
+    stack.pop_back();
+    if (cur == input) {
+      if (!aligned) return nullptr;
+      used = true;
+      continue;
+    }
+    const bool keeps_index = aligned && IsElementwiseOpcode(cur->opcode()) &&
+                             cur->shape().dimensions() == root->shape().dimensions();
+    for (const GraphNode* op : cur->operands) {
+      if (plan.role[op->id] != NodeRole::kInline || op->opcode() == HloOpcode::kReduce ||
+          seen[op->id][keeps_index]) {
+        continue;
+      }
+      seen[op->id][keeps_index] = true;
+      stack.push_back({op, keeps_index});
+    }
+  }
+  return used ? input : nullptr;
 }
 
 // void name(void** buffers, i64 begin, i64 end) calls an always-inlined body
@@ -84,6 +164,8 @@ Status EmitKernel(llvm::Module* module, const Plan& plan, const KernelInfo& kern
     }
     return OkStatus();
   };
+  const std::vector<const GraphNode*> row_reduces = FusedReduces(plan, root);
+  RETURN_IF_ERROR(CheckRowReduces(row_reduces, kernel, shape));
   if (kernel.form == KernelForm::kColumnReduce) {
     RETURN_IF_ERROR(EmitColumnReduce(b, emitter, scalar_functions, kernel,
                                      slot_arg.at(out_slots[0]), begin, end));
@@ -111,6 +193,18 @@ Status EmitKernel(llvm::Module* module, const Plan& plan, const KernelInfo& kern
       IrIndex row;
       row.linear = r;
       std::vector<llvm::Value*> outer_multi = MultiOf(b, row, outer);
+      // The output row has room for one stashed value: the last reduce's input.
+      const GraphNode* stash =
+          row_reduces.empty() ? nullptr : StashedInput(plan, root, row_reduces.back());
+      for (const GraphNode* reduce : row_reduces) {
+        IrIndex at;
+        at.multi = outer_multi;
+        if (stash != nullptr && reduce == row_reduces.back()) {
+          emitter.BeginStash(stash, slot_arg.at(out_slots[0]));
+        }
+        RETURN_IF_ERROR(emitter.Hoist(reduce, at));
+        if (stash != nullptr && reduce == row_reduces.back()) emitter.EndStash();
+      }
       llvm::Value* base = b.CreateMul(r, b.getInt64(last));
       return EmitForLoop(b, b.getInt64(0), b.getInt64(last), "col", [&](llvm::Value* i) {
         IrIndex index;

@@ -268,13 +268,40 @@ StatusOr<llvm::Value*> ElementalEmitter::At(const GraphNode* node, const IrIndex
 
 StatusOr<std::vector<llvm::Value*>> ElementalEmitter::Compute(const GraphNode* node,
                                                              const IrIndex& index) {
+  if (node == stash_.node && stash_.complete) {
+    const Shape& shape = node->shape();
+    return std::vector<llvm::Value*>{LoadElement(b_, shape.element_type(), stash_.buffer,
+                                                 LinearOf(b_, index, shape.dimensions()))};
+  }
   std::vector<const void*> key = {node, index.linear};
   key.insert(key.end(), index.multi.begin(), index.multi.end());
   auto it = cache_.find(key);
-  if (it != cache_.end() && it->second.block == b_.GetInsertBlock()) return it->second.values;
+  if (it != cache_.end() &&
+      (it->second.block == nullptr || it->second.block == b_.GetInsertBlock())) {
+    return it->second.values;
+  }
   ASSIGN_OR_RETURN(std::vector<llvm::Value*> values, ComputeUncached(node, index));
+  if (node == stash_.node) {
+    const Shape& shape = node->shape();
+    StoreElement(b_, shape.element_type(), values.at(0), stash_.buffer,
+                 LinearOf(b_, index, shape.dimensions()));
+  }
   cache_[key] = CacheEntry{b_.GetInsertBlock(), values};
   return values;
+}
+
+void ElementalEmitter::BeginStash(const GraphNode* node, llvm::Value* buffer) {
+  stash_ = Stash{node, buffer, false};
+}
+
+void ElementalEmitter::EndStash() { stash_.complete = true; }
+
+Status ElementalEmitter::Hoist(const GraphNode* node, const IrIndex& index) {
+  ASSIGN_OR_RETURN(std::vector<llvm::Value*> values, Compute(node, index));
+  std::vector<const void*> key = {node, index.linear};
+  key.insert(key.end(), index.multi.begin(), index.multi.end());
+  cache_[key] = CacheEntry{nullptr, std::move(values)};
+  return OkStatus();
 }
 
 StatusOr<llvm::Value*> ElementalEmitter::EmitElementwiseNode(const GraphNode* node,

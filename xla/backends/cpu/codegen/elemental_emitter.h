@@ -73,6 +73,18 @@ class ElementalEmitter {
   StatusOr<llvm::Value*> At(const GraphNode* node, const IrIndex& index);
   // Computes `node` even though it has a slot: the root of the kernel.
   StatusOr<std::vector<llvm::Value*>> Compute(const GraphNode* node, const IrIndex& index);
+  // Computes `node` at `index` here, and reuses that value wherever the node
+  // is asked for at the same index values later, in any block: for a fused
+  // row reduce, computed once per row before the row's output loop (the
+  // caller's block must dominate those uses).
+  Status Hoist(const GraphNode* node, const IrIndex& index);
+  // While `buffer` is set, every element of `node` computed is also stored
+  // into it (row-major, the node's dimensions); once it is cleared, the node
+  // is loaded from it instead of computed. A row kernel stashes exp(x - max)
+  // in its output row while summing it, so the output loop does not compute
+  // exp again.
+  void BeginStash(const GraphNode* node, llvm::Value* buffer);
+  void EndStash();
 
  private:
   StatusOr<std::vector<llvm::Value*>> ComputeUncached(const GraphNode* node, const IrIndex& index);
@@ -101,10 +113,16 @@ class ElementalEmitter {
   ScalarFunctions* scalar_functions_;
   std::function<llvm::Value*(int)> slot_ptr_;
   struct CacheEntry {
-    llvm::BasicBlock* block;
+    llvm::BasicBlock* block;  // null: hoisted, valid in every later block
     std::vector<llvm::Value*> values;
   };
   std::map<std::vector<const void*>, CacheEntry> cache_;
+  struct Stash {
+    const GraphNode* node = nullptr;
+    llvm::Value* buffer = nullptr;
+    bool complete = false;  // false: being written
+  };
+  Stash stash_;
 };
 
 }  // namespace xla::cpu

@@ -35,7 +35,7 @@ GraphNode* HloGraph::NewNode(const HloInstruction* instr, HloOpcode opcode, Shap
 
 StatusOr<GraphNode*> HloGraph::AddComputation(const HloComputation& computation,
                                               const std::vector<GraphNode*>& arguments,
-                                              int depth) {
+                                              int depth, bool fused) {
   if (depth > kMaxCallDepth) {
     return InvalidArgument("calls nested deeper than " + std::to_string(kMaxCallDepth) +
                            " at computation " + computation.name());
@@ -70,7 +70,18 @@ StatusOr<GraphNode*> HloGraph::AddComputation(const HloComputation& computation,
         if (instr->to_apply() == nullptr) {
           return InvalidArgument("call without a computation: " + instr->name());
         }
-        ASSIGN_OR_RETURN(node, AddComputation(*instr->to_apply(), operands, depth + 1));
+        ASSIGN_OR_RETURN(node, AddComputation(*instr->to_apply(), operands, depth + 1, fused));
+        break;
+      }
+      case HloOpcode::kFusion: {
+        if (instr->to_apply() == nullptr) {
+          return InvalidArgument("fusion without a computation: " + instr->name());
+        }
+        if (fused) return InvalidArgument("fusion " + instr->name() + " inside a fusion");
+        ASSIGN_OR_RETURN(node, AddComputation(*instr->to_apply(), operands, depth + 1, true));
+        if (std::find(operands.begin(), operands.end(), node) == operands.end()) {
+          node->fused = false;  // the fusion's root: its kernel
+        }
         break;
       }
       case HloOpcode::kGetTupleElement:
@@ -85,6 +96,7 @@ StatusOr<GraphNode*> HloGraph::AddComputation(const HloComputation& computation,
         break;
       default:
         node = NewNode(instr, std::move(operands));
+        node->fused = fused;
         break;
     }
     value[instr] = node;

@@ -1,6 +1,10 @@
 // HloGraph: the entry computation as the CPU backend sees it, with every
 // `call` inlined and get-tuple-element of a tuple forwarded to the element.
 //
+// A `fusion` is inlined the same way; the nodes of its computation but the
+// root are marked `fused`: the kernel planner computes them inside the loops
+// of the fusion's root (InstructionFusion made that decision).
+//
 // Nodes point at the HloInstruction they evaluate (for opcode, shape and
 // attributes) but have their own operand and user lists, because one
 // instruction of a called computation becomes one node per call site. The
@@ -28,6 +32,7 @@ struct GraphNode {
   HloOpcode opcode_ = HloOpcode::kParameter;
   Shape shape_;
   int64_t parameter_leaf = -1;  // kParameter: index among the flattened parameter leaves
+  bool fused = false;  // computed inside the kernel of the fusion that holds it
 
   HloOpcode opcode() const { return opcode_; }
   const Shape& shape() const { return shape_; }
@@ -49,7 +54,8 @@ class HloGraph {
 
  private:
   StatusOr<GraphNode*> AddComputation(const HloComputation& computation,
-                                      const std::vector<GraphNode*>& arguments, int depth);
+                                      const std::vector<GraphNode*>& arguments, int depth,
+                                      bool fused = false);
   GraphNode* NewNode(const HloInstruction* instr, std::vector<GraphNode*> operands);
   GraphNode* NewNode(const HloInstruction* instr, HloOpcode opcode, Shape shape,
                      std::vector<GraphNode*> operands);

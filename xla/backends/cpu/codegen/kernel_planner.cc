@@ -31,25 +31,6 @@ bool IsInlinableOpcode(HloOpcode op) {
   }
 }
 
-// Recomputing these per consumer costs index arithmetic and at most a convert.
-bool IsCheapToDuplicate(HloOpcode op) {
-  switch (op) {
-    case HloOpcode::kBroadcast:
-    case HloOpcode::kReshape:
-    case HloOpcode::kBitcast:
-    case HloOpcode::kTranspose:
-    case HloOpcode::kIota:
-    case HloOpcode::kSlice:
-    case HloOpcode::kReverse:
-    case HloOpcode::kConstant:
-    case HloOpcode::kConvert:
-    case HloOpcode::kCopy:
-      return true;
-    default:
-      return false;
-  }
-}
-
 // Ops that need only the flat element index of their operands.
 bool IsLinearOpcode(HloOpcode op) {
   switch (op) {
@@ -304,9 +285,8 @@ StatusOr<std::unique_ptr<Plan>> PlanComputation(const HloComputation& computatio
     for (GraphNode* op : nodes[i]->operands) live[op->id] = true;
   }
 
-  // Roles, consumers first. `duplicated` marks inlined nodes that will be
-  // computed more than once per output element of the kernel they end up in.
-  std::vector<bool> duplicated(n, false);
+  // Roles, consumers first. What is computed inside another node's kernel
+  // was decided by the fusion pass (InstructionFusion): fused nodes.
   for (size_t i = n; i-- > 0;) {
     GraphNode* node = nodes[i].get();
     if (!live[i]) continue;
@@ -335,23 +315,8 @@ StatusOr<std::unique_ptr<Plan>> PlanComputation(const HloComputation& computatio
                            " is not supported yet (instruction " + node->instr->name() + ")");
     } else if (DotParams unused; op == HloOpcode::kDot && MatchEigenDot(*node, &unused)) {
       role = NodeRole::kDot;
-    } else if (IsInlinableOpcode(op) && !is_leaf[i]) {
-      bool users_ok = true, user_duplicated = false;
-      int live_users = 0;
-      for (GraphNode* user : node->users) {
-        if (!live[user->id]) continue;
-        ++live_users;
-        NodeRole ur = plan.role[user->id];
-        if (ur != NodeRole::kInline && ur != NodeRole::kKernelRoot) users_ok = false;
-        if (duplicated[user->id]) user_duplicated = true;
-      }
-      bool single = live_users == 1 && !user_duplicated;
-      if (users_ok && (single || IsCheapToDuplicate(op))) {
-        role = NodeRole::kInline;
-        duplicated[i] = !single;
-      } else if (op == HloOpcode::kConstant) {
-        role = NodeRole::kConstant;
-      }
+    } else if (node->fused && !is_leaf[i] && op != HloOpcode::kConstant) {
+      role = NodeRole::kInline;
     } else if (op == HloOpcode::kConstant) {
       role = NodeRole::kConstant;
     }
@@ -538,6 +503,8 @@ StatusOr<std::unique_ptr<Plan>> PlanComputation(const HloComputation& computatio
       // Flat iteration when every fused op needs only flat indices, or rank <= 1.
       bool same_index = !node->shape().IsTuple();
       std::vector<int> reads, shifted_reads;
+      // Elements each fused reduce reads per element of the output row.
+      int64_t fused_reduce_cost = 0;
       {
         // Each fused node is visited once as reached only through linear ops
         // from the root, and once as reached through some other op ("shifted":
@@ -548,6 +515,11 @@ StatusOr<std::unique_ptr<Plan>> PlanComputation(const HloComputation& computatio
           auto [cur, shifted] = stack.back();
           stack.pop_back();
           bool linear = IsLinearOpcode(cur->opcode());
+          if (cur != node && cur->opcode() == HloOpcode::kReduce) {
+            const int64_t out = std::max<int64_t>(1, cur->shape().element_count());
+            const int64_t row = shape.rank() == 0 ? 1 : std::max<int64_t>(1, shape.dimensions().back());
+            fused_reduce_cost += cur->operand(0)->shape().element_count() / out / row;
+          }
           // A bitcast-convert that changes the element width reads its
           // operand at a different flat index.
           if (cur->opcode() == HloOpcode::kBitcastConvert &&
@@ -585,7 +557,7 @@ StatusOr<std::unique_ptr<Plan>> PlanComputation(const HloComputation& computatio
       int64_t inner = (linear || shape.rank() == 0) ? 1 : shape.dimensions().back();
       step.work_items = inner == 0 ? 0 : elements / inner;
       if (shape.rank() == 0) step.work_items = 1;
-      step.cost_per_item = inner;
+      step.cost_per_item = inner * (1 + fused_reduce_cost);
       if (IsScatterLikeOpcode(node->opcode())) {
         // Updates to one element must apply in order: a single work item.
         step.work_items = 1;

@@ -1,18 +1,17 @@
 // KernelPlanner: decides what each node of an HloGraph becomes at run time
 // and lays out the Program's buffer slots and steps.
 //
-// Fusion is greedy and local to the backend (no pass pipeline yet): walking
-// consumers before producers, a producer whose value is computable per
-// element (elementwise, broadcast, reshape, transpose, slice, iota, ...) is
-// inlined into its consumers' loops when it has a single user, or when it is
-// cheap to recompute (index-only ops and converts). Everything else is
-// materialised: a kernel root (one loop nest over its output), an Eigen dot,
-// a parameter, a constant or a library thunk (sort, fft, linear algebra,
-// collectives). Scatter and select-and-scatter are kernel roots with a loop
-// structure of their own (scatter_emitter.h), and so are reductions over
-// the leading dimensions or long reductions into few outputs (KernelForm,
-// reduce_emitter.h). It does not reorder, and does not fuse siblings
-// (multi-output fusion).
+// Fusion is decided before, by the InstructionFusion pass: the nodes of a
+// fusion's computation (HloGraph marks them `fused`) are inlined into the
+// loops of the fusion's root, and scalar constants become immediates.
+// Everything else is materialised: a kernel root (one loop nest over its
+// output), an Eigen dot, a parameter, a constant or a library thunk (sort,
+// fft, linear algebra, collectives). Scatter and select-and-scatter are
+// kernel roots with a loop structure of their own (scatter_emitter.h), and
+// so are reductions over the leading dimensions or long reductions into few
+// outputs (KernelForm, reduce_emitter.h). A row reduce fused into a kLoop
+// kernel is computed once per row before the row's inner loop (compiler.cc).
+// It does not reorder, and does not fuse siblings (multi-output fusion).
 #ifndef XLA_BACKENDS_CPU_CODEGEN_KERNEL_PLANNER_H_
 #define XLA_BACKENDS_CPU_CODEGEN_KERNEL_PLANNER_H_
 

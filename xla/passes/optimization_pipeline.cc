@@ -1,6 +1,7 @@
-#include "xla/passes/simplification_pipeline.h"
+#include "xla/passes/optimization_pipeline.h"
 
 #include "xla/passes/algebraic_simplifier.h"
+#include "xla/passes/call_inliner.h"
 #include "xla/passes/constant_folding.h"
 #include "xla/passes/cse.h"
 #include "xla/passes/dce.h"
@@ -30,9 +31,11 @@ class SimplificationRound : public HloPassInterface {
 
 }  // namespace
 
-Status RunSimplificationPipeline(HloModule* module) {
-  HloPassPipeline pipeline("simplification-pipeline");
+Status RunOptimizationPipeline(HloModule* module, const OptimizationOptions& options) {
+  HloPassPipeline pipeline("optimization-pipeline");
+  pipeline.AddPass<CallInliner>();
   pipeline.AddPass<HloPassFix<SimplificationRound>>();
+  pipeline.AddPass<InstructionFusion>(options.fusion);
   return pipeline.Run(module).status();
 }
 

@@ -1,0 +1,24 @@
+// The HLO passes every backend runs on a parsed module before planning
+// kernels, in order: call inlining; algebraic simplification, constant
+// folding, common subexpression elimination and dead code removal, repeated
+// until nothing changes; then fusion. The verifier runs around the whole
+// pipeline and after the fusion pass. Layout (row-major throughout) and
+// buffer assignment are the backends' kernel planners'.
+#ifndef XLA_PASSES_OPTIMIZATION_PIPELINE_H_
+#define XLA_PASSES_OPTIMIZATION_PIPELINE_H_
+
+#include "xla/hlo/ir/module.h"
+#include "xla/passes/instruction_fusion.h"
+#include "xla/status.h"
+
+namespace xla {
+
+struct OptimizationOptions {
+  FusionOptions fusion;
+};
+
+Status RunOptimizationPipeline(HloModule* module, const OptimizationOptions& options = {});
+
+}  // namespace xla
+
+#endif  // XLA_PASSES_OPTIMIZATION_PIPELINE_H_
