@@ -1,6 +1,7 @@
 """jax.lax.linalg, jax.numpy.linalg and jax.scipy.linalg against numpy/scipy,
 derivatives against finite differences, batching against a Python loop."""
 
+import contextlib
 import warnings
 
 import numpy as np
@@ -344,3 +345,19 @@ def test_unknown_custom_call_target_is_a_compile_error():
   text = _GETRF_HLO.replace("lapack_sgetrf_ffi", "lapack_sgetrf_nope")
   with pytest.raises(Exception, match='target "lapack_sgetrf_nope" is not registered'):
     client.compile_and_load(text, client.devices()[:1])
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_matmul_einsum_and_grad(dtype):
+  tol = 1e-5 if dtype == np.complex64 else 1e-12
+  with _x64() if dtype == np.complex128 else contextlib.nullcontext():
+    a, b = _rand(3, 4, dtype=dtype), _rand(4, 5, dtype=dtype)
+    np.testing.assert_allclose(np.asarray(jnp.matmul(a, b)), a @ b, rtol=tol, atol=tol)
+    np.testing.assert_allclose(np.asarray(jax.jit(jnp.dot)(a, b)), a @ b, rtol=tol, atol=tol)
+    x = _rand(2, 3, 3, dtype=dtype)
+    np.testing.assert_allclose(np.asarray(jnp.einsum("bij,bjk->bik", x, x)),
+                               np.einsum("bij,bjk->bik", x, x), rtol=tol, atol=tol)
+    # grad of real(sum(a @ b)) is the row sums of b on every row (what real JAX 0.10.2 gives).
+    g = jax.grad(lambda a: jnp.real(jnp.sum(a @ b)))(a)
+    np.testing.assert_allclose(np.asarray(g), np.broadcast_to(b.sum(1), a.shape),
+                               rtol=tol, atol=tol)

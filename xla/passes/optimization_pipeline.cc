@@ -2,6 +2,7 @@
 
 #include "xla/passes/algebraic_simplifier.h"
 #include "xla/passes/call_inliner.h"
+#include "xla/passes/complex_dot_expander.h"
 #include "xla/passes/constant_folding.h"
 #include "xla/passes/cse.h"
 #include "xla/passes/dce.h"
@@ -34,6 +35,7 @@ class SimplificationRound : public HloPassInterface {
 Status RunOptimizationPipeline(HloModule* module, const OptimizationOptions& options) {
   HloPassPipeline pipeline("optimization-pipeline");
   pipeline.AddPass<CallInliner>();
+  pipeline.AddPass<ComplexDotExpander>();
   pipeline.AddPass<HloPassFix<SimplificationRound>>();
   pipeline.AddPass<InstructionFusion>(options.fusion);
   return pipeline.Run(module).status();

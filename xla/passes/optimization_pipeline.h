@@ -1,5 +1,5 @@
 // The HLO passes every backend runs on a parsed module before planning
-// kernels, in order: call inlining; algebraic simplification, constant
+// kernels, in order: call inlining; complex dots as real dots; algebraic simplification, constant
 // folding, common subexpression elimination and dead code removal, repeated
 // until nothing changes; then fusion. The verifier runs around the whole
 // pipeline and after the fusion pass. Layout (row-major throughout) and
