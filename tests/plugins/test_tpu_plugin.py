@@ -182,3 +182,26 @@ def test_bogus_libtpu_names_the_file(tpu_env, tmp_path):
   assert proc.returncode != 0
   assert f"the TPU runtime TPU_LIBRARY_PATH={bogus} could not be loaded: {bogus}" in proc.stderr, \
       proc.stderr
+
+
+def test_cpu_and_tpu_plugins_in_one_process(tpu_env):
+  # The CPU plugin executes while the TPU plugin's compile-only client compiles
+  # the same module; each keeps its own copy of the compiler.
+  proc = _run(tpu_env, _LOAD + """
+    text = '''HloModule m, entry_computation_layout={(f32[2,2]{1,0})->f32[2,2]{1,0}}
+    ENTRY main {
+      p = f32[2,2]{1,0} parameter(0)
+      ROOT d = f32[2,2]{1,0} dot(p, p), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+    }'''
+    cpu = xc.make_cpu_client()
+    tpu_client = xc.make_c_api_client("tpu", {"mock": True})
+    tpu_exe = tpu_client.compile_and_load(text, tpu_client.devices()[:1])
+    cpu_exe = cpu.compile_and_load(text, cpu.devices()[:1])
+    x = np.array([[1, 2], [3, 4]], np.float32)
+    out = cpu_exe.execute([cpu.buffer_from_pyval(x, cpu.devices()[0])])
+    print(np.asarray(out[0]).tolist())
+    print("tpu", "dot(p.bf16, p.bf16)" in tpu_exe.hlo_modules()[0])
+  """)
+  assert proc.returncode == 0, proc.stdout + proc.stderr
+  assert "[[7.0, 10.0], [15.0, 22.0]]" in proc.stdout
+  assert "tpu True" in proc.stdout

@@ -1,6 +1,7 @@
 // Bf16DotRewriter tests, written in HLO text.
 #include "xla/backends/tpu/bf16_dot_rewriter.h"
 
+#include "xla/hlo/evaluator/evaluator.h"
 #include "xla/hlo/parser/parser.h"
 #include "xla/hlo/testing/check.h"
 
@@ -102,6 +103,34 @@ ENTRY e {
 }
 
 )"));
+}
+
+// The evaluator shows the precision the rewrite models: 1 + 2^-9 is not a
+// bf16 value, so the default-precision dot sees 1; HIGHEST keeps it.
+TEST(DefaultPrecisionRoundsOperandsToBf16) {
+  auto dot_of = [](const std::string& precision) {
+    auto m = ParseHloModule(R"(HloModule m
+
+ENTRY e {
+  a = f32[1,2]{1,0} parameter(0)
+  b = f32[2,1]{1,0} parameter(1)
+  ROOT d = f32[1,1]{1,0} dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0})" +
+                            precision + "\n}\n");
+    CHECK_OK(m);
+    Bf16DotRewriter pass;
+    CHECK_OK(pass.Run(m->get()));
+    Literal a(Shape(PrimitiveType::F32, {1, 2}));
+    a.Set<float>(0, 1.0f + 1.0f / 512);
+    a.Set<float>(1, 1.0f);
+    Literal b(Shape(PrimitiveType::F32, {2, 1}));
+    b.Set<float>(0, 1.0f);
+    b.Set<float>(1, 1.0f);
+    auto out = Evaluate(**m, {a, b});
+    CHECK_OK(out);
+    return (*out)[0].Get<float>(0);
+  };
+  EXPECT_EQ(dot_of(""), 2.0f);
+  EXPECT_EQ(dot_of(", operand_precision={highest,highest}"), 2.0f + 1.0f / 512);
 }
 
 // New names never clash with existing ones.
