@@ -29,8 +29,9 @@ bool Contains(const std::string& text, const std::string& part) {
 }
 
 std::string TempDir() {
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  std::string pattern = std::string(tmp ? tmp : "/tmp") + "/tpu_client_XXXXXX";
+  const char* tmp = std::getenv("TEST_TMPDIR");  // set by bazel test
+  CHECK_TRUE(tmp != nullptr);
+  std::string pattern = std::string(tmp) + "/tpu_client_XXXXXX";
   CHECK_TRUE(mkdtemp(pattern.data()) != nullptr);
   return pattern;
 }

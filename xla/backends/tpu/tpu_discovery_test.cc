@@ -12,8 +12,9 @@ namespace xla::tpu {
 namespace {
 
 std::string MakeRoot() {
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  std::string pattern = std::string(tmp ? tmp : "/tmp") + "/tpu_root_XXXXXX";
+  const char* tmp = std::getenv("TEST_TMPDIR");  // set by bazel test
+  CHECK_TRUE(tmp != nullptr);
+  std::string pattern = std::string(tmp) + "/tpu_root_XXXXXX";
   CHECK_TRUE(mkdtemp(pattern.data()) != nullptr);
   return pattern;
 }
