@@ -12,6 +12,7 @@
 #include "xla/backends/gpu/device_clients.h"
 #include "xla/backends/gpu/gpu_client.h"
 #include "xla/hlo/testing/check.h"
+#include "xla/pjrt/compile_only.h"
 
 namespace xla::gpu {
 namespace {
@@ -155,8 +156,8 @@ ENTRY main {
 
 // --xla_dump_to in XLA_FLAGS writes the PTX, the LLVM IR and the HLO.
 TEST(DumpToWritesPtx) {
-  EXPECT_EQ(DumpDirFromXlaFlags("--xla_foo=1 --xla_dump_to=/a/b"), std::string("/a/b"));
-  EXPECT_EQ(DumpDirFromXlaFlags(""), std::string());
+  EXPECT_EQ(compile_only::DumpDirFromXlaFlags("--xla_foo=1 --xla_dump_to=/a/b"), std::string("/a/b"));
+  EXPECT_EQ(compile_only::DumpDirFromXlaFlags(""), std::string());
   const char* tmp = std::getenv("TEST_TMPDIR");
   CHECK_TRUE(tmp != nullptr);
   std::string dir = std::string(tmp) + "/dump";

@@ -1,4 +1,5 @@
-// Plugin descriptions of the accelerator backends (CUDA, ROCm, TPU).
+// Plugin descriptions of the GPU backends (CUDA, ROCm); the TPU plugin's is
+// xla/backends/tpu/tpu_client.h.
 //
 // Client creation opens the vendor driver with dlopen, so the plugins build
 // and load without vendor SDKs; without a driver or a device it fails with a
@@ -12,7 +13,6 @@ namespace xla {
 
 const PluginInfo& CudaPluginInfo();
 const PluginInfo& RocmPluginInfo();
-const PluginInfo& TpuPluginInfo();
 
 }  // namespace xla
 

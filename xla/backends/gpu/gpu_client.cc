@@ -1,12 +1,12 @@
 #include "xla/backends/gpu/gpu_client.h"
 
-#include <algorithm>
 #include <cstdlib>
 #include <sstream>
 
 #include "xla/backends/gpu/gpu_compiler.h"
 #include "xla/backends/gpu/gpu_target.h"
 #include "xla/hlo/parser/parser.h"
+#include "xla/pjrt/compile_only.h"
 
 #ifndef JAX_PLUGIN_VERSION
 #define JAX_PLUGIN_VERSION "dev"
@@ -15,37 +15,7 @@
 namespace xla::gpu {
 namespace {
 
-constexpr int64_t kMaxDevices = 4096;
-
-class MockMemory final : public Memory {
- public:
-  explicit MockMemory(int id) : id_(id) {}
-  int id() const override { return id_; }
-  const std::string& kind() const override { return kind_; }
-
- private:
-  int id_;
-  std::string kind_ = "device";
-};
-
-class MockDevice final : public Device {
- public:
-  MockDevice(int id, const std::string& platform, const std::string& arch)
-      : id_(id), kind_(platform + " " + arch + " (compile-only)"),
-        debug_string_(platform + ":" + std::to_string(id)), memory_(id) {}
-  int id() const override { return id_; }
-  int process_index() const override { return 0; }
-  int local_hardware_id() const override { return id_; }
-  const std::string& kind() const override { return kind_; }
-  const std::string& debug_string() const override { return debug_string_; }
-  std::vector<Memory*> memories() const override { return {const_cast<MockMemory*>(&memory_)}; }
-  Memory* default_memory() const override { return const_cast<MockMemory*>(&memory_); }
-
- private:
-  int id_;
-  std::string kind_, debug_string_;
-  MockMemory memory_;
-};
+using compile_only::kMaxDevices;
 
 class CompileOnlyExecutable final : public Executable {
  public:
@@ -88,21 +58,18 @@ class CompileOnlyClient final : public Client {
   CompileOnlyClient(std::string platform, std::unique_ptr<GpuTarget> target, int64_t num_devices,
                     std::string topology, std::string dump_dir, std::string fix)
       : platform_(std::move(platform)), target_(std::move(target)),
-        dump_dir_(std::move(dump_dir)) {
+        dump_dir_(std::move(dump_dir)),
+        devices_(num_devices, platform_, platform_ + " " + target_->arch() + " (compile-only)") {
     version_ = platform_ + " " + target_->arch() + " compile-only (jax plugin " +
                JAX_PLUGIN_VERSION + ")";
     // Completed by what was attempted: "... to execute on", "... to transfer buffers to".
     what_ = "(this " + platform_ + " client was created with mock=True for topology " + topology +
             ", " + target_->arch() + "). " + fix;
-    for (int64_t i = 0; i < num_devices; ++i) {
-      owned_.push_back(std::make_unique<MockDevice>(static_cast<int>(i), platform_, target_->arch()));
-      devices_.push_back(owned_.back().get());
-    }
   }
 
   const std::string& platform_name() const override { return platform_; }
   const std::string& platform_version() const override { return version_; }
-  const std::vector<Device*>& devices() const override { return devices_; }
+  const std::vector<Device*>& devices() const override { return devices_.devices(); }
 
   StatusOr<std::unique_ptr<Executable>> Compile(const std::string& format, const std::string& code,
                                                 const Options& options,
@@ -111,26 +78,8 @@ class CompileOnlyClient final : public Client {
       return InvalidArgument("the " + target_->backend_name() +
                              " compiles HLO text (format \"hlo\"), got format \"" + format + "\"");
     }
-    int64_t num_replicas = 1;
-    if (auto it = options.find("num_replicas"); it != options.end()) {
-      const int64_t* n = std::get_if<int64_t>(&it->second);
-      if (n == nullptr || *n < 1) return InvalidArgument("option num_replicas must be a positive integer");
-      num_replicas = *n;
-    }
-    std::vector<Device*> targets = devices;
-    if (targets.empty()) {
-      if (num_replicas > static_cast<int64_t>(devices_.size())) {
-        return InvalidArgument("num_replicas=" + std::to_string(num_replicas) +
-                               " but the topology has " + std::to_string(devices_.size()) +
-                               " devices");
-      }
-      targets.assign(devices_.begin(), devices_.begin() + num_replicas);
-    }
-    for (Device* d : targets) {
-      if (std::find(devices_.begin(), devices_.end(), d) == devices_.end()) {
-        return InvalidArgument("Compile: device is not a device of this " + platform_ + " client");
-      }
-    }
+    ASSIGN_OR_RETURN(std::vector<Device*> targets,
+                     compile_only::CompileTargets(options, devices, devices_.devices(), platform_));
     ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, ParseHloModule(code));
     GpuCompileOptions compile_options;
     compile_options.dump_dir = dump_dir_;
@@ -151,8 +100,7 @@ class CompileOnlyClient final : public Client {
   std::string platform_, version_, what_;
   std::unique_ptr<GpuTarget> target_;
   std::string dump_dir_;
-  std::vector<std::unique_ptr<MockDevice>> owned_;
-  std::vector<Device*> devices_;
+  compile_only::MockDevices devices_;
 };
 
 }  // namespace
@@ -182,17 +130,6 @@ StatusOr<int64_t> DevicesInTopology(const std::string& topology) {
   return product;
 }
 
-std::string DumpDirFromXlaFlags(const std::string& xla_flags) {
-  const std::string flag = "--xla_dump_to=";
-  std::string dir;
-  std::stringstream in(xla_flags);
-  std::string word;
-  while (in >> word) {
-    if (word.rfind(flag, 0) == 0) dir = word.substr(flag.size());  // the last one wins
-  }
-  return dir;
-}
-
 StatusOr<std::unique_ptr<Client>> CreateCompileOnlyClient(const std::string& platform,
                                                           std::unique_ptr<GpuTarget> target,
                                                           const Options& options,
@@ -216,7 +153,7 @@ StatusOr<std::unique_ptr<Client>> CreateCompileOnlyClient(const std::string& pla
   const char* flags = std::getenv("XLA_FLAGS");
   return std::unique_ptr<Client>(new CompileOnlyClient(platform, std::move(target), num_devices,
                                                        topology,
-                                                       DumpDirFromXlaFlags(flags ? flags : ""),
+                                                       compile_only::DumpDirFromXlaFlags(flags ? flags : ""),
                                                        fix));
 }
 

@@ -24,9 +24,6 @@ class GpuTarget;
 // Devices in a topology string ("1x1x4" -> 4); INVALID_ARGUMENT otherwise.
 StatusOr<int64_t> DevicesInTopology(const std::string& topology);
 
-// The folder of --xla_dump_to=<dir> in an XLA_FLAGS value ("" if absent).
-std::string DumpDirFromXlaFlags(const std::string& xla_flags);
-
 // `platform` is "cuda" or "rocm"; `fix` tells the user how to run for real.
 StatusOr<std::unique_ptr<Client>> CreateCompileOnlyClient(const std::string& platform,
                                                           std::unique_ptr<GpuTarget> target,

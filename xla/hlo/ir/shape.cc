@@ -69,6 +69,7 @@ void Shape::set_minor_to_major(std::vector<int64_t> m2m) {
 
 void Shape::clear_layout() {
   minor_to_major_.clear();
+  tiles_.clear();
   has_layout_ = false;
   for (Shape& s : tuple_shapes_) s.clear_layout();
 }
@@ -107,6 +108,16 @@ std::string Shape::ToString(bool print_layout) const {
       if (i > 0) out += ",";
       out += std::to_string(minor_to_major_[i]);
     }
+    // XLA's form: ":T" once, then every tile in parentheses.
+    if (!tiles_.empty()) out += ":T";
+    for (const std::vector<int64_t>& tile : tiles_) {
+      out += "(";
+      for (size_t i = 0; i < tile.size(); ++i) {
+        if (i > 0) out += ",";
+        out += std::to_string(tile[i]);
+      }
+      out += ")";
+    }
     out += "}";
   }
   return out;
@@ -117,7 +128,8 @@ bool Shape::operator==(const Shape& other) const {
   if (IsTuple()) return tuple_shapes_ == other.tuple_shapes_;
   if (dimensions_ != other.dimensions_) return false;
   if (rank() == 0) return true;
-  return has_layout_ == other.has_layout_ && minor_to_major_ == other.minor_to_major_;
+  return has_layout_ == other.has_layout_ && minor_to_major_ == other.minor_to_major_ &&
+         tiles_ == other.tiles_;
 }
 
 bool Shape::Compatible(const Shape& other) const {

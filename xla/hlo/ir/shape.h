@@ -5,11 +5,17 @@
 // so text round-trips and the backend can honour non-default layouts such as
 // the {0,1} JAX prints on transposes; shape equality for type checking uses
 // Compatible(), which ignores layout.
+//
+// A layout may also carry tiles, as TPU layouts do: f32[3,5]{1,0:T(8,128)}
+// stores the array in 8x128 tiles of its two minor-most dimensions, and a
+// further tile applies inside the previous one (bf16[..]{1,0:T(8,128)(2,1)}).
+// Tiles change the storage size (padding), never the values.
 #ifndef XLA_HLO_IR_SHAPE_H_
 #define XLA_HLO_IR_SHAPE_H_
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "xla/hlo/ir/primitive_type.h"
@@ -49,6 +55,9 @@ class Shape {
   bool has_layout() const { return has_layout_; }
   const std::vector<int64_t>& minor_to_major() const { return minor_to_major_; }
   void set_minor_to_major(std::vector<int64_t> m2m);
+  // Tiles, outermost first; each lists sizes for the minor-most dimensions.
+  const std::vector<std::vector<int64_t>>& tiles() const { return tiles_; }
+  void set_tiles(std::vector<std::vector<int64_t>> tiles) { tiles_ = std::move(tiles); }
   void clear_layout();
   // Sets the default row-major layout (recursively for tuples).
   void SetDefaultLayout();
@@ -63,7 +72,7 @@ class Shape {
   // Tuples with more than five elements get "/*index=5*/" markers, as XLA prints.
   std::string ToString(bool print_layout = true) const;
 
-  // Exact equality, including layout.
+  // Exact equality, including layout and tiles.
   bool operator==(const Shape& other) const;
   bool operator!=(const Shape& other) const { return !(*this == other); }
   // Same type and dimensions (recursively), ignoring layout.
@@ -74,6 +83,7 @@ class Shape {
   std::vector<int64_t> dimensions_;
   std::vector<int64_t> minor_to_major_;
   bool has_layout_ = false;
+  std::vector<std::vector<int64_t>> tiles_;
   std::vector<Shape> tuple_shapes_;
 };
 

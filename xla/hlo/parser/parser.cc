@@ -373,13 +373,16 @@ StatusOr<Shape> HloParser::ParseShape(int depth) {
   }
   Token brace = lexer_.Next();
   std::vector<int64_t> m2m;
+  std::vector<std::vector<int64_t>> tiles;
   if (!TryConsume(TokenKind::kRBrace)) {
     do {
       ASSIGN_OR_RETURN(int64_t d, ParseInt64());
       m2m.push_back(d);
     } while (TryConsume(TokenKind::kComma));
+    if (TryConsume(TokenKind::kColon)) {
+      ASSIGN_OR_RETURN(tiles, ParseTiles(static_cast<int>(dims.size())));
+    }
     Token close = lexer_.Next();
-    if (close.kind == TokenKind::kColon) return ErrorAt(close, "tiled layouts are not supported");
     if (close.kind != TokenKind::kRBrace) {
       return ErrorAt(close, "expected ',' or '}' in layout, got " + Describe(close));
     }
@@ -398,7 +401,38 @@ StatusOr<Shape> HloParser::ParseShape(int depth) {
                               std::to_string(dims.size()) + " dimensions");
   }
   shape.set_minor_to_major(std::move(m2m));
+  shape.set_tiles(std::move(tiles));
   return shape;
+}
+
+StatusOr<std::vector<std::vector<int64_t>>> HloParser::ParseTiles(int rank) {
+  Token t = lexer_.Next();
+  if (t.kind != TokenKind::kName || t.text != "T") {
+    // XLA also writes memory spaces (S(1)), element sizes (E(4)) and others here.
+    return ErrorAt(t, "only tiles (\"T(8,128)\") are supported after ':' in a layout, got " +
+                          Describe(t));
+  }
+  std::vector<std::vector<int64_t>> tiles;
+  size_t limit = static_cast<size_t>(rank);  // a tile covers at most the enclosing dimensions
+  while (lexer_.Peek().kind == TokenKind::kLParen) {
+    Token open = lexer_.Next();
+    std::vector<int64_t> tile;
+    do {
+      Token size_tok = lexer_.Peek();
+      ASSIGN_OR_RETURN(int64_t size, ParseInt64());
+      if (size < 1) return ErrorAt(size_tok, "tile size " + std::to_string(size) + " must be positive");
+      tile.push_back(size);
+    } while (TryConsume(TokenKind::kComma));
+    RETURN_IF_ERROR(Expect(TokenKind::kRParen, "',' or ')' in a tile").status());
+    if (tile.size() > limit) {
+      return ErrorAt(open, "tile (" + JoinInts(tile) + ") has " + std::to_string(tile.size()) +
+                               " dimensions; at most " + std::to_string(limit) + " fit here");
+    }
+    limit = tile.size();
+    tiles.push_back(std::move(tile));
+  }
+  if (tiles.empty()) return ErrorAt(lexer_.Peek(), "expected '(' to open a tile after T");
+  return tiles;
 }
 
 // --------------------------------------------------------------- literal

@@ -48,6 +48,8 @@ class HloParser {
   Status ParseInstruction(HloComputation* comp, std::unordered_map<std::string, HloInstruction*>* names,
                           HloInstruction** root);
   StatusOr<Shape> ParseShape(int depth = 0);
+  // After "{1,0:" in a layout: "T(8,128)(2,1)"; `rank` is the array's.
+  StatusOr<std::vector<std::vector<int64_t>>> ParseTiles(int rank);
   StatusOr<Literal> ParseLiteral(const Shape& shape, int depth = 0);
   Status ParseArrayLiteral(const Shape& shape, int dim, int depth, Literal* out, int64_t* next);
   Status ParseLiteralElement(Literal* out, int64_t index);

@@ -146,6 +146,32 @@ ENTRY e {
   EXPECT_EQ(ToString(**again), ToString(**m));
 }
 
+// TPU tiled layouts parse into tiles and print back byte for byte.
+TEST(TiledLayoutsRoundTrip) {
+  constexpr char kTiled[] = R"(HloModule m, entry_computation_layout={(f32[3,5]{1,0:T(8,128)}, bf16[5]{0:T(256)})->bf16[3,5]{0,1:T(8,128)(2,1)}}
+
+ENTRY e {
+  a = f32[3,5]{1,0:T(8,128)} parameter(0)
+  b = bf16[5]{0:T(256)} parameter(1)
+  c = bf16[3,5]{1,0:T(8,128)(2,1)} convert(a)
+  d = bf16[3,5]{1,0:T(8,128)(2,1)} broadcast(b), dimensions={1}
+  ROOT r = bf16[3,5]{0,1:T(8,128)(2,1)} add(c, d)
+}
+
+)";
+  auto m = ParseHloModule(kTiled);
+  CHECK_OK(m);
+  const HloInstruction* c = (*m)->entry_computation()->GetInstructionWithName("c");
+  EXPECT_EQ(c->shape().tiles().size(), size_t{2});
+  EXPECT_EQ(JoinInts(c->shape().tiles()[0]), "8,128");
+  EXPECT_EQ(JoinInts(c->shape().tiles()[1]), "2,1");
+  EXPECT_EQ(ToString(**m), std::string(kTiled));
+  // Tiles are part of exact equality, not of type compatibility.
+  Shape untiled(PrimitiveType::BF16, {3, 5});
+  EXPECT_TRUE(!(untiled == c->shape()));
+  EXPECT_TRUE(untiled.Compatible(c->shape()));
+}
+
 struct BadCase {
   const char* text;
   const char* message;  // the full expected Status message
@@ -197,6 +223,21 @@ TEST(MalformedInputs) {
       {"HloModule m\nENTRY e {\n  ROOT p = f32[2]{0} parameter(0) @\n}\n",
        "3:35: expected an instruction name, got '@'\n  ROOT p = f32[2]{0} parameter(0) @\n"
        "                                  ^"},
+      {"HloModule m\nENTRY e {\n  ROOT p = f32[2,3]{1,0:S(1)} parameter(0)\n}\n",
+       "3:25: only tiles (\"T(8,128)\") are supported after ':' in a layout, got 'S'\n"
+       "  ROOT p = f32[2,3]{1,0:S(1)} parameter(0)\n                        ^"},
+      {"HloModule m\nENTRY e {\n  ROOT p = f32[2,3]{1,0:T(8,0)} parameter(0)\n}\n",
+       "3:29: tile size 0 must be positive\n"
+       "  ROOT p = f32[2,3]{1,0:T(8,0)} parameter(0)\n                            ^"},
+      {"HloModule m\nENTRY e {\n  ROOT p = f32[3]{0:T(8,128)} parameter(0)\n}\n",
+       "3:22: tile (8,128) has 2 dimensions; at most 1 fit here\n"
+       "  ROOT p = f32[3]{0:T(8,128)} parameter(0)\n                     ^"},
+      {"HloModule m\nENTRY e {\n  ROOT p = f32[2,3]{1,0:T} parameter(0)\n}\n",
+       "3:26: expected '(' to open a tile after T\n"
+       "  ROOT p = f32[2,3]{1,0:T} parameter(0)\n                         ^"},
+      {"HloModule m\nENTRY e {\n  ROOT p = f32[2,3]{1,0:T(8,128} parameter(0)\n}\n",
+       "3:32: expected ',' or ')' in a tile, got '}'\n"
+       "  ROOT p = f32[2,3]{1,0:T(8,128} parameter(0)\n                               ^"},
       // Shape errors come from the verifier, naming the instruction.
       {"HloModule m\nENTRY e {\n  p = f32[2]{0} parameter(0)\n  ROOT a = f32[3]{0} add(p, p)\n}\n",
        "instruction 'a' in computation 'e': shape f32[3] does not match the inferred shape f32[2]"},
