@@ -64,7 +64,7 @@ def batched_device_put(aval: Any, sharding: Sharding, xs: Sequence[Any],
                        host_buffer_semantics=HostBufferSemantics.ZERO_COPY) -> list[_jax.Buffer]:
   """Puts xs[i] (a host value or a Buffer: the block of an array of type `aval` that
   `sharding` gives devices[i]) on devices[i]. Returns the Buffers in that order."""
-  del committed, host_buffer_semantics  # see the module docstring
+  del committed  # see the module docstring
   if not hasattr(aval, "shape") or not hasattr(aval, "dtype"):
     raise TypeError(f"batched_device_put: aval must have a shape and a dtype, got "
                     f"{type(aval).__name__}")
@@ -100,7 +100,7 @@ def batched_device_put(aval: Any, sharding: Sharding, xs: Sequence[Any],
     if isinstance(x, _jax.Buffer):
       out.append(_to_device(x, device, force_copy))
     else:
-      out.append(device.client.buffer_from_pyval(x, device))
+      out.append(device.client.buffer_from_pyval(x, device, force_copy, host_buffer_semantics))
   return out
 
 

@@ -156,9 +156,10 @@ std::shared_ptr<Plugin> LoadPlugin(const std::string& path) {
                           std::to_string(api->struct_size) +
                           " bytes, too small for the functions jaxlib needs");
   }
-  // The table must hold the functions of every minor version up to the one it reports.
+  // The table must hold the functions of every minor version up to the one it reports
+  // (1.3 appended struct fields only, so it adds nothing to check here).
   const bool complete[] = {true, PJRT_API_HAS(api, PJRT_LoadedExecutable_Serialize),
-                           PJRT_API_HAS(api, PJRT_Buffer_DecreaseExternalReferenceCount)};
+                           PJRT_API_HAS(api, PJRT_Buffer_DecreaseExternalReferenceCount), true};
   for (int m = 1; m <= minor && m < static_cast<int>(std::size(complete)); ++m) {
     if (complete[m]) continue;
     throw PluginLoadError("plugin library " + path + " reports C API version 1." +

@@ -85,6 +85,30 @@ nb::object InPlaceView(std::shared_ptr<PyBuffer> buffer, bool numpy_only) {
   return nb::cast(view, nb::rv_policy::reference);
 }
 
+bool InterpreterShuttingDown() {
+#if PY_VERSION_HEX >= 0x030D0000
+  return !Py_IsInitialized() || Py_IsFinalizing();
+#else
+  return !Py_IsInitialized() || _Py_IsFinalizing();
+#endif
+}
+
+// done_with_host_buffer of a zero-copy transfer: drops the reference to the
+// host array that kept it alive. The plugin may call it from its own threads
+// and while the interpreter shuts down; then the array is left alone (the
+// process is ending, and taking the GIL there could block forever).
+void ReleaseHostArray(void* host_array) {
+  if (InterpreterShuttingDown()) return;
+  PyGILState_STATE state = PyGILState_Ensure();
+  Py_DECREF(static_cast<PyObject*>(host_array));
+  PyGILState_Release(state);
+}
+
+// Whether the plugin can take host memory without copying (C API 1.3).
+bool PluginHasZeroCopy(const PyClient& client) {
+  return client.api()->pjrt_api_version.minor_version >= 3;
+}
+
 }  // namespace
 
 void RegisterArray(nb::module_& m) {
@@ -119,7 +143,8 @@ void RegisterArray(nb::module_& m) {
 
   m.def("buffer_from_bytes",
         [](std::shared_ptr<PyClient> client, nb::ndarray<const uint8_t, nb::c_contig, nb::device::cpu> data,
-           int type, std::vector<int64_t> dims, std::shared_ptr<PyDevice> device) {
+           int type, std::vector<int64_t> dims, std::shared_ptr<PyDevice> device,
+           nb::object zero_copy_owner) {
           PJRT_Client_BufferFromHostBuffer_Args args{};
           args.struct_size = PJRT_Client_BufferFromHostBuffer_Args_STRUCT_SIZE;
           args.client = client->c_client();
@@ -128,6 +153,13 @@ void RegisterArray(nb::module_& m) {
           args.dims = dims.data();
           args.num_dims = dims.size();
           args.device = device ? device->c_device() : nullptr;
+          args.host_buffer_semantics = PJRT_HostBufferSemantics_kImmutableOnlyDuringCall;
+          if (!zero_copy_owner.is_none() && PluginHasZeroCopy(*client)) {
+            // The plugin hands the reference back exactly once, even if the call fails.
+            args.host_buffer_semantics = PJRT_HostBufferSemantics_kImmutableZeroCopy;
+            args.done_with_host_buffer = ReleaseHostArray;
+            args.done_user_data = zero_copy_owner.release().ptr();
+          }
           {
             nb::gil_scoped_release release;
             ThrowIfError(client->api(), client->api()->PJRT_Client_BufferFromHostBuffer(&args));
@@ -135,7 +167,11 @@ void RegisterArray(nb::module_& m) {
           return std::make_shared<PyBuffer>(client, args.buffer);
         },
         nb::arg("client"), nb::arg("data"), nb::arg("type"), nb::arg("dims"), nb::arg("device").none(),
-        "Copies dense row-major bytes of the given element type to a device.");
+        nb::arg("zero_copy_owner").none() = nb::none(),
+        "Makes a buffer of dense row-major bytes of the given element type on a device. "
+        "With zero_copy_owner (an object keeping `data` alive and unchanged) the plugin may "
+        "use the bytes in place; it holds zero_copy_owner until it no longer reads them. "
+        "Otherwise, or with a plugin older than C API 1.3, the bytes are copied.");
 }
 
 }  // namespace jax

@@ -205,13 +205,24 @@ def make_gpu_client(distributed_client=None, node_id=0, num_nodes=1, platform_na
 
 def _buffer_from_pyval(self: Client, pyval, device: Device | None = None, force_copy: bool = False,
                        host_buffer_semantics=HostBufferSemantics.ZERO_COPY) -> Buffer:
+  """A buffer holding `pyval` on `device`.
+
+  With ZERO_COPY (and not force_copy) a C-contiguous numpy array may become the
+  buffer's memory, without a copy, when the plugin can read it in place (the CPU
+  plugin does for arrays 16-byte aligned); the buffer then keeps the array alive,
+  and the caller must not change it while the buffer lives. Otherwise the
+  values are copied before this returns."""
   array = np.asarray(pyval)
+  zero_copy = (host_buffer_semantics == HostBufferSemantics.ZERO_COPY and not force_copy
+               and array.flags.c_contiguous and array.size > 0)
   if not array.flags.c_contiguous:
     # (0-d arrays are always contiguous; ascontiguousarray would make them 1-d.)
     array = np.ascontiguousarray(array)
   etype = dtype_to_etype(array.dtype)
   raw = array.reshape(-1).view(np.uint8) if array.size else np.empty(0, np.uint8)
-  return _jax.buffer_from_bytes(self, raw, int(etype), list(array.shape), device)
+  # `raw` is a view of `array`: holding it holds the array's memory.
+  return _jax.buffer_from_bytes(self, raw, int(etype), list(array.shape), device,
+                                raw if zero_copy else None)
 
 
 def _compile_and_load(self: Client, computation, executable_devices=None, compile_options=None,

@@ -53,7 +53,9 @@ def fast_buffer(x):
 
 def buffer_from_numpy(value: np.ndarray, device=None):
   client = get_backend()
-  return client.buffer_from_pyval(np.asarray(value), device or client.devices()[0])
+  # Copied: a jax Array must not change when the numpy array it came from does.
+  return client.buffer_from_pyval(np.asarray(value), device or client.devices()[0],
+                                  force_copy=True)
 
 
 _SingleDeviceSharding = None

@@ -27,7 +27,9 @@ def client():
 
 
 def _put(client, value):
-  return client.buffer_from_pyval(np.asarray(value), client.devices()[0])
+  # Copied, so the buffer's memory is the plugin's own (zero-copy buffers are
+  # in test_zero_copy.py).
+  return client.buffer_from_pyval(np.asarray(value), client.devices()[0], force_copy=True)
 
 
 def test_numpy_view_is_in_place_and_read_only(client):

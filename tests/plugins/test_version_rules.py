@@ -103,20 +103,68 @@ def test_plugin_from_an_older_minor_version_loads_and_runs(cpu_env, shim_plugin)
 
 
 def test_current_minor_version_reaches_the_plugin(cpu_env):
-  # With a current table jaxlib calls the 1.1 and 1.2 functions and the CPU
-  # backend answers: a serialized executable, and in-place numpy views.
+  # With a current table jaxlib calls the 1.1 and 1.2 functions, fills in the
+  # 1.3 fields, and the CPU backend answers: a serialized executable, in-place
+  # numpy views, and a zero-copy buffer over numpy's memory.
   proc = _ok(_run(cpu_env, f"""
       import numpy as np
       from jaxlib import xla_client as xc
       client = xc.make_cpu_client()
       exe = client.compile_and_load({_ADD_MODULE!r}, client.devices()[:1])
       print("serialized", len(exe.serialize()) > 0)
-      x = client.buffer_from_pyval(np.array([1, 2, 3], np.float32), client.devices()[0])
+      x = client.buffer_from_pyval(np.array([1, 2, 3], np.float32), client.devices()[0],
+                                   force_copy=True)
       view = np.asarray(x)
       print("in place", view.ctypes.data == x.unsafe_buffer_pointer(), view.flags.writeable)
+      a = np.array([1, 2, 3], np.float32)
+      print("zero copy", client.buffer_from_pyval(a, client.devices()[0]).unsafe_buffer_pointer()
+            == a.ctypes.data)
   """))
   assert "serialized True" in proc.stdout, proc.stdout
   assert "in place True False" in proc.stdout, proc.stdout
+  assert "zero copy True" in proc.stdout, proc.stdout
+
+
+@pytest.mark.parametrize("minor", [0, 2])
+def test_plugin_before_1_3_gets_copies_and_keeps_no_array(cpu_env, shim_plugin, minor):
+  # The real CPU backend behind the shim could use numpy's memory in place, but
+  # a plugin reporting an older version never hands the array back: jaxlib must
+  # copy, and hold no reference to the array.
+  last = {0: "PJRT_LoadedExecutable_Execute", 2: "PJRT_Buffer_DecreaseExternalReferenceCount"}
+  lib = shim_plugin(1, minor, last[minor])
+  proc = _ok(_run(cpu_env, f"""
+      import gc, weakref
+      import numpy as np
+      from jaxlib import plugin_support as ps, xla_client as xc
+      ps.load_pjrt_plugin_dynamically("old", "{lib}")
+      client = xc.make_c_api_client("old")
+      a = np.array([1, 2, 3, 4], np.float32)
+      alive = weakref.ref(a)
+      x = client.buffer_from_pyval(a, client.devices()[0])
+      print("copied", x.unsafe_buffer_pointer() != a.ctypes.data)
+      del a
+      gc.collect()
+      print("released", alive() is None)
+      print(np.asarray(x).tolist())
+  """))
+  assert "copied True" in proc.stdout and "released True" in proc.stdout, proc.stdout
+  assert "[1.0, 2.0, 3.0, 4.0]" in proc.stdout
+
+
+def test_1_3_adds_no_functions_so_a_1_2_length_table_loads(cpu_env, shim_plugin):
+  # 1.3 appended struct fields only: a table that ends at the 1.2 functions is
+  # complete for 1.3, and the zero-copy fields reach the backend.
+  lib = shim_plugin(1, 3, "PJRT_Buffer_DecreaseExternalReferenceCount")
+  proc = _ok(_run(cpu_env, f"""
+      import numpy as np
+      from jaxlib import plugin_support as ps, xla_client as xc
+      ps.load_pjrt_plugin_dynamically("same", "{lib}")
+      client = xc.make_c_api_client("same")
+      a = np.array([1, 2, 3, 4], np.float32)
+      x = client.buffer_from_pyval(a, client.devices()[0])
+      print("zero copy", x.unsafe_buffer_pointer() == a.ctypes.data)
+  """))
+  assert "zero copy True" in proc.stdout, proc.stdout
 
 
 def test_plugin_without_external_references_gives_numpy_copies(cpu_env, shim_plugin):

@@ -125,6 +125,15 @@ class Client {
   virtual StatusOr<std::unique_ptr<Buffer>> BufferFromHost(
       const void* data, PrimitiveType type, const std::vector<int64_t>& dims,
       const std::vector<int64_t>& byte_strides, Device* device) = 0;
+  // Zero-copy (C API 1.3): `data` (dense row-major) may become the buffer's
+  // memory, read but never written; dropping the last copy of `data` tells
+  // the caller the backend is done with it. Backends that cannot use host
+  // memory in place copy it, which is what this default does.
+  virtual StatusOr<std::unique_ptr<Buffer>> BufferFromHostZeroCopy(
+      std::shared_ptr<const void> data, PrimitiveType type, const std::vector<int64_t>& dims,
+      Device* device) {
+    return BufferFromHost(data.get(), type, dims, {}, device);
+  }
 };
 
 // What a plugin provides to the C API wrapper (c/c_api_wrapper.h).

@@ -275,6 +275,16 @@ StatusOr<std::unique_ptr<Buffer>> CpuClient::BufferFromHost(
   return std::unique_ptr<Buffer>(std::move(buffer));
 }
 
+StatusOr<std::unique_ptr<Buffer>> CpuClient::BufferFromHostZeroCopy(
+    std::shared_ptr<const void> data, PrimitiveType type, const std::vector<int64_t>& dims,
+    Device* device) {
+  CpuDevice* cpu_device = device ? FindDevice(device) : static_cast<CpuDevice*>(devices_[0]);
+  if (cpu_device == nullptr) return InvalidArgument("BufferFromHost: device is not a CPU device of this client");
+  ASSIGN_OR_RETURN(std::unique_ptr<CpuBuffer> buffer,
+                   CpuBuffer::CreateFromHost(type, dims, cpu_device, std::move(data)));
+  return std::unique_ptr<Buffer>(std::move(buffer));
+}
+
 }  // namespace cpu
 
 namespace {

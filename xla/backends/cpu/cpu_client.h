@@ -45,6 +45,10 @@ class CpuClient final : public Client {
                                                    const std::vector<int64_t>& dims,
                                                    const std::vector<int64_t>& byte_strides,
                                                    Device* device) override;
+  StatusOr<std::unique_ptr<Buffer>> BufferFromHostZeroCopy(std::shared_ptr<const void> data,
+                                                           PrimitiveType type,
+                                                           const std::vector<int64_t>& dims,
+                                                           Device* device) override;
 
  private:
   CpuClient(std::vector<std::unique_ptr<CpuDevice>> devices, std::string dump_llvm_ir_dir);

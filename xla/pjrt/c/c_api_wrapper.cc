@@ -350,9 +350,23 @@ PJRT_Buffer* WrapBuffer(std::unique_ptr<Buffer> buffer) {
   return b;
 }
 
+// The caller's host memory, for as long as the backend reads it. The last
+// copy to go calls the caller's done_with_host_buffer (1.3), so it runs
+// exactly once whatever happens: a copy, an error, or a zero-copy buffer's end.
+std::shared_ptr<const void> HostBufferLease(const PJRT_Client_BufferFromHostBuffer_Args& args) {
+  const bool has_callback =
+      args.struct_size >= PJRT_Client_BufferFromHostBuffer_Args_STRUCT_SIZE &&
+      args.done_with_host_buffer != nullptr;
+  if (!has_callback) return std::shared_ptr<const void>(args.data, [](const void*) {});
+  return std::shared_ptr<const void>(
+      args.data, [done = args.done_with_host_buffer, user_data = args.done_user_data](
+                     const void*) { done(user_data); });
+}
+
 PJRT_Error* ClientBufferFromHostBuffer(PJRT_Client_BufferFromHostBuffer_Args* args) {
   return Guard(__func__, [&]() -> Status {
     CHECK_ARGS(PJRT_Client_BufferFromHostBuffer_Args, args, buffer);
+    std::shared_ptr<const void> host = HostBufferLease(*args);
     PrimitiveType type = FromC(args->type);
     if (!IsArrayType(type)) {
       return InvalidArgument("BufferFromHostBuffer: unsupported element type " +
@@ -365,8 +379,14 @@ PJRT_Error* ClientBufferFromHostBuffer(PJRT_Client_BufferFromHostBuffer_Args* ar
     }
     Device* device = args->device != nullptr ? D(args->device)
                                              : args->client->client->devices().front();
+    const bool zero_copy =
+        args->struct_size >= PJRT_Client_BufferFromHostBuffer_Args_STRUCT_SIZE &&
+        args->host_buffer_semantics == PJRT_HostBufferSemantics_kImmutableZeroCopy &&
+        strides.empty();
+    Client* client = args->client->client.get();
     ASSIGN_OR_RETURN(std::unique_ptr<Buffer> buffer,
-                     args->client->client->BufferFromHost(args->data, type, dims, strides, device));
+                     zero_copy ? client->BufferFromHostZeroCopy(std::move(host), type, dims, device)
+                               : client->BufferFromHost(args->data, type, dims, strides, device));
     args->buffer = WrapBuffer(std::move(buffer));
     return OkStatus();
   });

@@ -30,9 +30,12 @@ extern "C" {
  *   1.1  PJRT_LoadedExecutable_Serialize
  *   1.2  PJRT_Buffer_IncreaseExternalReferenceCount,
  *        PJRT_Buffer_DecreaseExternalReferenceCount
+ *   1.3  no new functions: PJRT_Client_BufferFromHostBuffer_Args gained
+ *        host_buffer_semantics, done_with_host_buffer and done_user_data
+ *        (zero-copy host buffers)
  * A caller checks PJRT_API_HAS before calling a function newer than 1.0. */
 #define PJRT_API_MAJOR 1
-#define PJRT_API_MINOR 2
+#define PJRT_API_MINOR 3
 
 /* Size of a struct up to and including `last_field`: what a caller built
  * against this header version fills in. */
@@ -372,11 +375,22 @@ typedef struct PJRT_Client_Compile_Args {
 PJRT_DEFINE_STRUCT_TRAITS(PJRT_Client_Compile_Args, executable);
 typedef PJRT_Error* PJRT_Client_Compile(PJRT_Client_Compile_Args* args);
 
+/* 1.3. How long the plugin may read the caller's host memory. */
+typedef enum {
+  /* Copied before the call returns (what every plugin before 1.3 does). */
+  PJRT_HostBufferSemantics_kImmutableOnlyDuringCall = 0,
+  /* The plugin may use the memory as the buffer's own, without copying, and
+   * read it until it calls done_with_host_buffer; it never writes it. The
+   * caller keeps it valid and unchanged until then. A plugin that cannot use
+   * this memory in place (layout, alignment, device memory) copies it. */
+  PJRT_HostBufferSemantics_kImmutableZeroCopy = 1,
+} PJRT_HostBufferSemantics;
+
 typedef struct PJRT_Client_BufferFromHostBuffer_Args {
   size_t struct_size;
   PJRT_Extension_Base* extension_start;
   PJRT_Client* client;
-  const void* data;            /* borrowed: copied before the call returns */
+  const void* data;            /* borrowed; how long: host_buffer_semantics */
   PJRT_Buffer_Type type;
   const int64_t* dims;
   size_t num_dims;
@@ -384,8 +398,19 @@ typedef struct PJRT_Client_BufferFromHostBuffer_Args {
   size_t num_byte_strides;
   PJRT_Device* device;
   PJRT_Buffer* buffer;         /* out; owned by the caller */
+  /* 1.3. A caller built against 1.3 whose struct_size covers these fields
+   * gets done_with_host_buffer(done_user_data) called exactly once, when the
+   * plugin no longer reads `data`: at once (before or after returning) if it
+   * copied or the call failed, else when the buffer's memory is released
+   * (after PJRT_Buffer_Delete or _Destroy and any running executions and
+   * external references). It may be called from any thread. A plugin before
+   * 1.3 ignores these fields and never calls it; check the plugin's minor
+   * version before relying on it. */
+  PJRT_HostBufferSemantics host_buffer_semantics;
+  void (*done_with_host_buffer)(void* user_data); /* may be NULL */
+  void* done_user_data;
 } PJRT_Client_BufferFromHostBuffer_Args;
-PJRT_DEFINE_STRUCT_TRAITS(PJRT_Client_BufferFromHostBuffer_Args, buffer);
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Client_BufferFromHostBuffer_Args, done_user_data);
 typedef PJRT_Error* PJRT_Client_BufferFromHostBuffer(PJRT_Client_BufferFromHostBuffer_Args* args);
 
 /* ---------------------------------- Device -------------------------------- */

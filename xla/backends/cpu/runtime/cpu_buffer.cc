@@ -26,7 +26,18 @@ StatusOr<std::shared_ptr<AlignedMemory>> AlignedMemory::Allocate(size_t bytes,
   return std::shared_ptr<AlignedMemory>(new AlignedMemory(data, rounded, device, std::move(pool)));
 }
 
+std::shared_ptr<AlignedMemory> AlignedMemory::Borrow(std::shared_ptr<const void> host,
+                                                     size_t bytes) {
+  // The memory is only ever read through data(); the const_cast never reaches a writer
+  // because donation refuses borrowed memory.
+  auto* memory = new AlignedMemory(const_cast<void*>(host.get()), bytes, nullptr, nullptr);
+  memory->host_ = std::move(host);
+  memory->borrowed_ = true;
+  return std::shared_ptr<AlignedMemory>(memory);
+}
+
 AlignedMemory::~AlignedMemory() {
+  if (borrowed_) return;  // host_'s deleter hands the memory back
   if (pool_) {
     pool_->Free(data_, size_);
   } else {
@@ -35,9 +46,9 @@ AlignedMemory::~AlignedMemory() {
   if (device_ != nullptr) device_->RecordFree(static_cast<int64_t>(size_));
 }
 
-StatusOr<std::unique_ptr<CpuBuffer>> CpuBuffer::Create(PrimitiveType type,
-                                                       std::vector<int64_t> dims,
-                                                       CpuDevice* device) {
+namespace {
+// The bytes of a dense `type` array of shape `dims`, or why there is none.
+StatusOr<size_t> ArrayBytes(PrimitiveType type, const std::vector<int64_t>& dims) {
   if (!IsArrayType(type)) {
     return InvalidArgument("cannot allocate a buffer of type " +
                            std::string(PrimitiveTypeName(type)));
@@ -47,10 +58,37 @@ StatusOr<std::unique_ptr<CpuBuffer>> CpuBuffer::Create(PrimitiveType type,
     if (d < 0) return InvalidArgument("negative dimension in buffer shape");
     count *= d;
   }
-  size_t size = static_cast<size_t>(count) * ByteWidth(type);
+  return static_cast<size_t>(count) * ByteWidth(type);
+}
+}  // namespace
+
+StatusOr<std::unique_ptr<CpuBuffer>> CpuBuffer::Create(PrimitiveType type,
+                                                       std::vector<int64_t> dims,
+                                                       CpuDevice* device) {
+  ASSIGN_OR_RETURN(size_t size, ArrayBytes(type, dims));
   ASSIGN_OR_RETURN(std::shared_ptr<AlignedMemory> memory, AlignedMemory::Allocate(size, device));
   return std::unique_ptr<CpuBuffer>(
       new CpuBuffer(type, std::move(dims), size, device, std::move(memory)));
+}
+
+StatusOr<std::unique_ptr<CpuBuffer>> CpuBuffer::CreateFromHost(PrimitiveType type,
+                                                               std::vector<int64_t> dims,
+                                                               CpuDevice* device,
+                                                               std::shared_ptr<const void> host) {
+  ASSIGN_OR_RETURN(size_t size, ArrayBytes(type, dims));
+  if (size > 0 && host == nullptr) {
+    return InvalidArgument("BufferFromHost: null data for a buffer of " + std::to_string(size) +
+                           " bytes");
+  }
+  const bool in_place =
+      size > 0 && reinterpret_cast<uintptr_t>(host.get()) % kKernelAlignment == 0;
+  if (in_place) {
+    return std::unique_ptr<CpuBuffer>(new CpuBuffer(
+        type, std::move(dims), size, device, AlignedMemory::Borrow(std::move(host), size)));
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<CpuBuffer> copy, Create(type, std::move(dims), device));
+  if (size > 0) std::memcpy(copy->data(), host.get(), size);
+  return copy;
 }
 
 std::unique_ptr<CpuBuffer> CpuBuffer::CreateFromMemory(PrimitiveType type,

@@ -1,5 +1,5 @@
-// A dense row-major array in host memory, 64-byte aligned so kernels can use
-// aligned vector loads.
+// A dense row-major array in host memory: 64-byte aligned when we allocate
+// it, at least kKernelAlignment aligned when it is the caller's (zero-copy).
 #ifndef XLA_BACKENDS_CPU_RUNTIME_CPU_BUFFER_H_
 #define XLA_BACKENDS_CPU_RUNTIME_CPU_BUFFER_H_
 
@@ -14,17 +14,26 @@
 namespace xla::cpu {
 
 inline constexpr size_t kBufferAlignment = 64;
+// What compiled kernels may assume of a buffer's address: less than the
+// allocator gives, so that host memory we do not allocate (numpy's, 16-byte
+// aligned by malloc) can be used in place.
+inline constexpr size_t kKernelAlignment = 16;
 
 // Aligned host memory that reports its size to the owning device, and comes
 // from (and returns to) the device's memory pool when it has one.
 class AlignedMemory {
  public:
   static StatusOr<std::shared_ptr<AlignedMemory>> Allocate(size_t bytes, CpuDevice* device);
+  // Memory the caller owns (at least kKernelAlignment aligned), used in place
+  // and never written: dropping the last copy of `host` hands it back.
+  static std::shared_ptr<AlignedMemory> Borrow(std::shared_ptr<const void> host, size_t bytes);
   ~AlignedMemory();
   AlignedMemory(const AlignedMemory&) = delete;
   AlignedMemory& operator=(const AlignedMemory&) = delete;
   void* data() const { return data_; }
   size_t size() const { return size_; }
+  // Borrowed memory is read-only: no output may be written over it.
+  bool borrowed() const { return borrowed_; }
 
  private:
   AlignedMemory(void* data, size_t size, CpuDevice* device, std::shared_ptr<HostMemoryPool> pool)
@@ -33,6 +42,8 @@ class AlignedMemory {
   size_t size_;
   CpuDevice* device_;
   std::shared_ptr<HostMemoryPool> pool_;  // may be null
+  std::shared_ptr<const void> host_;  // the caller's memory, for Borrow()
+  bool borrowed_ = false;
 };
 
 class CpuBuffer final : public Buffer {
@@ -41,6 +52,13 @@ class CpuBuffer final : public Buffer {
   static StatusOr<std::unique_ptr<CpuBuffer>> Create(PrimitiveType type,
                                                      std::vector<int64_t> dims,
                                                      CpuDevice* device);
+  // A buffer over the caller's host memory, used in place if it is dense
+  // and kKernelAlignment aligned, else copied (the caller gets `host` back
+  // at once). Never written, even when donated.
+  static StatusOr<std::unique_ptr<CpuBuffer>> CreateFromHost(PrimitiveType type,
+                                                           std::vector<int64_t> dims,
+                                                           CpuDevice* device,
+                                                           std::shared_ptr<const void> host);
   // A buffer over existing memory (a donated argument's), which must hold
   // at least the shape's bytes.
   static std::unique_ptr<CpuBuffer> CreateFromMemory(PrimitiveType type, std::vector<int64_t> dims,

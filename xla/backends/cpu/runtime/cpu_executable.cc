@@ -81,7 +81,8 @@ StatusOr<std::vector<std::unique_ptr<Buffer>>> CpuExecutable::ExecuteOnDevice(
   // Donation: an output the program may alias with a donated parameter
   // (Program::may_alias) takes over that argument's memory. Arguments passed
   // twice are not donated; memory also held elsewhere (a running call, a
-  // numpy view) is never written over, though a declared donor is still consumed.
+  // numpy view) or borrowed from the caller (zero-copy) is never written over,
+  // though a declared donor is still consumed.
   std::vector<std::shared_ptr<AlignedMemory>> reused(program_.outputs.size());
   std::vector<bool> taken(program_.outputs.size(), false);
   for (int64_t d : donated) {
@@ -98,7 +99,7 @@ StatusOr<std::vector<std::unique_ptr<Buffer>>> CpuExecutable::ExecuteOnDevice(
       if (param == d) declared = true, declared_output = out;
     }
     const int64_t target = DonationTarget(d, declared_output, taken);
-    const bool held_elsewhere = memory.use_count() > 2;
+    const bool held_elsewhere = memory.use_count() > 2 || memory->borrowed();
     if (target >= 0 && !held_elsewhere) {
       reused[target] = memory;
       taken[target] = true;
