@@ -255,11 +255,14 @@ def _device_of(buf):
 
 
 def host_array(value, weak_type: bool = False) -> ArrayImpl:
-  """An Array holding `value` on the host until a computation needs it."""
+  """An Array holding a private copy of `value` on the host until a computation needs it.
+
+  Copied, so that changing the numpy array it came from never changes the Array.
+  """
   value = np.asarray(value)
   dtype = dtypes.canonicalize_dtype(value.dtype)
-  if value.dtype != dtype:
-    value = value.astype(dtype)
+  value = np.array(value, dtype=dtype, copy=True)
+  value.flags.writeable = False
   return ArrayImpl(ShapedArray(value.shape, dtype, weak_type), None, value)
 
 

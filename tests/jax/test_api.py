@@ -123,3 +123,12 @@ def test_x64():
   config.update("jax_enable_x64", True)
   assert jnp.add(1.0, 1.0).dtype == np.float64
   assert jax.jit(lambda x: x * 2)(np.ones(2)).dtype == np.float64
+
+
+@pytest.mark.parametrize("make", [jnp.array, jnp.asarray, jax.device_put])
+def test_arrays_never_alias_their_numpy_source(make):
+  source = np.arange(6, dtype=np.float32)
+  x = make(source)
+  source[0] = 100.0
+  assert float(x[0]) == 0.0
+  np.testing.assert_array_equal(np.asarray(jax.jit(lambda v: v * 1)(x)), np.arange(6.0))

@@ -37,7 +37,7 @@ Status RunOptimizationPipeline(HloModule* module, const OptimizationOptions& opt
   pipeline.AddPass<CallInliner>();
   pipeline.AddPass<ComplexDotExpander>();
   pipeline.AddPass<HloPassFix<SimplificationRound>>();
-  pipeline.AddPass<InstructionFusion>(options.fusion);
+  if (options.run_fusion) pipeline.AddPass<InstructionFusion>(options.fusion);
   return pipeline.Run(module).status();
 }
 

@@ -14,6 +14,8 @@
 namespace xla {
 
 struct OptimizationOptions {
+  // Off for a backend that only reports the optimised module (TPU compile-only).
+  bool run_fusion = true;
   FusionOptions fusion;
 };
 

@@ -8,7 +8,7 @@
 #include "xla/hlo/ir/computation.h"
 #include "xla/passes/dce.h"
 #include "xla/passes/pipeline.h"
-#include "xla/passes/simplification_pipeline.h"
+#include "xla/passes/optimization_pipeline.h"
 
 namespace xla::tpu {
 namespace {
@@ -46,7 +46,10 @@ Executable::MemoryStats TiledMemoryStats(const HloComputation& entry) {
 }  // namespace
 
 StatusOr<TpuCompiledModule> CompileForTpu(HloModule* module) {
-  RETURN_IF_ERROR(RunSimplificationPipeline(module));
+  // No fusion: the module is reported, not run, and stays readable op by op.
+  OptimizationOptions options;
+  options.run_fusion = false;
+  RETURN_IF_ERROR(RunOptimizationPipeline(module, options));
   // bf16 first, so the converts it adds get tiled layouts too; DCE drops
   // f32 converts whose only users now read the bf16 value directly.
   HloPassPipeline pipeline("tpu");
