@@ -105,6 +105,16 @@ std::shared_ptr<PyDevice> PyClient::LookupDevice(PJRT_Device* device) const {
 
 // ------------------------------------------------------------------ buffer
 
+void PyClient::AddLiveBuffer(PyBuffer* buffer) {
+  std::lock_guard<std::mutex> lock(live_mu_);
+  live_buffers_.insert(buffer);
+}
+
+void PyClient::RemoveLiveBuffer(PyBuffer* buffer) {
+  std::lock_guard<std::mutex> lock(live_mu_);
+  live_buffers_.erase(buffer);
+}
+
 PyBuffer::PyBuffer(std::shared_ptr<PyClient> client, PJRT_Buffer* buffer)
     : client_(std::move(client)), buffer_(buffer) {
   auto info = Args<PJRT_Buffer_Info_Args>();
@@ -114,9 +124,11 @@ PyBuffer::PyBuffer(std::shared_ptr<PyClient> client, PJRT_Buffer* buffer)
   dims_.assign(info.dims, info.dims + info.num_dims);
   size_ = info.on_device_size;
   device_ = client_->LookupDevice(info.device);
+  client_->AddLiveBuffer(this);
 }
 
 PyBuffer::~PyBuffer() {
+  client_->RemoveLiveBuffer(this);
   auto args = Args<PJRT_Buffer_Destroy_Args>();
   args.buffer = buffer_;
   PJRT_Error* error = client_->api()->PJRT_Buffer_Destroy(&args);

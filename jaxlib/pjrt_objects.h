@@ -4,7 +4,9 @@
 #define JAXLIB_PJRT_OBJECTS_H_
 
 #include <memory>
+#include <mutex>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "jaxlib/c_api_loader.h"
@@ -12,6 +14,7 @@
 
 namespace jax {
 
+class PyBuffer;
 class PyClient;
 
 struct PyMemory {
@@ -56,8 +59,22 @@ class PyClient : public std::enable_shared_from_this<PyClient> {
   std::vector<std::shared_ptr<PyDevice>> devices() const;
   std::shared_ptr<PyDevice> LookupDevice(PJRT_Device* device) const;
 
+  // Every PyBuffer of this client registers itself while it exists, so that
+  // live_arrays() can list them.
+  void AddLiveBuffer(PyBuffer* buffer);
+  void RemoveLiveBuffer(PyBuffer* buffer);
+  // Calls `fn` on each registered buffer with the registry locked, so none of
+  // them can finish being destroyed meanwhile.
+  template <typename F>
+  void ForEachLiveBuffer(F&& fn) const {
+    std::lock_guard<std::mutex> lock(live_mu_);
+    for (PyBuffer* b : live_buffers_) fn(b);
+  }
+
  private:
   PyClient() = default;
+  mutable std::mutex live_mu_;
+  std::unordered_set<PyBuffer*> live_buffers_;
   std::shared_ptr<Plugin> plugin_;
   PJRT_Client* client_ = nullptr;
   std::string platform_;

@@ -141,6 +141,18 @@ void RegisterClient(nb::module_& m) {
       .def_prop_ro("plugin", &PyClient::plugin)
       .def("process_index", &PyClient::process_index)
       .def("devices", [](const PyClient& c) { return c.devices(); })
+      .def("live_arrays",
+           [](const PyClient& c) {
+             nb::list out;
+             c.ForEachLiveBuffer([&](PyBuffer* b) {
+               if (b->is_deleted()) return;
+               nb::handle h = nb::find(b);  // null when no Python object holds it
+               if (h.is_valid()) out.append(nb::borrow(h));
+             });
+             return out;
+           },
+           "The client's live, undeleted buffers (jaxlib has no array type of its own: "
+           "an array here is its buffer).")
       .def("local_devices", [](const PyClient& c) { return c.devices(); })
       .def("_addressable_devices", [](const PyClient& c) { return c.devices(); })
       .def("device_count", [](const PyClient& c) { return c.devices().size(); })

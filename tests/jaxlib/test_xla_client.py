@@ -147,3 +147,44 @@ def test_num_devices_option_makes_virtual_devices():
   c = xla_client.make_c_api_client("cpu", {"num_devices": 4}) if plugin_support.pjrt_plugin_loaded(
       "cpu") else xla_client.make_cpu_client(num_devices=4)
   assert [d.id for d in c.devices()] == [0, 1, 2, 3]
+
+
+def test_live_arrays_lists_undeleted_buffers(client):
+  a = client.buffer_from_pyval(np.arange(6, dtype=np.float32).reshape(2, 3))
+  b = client.buffer_from_pyval(np.ones((2, 3), np.float32))
+  (c,) = client.compile_and_load(ADD).execute([a, b])
+  live = client.live_arrays()
+  assert all(any(x is y for y in live) for x in (a, b, c))
+  b.delete()
+  assert not any(x is b for x in client.live_arrays())
+  before = len(client.live_arrays())
+  del c, live  # `live` held c too
+  gc.collect()
+  assert len(client.live_arrays()) == before - 1
+
+
+def test_threads_execute_and_transfer_concurrently(client):
+  """Several Python threads run one executable and move buffers at once."""
+  import threading
+  exe = client.compile_and_load(ADD)
+  errors, done = [], []
+
+  def work(seed):
+    try:
+      rng = np.random.default_rng(seed)
+      for _ in range(200):
+        x = rng.standard_normal((2, 3)).astype(np.float32)
+        y = rng.standard_normal((2, 3)).astype(np.float32)
+        (out,) = exe.execute([client.buffer_from_pyval(x), client.buffer_from_pyval(y)])
+        np.testing.assert_array_equal(np.asarray(out), x + y)
+      done.append(seed)
+    except Exception as e:  # reported by the main thread
+      errors.append(e)
+
+  threads = [threading.Thread(target=work, args=(s,)) for s in range(8)]
+  for t in threads:
+    t.start()
+  for t in threads:
+    t.join()
+  assert not errors, errors[0]
+  assert sorted(done) == list(range(8))
