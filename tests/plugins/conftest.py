@@ -25,3 +25,9 @@ def gpu_env(wheel_venv):
 def rocm_env(wheel_venv):
   """Python of a fresh venv after `pip install jax jaxlib-rocm6`."""
   return wheel_venv(_this_python(), ["jax", "jaxlib-rocm6"])
+
+
+@pytest.fixture(scope="session")
+def all_plugins_env(wheel_venv):
+  """Python of a fresh venv with jax and every accelerator plugin installed."""
+  return wheel_venv(_this_python(), ["jax", "jaxlib-cuda12", "jaxlib-rocm6", "jaxlib-tpu"])

@@ -31,12 +31,13 @@ def _site_packages(python):
   return _run(python, "import sysconfig; print(sysconfig.get_paths()['purelib'])").stdout.strip()
 
 
-def test_every_plugin_exports_only_get_pjrt_api(gpu_env):
-  site = _site_packages(gpu_env)
+def test_every_plugin_exports_only_get_pjrt_api(all_plugins_env):
+  site = _site_packages(all_plugins_env)
   libs = []
   for root, _, files in os.walk(os.path.join(site, "jax_plugins")):
     libs += [os.path.join(root, f) for f in files if f.endswith("_plugin.so")]
-  assert len(libs) >= 2, libs
+  assert sorted(os.path.basename(lib) for lib in libs) == [
+      "xla_cpu_plugin.so", "xla_cuda_plugin.so", "xla_rocm_plugin.so", "xla_tpu_plugin.so"]
   for lib in libs:
     out = subprocess.run(["nm", "-D", "--extern-only", "--defined-only", lib], capture_output=True, text=True,
                          check=True).stdout
@@ -68,6 +69,41 @@ def test_cpu_and_cuda_plugins_in_one_process(gpu_env):
   """)
   assert "[2.0, 4.0, 6.0]" in proc.stdout
   assert "libcuda.so.1" in proc.stdout
+
+
+def test_every_plugin_in_one_process(all_plugins_env):
+  # Four libraries, each with its own XLA and LLVM: CPU runs, the others compile
+  # through their compile-only clients, and plain jax still runs on the CPU.
+  proc = _run(all_plugins_env, """
+      import warnings
+      import numpy as np
+      from jaxlib import plugin_support as ps, xla_client as xc
+      import jax_plugins.xla_tpu as tpu
+      TEXT = '''HloModule m, entry_computation_layout={(f32[8,128]{1,0})->f32[8,128]{1,0}}
+      ENTRY main.1 {
+        p = f32[8,128]{1,0} parameter(0)
+        ROOT a = f32[8,128]{1,0} add(p, p)
+      }'''
+      cpu = xc.make_cpu_client()
+      cuda = xc.make_gpu_client(platform_name="cuda", mock=True)
+      rocm = xc.make_gpu_client(platform_name="rocm", mock=True)
+      ps.load_pjrt_plugin_dynamically("tpu", tpu.library_path())
+      tpu_client = xc.make_c_api_client("tpu", {"mock": True, "topology": "v5e:1x1"})
+      for client in (cuda, rocm, tpu_client):
+        exe = client.compile_and_load(TEXT, client.devices()[:1])
+        print(client.platform, "compiled", "add(" in exe.as_text())
+      x = np.arange(8 * 128, dtype=np.float32).reshape(8, 128)
+      exe = cpu.compile_and_load(TEXT, cpu.devices()[:1])
+      (out,) = exe.execute([cpu.buffer_from_pyval(x, cpu.devices()[0])])
+      print("cpu ok", bool((np.asarray(out) == 2 * x).all()))
+      with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        import jax, jax.numpy as jnp
+        print("jax", jax.default_backend(), int(jnp.add(1, 1)))
+  """)
+  for line in ("cuda compiled True", "rocm compiled True", "tpu compiled True", "cpu ok True",
+               "jax cpu 2"):
+    assert line in proc.stdout, proc.stdout + proc.stderr
 
 
 def test_missing_library_names_the_file(cpu_env, tmp_path):
