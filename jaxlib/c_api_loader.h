@@ -30,6 +30,16 @@ std::shared_ptr<Plugin> LoadPlugin(const std::string& path);
 // needs, when the plugin was built for an older minor version than that.
 void RequireMinorVersion(const Plugin& plugin, int minor, const char* feature);
 
+// The plugin's extension of `type` (PJRT_Extension_Type_*) as struct `T`, or
+// null when the chain has none at least `min_size` bytes long.
+template <typename T>
+const T* FindExtension(const PJRT_Api* api, PJRT_Extension_Type type, size_t min_size) {
+  for (PJRT_Extension_Base* e = api->extension_start; e != nullptr; e = e->next) {
+    if (e->type == type && e->struct_size >= min_size) return reinterpret_cast<const T*>(e);
+  }
+  return nullptr;
+}
+
 // Converts a PJRT_Error into an XlaRuntimeError (and destroys it); no-op for NULL.
 void ThrowIfError(const PJRT_Api* api, PJRT_Error* error);
 

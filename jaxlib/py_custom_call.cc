@@ -17,13 +17,8 @@ namespace jax {
 namespace {
 
 const PJRT_CustomCall_Extension* FindExtension(const PJRT_Api* api) {
-  for (PJRT_Extension_Base* e = api->extension_start; e != nullptr; e = e->next) {
-    if (e->type == PJRT_Extension_Type_CustomCall &&
-        e->struct_size >= PJRT_CustomCall_Extension_STRUCT_SIZE) {
-      return reinterpret_cast<const PJRT_CustomCall_Extension*>(e);
-    }
-  }
-  return nullptr;
+  return jax::FindExtension<PJRT_CustomCall_Extension>(
+      api, PJRT_Extension_Type_CustomCall, PJRT_CustomCall_Extension_STRUCT_SIZE);
 }
 
 // The function pointer a PyCapsule holds, whatever its name.

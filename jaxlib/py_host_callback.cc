@@ -47,13 +47,8 @@ void ReleaseCallables() {
 }
 
 const PJRT_HostCallback_Extension* FindExtension(const PJRT_Api* api) {
-  for (PJRT_Extension_Base* e = api->extension_start; e != nullptr; e = e->next) {
-    if (e->type == PJRT_Extension_Type_HostCallback &&
-        e->struct_size >= PJRT_HostCallback_Extension_STRUCT_SIZE) {
-      return reinterpret_cast<const PJRT_HostCallback_Extension*>(e);
-    }
-  }
-  return nullptr;
+  return jax::FindExtension<PJRT_HostCallback_Extension>(
+      api, PJRT_Extension_Type_HostCallback, PJRT_HostCallback_Extension_STRUCT_SIZE);
 }
 
 void WriteError(const std::string& message, char* error, size_t error_size) {

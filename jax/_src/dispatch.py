@@ -133,8 +133,7 @@ class Executable:
 
   def call_buffers(self, buffers: list) -> list[ArrayImpl]:
     """Run on argument buffers already checked to match `in_avals`."""
-    outs = self._loaded.execute(buffers, self.donated) if self.donated else (
-        self._loaded.execute(buffers))
+    outs = self._loaded.execute(buffers, self.donated)
     return [ArrayImpl(a, [b]) for a, b in zip(self.out_avals, outs)]
 
 

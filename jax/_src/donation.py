@@ -29,6 +29,7 @@ def resolve_argnums(signature: inspect.Signature | None, static_argnums: Sequenc
   for n in nums:
     if not isinstance(n, int):
       raise TypeError(f"jit: donate_argnums must be integers, got {n!r}")
+  positional: list[str] = []
   if signature is not None:
     params = list(signature.parameters.values())
     positional = [p.name for p in params
@@ -40,13 +41,9 @@ def resolve_argnums(signature: inspect.Signature | None, static_argnums: Sequenc
                          f"{len(positional)} positional argument(s)")
       if 0 <= n < len(positional):
         names.add(positional[n])
-    for name in list(names):
-      if name in positional:
-        nums.add(positional.index(name))
-  static_names = set(static_argnames)
-  if signature is not None:
-    positional = list(signature.parameters)
-    static_names |= {positional[i] for i in static_argnums if 0 <= i < len(positional)}
+    nums |= {positional.index(name) for name in names if name in positional}
+  static_names = set(static_argnames) | {positional[i] for i in static_argnums
+                                         if 0 <= i < len(positional)}
   clash = sorted(names & static_names) or sorted(nums & set(static_argnums))
   if clash:
     raise ValueError(f"jit: argument(s) {clash} cannot be both static and donated: a static "

@@ -7,29 +7,10 @@
 
 #include "xla/backends/cpu/codegen/buffer_assignment.h"
 #include "xla/backends/cpu/runtime/cpu_buffer.h"
+#include "xla/passes/instruction_fusion.h"
 
 namespace xla::cpu {
 namespace {
-
-// Ops whose output element can be computed without materialising the whole
-// operand, and which may therefore be inlined into a consumer's loop.
-bool IsInlinableOpcode(HloOpcode op) {
-  switch (op) {
-    case HloOpcode::kBroadcast:
-    case HloOpcode::kReshape:
-    case HloOpcode::kBitcast:
-    case HloOpcode::kTranspose:
-    case HloOpcode::kIota:
-    case HloOpcode::kSlice:
-    case HloOpcode::kConcatenate:
-    case HloOpcode::kReverse:
-    case HloOpcode::kPad:
-    case HloOpcode::kDynamicSlice:
-      return true;
-    default:
-      return IsElementwiseOpcode(op);
-  }
-}
 
 // Ops that need only the flat element index of their operands.
 bool IsLinearOpcode(HloOpcode op) {
@@ -143,7 +124,7 @@ ReducerKind RecognizeReducer(const HloComputation& computation) {
 }
 
 bool IsElementalOpcode(HloOpcode op) {
-  return IsInlinableOpcode(op) || op == HloOpcode::kReduce || op == HloOpcode::kDot ||
+  return IsFusibleProducer(op) || op == HloOpcode::kReduce || op == HloOpcode::kDot ||
          op == HloOpcode::kReduceWindow || op == HloOpcode::kGather ||
          op == HloOpcode::kDynamicUpdateSlice || op == HloOpcode::kConstant ||
          op == HloOpcode::kConvolution || IsScatterLikeOpcode(op);
