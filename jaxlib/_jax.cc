@@ -14,11 +14,16 @@
 namespace nb = nanobind;
 
 // Bumped whenever the extension gains a feature that jax may test for.
-#define JAXLIB_EXTENSION_VERSION 3
+#define JAXLIB_EXTENSION_VERSION 4
 
 NB_MODULE(_jax, m) {
   m.doc() = "jaxlib's native core: loads plugins and drives them through the C API.";
   m.attr("_version") = JAXLIB_EXTENSION_VERSION;
+  // jax keeps jitted functions (and through them executables, clients and
+  // treedefs) in module globals, e.g. the compiled jnp ufuncs. CPython's
+  // finalization may free this module before it clears those globals, and
+  // nanobind would then report every such object as leaked at exit.
+  nb::set_leak_warnings(false);
   static nb::exception<jax::XlaRuntimeError> xla_runtime_error(m, "XlaRuntimeError", PyExc_RuntimeError);
   static nb::exception<jax::PluginLoadError> plugin_load_error(m, "PluginLoadError", PyExc_RuntimeError);
   jax::RegisterClient(m);

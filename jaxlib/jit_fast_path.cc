@@ -5,6 +5,8 @@
 #include <nanobind/stl/vector.h>
 #include <structmember.h>
 
+#include <complex>
+#include <cstring>
 #include <memory>
 #include <unordered_map>
 #include <utility>
@@ -45,6 +47,77 @@ class SlotReader {
   Py_ssize_t offset_ = 0;
 };
 
+// How a Python scalar argument is passed: JAX's rule gives each of bool, int,
+// float and complex one dtype with x64 off and one with it on; all but bool are
+// weakly typed.
+struct ScalarKind {
+  nb::object dtype[2];  // [x64]
+  PJRT_Buffer_Type type[2];
+  bool weak;
+};
+
+// A Python scalar argument converted to its parameter's element type.
+struct HostScalar {
+  PJRT_Buffer_Type type;
+  alignas(16) unsigned char bytes[16];
+};
+
+// Converts `x` (exactly bool, int, float or complex) to `type`; false when the
+// value does not fit (the general path raises JAX's overflow error).
+bool ToHostScalar(PyObject* x, PJRT_Buffer_Type type, HostScalar& out) {
+  out.type = type;
+  switch (type) {
+    case PJRT_Buffer_Type_PRED: {
+      bool v = x == Py_True;
+      std::memcpy(out.bytes, &v, sizeof v);
+      return true;
+    }
+    case PJRT_Buffer_Type_S32:
+    case PJRT_Buffer_Type_S64: {
+      int overflow = 0;
+      long long v = PyLong_AsLongLongAndOverflow(x, &overflow);
+      if (overflow != 0 || (v == -1 && PyErr_Occurred())) {
+        PyErr_Clear();
+        return false;
+      }
+      if (type == PJRT_Buffer_Type_S64) {
+        int64_t w = v;
+        std::memcpy(out.bytes, &w, sizeof w);
+        return true;
+      }
+      if (v < INT32_MIN || v > INT32_MAX) return false;
+      int32_t w = static_cast<int32_t>(v);
+      std::memcpy(out.bytes, &w, sizeof w);
+      return true;
+    }
+    case PJRT_Buffer_Type_F32:
+    case PJRT_Buffer_Type_F64: {
+      double v = PyFloat_AS_DOUBLE(x);
+      if (type == PJRT_Buffer_Type_F64) {
+        std::memcpy(out.bytes, &v, sizeof v);
+      } else {
+        float f = static_cast<float>(v);
+        std::memcpy(out.bytes, &f, sizeof f);
+      }
+      return true;
+    }
+    case PJRT_Buffer_Type_C64:
+    case PJRT_Buffer_Type_C128: {
+      Py_complex c = PyComplex_AsCComplex(x);
+      if (type == PJRT_Buffer_Type_C128) {
+        std::complex<double> v(c.real, c.imag);
+        std::memcpy(out.bytes, &v, sizeof v);
+      } else {
+        std::complex<float> v(static_cast<float>(c.real), static_cast<float>(c.imag));
+        std::memcpy(out.bytes, &v, sizeof v);
+      }
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
 // What jax tells the fast path about its Python classes and state, once.
 struct FastPathConfig {
   nb::object array_type;         // jax's ArrayImpl (exact type only)
@@ -57,6 +130,16 @@ struct FastPathConfig {
   nb::object x64_name = nb::str("jax_enable_x64");
   SlotReader aval, buffers, stack_axis, sharding;  // ArrayImpl slots
   SlotReader shape, dtype, weak_type;              // ShapedArray slots
+  nb::object empty_shape = nb::tuple();
+  // Indexed by Python type: bool, int, float, complex.
+  std::vector<std::pair<PyTypeObject*, ScalarKind>> scalar_kinds;
+
+  const ScalarKind* ScalarKindOf(PyObject* x) const {
+    for (const auto& [type, kind] : scalar_kinds) {
+      if (Py_TYPE(x) == type) return &kind;
+    }
+    return nullptr;
+  }
 
   FastPathConfig(nb::object array, nb::object shaped, nb::object sds, nb::object core,
                  nb::object eval, nb::object values)
@@ -133,10 +216,13 @@ struct CacheEntry {
 struct FlatCall {
   CallSignature signature;
   nb::list leaves;
+  // Null for a Python scalar leaf until `scalars` are transferred.
   std::vector<PyBuffer*> buffers;
   // Owners of `buffers`: an array's buffer list may be replaced by another thread
   // while the executable runs without the GIL.
   std::vector<nb::object> buffer_objects;
+  std::vector<std::pair<size_t, HostScalar>> scalars;  // (leaf index, value)
+  std::vector<std::shared_ptr<PyBuffer>> scalar_buffers;
 };
 
 class JitFunction {
@@ -161,8 +247,9 @@ class JitFunction {
     // Held here: another thread may clear the cache while the GIL is released.
     std::shared_ptr<const CacheEntry> entry = it->second;
     for (PyBuffer* b : call->buffers) {
-      if (b->device()->c_device() != entry->device) return nb::object();
+      if (b != nullptr && b->device()->c_device() != entry->device) return nb::object();
     }
+    TransferScalars(*call, *entry);
     std::vector<std::vector<std::shared_ptr<PyBuffer>>> outs;
     {
       std::vector<std::vector<PyBuffer*>> per_device{call->buffers};
@@ -170,7 +257,10 @@ class JitFunction {
       outs = entry->loaded->Execute(per_device, entry->donated);
     }
     for (int64_t i : entry->donated) {
-      nb::handle(PyList_GET_ITEM(call->leaves.ptr(), i)).attr("delete")();
+      nb::handle leaf(PyList_GET_ITEM(call->leaves.ptr(), i));
+      if (Py_TYPE(leaf.ptr()) == reinterpret_cast<PyTypeObject*>(fast_path_config->array_type.ptr())) {
+        leaf.attr("delete")();
+      }
     }
     const std::vector<nb::object>& out_avals = entry->out_avals;
     if (outs.size() != 1 || outs[0].size() != out_avals.size()) return nb::object();
@@ -243,7 +333,28 @@ class JitFunction {
   bool enabled() const { return enabled_; }
 
  private:
-  // Null when a leaf is not a plain single-buffer array (the general path decides).
+  // Python scalar arguments become buffers on the executable's device, as the
+  // general path would make them.
+  static void TransferScalars(FlatCall& call, const CacheEntry& entry) {
+    if (call.scalars.empty()) return;
+    const std::shared_ptr<PyClient>& client = entry.loaded->client();
+    for (auto& [index, scalar] : call.scalars) {
+      PJRT_Client_BufferFromHostBuffer_Args args{};
+      args.struct_size = PJRT_Client_BufferFromHostBuffer_Args_STRUCT_SIZE;
+      args.client = client->c_client();
+      args.data = scalar.bytes;
+      args.type = scalar.type;
+      args.num_dims = 0;
+      args.device = entry.device;
+      args.host_buffer_semantics = PJRT_HostBufferSemantics_kImmutableOnlyDuringCall;
+      ThrowIfError(client->api(), client->api()->PJRT_Client_BufferFromHostBuffer(&args));
+      call.scalar_buffers.push_back(std::make_shared<PyBuffer>(client, args.buffer));
+      call.buffers[index] = call.scalar_buffers.back().get();
+    }
+  }
+
+  // Null when a leaf is neither a plain single-buffer array nor a Python scalar
+  // that fits its dtype (the general path decides).
   std::unique_ptr<FlatCall> Flatten(PyObject* args) {
     const FastPathConfig& c = *fast_path_config;
     nb::list leaves;
@@ -256,7 +367,17 @@ class JitFunction {
     call->buffers.reserve(n);
     for (Py_ssize_t i = 0; i < n; ++i) {
       PyObject* x = PyList_GET_ITEM(call->leaves.ptr(), i);
-      if (Py_TYPE(x) != reinterpret_cast<PyTypeObject*>(c.array_type.ptr())) return nullptr;
+      if (Py_TYPE(x) != reinterpret_cast<PyTypeObject*>(c.array_type.ptr())) {
+        const ScalarKind* kind = c.ScalarKindOf(x);
+        if (kind == nullptr) return nullptr;
+        const int x64 = call->signature.x64 ? 1 : 0;
+        HostScalar value;
+        if (!ToHostScalar(x, kind->type[x64], value)) return nullptr;
+        call->signature.leaves.push_back(LeafSignature{kind->dtype[x64], c.empty_shape, kind->weak});
+        call->scalars.emplace_back(static_cast<size_t>(i), value);
+        call->buffers.push_back(nullptr);
+        continue;
+      }
       PyObject* stack_axis = c.stack_axis.Get(x);
       if (stack_axis == nullptr || stack_axis != Py_None) return nullptr;
       PyObject* sharding = c.sharding.Get(x);
@@ -341,7 +462,7 @@ void RegisterJitFastPath(nb::module_& parent) {
   m.def("configure",
         [](nb::object array_type, nb::object shaped_array_type,
            nb::object single_device_sharding_type, nb::object core_module, nb::object eval_main,
-           nb::object config_values) {
+           nb::object config_values, nb::dict scalar_dtypes) {
           if (!PyType_Check(array_type.ptr()) || !PyType_Check(shaped_array_type.ptr()) ||
               !PyType_Check(single_device_sharding_type.ptr()) ||
               !PyDict_Check(config_values.ptr())) {
@@ -350,14 +471,32 @@ void RegisterJitFastPath(nb::module_& parent) {
           }
           auto* c = new FastPathConfig(array_type, shaped_array_type, single_device_sharding_type,
                                        core_module.attr("__dict__"), eval_main, config_values);
+          const std::pair<PyTypeObject*, std::pair<PJRT_Buffer_Type, PJRT_Buffer_Type>> kinds[] = {
+              {&PyBool_Type, {PJRT_Buffer_Type_PRED, PJRT_Buffer_Type_PRED}},
+              {&PyLong_Type, {PJRT_Buffer_Type_S32, PJRT_Buffer_Type_S64}},
+              {&PyFloat_Type, {PJRT_Buffer_Type_F32, PJRT_Buffer_Type_F64}},
+              {&PyComplex_Type, {PJRT_Buffer_Type_C64, PJRT_Buffer_Type_C128}}};
+          for (const auto& [type, buffer_types] : kinds) {
+            nb::handle key(reinterpret_cast<PyObject*>(type));
+            if (!scalar_dtypes.contains(key)) continue;
+            auto pair = nb::cast<nb::tuple>(scalar_dtypes[key]);
+            if (pair.size() != 2) {
+              throw nb::type_error("jit.configure: scalar_dtypes maps a type to (x32 dtype, x64 dtype)");
+            }
+            c->scalar_kinds.push_back(
+                {type, ScalarKind{{pair[0], pair[1]}, {buffer_types.first, buffer_types.second},
+                                  type != &PyBool_Type}});
+          }
           // Configured once per process; a second call (a reloaded jax) replaces the first,
           // whose objects are kept: executing calls may still be reading them.
           fast_path_config = c;
         },
         nb::arg("array_type"), nb::arg("shaped_array_type"),
         nb::arg("single_device_sharding_type"), nb::arg("core_module"), nb::arg("eval_main"),
-        nb::arg("config_values"),
-        "Tells the fast path jax's array and aval classes and where its trace and x64 state live.");
+        nb::arg("config_values"), nb::arg("scalar_dtypes"),
+        "Tells the fast path jax's array and aval classes, where its trace and x64 state "
+        "live, and the dtypes of Python scalar arguments: {type: (x32 dtype, x64 dtype)} for "
+        "bool, int, float and complex.");
   m.def("is_configured", []() { return fast_path_config != nullptr; });
 
   nb::class_<JitFunction>(m, "JitFunction",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import types
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -250,13 +251,15 @@ class JitWrapped(_jax.jit.JitFunction):
   """
 
   def __init__(self, fun: Callable, static_argnums=(), static_argnames=(), in_shardings=None,
-               out_shardings=None, donate_argnums=(), donate_argnames=()):
+               out_shardings=None, donate_argnums=(), donate_argnames=(), inline=False):
     static_argnums = _ensure_tuple(static_argnums)
     static_argnames = _ensure_tuple(static_argnames)
-    try:
-      signature = inspect.signature(fun)
-    except (TypeError, ValueError):
-      signature = None
+    signature = None
+    if static_argnums or static_argnames or donate_argnums or donate_argnames:
+      try:  # only these need parameter names; the lookup costs ~25 us per jit
+        signature = inspect.signature(fun)
+      except (TypeError, ValueError):
+        pass
     self._donate_argnums, self._donate_argnames = donation.resolve_argnums(
         signature, static_argnums, static_argnames, _ensure_tuple(donate_argnums),
         _ensure_tuple(donate_argnames))
@@ -273,8 +276,13 @@ class JitWrapped(_jax.jit.JitFunction):
     self._out_shardings = out_shardings
     self._cache: dict[Any, tuple] = {}
     self._fast_ok = fast_ok
+    self._inline = inline
     self._signature = signature
     functools.update_wrapper(self, fun, updated=())  # never merge the wrapped object's state
+
+  def __get__(self, obj, objtype=None):
+    # A jitted function stored on a class is a method, as a plain function would be.
+    return self if obj is None else types.MethodType(self, obj)
 
   def _split_static(self, args, kwargs):
     nums = {i % len(args) if len(args) else i for i in self._static_argnums}
@@ -352,7 +360,12 @@ class JitWrapped(_jax.jit.JitFunction):
     return self._fast_entries()
 
   def _call_python(self, args, kwargs):
-    if self._fast_ok and not kwargs and core.dynamic_trace is core._EVAL_MAIN:
+    eager = core.dynamic_trace is core._EVAL_MAIN
+    if self._inline and not (eager and not kwargs and _all_plain(args)):
+      # Inlined: staged into the caller's computation as if `fun` were called, and
+      # run op by op on values the fast path cannot take (numbers, numpy arrays).
+      return self._fun(*args, **kwargs)
+    if self._fast_ok and not kwargs and eager:
       return self._call_fast(args)
     return self._call_slow(args, kwargs)
 
@@ -376,7 +389,7 @@ class JitWrapped(_jax.jit.JitFunction):
     """
     from jax._src import dispatch
     leaves, _ = tree_flatten(args)
-    if dispatch.fast_buffers(leaves) is None:
+    if not _fast_leaves(leaves):
       return self._call_slow(args, {})
     closed, hoisted, _, out_tree, leaves, _ = self._trace(args, {})
     donated = self._donated_invars(args, {}, len(hoisted))
@@ -407,12 +420,25 @@ class JitWrapped(_jax.jit.JitFunction):
     self._fast_clear()
 
 
+def _all_plain(args) -> bool:
+  leaves, _ = tree_flatten(args)
+  return _fast_leaves(leaves)
+
+
+def _fast_leaves(leaves) -> bool:
+  """Whether the native fast path can take every leaf: jax arrays it passes as they
+  are, and Python scalars it transfers as weakly typed scalars (bool: strongly)."""
+  from jax._src import dispatch
+  arrays = [x for x in leaves if type(x) not in dtypes.python_scalar_types]
+  return dispatch.fast_buffers(arrays) is not None
+
+
 def _configure_fast_path() -> None:
   """Tells the native fast path jax's array classes and where trace and x64 state live."""
   if not _jax.jit.is_configured():
     from jax._src.sharding import SingleDeviceSharding
     _jax.jit.configure(ArrayImpl, core.ShapedArray, SingleDeviceSharding, core,
-                       core._EVAL_MAIN, config._values)
+                       core._EVAL_MAIN, config._values, dtypes.python_scalar_dtypes)
 
 
 def _plain_single_device(closed: core.ClosedJaxpr) -> bool:
@@ -429,12 +455,15 @@ def jit(fun: Callable | None = None, *, static_argnums=(), static_argnames=(),
 
   `in_shardings`/`out_shardings` place the arguments/results with `device_put`
   (a pytree prefix of shardings); `device` is shorthand for both on one device.
+  `inline=True`: inside another computation `fun` is traced in place rather than
+  staged as a nested call, and eager calls on anything but jax arrays run `fun`
+  op by op; eager calls on jax arrays compile and cache like any jit.
   """
-  del keep_unused, backend, inline, compiler_options, abstracted_axes  # every argument is kept
+  del keep_unused, backend, compiler_options, abstracted_axes  # every argument is kept
   if device is not None:
     in_shardings = out_shardings = device
   make = lambda f: JitWrapped(f, static_argnums, static_argnames, in_shardings, out_shardings,
-                              donate_argnums, donate_argnames)
+                              donate_argnums, donate_argnames, inline)
   return make if fun is None else make(fun)
 
 

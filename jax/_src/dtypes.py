@@ -101,11 +101,14 @@ def _default_for_kind(kind) -> np.dtype:
   raise TypeError(kind)
 
 
+# Python scalar type -> its dtype with x64 off and with it on.
+python_scalar_dtypes = {bool: (bool_, bool_), int: (int32, int64), float: (float32, float64),
+                        complex: (complex64, complex128)}
+
+
 def scalar_type_dtype(t: type) -> np.dtype:
   """Canonical dtype of a Python scalar type (bool, int, float, complex)."""
-  if t is bool:
-    return bool_
-  return _default_for_kind(t)
+  return python_scalar_dtypes[t][enable_x64()]
 
 
 def is_python_scalar(x) -> bool:

@@ -56,10 +56,88 @@ def test_unusual_calls_reach_python():
   assert len(calls) == 1
   jf(x, scale=2.0)  # keyword arguments
   jf(np.ones(3, np.float32))  # a numpy leaf
-  jf(x, 2.0)  # a Python scalar leaf
+  jf(x, 2.0)  # a first call with a Python scalar leaf: a miss
   assert len(calls) == 4
   jax.grad(lambda v: jf(v).sum())(x)  # tracing
   assert len(calls) == 5
+
+
+def test_python_scalar_arguments_stay_native():
+  jf = jax.jit(lambda x, s: x * s)
+  calls = _count_python_calls(jf)
+  x = _arr(3)
+  for s in (2.0, 3.0, -1.5):
+    np.testing.assert_allclose(jf(x, s), np.arange(3) * s)
+  assert calls == [2]
+  (_, leaves, _), = jf._fast_cache
+  assert [(str(d), shape, weak) for d, shape, weak in leaves] == [
+      ("float32", (3,), False), ("float32", (), True)]
+  out = jf(_arr(3, dtype=np.int32), 2)  # a weak int32 scalar keeps the array's int32
+  assert out.dtype == np.int32 and not out.weak_type
+  np.testing.assert_array_equal(out, [0, 2, 4])
+  assert jnp.add(x, True).dtype == np.float32 and jnp.add(1, True).dtype == np.int32
+  np.testing.assert_allclose(jf(_arr(2, dtype=np.complex64), 1j), [0, 1j])
+  assert calls == [2, 2, 2]  # one miss per new signature
+
+
+def test_python_scalar_that_does_not_fit_raises():
+  jf = jax.jit(lambda x, s: x + s)
+  x = _arr(3, dtype=np.int32)
+  jf(x, 1)
+  with pytest.raises(OverflowError):
+    jf(x, 2 ** 40)  # int32 without x64: the general path raises
+  with pytest.raises(OverflowError):
+    jnp.arange(3) + 2 ** 40
+
+
+def test_python_scalars_follow_x64():
+  jf = jax.jit(lambda s: s * 2)
+  assert jf(3).dtype == np.int32 and jf(1.5).dtype == np.float32
+  jax.config.update("jax_enable_x64", True)
+  try:
+    assert jf(3).dtype == np.int64 and jf(1.5).dtype == np.float64
+    assert int(jf(2 ** 40)) == 2 ** 41
+  finally:
+    jax.config.update("jax_enable_x64", False)
+  assert jf(3).dtype == np.int32
+
+
+def test_jnp_functions_are_native_cached_calls_and_inline_when_traced():
+  x = _arr(4)
+  jnp.add(x, x), jnp.add(x, 1.0), jnp.sin(x)  # fill the caches
+  for f in (jnp.add, jnp.sin):
+    calls = _count_python_calls(f)
+    try:
+      for _ in range(3):
+        np.testing.assert_allclose(jnp.add(x, x), np.arange(4) * 2)
+        np.testing.assert_allclose(x + 1.0, np.arange(4) + 1)
+        np.testing.assert_allclose(jnp.sin(x), np.sin(np.arange(4)), rtol=1e-6)
+      assert calls == []
+    finally:
+      del f._call_python
+  jaxpr = jax.make_jaxpr(lambda v: jnp.sin(-v) + 1.0)(x)
+  names = [e.primitive.name for e in jaxpr.jaxpr.eqns]
+  assert names[:2] == ["neg", "sin"] and names[-1] == "add" and "jit" not in names
+  np.testing.assert_allclose(jax.jit(lambda v: jnp.sin(-v) + 1.0)(x), np.sin(-np.arange(4)) + 1,
+                             rtol=1e-6)
+
+
+def test_power_keeps_python_int_exponents_static():
+  z = jnp.asarray(np.array([1 + 2j, -3 + 0.5j], np.complex64))
+  np.testing.assert_allclose(z ** 2, np.array([1 + 2j, -3 + 0.5j]) ** 2, rtol=1e-6)
+  assert [e.primitive.name for e in jax.make_jaxpr(lambda v: v ** 3)(_arr(2)).jaxpr.eqns] == [
+      "integer_pow"]
+  np.testing.assert_allclose(jnp.power(_arr(3), 0.5), np.sqrt(np.arange(3)), rtol=1e-6)
+
+
+def test_jitted_function_is_a_method_on_a_class():
+  class Scaled:
+    def __init__(self, k):
+      self.k = k
+    apply = jax.jit(lambda self, x: x * self.k, static_argnums=0)
+
+  np.testing.assert_allclose(Scaled(3.0).apply(_arr(2)), [0, 3])
+  assert Scaled.apply is Scaled.__dict__["apply"]
 
 
 def test_signature_entries_describe_the_cache():

@@ -16,7 +16,8 @@ def _swap(f):
 def _defer(f):
   """Return NotImplemented for operands jax does not know, so Python tries the other side."""
   def op(self, other):
-    if not (core.is_valid_jaxval(other) or isinstance(other, (list, tuple))):
+    if type(other) is not ArrayImpl and not (core.is_valid_jaxval(other)
+                                             or isinstance(other, (list, tuple))):
       return NotImplemented
     return f(self, other)
   return op

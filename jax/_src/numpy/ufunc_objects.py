@@ -14,6 +14,7 @@ import numpy as np
 
 from jax._src import core
 from jax._src import dtypes
+from jax._src.api import JitWrapped
 from jax._src.lax import shape as lax_shape
 
 # ufunc name -> name of the jnp reduction with NumPy's `reduce` semantics
@@ -49,11 +50,16 @@ def _slice_axis(x, start: int, stop: int, axis: int):
   return lax_shape.slice(x, starts, limits)
 
 
-class ufunc:
-  """A NumPy-style universal function over jax arrays."""
+class ufunc(JitWrapped):
+  """A NumPy-style universal function over jax arrays.
+
+  Calling one is calling a `jit(func, inline=True)`: an eager call on jax arrays is
+  one cached native call, and inside other computations `func` is traced in place.
+  """
 
   def __init__(self, func: Callable, *, name: str, nin: int, nout: int,
                identity: Any = None):
+    super().__init__(func, inline=True)
     self._func = func
     self.__name__ = name
     self.__doc__ = func.__doc__
@@ -65,13 +71,19 @@ class ufunc:
   def __repr__(self):
     return f"<jnp.ufunc '{self.__name__}'>"
 
-  def __call__(self, *args, **kwargs):
-    if kwargs.get("out") is not None:
-      raise NotImplementedError(f"The 'out' argument to jnp.{self.__name__} is not supported.")
-    kwargs.pop("out", None)
-    if kwargs.pop("where", None) is not None:
-      raise NotImplementedError(f"The 'where' argument to jnp.{self.__name__} is not supported.")
-    return self._func(*args, **kwargs)
+  def __get__(self, obj, objtype=None):
+    return self  # like numpy's ufuncs, never bound as a method
+
+  def _call_python(self, args, kwargs):
+    if kwargs:
+      if kwargs.get("out") is not None:
+        raise NotImplementedError(
+            f"The 'out' argument to jnp.{self.__name__} is not supported.")
+      kwargs.pop("out", None)
+      if kwargs.pop("where", None) is not None:
+        raise NotImplementedError(
+            f"The 'where' argument to jnp.{self.__name__} is not supported.")
+    return super()._call_python(args, kwargs)
 
   def __hash__(self):
     return hash((type(self), self.__name__))

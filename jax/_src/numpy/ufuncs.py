@@ -60,6 +60,14 @@ def _named(name):
   return deco
 
 
+def _compiled(fn):
+  """`fn` made what JAX's jnp functions are: an eager call on jax arrays is one
+  cached native call per input signature; inside other computations `fn` is traced
+  in place (see `jit(inline=True)`)."""
+  from jax._src.api import jit
+  return jit(fn, inline=True)
+
+
 def _binary(lax_fn, name, inexact=False):
   promote = promote_args_inexact if inexact else promote_args
 
@@ -75,7 +83,7 @@ def _unary(lax_fn, name, inexact=True):
   @_named(name)
   def fn(x, /):
     return lax_fn(*promote(name, x))
-  return fn
+  return _compiled(fn)
 
 
 def _make_ufunc(fn, name, identity=None, nin=2):
@@ -144,6 +152,7 @@ fmax = _make_ufunc(fmax, "fmax")
 fmin = _make_ufunc(fmin, "fmin")
 
 
+@_compiled
 def negative(x, /):
   (x,) = promote_args("negative", x)
   if _is_bool(x):
@@ -151,10 +160,12 @@ def negative(x, /):
   return lax.neg(x)
 
 
+@_compiled
 def positive(x, /):
   return promote_args("positive", x)[0]
 
 
+@_compiled
 def sign(x, /):
   (x,) = promote_args("sign", x)
   if _is_bool(x):
@@ -162,6 +173,7 @@ def sign(x, /):
   return lax.sign(x)
 
 
+@_compiled
 def absolute(x, /):
   (x,) = promote_args("absolute", x)
   return x if _dtype(x).kind in "ub" else lax.abs(x)
@@ -170,6 +182,7 @@ def absolute(x, /):
 abs = absolute  # noqa: A001
 
 
+@_compiled
 def square(x, /):
   (x,) = promote_args("square", x)
   if _is_bool(x):
@@ -177,6 +190,7 @@ def square(x, /):
   return lax.integer_pow(x, 2)
 
 
+@_compiled
 def reciprocal(x, /):
   (x,) = promote_args_inexact("reciprocal", x)
   return lax.integer_pow(x, -1)
@@ -220,7 +234,17 @@ def _power(x1, x2, /):
   return _integer_power(x1, x2)
 
 
-power = pow = _make_ufunc(_power, "power")  # noqa: A001
+class _PowerUfunc(ufunc):
+  """`power`, whose Python int exponents stay static (an `integer_pow`, exact for
+  negative bases and defined for complex ones) instead of becoming traced arguments."""
+
+  def __call__(self, x1, x2, /, **kwargs):
+    if type(x2) is int and not kwargs:
+      return self._func(x1, x2)
+    return super().__call__(x1, x2, **kwargs)
+
+
+power = pow = _PowerUfunc(_power, name="power", nin=2, nout=1)  # noqa: A001
 
 
 def _float_power(x1, x2, /):
@@ -338,6 +362,7 @@ right_shift = _make_ufunc(_integer_binary(_shift_right, "right_shift"), "right_s
 bitwise_left_shift, bitwise_right_shift = left_shift, right_shift
 
 
+@_compiled
 def invert(x, /):
   (x,) = promote_args("invert", x)
   if _dtype(x).kind not in "iub":
@@ -348,6 +373,7 @@ def invert(x, /):
 bitwise_not = bitwise_invert = invert
 
 
+@_compiled
 def bitwise_count(x, /):
   (x,) = promote_args("bitwise_count", x)
   if _dtype(x).kind not in "iub":
@@ -360,6 +386,7 @@ def _to_bool(v):
   return v if _is_bool(v) else lax.ne(v, _zeros(v))
 
 
+@_compiled
 def logical_not(x, /):
   (x,) = promote_args("logical_not", x)
   return lax.bitwise_not(_to_bool(x))
@@ -428,11 +455,13 @@ sqrt = _unary(lax.sqrt, "sqrt")
 cbrt = _unary(lax.cbrt, "cbrt")
 
 
+@_compiled
 def log2(x, /):
   (x,) = promote_args_inexact("log2", x)
   return lax.div(lax.log(x), lax.log(_const(x, 2)))
 
 
+@_compiled
 def log10(x, /):
   (x,) = promote_args_inexact("log10", x)
   return lax.div(lax.log(x), lax.log(_const(x, 10)))
@@ -511,6 +540,7 @@ def _hypot(x1, x2, /):
 hypot = _make_ufunc(_hypot, "hypot")
 
 
+@_compiled
 def sinc(x, /):
   (x,) = promote_args_inexact("sinc", x)
   is_zero = lax.eq(x, _zeros(x))
@@ -518,11 +548,13 @@ def sinc(x, /):
   return lax.select(is_zero, _const(x, 1), lax.div(lax.sin(pi_x), pi_x))
 
 
+@_compiled
 def deg2rad(x, /):
   (x,) = promote_args_inexact("deg2rad", x)
   return lax.mul(x, _const(x, math.pi / 180))
 
 
+@_compiled
 def rad2deg(x, /):
   (x,) = promote_args_inexact("rad2deg", x)
   return lax.mul(x, _const(x, 180 / math.pi))
@@ -533,16 +565,19 @@ radians, degrees = deg2rad, rad2deg
 # ----------------------------------------------------------------------------- rounding
 
 
+@_compiled
 def floor(x, /):
   (x,) = promote_args("floor", x)
   return x if not dtypes.is_inexact(_dtype(x)) else lax.floor(x)
 
 
+@_compiled
 def ceil(x, /):
   (x,) = promote_args("ceil", x)
   return x if not dtypes.is_inexact(_dtype(x)) else lax.ceil(x)
 
 
+@_compiled
 def trunc(x, /):
   (x,) = promote_args("trunc", x)
   if not dtypes.is_inexact(_dtype(x)):
@@ -556,6 +591,7 @@ def fix(x, out=None):
   return trunc(x)
 
 
+@_compiled
 def rint(x, /):
   (x,) = promote_args_inexact("rint", x)
   if _is_complex(x):
@@ -603,6 +639,7 @@ def _float_layout(dt):
   return int_dt, int(info.nmant), (1 << (exp_bits - 1)) - 1
 
 
+@_compiled
 def signbit(x, /):
   (x,) = promote_args("signbit", x)
   dt = _dtype(x)
@@ -702,16 +739,19 @@ heaviside = _make_ufunc(_heaviside, "heaviside")
 # ----------------------------------------------------------------------------- complex parts
 
 
+@_compiled
 def real(val, /):
   (val,) = promote_args("real", val)
   return lax.real(val) if _is_complex(val) else val
 
 
+@_compiled
 def imag(val, /):
   (val,) = promote_args("imag", val)
   return lax.imag(val) if _is_complex(val) else _zeros(val)
 
 
+@_compiled
 def conjugate(x, /):
   (x,) = promote_args("conjugate", x)
   return lax.conj(x) if _is_complex(x) else x
@@ -733,6 +773,7 @@ def angle(z, deg: bool = False):
 # ----------------------------------------------------------------------------- classification
 
 
+@_compiled
 def isfinite(x, /):
   (x,) = promote_args("isfinite", x)
   if _is_complex(x):
@@ -742,6 +783,7 @@ def isfinite(x, /):
   return lax.is_finite(x)
 
 
+@_compiled
 def isinf(x, /):
   (x,) = promote_args("isinf", x)
   if _is_complex(x):
@@ -751,6 +793,7 @@ def isinf(x, /):
   return lax.eq(lax.abs(x), _const(x, np.inf))
 
 
+@_compiled
 def isnan(x, /):
   (x,) = promote_args("isnan", x)
   if not dtypes.is_inexact(_dtype(x)):
@@ -758,6 +801,7 @@ def isnan(x, /):
   return lax.ne(x, x)
 
 
+@_compiled
 def isposinf(x, /):
   (x,) = promote_args("isposinf", x)
   if not dtypes.is_inexact(_dtype(x)):
@@ -765,6 +809,7 @@ def isposinf(x, /):
   return lax.eq(x, _const(x, np.inf))
 
 
+@_compiled
 def isneginf(x, /):
   (x,) = promote_args("isneginf", x)
   if not dtypes.is_inexact(_dtype(x)):
