@@ -313,6 +313,22 @@ def build_times(collected: Collected, progress: Progress) -> None:
         shutil.rmtree(output_base, ignore_errors=True)
 
 
+def load_build_times(path: str) -> dict:
+  """The build-time samples of an earlier run, and when and under what load it ran."""
+  try:
+    with open(path, encoding="utf-8") as f:
+      earlier = json.load(f)
+  except (OSError, ValueError) as e:
+    raise HarnessError(f"--build-times-from {path}: {e}") from None
+  samples = {k: v for k, v in earlier.get("samples", {}).items() if k.startswith("build_")}
+  if not samples:
+    raise HarnessError(f"--build-times-from {path}: that run measured no build times "
+                       "(make one with --only build --build-times)")
+  return {"samples": samples,
+          "source": {"date": earlier.get("date"), "load_at_end": earlier.get("load_at_end"),
+                     "file": os.path.basename(path)}}
+
+
 def timed_run(cmd: list[str], cwd: str) -> float:
   start = time.monotonic()
   proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
@@ -393,12 +409,24 @@ GB/s counts the bytes a kernel must read and write once; "copy/1.5" means within
 taken in both installs' processes.
 
 {table}
-{"" if any(n.startswith("build_") for n in report["entries"]) else
- chr(10) + "Build times were not measured in this run (they need `--build-times`)." + chr(10)}{chr(10).join(["", "Messages:", ""] + errors) if errors else ""}
+{build_times_line(report)}{chr(10).join(["", "Messages:", ""] + errors) if errors else ""}
 ## Misses
 
 {harness.misses_section(report["entries"], notes)}
 """
+
+
+def build_times_line(report: dict) -> str:
+  if not any(n.startswith("build_") for n in report["entries"]):
+    return "\nBuild times were not measured in this run (they need `--build-times`).\n"
+  source = report.get("build_times_from")
+  if source:
+    return (f"\nBuild times (one clean build each, in a new output base without the disk "
+            f"cache, then one rebuild after editing one source file) come from a separate "
+            f"`--only build --build-times` run on {source['date']} (`{source['file']}`; "
+            f"load average at its end {source['load_at_end']}).\n")
+  return ("\nBuild times: one clean build each, in a new output base without the disk cache, "
+          "then one rebuild after editing one source file.\n")
 
 
 def read_notes() -> dict[str, str]:
@@ -428,6 +456,9 @@ def parse_args(argv):
                       "<timestamp>.json)")
   parser.add_argument("--build-times", action="store_true",
                       help="also time clean and incremental Bazel builds of each wheel")
+  parser.add_argument("--build-times-from", default=None, metavar="JSON",
+                      help="take the build times from this earlier `--only build "
+                      "--build-times` run instead of measuring them again")
   parser.add_argument("--only", default=None,
                       help="comma-separated groups or figures: " + ", ".join(harness.GROUPS))
   parser.add_argument("--rounds", type=int, default=None,
@@ -469,8 +500,17 @@ def main(argv: list[str] | None = None) -> int:
   if args.build_times and args.quick:
     print("error: --build-times takes far longer than --quick allows", file=sys.stderr)
     return 2
+  if args.build_times and args.build_times_from:
+    print("error: --build-times measures what --build-times-from reuses; pass one",
+          file=sys.stderr)
+    return 2
   if args.build_times and "build" not in groups:
     groups.append("build")
+  try:
+    earlier_builds = load_build_times(args.build_times_from) if args.build_times_from else None
+  except HarnessError as e:
+    print(f"error: {e}", file=sys.stderr)
+    return 2
   version = python_version()
   dist = os.path.abspath(args.dist_dir)
   try:
@@ -492,6 +532,8 @@ def main(argv: list[str] | None = None) -> int:
   wheels = wheel_sizes(dist, pythons[harness.REALJAX], collected) if "wheels" in groups else {}
   if "build" in groups:
     build_times(collected, progress)
+  if earlier_builds is not None:
+    collected.samples.update(earlier_builds["samples"])
 
   entries = harness.evaluate(collected.samples, collected.errors, collected.unsupported)
   now = datetime.datetime.now()
@@ -502,6 +544,8 @@ def main(argv: list[str] | None = None) -> int:
       "venvs": pythons, "sides": collected.versions, "wheels": wheels,
       "samples": collected.samples, "entries": entries,
   }
+  if earlier_builds is not None:
+    report["build_times_from"] = earlier_builds["source"]
   print_table(entries)
   out = args.json or os.path.join(HERE, "results", now.strftime("%Y%m%d-%H%M%S") + ".json")
   os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)

@@ -168,6 +168,26 @@ def test_results_markdown_names_the_machine_and_keeps_notes():
   assert "## Misses" in text and "  Because." in text
 
 
+def test_build_times_from_an_earlier_run(tmp_path):
+  earlier = tmp_path / "builds.json"
+  earlier.write_text(json.dumps({
+      "date": "2030-01-01 00:00", "load_at_end": "1.50",
+      "samples": {"build_clean_jax": {harness.OURS: [2.5]}, "matmul_256": {harness.OURS: [1.0]}}}))
+  loaded = run.load_build_times(str(earlier))
+  assert set(loaded["samples"]) == {"build_clean_jax"}
+  report = {"entries": harness.evaluate(loaded["samples"], {}),
+            "build_times_from": loaded["source"]}
+  line = run.build_times_line(report)
+  assert "separate `--only build --build-times` run on 2030-01-01 00:00" in line
+  assert "`builds.json`" in line and "1.50" in line
+  none = tmp_path / "none.json"
+  none.write_text(json.dumps({"samples": {"matmul_256": {harness.OURS: [1.0]}}}))
+  with pytest.raises(run.HarnessError, match="measured no build times"):
+    run.load_build_times(str(none))
+  with pytest.raises(run.HarnessError, match="missing.json"):
+    run.load_build_times(str(tmp_path / "missing.json"))
+
+
 # ---------------------------------------------------------------------------- the suite
 
 

@@ -67,6 +67,28 @@ def test_compile_execute_matches_numpy(client):
   assert out[0].shape == (2, 3) and out[0].dtype == np.float32
 
 
+COLUMN_MAJOR = """HloModule cm, entry_computation_layout={(f32[2,3]{0,1})->f32[3,2]{0,1}}
+
+ENTRY main.1 {
+  p = f32[2,3]{0,1} parameter(0)
+  c = f32[2,3]{1,0} copy(p)
+  ROOT t = f32[3,2]{0,1} transpose(c), dimensions={1,0}
+}
+"""
+
+
+def test_non_default_layouts_compute_logical_values(client):
+  # Buffers cross the C API row-major; layouts in the text choose nothing about
+  # the values, and the compiled module reports the row-major layouts it uses.
+  exe = client.compile_and_load(COLUMN_MAJOR, client.devices()[:1])
+  a = np.arange(6, dtype=np.float32).reshape(2, 3)
+  (out,) = exe.execute([client.buffer_from_pyval(a)])
+  np.testing.assert_array_equal(np.asarray(out), a.T)
+  optimized = exe.hlo_modules()[0]
+  assert "{0,1}" not in optimized and "copy(" not in optimized
+  assert "entry_computation_layout={(f32[2,3]{1,0})->f32[3,2]{1,0}}" in optimized
+
+
 def test_tuple_outputs_are_flattened(client):
   exe = client.compile_and_load(TWO_OUTPUTS, client.devices()[:1])
   p = np.array([1, -2, 3, 4], np.int32)

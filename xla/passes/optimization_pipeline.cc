@@ -6,6 +6,7 @@
 #include "xla/passes/constant_folding.h"
 #include "xla/passes/cse.h"
 #include "xla/passes/dce.h"
+#include "xla/passes/layout_assignment.h"
 #include "xla/passes/pipeline.h"
 
 namespace xla {
@@ -34,6 +35,7 @@ class SimplificationRound : public HloPassInterface {
 
 Status RunOptimizationPipeline(HloModule* module, const OptimizationOptions& options) {
   HloPassPipeline pipeline("optimization-pipeline");
+  if (options.assign_default_layouts) pipeline.AddPass<DefaultLayoutAssignment>();
   pipeline.AddPass<CallInliner>();
   pipeline.AddPass<ComplexDotExpander>();
   pipeline.AddPass<HloPassFix<SimplificationRound>>();

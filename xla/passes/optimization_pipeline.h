@@ -1,9 +1,10 @@
 // The HLO passes every backend runs on a parsed module before planning
-// kernels, in order: call inlining; complex dots as real dots; algebraic simplification, constant
+// kernels, in order: row-major layout assignment (not for tiled backends);
+// call inlining; complex dots as real dots; algebraic simplification, constant
 // folding, common subexpression elimination and dead code removal, repeated
 // until nothing changes; then fusion. The verifier runs around the whole
-// pipeline and after the fusion pass. Layout (row-major throughout) and
-// buffer assignment are the backends' kernel planners'.
+// pipeline and after the fusion pass. Buffer assignment is the backends'
+// kernel planners'.
 #ifndef XLA_PASSES_OPTIMIZATION_PIPELINE_H_
 #define XLA_PASSES_OPTIMIZATION_PIPELINE_H_
 
@@ -14,6 +15,8 @@
 namespace xla {
 
 struct OptimizationOptions {
+  // Off for a backend that stores arrays in tiled layouts (TPU compile-only).
+  bool assign_default_layouts = true;
   // Off for a backend that only reports the optimised module (TPU compile-only).
   bool run_fusion = true;
   FusionOptions fusion;

@@ -49,6 +49,7 @@ StatusOr<TpuCompiledModule> CompileForTpu(HloModule* module) {
   // No fusion: the module is reported, not run, and stays readable op by op.
   OptimizationOptions options;
   options.run_fusion = false;
+  options.assign_default_layouts = false;  // TpuLayoutAssignment below tiles them
   RETURN_IF_ERROR(RunOptimizationPipeline(module, options));
   // bf16 first, so the converts it adds get tiled layouts too; DCE drops
   // f32 converts whose only users now read the bf16 value directly.
