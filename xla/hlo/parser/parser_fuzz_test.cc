@@ -31,9 +31,18 @@ std::string ReadFile(const fs::path& path) {
   return ss.str();
 }
 
+// The files of `dir` in name order (directory order differs between machines,
+// and the mutants depend on the order).
+std::vector<fs::path> SortedFiles(const fs::path& dir) {
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(dir)) files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
 std::vector<std::string> CheckedInCorpus() {
   std::vector<std::string> inputs;
-  for (const auto& entry : fs::directory_iterator(kCorpusDir)) inputs.push_back(ReadFile(entry.path()));
+  for (const fs::path& file : SortedFiles(kCorpusDir)) inputs.push_back(ReadFile(file));
   return inputs;
 }
 
@@ -43,8 +52,8 @@ std::vector<std::string> ConformanceModules() {
   if (const char* env = std::getenv("CONFORMANCE_DIR")) dir = fs::path(env) / "hlo";
   std::error_code ec;
   if (!dir.empty() && fs::is_directory(dir, ec)) {
-    for (const auto& entry : fs::directory_iterator(dir)) {
-      std::string text = ReadFile(entry.path() / "module.hlo");
+    for (const fs::path& module_dir : SortedFiles(dir)) {
+      std::string text = ReadFile(module_dir / "module.hlo");
       if (!text.empty()) modules.push_back(std::move(text));
     }
   }
