@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite (the README's second command): builds the wheels, runs the
-# C++ unit tests with Bazel, then every Python test against the installed wheels.
+# C++ unit tests with Bazel (plain, then sanitized), fuzzes the HLO parser, then
+# every Python test against the installed wheels.
 #
 # Wheels: jax, every plugin, and jaxlib for the oldest and newest supported Python
 # plus python3's own (pytest runs in a fresh virtualenv of python3 with the wheels
@@ -17,6 +18,13 @@ python3 build/build.py build --wheels=all --python="$PYTHONS"
 
 # C++ unit tests beside their sources (parser, verifier, evaluator, passes, CPU backend).
 bazel test //xla/... --test_env=CONFORMANCE_DIR="$CONFORMANCE_DIR"
+
+# The same tests under AddressSanitizer and UndefinedBehaviorSanitizer (.bazelrc),
+# building only what they need.
+bazel test --config=asan --build_tests_only //xla/... --test_env=CONFORMANCE_DIR="$CONFORMANCE_DIR"
+
+# The HLO parser's coverage-guided fuzzer (clang + libFuzzer) for a bounded time.
+bash .ci/fuzz.sh
 
 # Runs `pytest tests -q` in a fresh virtualenv with jax installed from dist/;
 # missing wheels fail instead of skipping, and exit status 5 (no tests) fails.

@@ -1,7 +1,11 @@
-// Robustness: thousands of randomly mutated modules (from the corpus when
-// present, else inline ones) must never crash the parser or verifier, and
-// every mutant that does parse must round-trip through the printer.
-// Deterministic (fixed seed), so a failure reproduces.
+// Robustness: thousands of randomly mutated modules must never crash the
+// parser or verifier, and every mutant that does parse must round-trip through
+// the printer. The seeds are the fuzzer's checked-in corpus (fuzz/corpus: a
+// hand-written module and every input the coverage-guided fuzzer once crashed
+// on, each also checked unmutated) plus the conformance corpus when
+// CONFORMANCE_DIR is set. Deterministic (fixed seed), so a failure reproduces;
+// fast enough to run everywhere, unlike parser_fuzzer, which needs clang.
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -16,42 +20,44 @@ namespace fs = std::filesystem;
 namespace xla {
 namespace {
 
-constexpr char kSeed[] = R"(HloModule m, entry_computation_layout={(f32[4,6]{1,0}, s32[])->(f32[4]{0}, f32[2,3]{1,0})}
+// Bazel runs tests in the runfiles tree, where data files sit at their
+// workspace paths.
+constexpr char kCorpusDir[] = "xla/hlo/parser/fuzz/corpus";
 
-region_0.1 {
-  a.1 = f32[] parameter(0)
-  b.1 = f32[] parameter(1)
-  ROOT max.1 = f32[] maximum(a.1, b.1)
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
 }
 
-ENTRY main.2 {
-  x.1 = f32[4,6]{1,0} parameter(0)
-  i.1 = s32[] parameter(1)
-  constant.1 = f32[] constant(-inf)
-  r.1 = f32[4]{0} reduce(x.1, constant.1), dimensions={1}, to_apply=region_0.1
-  w.1 = f32[4,3]{1,0} reduce-window(x.1, constant.1), window={size=1x2 stride=1x2}, to_apply=region_0.1
-  p.1 = f32[5,4]{1,0} pad(w.1, constant.1), padding=0_1x0_1
-  d.1 = f32[2,3]{1,0} dynamic-slice(x.1, i.1, i.1), dynamic_slice_sizes={2,3}
-  c.1 = u32[4]{0} constant({13, 15, 26, 6})
-  ROOT tuple.1 = (f32[4]{0}, f32[2,3]{1,0}) tuple(r.1, d.1)
+// The files of `dir` in name order (directory order differs between machines,
+// and the mutants depend on the order).
+std::vector<fs::path> SortedFiles(const fs::path& dir) {
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(dir)) files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  return files;
 }
 
-)";
+std::vector<std::string> CheckedInCorpus() {
+  std::vector<std::string> inputs;
+  for (const fs::path& file : SortedFiles(kCorpusDir)) inputs.push_back(ReadFile(file));
+  return inputs;
+}
 
-std::vector<std::string> Seeds() {
-  std::vector<std::string> seeds = {kSeed};
+std::vector<std::string> ConformanceModules() {
+  std::vector<std::string> modules;
   fs::path dir;
   if (const char* env = std::getenv("CONFORMANCE_DIR")) dir = fs::path(env) / "hlo";
   std::error_code ec;
   if (!dir.empty() && fs::is_directory(dir, ec)) {
-    for (const auto& entry : fs::directory_iterator(dir)) {
-      std::ifstream in(entry.path() / "module.hlo");
-      std::stringstream ss;
-      ss << in.rdbuf();
-      if (!ss.str().empty()) seeds.push_back(ss.str());
+    for (const fs::path& module_dir : SortedFiles(dir)) {
+      std::string text = ReadFile(module_dir / "module.hlo");
+      if (!text.empty()) modules.push_back(std::move(text));
     }
   }
-  return seeds;
+  return modules;
 }
 
 std::string Mutate(const std::string& text, std::mt19937* rng) {
@@ -71,28 +77,43 @@ std::string Mutate(const std::string& text, std::mt19937* rng) {
   return s;
 }
 
+// Parses `text`; if it parses, checks that its printout parses and prints the
+// same. Returns whether `text` parsed.
+bool ParsesAndRoundTrips(const std::string& text) {
+  auto m = ParseHloModule(text);
+  if (!m.ok()) return false;
+  std::string printed = ToString(**m);
+  auto again = ParseHloModule(printed);
+  if (!again.ok()) {
+    ::xla::testing::ReportFailure(__FILE__, __LINE__,
+                                  "input parsed but its printout did not:\n" + text +
+                                      "\n--- printed ---\n" + printed + "\n--- error ---\n" +
+                                      again.status().message());
+    return true;
+  }
+  EXPECT_EQ(ToString(**again), printed);
+  return true;
+}
+
+// The checked-in corpus holds one valid module and the fuzzer's past crashes.
+TEST(CheckedInCorpusNeverCrashes) {
+  std::vector<std::string> corpus = CheckedInCorpus();
+  CHECK_TRUE(!corpus.empty());
+  int parsed = 0;
+  for (const std::string& input : corpus) parsed += ParsesAndRoundTrips(input);
+  EXPECT_TRUE(parsed >= 1);
+}
+
 TEST(MutantsNeverCrashAndParsedOnesRoundTrip) {
   std::mt19937 rng(12345);
-  std::vector<std::string> seeds = Seeds();
-  const int per_seed = seeds.size() > 1 ? 40 : 4000;
+  std::vector<std::string> seeds = CheckedInCorpus();
+  for (std::string& module : ConformanceModules()) seeds.push_back(std::move(module));
+  const int per_seed = std::max<int>(40, 4000 / seeds.size());
   int parsed = 0, total = 0;
   for (const std::string& seed : seeds) {
     for (int i = 0; i < per_seed; ++i) {
-      std::string mutant = Mutate(seed, &rng);
       ++total;
-      auto m = ParseHloModule(mutant);
-      if (!m.ok()) continue;
-      ++parsed;
-      std::string printed = ToString(**m);
-      auto again = ParseHloModule(printed);
-      if (!again.ok()) {
-        ::xla::testing::ReportFailure(__FILE__, __LINE__,
-                                      "mutant parsed but its printout did not:\n" + mutant +
-                                          "\n--- printed ---\n" + printed + "\n--- error ---\n" +
-                                          again.status().message());
-        continue;
-      }
-      EXPECT_EQ(ToString(**again), printed);
+      parsed += ParsesAndRoundTrips(Mutate(seed, &rng));
     }
   }
   std::fprintf(stderr, "%d mutants, %d parsed\n", total, parsed);

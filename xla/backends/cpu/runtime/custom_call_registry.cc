@@ -4,7 +4,7 @@
 #include <cerrno>
 #include <cstdlib>
 
-#include "xla/backends/cpu/runtime/linalg_kernels.h"
+#include "xla/backends/cpu/runtime/linalg_custom_calls.h"
 
 namespace xla::cpu {
 namespace {

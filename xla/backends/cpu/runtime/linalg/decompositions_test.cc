@@ -1,14 +1,12 @@
 // Each LAPACK-style kernel is checked by reconstruction (A from its factors)
-// in real and complex types; the custom-call factories check shapes and
-// attributes and run batched through a thunk.
+// in real and complex types.
 #include <cmath>
 #include <complex>
 #include <random>
 #include <vector>
 
 #include "Eigen/Core"
-#include "xla/backends/cpu/runtime/custom_call_registry.h"
-#include "xla/backends/cpu/runtime/linalg_kernels.h"
+#include "xla/backends/cpu/runtime/linalg/decompositions.h"
 #include "xla/hlo/testing/check.h"
 
 namespace xla::cpu {
@@ -228,58 +226,6 @@ TEST(EmptyMatrices) {
   EXPECT_EQ(Gesdd<double>(3, 0, 'A', a, s, u.data(), vt.data()), 0);
   EXPECT_TRUE(Near<double>(u, Mat<double>::Identity(3, 3), 0));
   EXPECT_EQ(Gesdd<double>(0, 3, 'S', a, s, u.data(), vt.data()), 0);
-}
-
-TEST(ParsesFfiAttributes) {
-  auto attrs = ParseFfiAttributes("{mode = 86 : ui8, uplo = 76 : ui8}");
-  CHECK_OK(attrs);
-  EXPECT_EQ(attrs->at("mode"), 86);
-  EXPECT_EQ(attrs->at("uplo"), 76);
-  CHECK_OK(ParseFfiAttributes("{}"));
-  CHECK_OK(ParseFfiAttributes(""));
-  EXPECT_TRUE(!ParseFfiAttributes("{mode = }").ok());
-  EXPECT_TRUE(!ParseFfiAttributes("{mode = 1 : ui8").ok());
-  EXPECT_TRUE(!ParseFfiAttributes("{a = 1, a = 2}").ok());
-}
-
-// A batched potrf through the registry and its thunk: every matrix factored,
-// info per matrix.
-TEST(BatchedPotrfThroughRegistry) {
-  const CustomCallFactory* factory = CustomCallRegistry::Builtin().Find("lapack_dpotrf_ffi");
-  CHECK_TRUE(factory != nullptr);
-  CustomCallArgs args;
-  args.target = "lapack_dpotrf_ffi";
-  args.instruction = "chol";
-  args.operands = {Shape(PrimitiveType::F64, {2, 3, 3})};
-  args.operand_slots = {0};
-  args.results = {Shape(PrimitiveType::F64, {2, 3, 3}), Shape(PrimitiveType::S32, {2})};
-  args.result_slots = {1, 2};
-  args.attributes = {{"uplo", 'L'}};
-  auto thunk = (*factory)(args);
-  CHECK_OK(thunk);
-  Mat<double> good = Spd<double>(3, 8), bad = -Spd<double>(3, 9);
-  std::vector<double> in(18), out(18);
-  std::copy(good.data(), good.data() + 9, in.begin());
-  std::copy(bad.data(), bad.data() + 9, in.begin() + 9);
-  int32_t info[2] = {-1, -1};
-  void* buffers[] = {in.data(), out.data(), info};
-  ThunkParams params;
-  params.buffers = buffers;
-  CHECK_OK((*thunk)->Run(params));
-  EXPECT_EQ(info[0], 0);
-  EXPECT_EQ(info[1], 1);
-  Mat<double> l = Eigen::Map<Mat<double>>(out.data(), 3, 3).triangularView<Eigen::Lower>();
-  EXPECT_TRUE(Near<double>(l * l.transpose(), good, 1e-12));
-
-  args.results[1] = Shape(PrimitiveType::S32, {3});
-  auto wrong = (*factory)(args);
-  CHECK_TRUE(!wrong.ok());
-  EXPECT_TRUE(wrong.status().message().find("info") != std::string::npos);
-  args.results[1] = Shape(PrimitiveType::S32, {2});
-  args.attributes = {{"uplo", 'X'}};
-  EXPECT_TRUE(!(*factory)(args).ok());
-  EXPECT_TRUE(CustomCallRegistry::Builtin().Find("lapack_zheevd_ffi") != nullptr);
-  EXPECT_TRUE(CustomCallRegistry::Builtin().Find("lapack_sheevd_ffi") == nullptr);
 }
 
 }  // namespace

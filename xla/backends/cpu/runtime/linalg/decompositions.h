@@ -1,30 +1,20 @@
-// LAPACK-style linear-algebra kernels on Eigen, and the custom-call targets
-// that run them under the names real JAX's CPU lowering emits:
+// LAPACK-style matrix decompositions on Eigen, for float, double,
+// complex<float> and complex<double> (explicitly instantiated in this folder's
+// sources, one per family). This header includes nothing of ours and nothing of
+// Eigen, so the expensive instantiations compile once and never again when the
+// runtime's headers change.
 //
-//   lapack_{s,d,c,z}potrf_ffi  (a) -> (factor, info)             uplo
-//   lapack_{s,d,c,z}trsm_ffi   (a, b) -> x                       side, uplo, trans_x, diag
-//   lapack_{s,d,c,z}getrf_ffi  (a) -> (lu, ipiv, info)
-//   lapack_{s,d,c,z}geqrf_ffi  (a) -> (packed, tau)
-//   lapack_{s,d}orgqr_ffi, lapack_{c,z}ungqr_ffi  (packed, tau) -> q
-//   lapack_{s,d}syevd_ffi, lapack_{c,z}heevd_ffi  (a) -> (v, w, info)  mode, uplo
-//   lapack_{s,d,c,z}gesdd_ffi  (a) -> (a, s, u, vt, info)          mode
-//
-// Every operand carries leading batch dimensions; info is s32[batch...].
 // Conventions follow LAPACK: ipiv is 1-based, info is 0 on success, > 0 for a
 // singular pivot (getrf), a non-positive-definite minor (potrf) or no
-// convergence (syevd, gesdd). Character attributes are ASCII codes
-// ('L' = 76, 'U' = 85, 'N' = 78, 'T' = 84, 'C' = 67, 'V' = 86, 'A' = 65,
-// 'S' = 83, 'R' = 82). All matrices are row-major [rows, cols].
-#ifndef XLA_BACKENDS_CPU_RUNTIME_LINALG_KERNELS_H_
-#define XLA_BACKENDS_CPU_RUNTIME_LINALG_KERNELS_H_
+// convergence (syevd, gesdd). All matrices are row-major [rows, cols].
+#ifndef XLA_BACKENDS_CPU_RUNTIME_LINALG_DECOMPOSITIONS_H_
+#define XLA_BACKENDS_CPU_RUNTIME_LINALG_DECOMPOSITIONS_H_
 
 #include <complex>
 #include <cstdint>
 #include <type_traits>
 
 namespace xla::cpu {
-
-class CustomCallRegistry;
 
 template <typename T>
 struct RealOf {
@@ -73,9 +63,6 @@ int32_t Syevd(int64_t n, bool lower, bool vectors, T* a, Real<T>* w);
 template <typename T>
 int32_t Gesdd(int64_t m, int64_t n, char mode, const T* a, Real<T>* s, T* u, T* vt);
 
-// Registers every lapack_*_ffi target above.
-void RegisterLinalgCustomCalls(CustomCallRegistry* registry);
-
 }  // namespace xla::cpu
 
-#endif  // XLA_BACKENDS_CPU_RUNTIME_LINALG_KERNELS_H_
+#endif  // XLA_BACKENDS_CPU_RUNTIME_LINALG_DECOMPOSITIONS_H_

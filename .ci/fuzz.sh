@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Runs the HLO parser's coverage-guided fuzzer (xla/hlo/parser/parser_fuzzer.cc,
+# libFuzzer with AddressSanitizer and UndefinedBehaviorSanitizer) for a bounded
+# time, seeded with xla/hlo/parser/fuzz/corpus and the conformance modules.
+#   FUZZ_SECONDS    how long to fuzz (default 60)
+#   FUZZ_ARTIFACTS  where a crashing, leaking or hanging input is saved
+#                   (default fuzz-artifacts/ in the checkout)
+# A finding fails the run, and the log names the saved input and how to
+# reproduce it. Needs clang-19 and libclang-rt-19-dev (.ci/setup.sh).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+CONFORMANCE_DIR="${CONFORMANCE_DIR:-$(cd .. && pwd)/shared/conformance}"
+FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
+FUZZ_ARTIFACTS="${FUZZ_ARTIFACTS:-$PWD/fuzz-artifacts}"
+
+# The clang build lives in an output base of its own beside the gcc one (.bazelrc).
+output_base="$(bazel info output_base)-fuzz"
+fuzz_bazel() { bazel --output_base="$output_base" "$@"; }
+fuzz_bazel build --config=fuzz //xla/hlo/parser:parser_fuzzer
+fuzzer="$(fuzz_bazel info --config=fuzz bazel-bin)/xla/hlo/parser/parser_fuzzer"
+fuzz_bazel shutdown  # frees the second server's memory before the run
+
+# libFuzzer writes what it learns into the first folder; the rest are read-only seeds.
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/corpus" "$work/conformance" "$FUZZ_ARTIFACTS"
+if [ -d "$CONFORMANCE_DIR/hlo" ]; then
+  for dir in "$CONFORMANCE_DIR"/hlo/*/; do
+    if [ -f "$dir/module.hlo" ]; then cp "$dir/module.hlo" "$work/conformance/$(basename "$dir").hlo"; fi
+  done
+else
+  echo "fuzz: no conformance corpus at $CONFORMANCE_DIR/hlo; seeding from the checked-in corpus only"
+fi
+
+echo "fuzz: $fuzzer for ${FUZZ_SECONDS}s"
+status=0
+"$fuzzer" -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=2048 \
+  -dict=xla/hlo/parser/fuzz/hlo.dict -artifact_prefix="$FUZZ_ARTIFACTS/" -print_final_stats=1 \
+  "$work/corpus" xla/hlo/parser/fuzz/corpus "$work/conformance" || status=$?
+if [ "$status" -ne 0 ]; then
+  echo "fuzz: FAILED (exit $status). Saved inputs in $FUZZ_ARTIFACTS:"
+  ls -l "$FUZZ_ARTIFACTS"
+  echo "fuzz: reproduce with $fuzzer <input>; add the input to xla/hlo/parser/fuzz/corpus once fixed"
+  exit 1
+fi
+echo "fuzz: no findings in ${FUZZ_SECONDS}s"
