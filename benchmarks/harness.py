@@ -40,6 +40,9 @@ class Figure:
 
 _COPY = dict(numpy_ref="numpy_copy_1e7", numpy_factor=1.5)
 
+# Wheels whose clean and incremental Bazel builds run.py --build-times measures.
+BUILD_WHEELS = ("jax", "jaxlib", "jaxlib-cpu", "jaxlib-cuda12", "jaxlib-rocm6", "jaxlib-tpu")
+
 FIGURES = [
     Figure("import_jax", "import", "import jax (fresh process)", "ms", False,
            Target(0.5)),
@@ -76,7 +79,7 @@ FIGURES = [
 ] + [
     Figure(f"build_{kind}_{wheel.replace('-', '_')}", "build",
            f"{kind} build of the {wheel} wheel", "s", False, quick=False)
-    for wheel in ("jax", "jaxlib", "jaxlib-cpu") for kind in ("clean", "incremental")
+    for wheel in BUILD_WHEELS for kind in ("clean", "incremental")
 ]
 
 BY_NAME = {f.name: f for f in FIGURES}

@@ -50,6 +50,9 @@ BUILD_EDITS = {
     "jax": ("jax/_src/core.py", "\n# benchmark edit\n"),
     "jaxlib": ("jaxlib/py_client.cc", "\n// benchmark edit\n"),
     "jaxlib-cpu": ("xla/backends/cpu/cpu_client.cc", "\n// benchmark edit\n"),
+    "jaxlib-cuda12": ("xla/backends/gpu/cuda_client.cc", "\n// benchmark edit\n"),
+    "jaxlib-rocm6": ("xla/backends/gpu/rocm_client.cc", "\n// benchmark edit\n"),
+    "jaxlib-tpu": ("xla/backends/tpu/tpu_client.cc", "\n// benchmark edit\n"),
 }
 
 
@@ -278,7 +281,7 @@ def wheel_sizes(dist: str, realjax_python: str, collected: Collected) -> dict:
 # ---------------------------------------------------------------------------- build times
 
 
-def build_times(collected: Collected, progress: Progress) -> None:
+def build_times(collected: Collected, progress: Progress, wheels=harness.BUILD_WHEELS) -> None:
   """Each wheel's clean build in its own new output base without the disk cache,
   then its rebuild after an edit of one source file. All in a scratch copy of the
   checkout: its sources and shared output base are never touched."""
@@ -290,7 +293,8 @@ def build_times(collected: Collected, progress: Progress) -> None:
     copy = os.path.join(tmp, "repo")
     shutil.copytree(REPO_ROOT, copy, symlinks=True, ignore=shutil.ignore_patterns(
         "bazel-*", "dist", ".git", "__pycache__", ".venv*", "results"))
-    for wheel, (source, edit) in BUILD_EDITS.items():
+    for wheel in wheels:
+      source, edit = BUILD_EDITS[wheel]
       python = python_version() if wheel in build_driver.PER_PYTHON_WHEELS else None
       target = build_driver.Item(wheel, python).target
       key = wheel.replace("-", "_")
@@ -419,12 +423,15 @@ taken in both installs' processes.
 def build_times_line(report: dict) -> str:
   if not any(n.startswith("build_") for n in report["entries"]):
     return "\nBuild times were not measured in this run (they need `--build-times`).\n"
-  source = report.get("build_times_from")
-  if source:
+  sources = report.get("build_times_from")
+  if isinstance(sources, dict):
+    sources = [sources]
+  if sources:
+    runs = "; ".join(f"{s['date']} (`{s['file']}`, load average at its end {s['load_at_end']})"
+                     for s in sources)
     return (f"\nBuild times (one clean build each, in a new output base without the disk "
-            f"cache, then one rebuild after editing one source file) come from a separate "
-            f"`--only build --build-times` run on {source['date']} (`{source['file']}`; "
-            f"load average at its end {source['load_at_end']}).\n")
+            f"cache, then one rebuild after editing one source file) come from separate "
+            f"`--only build --build-times` runs: {runs}.\n")
   return ("\nBuild times: one clean build each, in a new output base without the disk cache, "
           "then one rebuild after editing one source file.\n")
 
@@ -456,9 +463,12 @@ def parse_args(argv):
                       "<timestamp>.json)")
   parser.add_argument("--build-times", action="store_true",
                       help="also time clean and incremental Bazel builds of each wheel")
-  parser.add_argument("--build-times-from", default=None, metavar="JSON",
+  parser.add_argument("--build-wheels", default=",".join(harness.BUILD_WHEELS),
+                      help="with --build-times: the wheels whose builds are timed "
+                      f"(default: {','.join(harness.BUILD_WHEELS)})")
+  parser.add_argument("--build-times-from", action="append", default=[], metavar="JSON",
                       help="take the build times from this earlier `--only build "
-                      "--build-times` run instead of measuring them again")
+                      "--build-times` run instead of measuring them again (repeatable)")
   parser.add_argument("--only", default=None,
                       help="comma-separated groups or figures: " + ", ".join(harness.GROUPS))
   parser.add_argument("--rounds", type=int, default=None,
@@ -471,13 +481,25 @@ def parse_args(argv):
   return parser.parse_args(argv)
 
 
-def render(path: str) -> int:
-  """Rewrites RESULTS.md from a saved full run, e.g. after notes.md changed."""
+def render(path: str, build_times_from: list[str]) -> int:
+  """Rewrites RESULTS.md from a saved full run, e.g. after notes.md changed, with the
+  build times of `build_times_from` runs (if any) in place of the run's own."""
   with open(path, encoding="utf-8") as f:
     report = json.load(f)
   if report["args"].get("quick") or report["args"].get("only"):
     print(f"error: {path} is not a full run", file=sys.stderr)
     return 1
+  try:
+    earlier_builds = [load_build_times(p) for p in build_times_from]
+  except HarnessError as e:
+    print(f"error: {e}", file=sys.stderr)
+    return 2
+  if earlier_builds:
+    samples = {}
+    for earlier in earlier_builds:
+      samples.update(earlier["samples"])
+    report["entries"].update(harness.evaluate(samples, {}))
+    report["build_times_from"] = [e["source"] for e in earlier_builds]
   with open(RESULTS_MD, "w", encoding="utf-8") as f:
     f.write(results_markdown(report, read_notes()))
   print(f"wrote {RESULTS_MD} from {path}")
@@ -487,7 +509,7 @@ def render(path: str) -> int:
 def main(argv: list[str] | None = None) -> int:
   args = parse_args(argv)
   if args.render:
-    return render(args.render)
+    return render(args.render, args.build_times_from)
   progress = Progress()
   try:
     groups = harness.select_groups(args.only)
@@ -506,8 +528,14 @@ def main(argv: list[str] | None = None) -> int:
     return 2
   if args.build_times and "build" not in groups:
     groups.append("build")
+  build_wheels = [w.strip() for w in args.build_wheels.split(",") if w.strip()]
+  unknown = [w for w in build_wheels if w not in harness.BUILD_WHEELS]
+  if unknown:
+    print(f"error: --build-wheels: unknown wheel(s) {', '.join(unknown)}; choose from "
+          f"{', '.join(harness.BUILD_WHEELS)}", file=sys.stderr)
+    return 2
   try:
-    earlier_builds = load_build_times(args.build_times_from) if args.build_times_from else None
+    earlier_builds = [load_build_times(p) for p in args.build_times_from]
   except HarnessError as e:
     print(f"error: {e}", file=sys.stderr)
     return 2
@@ -531,9 +559,9 @@ def main(argv: list[str] | None = None) -> int:
   run_rounds(pythons, groups, args, collected, progress)
   wheels = wheel_sizes(dist, pythons[harness.REALJAX], collected) if "wheels" in groups else {}
   if "build" in groups:
-    build_times(collected, progress)
-  if earlier_builds is not None:
-    collected.samples.update(earlier_builds["samples"])
+    build_times(collected, progress, build_wheels)
+  for earlier in earlier_builds:
+    collected.samples.update(earlier["samples"])
 
   entries = harness.evaluate(collected.samples, collected.errors, collected.unsupported)
   now = datetime.datetime.now()
@@ -544,8 +572,8 @@ def main(argv: list[str] | None = None) -> int:
       "venvs": pythons, "sides": collected.versions, "wheels": wheels,
       "samples": collected.samples, "entries": entries,
   }
-  if earlier_builds is not None:
-    report["build_times_from"] = earlier_builds["source"]
+  if earlier_builds:
+    report["build_times_from"] = [e["source"] for e in earlier_builds]
   print_table(entries)
   out = args.json or os.path.join(HERE, "results", now.strftime("%Y%m%d-%H%M%S") + ".json")
   os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)

@@ -176,9 +176,9 @@ def test_build_times_from_an_earlier_run(tmp_path):
   loaded = run.load_build_times(str(earlier))
   assert set(loaded["samples"]) == {"build_clean_jax"}
   report = {"entries": harness.evaluate(loaded["samples"], {}),
-            "build_times_from": loaded["source"]}
+            "build_times_from": [loaded["source"]]}
   line = run.build_times_line(report)
-  assert "separate `--only build --build-times` run on 2030-01-01 00:00" in line
+  assert "separate `--only build --build-times` runs: 2030-01-01 00:00" in line
   assert "`builds.json`" in line and "1.50" in line
   none = tmp_path / "none.json"
   none.write_text(json.dumps({"samples": {"matmul_256": {harness.OURS: [1.0]}}}))
@@ -186,6 +186,31 @@ def test_build_times_from_an_earlier_run(tmp_path):
     run.load_build_times(str(none))
   with pytest.raises(run.HarnessError, match="missing.json"):
     run.load_build_times(str(tmp_path / "missing.json"))
+
+
+def test_render_takes_build_times_from_separate_runs(tmp_path, monkeypatch):
+  entries = harness.evaluate({"mlp_step": {harness.OURS: [2.0], harness.REALJAX: [2.5]}}, {})
+  full = tmp_path / "full.json"
+  full.write_text(json.dumps({
+      "machine": {"cpu": "Test CPU", "cores": 2, "memory": "1 GiB", "os": "Linux", "python": "3.11"},
+      "sides": {}, "date": "2030-01-01 00:00", "rounds": 3, "entries": entries,
+      "args": {"quick": False, "only": None}}))
+  builds = tmp_path / "builds.json"
+  builds.write_text(json.dumps({"date": "2030-01-02 00:00", "load_at_end": "0.5", "samples": {
+      "build_clean_jaxlib_tpu": {harness.OURS: [60.0]}}}))
+  out = tmp_path / "RESULTS.md"
+  monkeypatch.setattr(run, "RESULTS_MD", str(out))
+  assert run.render(str(full), [str(builds)]) == 0
+  text = out.read_text()
+  assert "| clean build of the jaxlib-tpu wheel | s | 60.0 (60.0-60.0) |" in text
+  assert "runs: 2030-01-02 00:00 (`builds.json`" in text
+
+
+def test_every_timed_wheel_has_an_edit_for_its_rebuild():
+  assert set(run.BUILD_EDITS) == set(harness.BUILD_WHEELS)
+  for wheel in harness.BUILD_WHEELS:
+    assert os.path.exists(os.path.join(REPO_ROOT, run.BUILD_EDITS[wheel][0])), wheel
+    assert f"build_clean_{wheel.replace('-', '_')}" in harness.BY_NAME
 
 
 # ---------------------------------------------------------------------------- the suite
