@@ -35,13 +35,18 @@ fi
 
 echo "fuzz: $fuzzer for ${FUZZ_SECONDS}s"
 status=0
+# libFuzzer prints a line per coverage gain (thousands a minute): kept in a log,
+# of which the end is shown, and all of it saved beside the inputs on a finding.
 "$fuzzer" -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=2048 \
   -dict=xla/hlo/parser/fuzz/hlo.dict -artifact_prefix="$FUZZ_ARTIFACTS/" -print_final_stats=1 \
-  "$work/corpus" xla/hlo/parser/fuzz/corpus "$work/conformance" || status=$?
+  "$work/corpus" xla/hlo/parser/fuzz/corpus "$work/conformance" > "$work/fuzz.log" 2>&1 || status=$?
 if [ "$status" -ne 0 ]; then
-  echo "fuzz: FAILED (exit $status). Saved inputs in $FUZZ_ARTIFACTS:"
+  tail -n 100 "$work/fuzz.log"
+  cp "$work/fuzz.log" "$FUZZ_ARTIFACTS/fuzz.log"
+  echo "fuzz: FAILED (exit $status). Saved inputs and fuzz.log in $FUZZ_ARTIFACTS:"
   ls -l "$FUZZ_ARTIFACTS"
   echo "fuzz: reproduce with $fuzzer <input>; add the input to xla/hlo/parser/fuzz/corpus once fixed"
   exit 1
 fi
+tail -n 20 "$work/fuzz.log"
 echo "fuzz: no findings in ${FUZZ_SECONDS}s"
