@@ -62,16 +62,20 @@ struct HostScalar {
   alignas(16) unsigned char bytes[16];
 };
 
+template <typename T>
+bool Store(HostScalar& out, T value) {
+  static_assert(sizeof(T) <= sizeof(out.bytes));
+  std::memcpy(out.bytes, &value, sizeof value);
+  return true;
+}
+
 // Converts `x` (exactly bool, int, float or complex) to `type`; false when the
 // value does not fit (the general path raises JAX's overflow error).
 bool ToHostScalar(PyObject* x, PJRT_Buffer_Type type, HostScalar& out) {
   out.type = type;
   switch (type) {
-    case PJRT_Buffer_Type_PRED: {
-      bool v = x == Py_True;
-      std::memcpy(out.bytes, &v, sizeof v);
-      return true;
-    }
+    case PJRT_Buffer_Type_PRED:
+      return Store(out, x == Py_True);
     case PJRT_Buffer_Type_S32:
     case PJRT_Buffer_Type_S64: {
       int overflow = 0;
@@ -80,38 +84,20 @@ bool ToHostScalar(PyObject* x, PJRT_Buffer_Type type, HostScalar& out) {
         PyErr_Clear();
         return false;
       }
-      if (type == PJRT_Buffer_Type_S64) {
-        int64_t w = v;
-        std::memcpy(out.bytes, &w, sizeof w);
-        return true;
-      }
+      if (type == PJRT_Buffer_Type_S64) return Store(out, static_cast<int64_t>(v));
       if (v < INT32_MIN || v > INT32_MAX) return false;
-      int32_t w = static_cast<int32_t>(v);
-      std::memcpy(out.bytes, &w, sizeof w);
-      return true;
+      return Store(out, static_cast<int32_t>(v));
     }
     case PJRT_Buffer_Type_F32:
     case PJRT_Buffer_Type_F64: {
       double v = PyFloat_AS_DOUBLE(x);
-      if (type == PJRT_Buffer_Type_F64) {
-        std::memcpy(out.bytes, &v, sizeof v);
-      } else {
-        float f = static_cast<float>(v);
-        std::memcpy(out.bytes, &f, sizeof f);
-      }
-      return true;
+      return type == PJRT_Buffer_Type_F64 ? Store(out, v) : Store(out, static_cast<float>(v));
     }
     case PJRT_Buffer_Type_C64:
     case PJRT_Buffer_Type_C128: {
       Py_complex c = PyComplex_AsCComplex(x);
-      if (type == PJRT_Buffer_Type_C128) {
-        std::complex<double> v(c.real, c.imag);
-        std::memcpy(out.bytes, &v, sizeof v);
-      } else {
-        std::complex<float> v(static_cast<float>(c.real), static_cast<float>(c.imag));
-        std::memcpy(out.bytes, &v, sizeof v);
-      }
-      return true;
+      if (type == PJRT_Buffer_Type_C128) return Store(out, std::complex<double>(c.real, c.imag));
+      return Store(out, std::complex<float>(static_cast<float>(c.real), static_cast<float>(c.imag)));
     }
     default:
       return false;
