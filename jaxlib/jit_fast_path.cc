@@ -1,6 +1,7 @@
 // The cached-call fast path of jit (see jit_fast_path.h).
 #include "jaxlib/jit_fast_path.h"
 
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/vector.h>
 #include <structmember.h>
@@ -117,7 +118,7 @@ struct FastPathConfig {
   SlotReader aval, buffers, stack_axis, sharding;  // ArrayImpl slots
   SlotReader shape, dtype, weak_type;              // ShapedArray slots
   nb::object empty_shape = nb::tuple();
-  // Indexed by Python type: bool, int, float, complex.
+  // One per Python scalar type jax passes: bool, int, float, complex.
   std::vector<std::pair<PyTypeObject*, ScalarKind>> scalar_kinds;
 
   const ScalarKind* ScalarKindOf(PyObject* x) const {
@@ -457,20 +458,18 @@ void RegisterJitFastPath(nb::module_& parent) {
           }
           auto* c = new FastPathConfig(array_type, shaped_array_type, single_device_sharding_type,
                                        core_module.attr("__dict__"), eval_main, config_values);
-          const std::pair<PyTypeObject*, std::pair<PJRT_Buffer_Type, PJRT_Buffer_Type>> kinds[] = {
-              {&PyBool_Type, {PJRT_Buffer_Type_PRED, PJRT_Buffer_Type_PRED}},
-              {&PyLong_Type, {PJRT_Buffer_Type_S32, PJRT_Buffer_Type_S64}},
-              {&PyFloat_Type, {PJRT_Buffer_Type_F32, PJRT_Buffer_Type_F64}},
-              {&PyComplex_Type, {PJRT_Buffer_Type_C64, PJRT_Buffer_Type_C128}}};
-          for (const auto& [type, buffer_types] : kinds) {
-            nb::handle key(reinterpret_cast<PyObject*>(type));
-            if (!scalar_dtypes.contains(key)) continue;
-            auto pair = nb::cast<nb::tuple>(scalar_dtypes[key]);
-            if (pair.size() != 2) {
-              throw nb::type_error("jit.configure: scalar_dtypes maps a type to (x32 dtype, x64 dtype)");
+          for (auto [key, value] : scalar_dtypes) {
+            auto* type = reinterpret_cast<PyTypeObject*>(key.ptr());
+            if (type != &PyBool_Type && type != &PyLong_Type && type != &PyFloat_Type &&
+                type != &PyComplex_Type) {
+              throw nb::type_error("jit.configure: scalar_dtypes keys are bool, int, float, complex");
             }
+            // ((x32 dtype, element type), (x64 dtype, element type))
+            auto [x32, x64] = nb::cast<std::pair<nb::tuple, nb::tuple>>(value);
             c->scalar_kinds.push_back(
-                {type, ScalarKind{{pair[0], pair[1]}, {buffer_types.first, buffer_types.second},
+                {type, ScalarKind{{x32[0], x64[0]},
+                                  {static_cast<PJRT_Buffer_Type>(nb::cast<int>(x32[1])),
+                                   static_cast<PJRT_Buffer_Type>(nb::cast<int>(x64[1]))},
                                   type != &PyBool_Type}});
           }
           // Configured once per process; a second call (a reloaded jax) replaces the first,
@@ -481,8 +480,8 @@ void RegisterJitFastPath(nb::module_& parent) {
         nb::arg("single_device_sharding_type"), nb::arg("core_module"), nb::arg("eval_main"),
         nb::arg("config_values"), nb::arg("scalar_dtypes"),
         "Tells the fast path jax's array and aval classes, where its trace and x64 state "
-        "live, and the dtypes of Python scalar arguments: {type: (x32 dtype, x64 dtype)} for "
-        "bool, int, float and complex.");
+        "live, and how Python scalar arguments are passed: {type: ((x32 dtype, element type), "
+        "(x64 dtype, element type))} for bool, int, float and complex.");
   m.def("is_configured", []() { return fast_path_config != nullptr; });
 
   nb::class_<JitFunction>(m, "JitFunction",

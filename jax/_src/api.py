@@ -437,8 +437,10 @@ def _configure_fast_path() -> None:
   """Tells the native fast path jax's array classes and where trace and x64 state live."""
   if not _jax.jit.is_configured():
     from jax._src.sharding import SingleDeviceSharding
+    scalars = {t: tuple((d, int(xla_client.dtype_to_etype(d))) for d in pair)
+               for t, pair in dtypes.python_scalar_dtypes.items()}
     _jax.jit.configure(ArrayImpl, core.ShapedArray, SingleDeviceSharding, core,
-                       core._EVAL_MAIN, config._values, dtypes.python_scalar_dtypes)
+                       core._EVAL_MAIN, config._values, scalars)
 
 
 def _plain_single_device(closed: core.ClosedJaxpr) -> bool:
