@@ -13,6 +13,7 @@ from jax._src.api import linearize as linearize
 from jax._src.api import vmap as vmap
 from jax._src.pmap import pmap as pmap
 from jax._src.api import make_jaxpr as make_jaxpr
+from jax._src.api import clear_caches as clear_caches
 from jax._src.api import jacfwd as jacfwd
 from jax._src.api import jacrev as jacrev
 from jax._src.api import hessian as hessian

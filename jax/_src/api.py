@@ -5,12 +5,14 @@ from __future__ import annotations
 import functools
 import inspect
 import types
+import weakref
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from jax._src import core
 from jax._src import dtypes
+from jax._src import execution
 from jax._src import tree_util
 from jax._src.array import ArrayImpl
 from jax._src.config import config
@@ -164,12 +166,11 @@ class Lowered(_Stage):
     return None
 
   def compile(self, compiler_options=None) -> Compiled:
-    from jax._src import dispatch, jit_primitive, shard_map_jit
+    from jax._src import jit_primitive, shard_map_jit
     if jit_primitive._has_shard_map(self._closed):
       exe = shard_map_jit.compile_program(self._closed, self._name)
     else:
-      exe = dispatch.compile_closed_jaxpr(self._closed, self._name,
-                                          donated=self._donated_invars())
+      exe = execution.compile_jaxpr(self._closed, self._name, donated=self._donated_invars())
     compiled = self._same(Compiled)
     compiled._exe = exe
     return compiled
@@ -203,8 +204,8 @@ class Compiled(_Stage):
     return getattr(self._exe, "_loaded", None)
 
   def _default_sharding(self):
-    from jax._src import dispatch, sharding
-    return sharding.SingleDeviceSharding(dispatch.default_device())
+    from jax._src import sharding
+    return sharding.SingleDeviceSharding(execution.default_device())
 
   @property
   def input_shardings(self):
@@ -274,10 +275,17 @@ class JitWrapped(_jax.jit.JitFunction):
     self._static_argnames = static_argnames
     self._in_shardings = in_shardings
     self._out_shardings = out_shardings
-    self._cache: dict[Any, tuple] = {}
     self._fast_ok = fast_ok
     self._inline = inline
     self._signature = signature
+    self._options = (static_argnums, static_argnames, self._donate_argnums,
+                     self._donate_argnames, in_shardings, out_shardings, inline)
+    try:
+      hash(self._options)
+      self._own_cache = None
+    except TypeError:  # unhashable shardings: this wrapper keeps its traces to itself
+      self._own_cache = {}
+    _track(self)
     functools.update_wrapper(self, fun, updated=())  # never merge the wrapped object's state
 
   def __get__(self, obj, objtype=None):
@@ -316,11 +324,12 @@ class JitWrapped(_jax.jit.JitFunction):
     leaves, in_tree = tree_flatten((dyn_args, dyn_kwargs))
     avals = tuple(_abstractify(x) for x in leaves)
     try:
-      key = (in_tree, avals, static, config.jax_enable_x64)
+      key = (self._options, in_tree, avals, static, execution.config_key())
       hash(key)
     except TypeError as e:
       raise ValueError(f"jit: static arguments must be hashable ({e})") from None
-    hit = self._cache.get(key)
+    cache = self._trace_cache()
+    hit = cache.get(key)
     if hit is not None:
       return (*hit, leaves, static)
     static_pos = dict(i for i in static if isinstance(i[0], int))
@@ -339,8 +348,14 @@ class JitWrapped(_jax.jit.JitFunction):
     closed, hoisted = pe.close_jaxpr(jaxpr, consts)
     result = (closed, hoisted, in_tree, store.value)
     if not hoisted:  # jaxprs that captured outer tracers are not reusable
-      self._cache[key] = result
+      cache[key] = result
     return (*result, leaves, static)
+
+  def _trace_cache(self) -> dict:
+    """Traces of this function with these jit options, shared by every wrapper of it."""
+    if self._own_cache is not None:
+      return self._own_cache
+    return execution.function_cache(self._fun)
 
   def _place_inputs(self, args):
     if self._in_shardings is None or any(isinstance(x, core.Tracer)
@@ -387,7 +402,6 @@ class JitWrapped(_jax.jit.JitFunction):
     out to be a plain single-device executable; the native side keys it on the
     argument structure, each leaf's dtype, shape and weak type, and the x64 flag.
     """
-    from jax._src import dispatch
     leaves, _ = tree_flatten(args)
     if not _fast_leaves(leaves):
       return self._call_slow(args, {})
@@ -396,7 +410,7 @@ class JitWrapped(_jax.jit.JitFunction):
     if not hoisted and _plain_single_device(closed):
       # Cached before running: a donating run deletes the arguments it looks at.
       _configure_fast_path()
-      exe = dispatch.compile_closed_jaxpr(closed, self._name, donated=donated)
+      exe = execution.compile_jaxpr(closed, self._name, donated=donated)
       self._fast_insert(args, exe._loaded, exe.out_avals, out_tree, list(exe.donated))
     outs = jit_p.bind(*hoisted, *leaves, jaxpr=closed, name=self._name,
                       **donation_params(donated))
@@ -416,8 +430,36 @@ class JitWrapped(_jax.jit.JitFunction):
     return out_tree.unflatten(_shape_dtype_structs(closed.out_avals))
 
   def clear_cache(self) -> None:
-    self._cache.clear()
+    """Forget this function's traces and executables for these jit options."""
+    cache = self._trace_cache()
+    for key in [k for k in cache if k[0] == self._options]:
+      del cache[key]
     self._fast_clear()
+
+
+# Every live wrapper, so `clear_caches` can empty their native fast-path entries too.
+# Keyed by id, not a WeakSet: subclasses (numpy ufuncs) hash by value.
+_live_wrappers: dict[int, weakref.ref] = {}
+
+
+def _track(wrapper: JitWrapped) -> None:
+  key = id(wrapper)
+  _live_wrappers[key] = weakref.ref(wrapper, lambda _, key=key: _live_wrappers.pop(key, None))
+
+
+def _clear_fast_paths() -> None:
+  for ref in list(_live_wrappers.values()):
+    wrapper = ref()
+    if wrapper is not None:
+      wrapper._fast_clear()
+
+
+execution.on_clear_caches(_clear_fast_paths)
+
+
+def clear_caches() -> None:
+  """Empty every cache of traces and compiled executables; the next calls compile again."""
+  execution.clear_caches()
 
 
 def _all_plain(args) -> bool:
@@ -428,9 +470,8 @@ def _all_plain(args) -> bool:
 def _fast_leaves(leaves) -> bool:
   """Whether the native fast path can take every leaf: jax arrays it passes as they
   are, and Python scalars it transfers as weakly typed scalars (bool: strongly)."""
-  from jax._src import dispatch
   arrays = [x for x in leaves if type(x) not in dtypes.python_scalar_types]
-  return dispatch.fast_buffers(arrays) is not None
+  return execution.fast_buffers(arrays) is not None
 
 
 def _configure_fast_path() -> None:
@@ -720,8 +761,7 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None):
 
 
 def devices(backend=None) -> list:
-  from jax._src import dispatch
-  return list(dispatch.get_backend().devices())
+  return list(execution.get_backend().devices())
 
 
 def device_count(backend=None) -> int:
@@ -762,14 +802,14 @@ def device_put(x, device=None, *, src=None, donate: bool = False, may_alias=None
 
 
 def _put(leaf, target):
-  from jax._src import array, dispatch, sharding
+  from jax._src import array, sharding
   if isinstance(leaf, core.Tracer):
     return leaf
   if target is None:
     if isinstance(leaf, ArrayImpl):
       leaf.device_buffers()
       return leaf
-    target = sharding.SingleDeviceSharding(dispatch.default_device())
+    target = sharding.SingleDeviceSharding(execution.default_device())
   elif not isinstance(target, sharding.Sharding):
     target = sharding.SingleDeviceSharding(target)
   aval = _abstractify_value(leaf)
@@ -778,7 +818,7 @@ def _put(leaf, target):
   value = np.asarray(leaf, dtype=aval.dtype)
   if isinstance(target, sharding.SingleDeviceSharding):
     (device,) = target._device_assignment
-    return ArrayImpl(aval, [dispatch.buffer_from_numpy(value, device)], sharding=target)
+    return ArrayImpl(aval, [execution.buffer_from_numpy(value, device)], sharding=target)
   if isinstance(target, sharding.NamedSharding):
     target.check_shape(aval.shape, "device_put args")
     blocks = target.devices_indices_map(aval.shape)

@@ -80,21 +80,21 @@ class ArrayImpl:
     """The buffers as stored: one, or one per device (shards or replicas)."""
     self._check_alive()
     if self._buffers is None:
-      from jax._src import dispatch
-      self._buffers = [dispatch.buffer_from_numpy(self._npy)]
+      from jax._src import execution  # lazy: execution imports this module
+      self._buffers = [execution.buffer_from_numpy(self._npy)]
     return self._buffers
 
   def single_buffer(self):
     """One buffer holding the whole value on the default device (gathered once if needed)."""
-    from jax._src import dispatch
+    from jax._src import execution  # lazy: execution imports this module
     if self._stack_axis is None:
       bufs = self.device_buffers()
-      home = dispatch.default_device()
+      home = execution.default_device()
       for b, d in zip(bufs, self._buffer_devices()):
         if d == home and (len(bufs) == 1 or self.sharding.is_fully_replicated):
           return b
     if self._whole is None:
-      self._whole = dispatch.buffer_from_numpy(self._value)
+      self._whole = execution.buffer_from_numpy(self._value)
     return self._whole
 
   def _buffer_devices(self) -> list:
@@ -112,8 +112,8 @@ class ArrayImpl:
       return sh.PmapSharding(self._buffer_devices(), self._stack_axis)
     if self._buffers:
       return sh.SingleDeviceSharding(_device_of(self._buffers[0]))
-    from jax._src import dispatch
-    return sh.SingleDeviceSharding(dispatch.default_device())
+    from jax._src import execution  # lazy: execution imports this module
+    return sh.SingleDeviceSharding(execution.default_device())
 
   @property
   def is_fully_replicated(self) -> bool:

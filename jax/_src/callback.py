@@ -182,8 +182,8 @@ def supports_host_callbacks(client) -> bool:
 
 
 def _register(callback: _FlatCallback, in_avals, out_avals) -> int:
-  from jax._src import dispatch
-  client = dispatch.get_backend()
+  from jax._src import execution  # lazy: backends load at the first computation
+  client = execution.get_backend()
   if not supports_host_callbacks(client):
     raise NotImplementedError(f"the {client.platform} backend does not support host callbacks "
                               "(its plugin has no host-callback extension)")
@@ -219,13 +219,8 @@ hlo.lowering_rules[pure_callback_p] = _lowering
 
 
 def contains_callback(jaxpr: core.Jaxpr) -> bool:
-  for eqn in jaxpr.eqns:
-    if eqn.primitive is pure_callback_p:
-      return True
-    inner = eqn.params.get("jaxpr")
-    if isinstance(inner, core.ClosedJaxpr) and contains_callback(inner.jaxpr):
-      return True
-  return False
+  """Whether `jaxpr`, or any jaxpr nested in it (jit, cond, while...), calls back to Python."""
+  return core.any_eqn(jaxpr, lambda eqn: eqn.primitive is pure_callback_p)
 
 
 # ----------------------------------------------------------------------------- user API

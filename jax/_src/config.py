@@ -97,6 +97,10 @@ config.define(
     "jax_dump_hlo", False, "JAX_DUMP_HLO", _parse_bool,
     "Print the HLO text of every compiled module.")
 config.define(
+    "jax_log_compiles", False, "JAX_LOG_COMPILES", _parse_bool,
+    "Log every compile (a WARNING on the 'jax._src.dispatch' logger) with its name, "
+    "argument types and how long it took.")
+config.define(
     "jax_check_jaxprs", False, "JAX_CHECK_JAXPRS", _parse_bool,
     "Run check_jaxpr on every traced jaxpr (tests turn this on).")
 

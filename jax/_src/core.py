@@ -16,7 +16,7 @@ from __future__ import annotations
 import itertools
 import operator
 from contextlib import contextmanager
-from typing import Any, Callable, NamedTuple, Sequence
+from typing import Any, Callable, Iterator, NamedTuple, Sequence
 
 import numpy as np
 
@@ -417,6 +417,36 @@ def literal_value(lit: Literal):
   if lit.aval.weak_type and lit.aval.dtype == dtypes.dtype(type(lit.val.item())):
     return lit.val.item()
   return lit.val
+
+
+def subjaxprs(eqn: JaxprEqn) -> Iterator[Jaxpr]:
+  """Every jaxpr an equation's params hold (cond branches, while cond/body, scan and
+  call bodies...), as open Jaxprs; walkers recurse through this, not param names."""
+  for value in eqn.params.values():
+    yield from _jaxprs_in(value)
+
+
+def _jaxprs_in(value) -> Iterator[Jaxpr]:
+  if isinstance(value, ClosedJaxpr):
+    yield value.jaxpr
+  elif isinstance(value, Jaxpr):
+    yield value
+  elif isinstance(value, (tuple, list)):
+    for v in value:
+      yield from _jaxprs_in(v)
+
+
+def all_eqns(jaxpr: Jaxpr) -> Iterator[JaxprEqn]:
+  """The equations of `jaxpr` and, depth first, of every jaxpr nested in it."""
+  for eqn in jaxpr.eqns:
+    yield eqn
+    for sub in subjaxprs(eqn):
+      yield from all_eqns(sub)
+
+
+def any_eqn(jaxpr: Jaxpr, pred: Callable[[JaxprEqn], bool]) -> bool:
+  """Whether `pred` holds for an equation of `jaxpr` or of any jaxpr nested in it."""
+  return any(pred(eqn) for eqn in all_eqns(jaxpr))
 
 
 def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence, args: Sequence) -> list:

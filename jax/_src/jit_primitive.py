@@ -8,6 +8,7 @@ partial evaluation (trace- and jaxpr-level), transpose, batching and lowering
 from __future__ import annotations
 
 from jax._src import core
+from jax._src import execution
 from jax._src.core import ClosedJaxpr, JaxprEqn, Var
 from jax._src.interpreters import ad
 from jax._src.interpreters import batching
@@ -30,7 +31,7 @@ def _jit_impl(*args, jaxpr: ClosedJaxpr, name: str, donated_invars=None):
   each shard_map its own multi-device program. Donation
   (`donated_invars`, one flag per argument) applies to the single-device program.
   """
-  from jax._src import dispatch, shard_map, shard_map_jit
+  from jax._src import shard_map, shard_map_jit  # lazy: they sit above this module
   if _has_shard_map(jaxpr):
     outs = shard_map_jit.run(jaxpr, args, name)
     if outs is not None:
@@ -40,27 +41,20 @@ def _jit_impl(*args, jaxpr: ClosedJaxpr, name: str, donated_invars=None):
   outs = shard_map.partitioned_jit(jaxpr, args, name)
   if outs is not None:
     return outs
-  return dispatch.compile_closed_jaxpr(jaxpr, name, donated=donated_invars)(*args)
+  return execution.compile_jaxpr(jaxpr, name, donated=donated_invars)(*args)
 
 
 def _needs_host_callbacks(jaxpr: ClosedJaxpr) -> bool:
   """A callback in a backend whose plugin cannot call back into Python: run it eagerly."""
-  found = jaxpr.__dict__.get("_has_callback")
-  if found is None:
-    from jax._src import callback
-    found = jaxpr.__dict__["_has_callback"] = callback.contains_callback(jaxpr.jaxpr)
-  if not found:
-    return False
-  from jax._src import callback, dispatch
-  return not callback.supports_host_callbacks(dispatch.get_backend())
+  from jax._src import callback  # lazy: callback sits above this module
+  found = execution.memo(jaxpr, "has_callback", lambda: callback.contains_callback(jaxpr.jaxpr))
+  return found and not callback.supports_host_callbacks(execution.get_backend())
 
 
 def _has_shard_map(jaxpr: ClosedJaxpr) -> bool:
-  found = jaxpr.__dict__.get("_has_shard_map")
-  if found is None:
-    from jax._src import shard_map
-    found = jaxpr.__dict__["_has_shard_map"] = shard_map.contains_shard_map(jaxpr.jaxpr)
-  return found
+  from jax._src import shard_map  # lazy: shard_map sits above this module
+  return execution.memo(jaxpr, "has_shard_map",
+                        lambda: shard_map.contains_shard_map(jaxpr.jaxpr))
 
 
 def _jit_abstract_eval(*avals, jaxpr: ClosedJaxpr, name: str, donated_invars=None):

@@ -20,8 +20,8 @@ from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
-from jax._src import compilation_cache
 from jax._src import core
+from jax._src import execution
 from jax._src import tree_util
 from jax._src.array import ArrayImpl
 from jax._src.config import config
@@ -30,30 +30,12 @@ from jax._src.interpreters import partial_eval as pe
 from jax._src.lax import parallel
 
 
-class _CompileOptions:
-  """Stand-in for jaxlib's CompileOptions: the two fields a pmap compile sets."""
-
-  def __init__(self, num_replicas: int):
-    self.num_replicas = num_replicas
-    self.num_partitions = 1
-
-
-def _compile_options(num_replicas: int):
-  try:
-    from jax._src.lib import xla_client
-  except ImportError:  # a dev client over another jaxlib (tests/jax/tools) reads the fields
-    return _CompileOptions(num_replicas)
-  opts = xla_client.CompileOptions()
-  opts.num_replicas = num_replicas
-  return opts
-
-
 class _Compiled(NamedTuple):
-  hlo_text: str
-  loaded: Any
-  devices: tuple
-  out_avals: tuple     # per-device output avals
+  closed: core.ClosedJaxpr  # kept alive here: its executable is cached with it
+  exe: Any                  # execution.Executable over the selected devices
   out_tree: Any
+
+  out_avals = property(lambda self: self.exe.out_avals)  # per-device output avals
 
 
 def _static_key(value):
@@ -95,7 +77,6 @@ class PmapWrapped:
         else static_broadcasted_argnums)}))
     self._devices = None if devices is None else list(devices)
     self._axis_size = axis_size
-    self._cache: dict[Any, _Compiled] = {}
     functools.update_wrapper(self, fun, updated=())  # never merge the wrapped object's state
 
   # --------------------------------------------------------------- arguments
@@ -137,16 +118,18 @@ class PmapWrapped:
     axes, n = self._check_axes(leaves, axes)
     devices = self._select_devices(n)
     avals = tuple(_drop_axis(core.get_aval(x), a) for x, a in zip(leaves, axes))
-    key = (in_tree, avals, tuple(axes), tuple(sorted((i, _static_key(v)) for i, v in static.items())),
-           n, config.jax_enable_x64)
-    compiled = self._cache.get(key)
+    key = ("pmap", self._axis_name, in_tree, avals, tuple(axes),
+           tuple(sorted((i, _static_key(v)) for i, v in static.items())), tuple(devices),
+           execution.config_key())
+    cache = execution.function_cache(self._fun)
+    compiled = cache.get(key)
     if compiled is None:
       compiled = self._compile(static, len(args), in_tree, avals, n, devices)
       if compiled is None:  # the body closed over tracers of an enclosing transformation
         return self._as_vmap(static, len(args), in_axes, dyn, kwargs)
-      self._cache[key] = compiled
+      cache[key] = compiled
     arg_shards = [_shards(x, a, devices) for x, a in zip(leaves, axes)]
-    outs = compiled.loaded.execute_sharded(arg_shards)
+    outs = compiled.exe.execute_sharded(arg_shards)
     out_axes = self._out_leaf_axes(compiled.out_tree, n)
     out_axes = [None if ax is None else ax % (aval.ndim + 1)
                 for aval, ax in zip(compiled.out_avals, out_axes)]
@@ -176,9 +159,8 @@ class PmapWrapped:
     return norm, sizes.pop()
 
   def _select_devices(self, n: int) -> list:
-    from jax._src import dispatch
     available = self._devices if self._devices is not None else list(
-        dispatch.get_backend().devices())
+        execution.get_backend().devices())
     if n > len(available):
       raise ValueError(
           f"pmap of '{self._name}' maps an axis of size {n}, which needs {n} devices, but only "
@@ -188,8 +170,7 @@ class PmapWrapped:
     return available[:n]
 
   def _compile(self, static, n_args, in_tree, avals, n, devices) -> _Compiled | None:
-    from jax._src import api, dispatch
-    from jax._src.lowering import hlo
+    from jax._src import api  # lazy: api sits above pmap
     store = api._Store()
     fun = api._flat_fun(self._bind_static(static, n_args), in_tree, store)
     with parallel.pmap_axis_env(self._axis_name, n):
@@ -199,15 +180,9 @@ class PmapWrapped:
     closed, hoisted = pe.close_jaxpr(jaxpr, consts)
     if hoisted:
       return None
-    if config.jax_dump_jaxpr:
-      print(closed)
-    text = hlo.lower_jaxpr_to_module(closed, self._name, kind="pmap",
-                                     axis_env={self._axis_name: n})
-    if config.jax_dump_hlo:
-      print(text)
-    client = dispatch.get_backend()
-    loaded = compilation_cache.compile_or_get_cached(client, text, devices, _compile_options(n))
-    return _Compiled(text, loaded, tuple(devices), tuple(closed.out_avals), store.value)
+    exe = execution.compile_jaxpr(closed, self._name, devices=devices, kind="pmap",
+                                  axis_env={self._axis_name: n})
+    return _Compiled(closed, exe, store.value)
 
   def _out_leaf_axes(self, out_tree, n: int) -> list:
     from jax._src import api
@@ -254,11 +229,10 @@ def _shards(x, axis: int | None, devices: Sequence) -> list:
       and len(x.device_buffers()) == len(devices)
       and all(_device_of(b) == d for b, d in zip(x.device_buffers(), devices))):
     return list(x.device_buffers())  # already laid out as this pmap wants it
-  from jax._src import dispatch
   value = np.asarray(x, dtype=core.get_aval(x).dtype)
   if axis is None:
-    return [dispatch.buffer_from_numpy(value, d) for d in devices]
-  return [dispatch.buffer_from_numpy(np.take(value, i, axis=axis), d)
+    return [execution.buffer_from_numpy(value, d) for d in devices]
+  return [execution.buffer_from_numpy(np.take(value, i, axis=axis), d)
           for i, d in enumerate(devices)]
 
 

@@ -46,7 +46,7 @@ def serialize(compiled) -> tuple[bytes, Any, Any]:
 def deserialize_and_load(serialized: bytes, in_tree, out_tree, backend: str | None = None,
                          execution_devices=None):
   """Loads what `serialize` returned into a callable Compiled, without compiling."""
-  from jax._src import core, dispatch, xla_bridge
+  from jax._src import core, execution, xla_bridge
   from jax._src.api import Compiled
   from jax._src.array import ArrayImpl
   payload = _read(serialized)
@@ -56,8 +56,8 @@ def deserialize_and_load(serialized: bytes, in_tree, out_tree, backend: str | No
                      f"the backend is {client.platform!r}")
   devices = list(execution_devices) if execution_devices is not None else client.devices()[:1]
   loaded = client.deserialize_executable(payload["executable"], devices)
-  exe = dispatch.Executable(payload["hlo_text"], payload["in_avals"], payload["out_avals"],
-                            loaded=loaded, donated=payload["donated"])
+  exe = execution.Executable(payload["hlo_text"], payload["in_avals"], payload["out_avals"],
+                             loaded, devices, donated=payload["donated"])
   hoisted = [ArrayImpl(core.get_aval(h), [client.buffer_from_pyval(h, devices[0])])
              for h in payload["hoisted"]]
   compiled = Compiled(None, None, hoisted, in_tree, out_tree, payload["in_leaf_avals"],

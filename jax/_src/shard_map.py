@@ -38,16 +38,19 @@ from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
-from jax._src import compilation_cache
 from jax._src import core
+from jax._src import execution
 from jax._src import tree_util
 from jax._src.array import ArrayImpl
-from jax._src.config import config
 from jax._src.core import ShapedArray
 from jax._src.interpreters import ad
 from jax._src.interpreters import batching
 from jax._src.interpreters import partial_eval as pe
+from jax._src.jit_primitive import jit_p
+from jax._src.lax import elementwise
 from jax._src.lax import parallel
+from jax._src.lax import reductions
+from jax._src.lax.shape import broadcast_in_dim_p
 from jax._src.lowering import hlo
 from jax._src.sharding import Mesh, NamedSharding, PartitionSpec, get_mesh, spec_from_axes
 
@@ -96,9 +99,8 @@ def _device_blocks(x, sharding: NamedSharding, aval: ShapedArray) -> list:
   """One buffer per mesh device holding its block of `x` (reused if already laid out so)."""
   if isinstance(x, ArrayImpl) and x._sharding == sharding and x._buffers:
     return list(x._buffers)
-  from jax._src import dispatch
   value = np.asarray(x, dtype=aval.dtype)
-  return [dispatch.buffer_from_numpy(np.ascontiguousarray(value[idx]), d)
+  return [execution.buffer_from_numpy(np.ascontiguousarray(value[idx]), d)
           for d, idx in sharding.devices_indices_map(aval.shape).items()]
 
 
@@ -115,46 +117,21 @@ def _mesh_axes_bound(mesh: Mesh):
 shard_map_p = core.Primitive("shard_map", multiple_results=True)
 
 
-class _Compiled(NamedTuple):
-  hlo_text: str
-  loaded: Any
-
-
-def _compile(jaxpr: core.ClosedJaxpr, mesh: Mesh, name: str) -> _Compiled:
-  cache = jaxpr.__dict__.setdefault("_spmd_executables", {})
-  key = (mesh, name, config.jax_enable_x64)
-  hit = cache.get(key)
-  if hit is not None:
-    return hit
-  from jax._src import dispatch
-  from jax._src.pmap import _compile_options
-  if config.jax_dump_jaxpr:
-    print(jaxpr)
-  text = hlo.lower_jaxpr_to_module(jaxpr, name, kind="shmap", axis_env=dict(mesh.shape))
-  if config.jax_dump_hlo:
-    print(text)
-  client = dispatch.get_backend()
-  loaded = compilation_cache.compile_or_get_cached(client, text, mesh._flat_devices,
-                                                   _compile_options(mesh.size))
-  cache[key] = compiled = _Compiled(text, loaded)
-  return compiled
-
-
-def run_blocks(loaded, args, mesh: Mesh, in_specs, out_specs, local_in_avals,
-               local_out_avals) -> list[ArrayImpl]:
-  """Run an SPMD executable on global arguments laid out per `in_specs`; global results."""
+def run_blocks(exe, args, mesh: Mesh, in_specs, out_specs) -> list[ArrayImpl]:
+  """Run the SPMD executable `exe` on global arguments laid out per `in_specs`; global
+  results laid out per `out_specs` (its in/out avals are the per-device ones)."""
   arg_blocks = [_device_blocks(x, NamedSharding(mesh, s), _global_aval(a, s, mesh))
-                for x, s, a in zip(args, in_specs, local_in_avals)]
-  outs = loaded.execute_sharded(arg_blocks)
+                for x, s, a in zip(args, in_specs, exe.in_avals)]
+  outs = exe.execute_sharded(arg_blocks)
   return [ArrayImpl(_global_aval(a, s, mesh), list(bufs), sharding=NamedSharding(mesh, s))
-          for a, s, bufs in zip(local_out_avals, out_specs, outs)]
+          for a, s, bufs in zip(exe.out_avals, out_specs, outs)]
 
 
 def _shard_map_impl(*args, jaxpr: core.ClosedJaxpr, mesh: Mesh, in_specs, out_specs,
                     check_vma: bool, name: str):
-  compiled = _compile(jaxpr, mesh, name)
-  return run_blocks(compiled.loaded, args, mesh, in_specs, out_specs, jaxpr.in_avals,
-                    jaxpr.out_avals)
+  exe = execution.compile_jaxpr(jaxpr, name, devices=mesh._flat_devices, kind="shmap",
+                                axis_env=dict(mesh.shape))
+  return run_blocks(exe, args, mesh, in_specs, out_specs)
 
 
 def _shard_map_abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, check_vma, name):
@@ -197,20 +174,22 @@ hlo.lowering_rules[shard_map_p] = _shard_map_lowering
 
 
 def contains_shard_map(jaxpr: core.Jaxpr) -> bool:
-  """Whether `jaxpr` (or a jit it calls) has a shard_map, which no single module can hold."""
-  for eqn in jaxpr.eqns:
-    if eqn.primitive is shard_map_p:
-      return True
-    inner = eqn.params.get("jaxpr")
-    if isinstance(inner, core.ClosedJaxpr) and contains_shard_map(inner.jaxpr):
-      return True
-  return False
+  """Whether `jaxpr` (or a jaxpr nested in it) has a shard_map, which no single module can hold."""
+  return core.any_eqn(jaxpr, lambda eqn: eqn.primitive is shard_map_p)
 
 
 # ----------------------------------------------------------------------------- replication check
 
 
-_REDUCING_COLLECTIVES = ("psum", "pmax", "pmin", "all_gather")
+_REDUCING_COLLECTIVES = frozenset({parallel.psum_p, parallel.pmax_p, parallel.pmin_p,
+                                   parallel.all_gather_p})
+
+
+def _introduced(jaxpr: core.Jaxpr) -> frozenset:
+  """The mesh axes along which a value computed in `jaxpr` can vary whatever its inputs."""
+  return frozenset(n for eqn in core.all_eqns(jaxpr)
+                   if eqn.primitive in (parallel.axis_index_p, parallel.ppermute_p)
+                   for n in _names_of(eqn.params["axis_name"]))
 
 
 def _names_of(axis_name) -> set:
@@ -224,18 +203,18 @@ def _varying(jaxpr: core.Jaxpr, in_vary: Sequence[frozenset]) -> list[frozenset]
   for eqn in jaxpr.eqns:
     ins = [read(x) for x in eqn.inputs]
     union = frozenset().union(*ins)
-    name = eqn.primitive.name
-    inner = eqn.params.get("jaxpr")
-    if name in _REDUCING_COLLECTIVES:
+    prim = eqn.primitive
+    if prim in _REDUCING_COLLECTIVES:
       outs = [union - _names_of(eqn.params["axis_name"])] * len(eqn.out_binders)
-    elif name == "axis_index":
+    elif prim is parallel.axis_index_p:
       outs = [frozenset(_names_of(eqn.params["axis_name"]))]
-    elif name == "ppermute":
+    elif prim is parallel.ppermute_p:
       outs = [union | _names_of(eqn.params["axis_name"])]
-    elif eqn.primitive.name == "jit" and isinstance(inner, core.ClosedJaxpr):
-      outs = _varying(inner.jaxpr, ins)
-    else:
-      outs = [union] * len(eqn.out_binders)
+    elif prim is jit_p:
+      outs = _varying(eqn.params["jaxpr"].jaxpr, ins)
+    else:  # control flow: its bodies may make a value vary (axis_index in a branch)
+      inner = frozenset().union(*(_introduced(sub) for sub in core.subjaxprs(eqn)))
+      outs = [union | inner] * len(eqn.out_binders)
     for v, s in zip(eqn.out_binders, outs):
       env[v] = s
   return [read(x) for x in jaxpr.outs]
@@ -361,15 +340,10 @@ class _NotPartitionable(Exception):
   """The jaxpr cannot run as one SPMD program; the message says which equation and why."""
 
 
-def _elementwise_prims() -> frozenset:
-  from jax._src.lax import elementwise
-  return frozenset(p for p in vars(elementwise).values() if isinstance(p, core.Primitive)
-                   and p.name not in ("bitcast_convert_type",))
-
-
-_REDUCERS = {"reduce_sum": "psum", "reduce_max": "pmax", "reduce_min": "pmin"}
-_LOCAL_REDUCTIONS = frozenset({"reduce_sum", "reduce_max", "reduce_min", "reduce_prod",
-                               "reduce_and", "reduce_or", "argmax", "argmin"})
+# Primitive -> rule(partitioner, eqn, ins) -> the equation's local outputs, or None to
+# fall back to the default: compute it on replicated values. Filled at the end of
+# this module (the partitioner sits above lax, so lax cannot register here itself).
+partition_rules: dict[core.Primitive, Callable] = {}
 
 
 class _Uniform(NamedTuple):
@@ -392,7 +366,6 @@ class _Partitioner:
 
   def __init__(self, mesh: Mesh):
     self.mesh = mesh
-    self.elementwise = _elementwise_prims()
 
   def local_shape(self, shape, axes) -> tuple:
     return tuple(d // math.prod(self.mesh.shape[n] for n in names)
@@ -467,23 +440,26 @@ class _Partitioner:
     return [read(x) for x in jaxpr.outs]
 
   def equation(self, eqn: core.JaxprEqn, ins: list) -> list:
-    prim, name = eqn.primitive, eqn.primitive.name
-    if (name == "broadcast_in_dim" and not isinstance(ins[0], _Uniform)
-        and ins[0].axes == () and _replicated(ins[0])):
-      return [_Uniform(ins[0].value, eqn)]
-    if prim in self.elementwise:
-      return self.elementwise_eqn(eqn, ins)
-    if name in _LOCAL_REDUCTIONS:
-      return self.reduction(eqn, ins)
-    inner = eqn.params.get("jaxpr")
-    if name == "jit" and isinstance(inner, core.ClosedJaxpr):
-      return self.run(inner.jaxpr, inner.consts, ins)
-    if prim is shard_map_p:
-      return self.shard_map_eqn(eqn, ins)
-    vals = [self.replicated(x, f"'{name}'").value for x in ins]
+    prim = eqn.primitive
+    rule = partition_rules.get(prim)
+    outs = None if rule is None else rule(self, eqn, ins)
+    if outs is not None:
+      return outs
+    vals = [self.replicated(x, f"'{prim.name}'").value for x in ins]
     outs = prim.bind(*vals, **eqn.params)
     outs = outs if prim.multiple_results else [outs]
     return [_Val(o, ((),) * v.aval.ndim) for o, v in zip(outs, eqn.out_binders)]
+
+  def uniform(self, eqn, ins) -> list | None:
+    """A replicated scalar broadcast stays a scalar until a layout is known for it."""
+    x = ins[0]
+    if not isinstance(x, _Uniform) and x.axes == () and _replicated(x):
+      return [_Uniform(x.value, eqn)]
+    return None
+
+  def jit_eqn(self, eqn, ins) -> list:
+    inner = eqn.params["jaxpr"]
+    return self.run(inner.jaxpr, inner.consts, ins)
 
   def elementwise_eqn(self, eqn, ins) -> list:
     ndim = eqn.out_binders[0].aval.ndim
@@ -504,16 +480,16 @@ class _Partitioner:
     outs = out if eqn.primitive.multiple_results else [out]
     return [_Val(o, axes) for o in outs]
 
-  def reduction(self, eqn, ins) -> list:
+  def reduction(self, eqn, ins, collective: core.Primitive | None) -> list:
+    """A reduction; over split dimensions only with `collective` to combine the shards."""
     x = self.materialize(ins[0], ((),) * eqn.inputs[0].aval.ndim)
     reduced = tuple(eqn.params["axes"])
     split = [n for d in reduced for n in x.axes[d]]
-    if split and eqn.primitive.name not in _REDUCERS:
+    if split and collective is None:
       raise _NotPartitionable(f"'{eqn.primitive.name}' reduces dimensions split over mesh axes "
                               f"{tuple(split)}")
     out = eqn.primitive.bind(x.value, **eqn.params)
     if split:
-      collective = getattr(parallel, f"{_REDUCERS[eqn.primitive.name]}_p")
       out = collective.bind(out, axis_name=tuple(split) if len(split) > 1 else split[0])
     axes = tuple(a for d, a in enumerate(x.axes) if d not in reduced)
     return [_Val(out, axes)]
@@ -575,16 +551,35 @@ def partitioned_jit(closed: core.ClosedJaxpr, args: Sequence, name: str) -> list
   if mesh is None:
     return None
   in_axes = tuple(_arg_axes(x, mesh, a) for x, a in zip(args, closed.in_avals))
-  cache = closed.__dict__.setdefault("_spmd_plans", {})
-  key = (mesh, in_axes, config.jax_enable_x64)
-  plan = cache.get(key)
-  if plan is None:
+  def build():
     try:
-      plan = _build_plan(closed, mesh, in_axes, name)
+      return _build_plan(closed, mesh, in_axes, name)
     except _NotPartitionable:
-      plan = False
-    cache[key] = plan
+      return False
+  plan = execution.memo(closed, ("spmd_plan", mesh, in_axes, execution.config_key()), build)
   if plan is False:
     return None
   return _shard_map_impl(*args, jaxpr=plan.jaxpr, mesh=mesh, in_specs=plan.in_specs,
                          out_specs=plan.out_specs, check_vma=False, name=name)
+
+
+def _register_partition_rules() -> None:
+  for prim in vars(elementwise).values():
+    if isinstance(prim, core.Primitive) and prim is not elementwise.bitcast_convert_type_p:
+      partition_rules[prim] = _Partitioner.elementwise_eqn
+  combined = {reductions.reduce_sum_p: parallel.psum_p, reductions.reduce_max_p: parallel.pmax_p,
+              reductions.reduce_min_p: parallel.pmin_p}
+  for prim in (reductions.reduce_sum_p, reductions.reduce_max_p, reductions.reduce_min_p,
+               reductions.reduce_prod_p, reductions.reduce_and_p, reductions.reduce_or_p,
+               reductions.argmax_p, reductions.argmin_p):
+    partition_rules[prim] = functools.partial(_reduction_rule, collective=combined.get(prim))
+  partition_rules[broadcast_in_dim_p] = _Partitioner.uniform
+  partition_rules[jit_p] = _Partitioner.jit_eqn
+  partition_rules[shard_map_p] = _Partitioner.shard_map_eqn
+
+
+def _reduction_rule(part: _Partitioner, eqn, ins, *, collective):
+  return part.reduction(eqn, ins, collective)
+
+
+_register_partition_rules()

@@ -27,9 +27,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from jax._src import compilation_cache
 from jax._src import core
-from jax._src.config import config
+from jax._src import execution
+from jax._src.jit_primitive import jit_p
 from jax._src.core import ShapedArray
 from jax._src.sharding import Mesh, NamedSharding
 from jax._src import shard_map as sm
@@ -44,9 +44,8 @@ def _meshes(jaxpr: core.Jaxpr, found: list) -> list:
     if eqn.primitive is sm.shard_map_p:
       if eqn.params["mesh"] not in found:
         found.append(eqn.params["mesh"])
-    inner = eqn.params.get("jaxpr")
-    if eqn.primitive.name == "jit" and isinstance(inner, core.ClosedJaxpr):
-      _meshes(inner.jaxpr, found)
+    for sub in core.subjaxprs(eqn):
+      _meshes(sub, found)
   return found
 
 
@@ -70,16 +69,13 @@ class Plan(NamedTuple):
 
 
 def plan(closed: core.ClosedJaxpr, name: str) -> Plan:
-  """The SPMD program of `closed` (cached on it), or NotPartitionable saying why not."""
-  cache = closed.__dict__.setdefault("_shard_map_jit_plans", {})
-  key = (name, config.jax_enable_x64)
-  hit = cache.get(key)
-  if hit is None:
+  """The SPMD program of `closed` (cached with it), or NotPartitionable saying why not."""
+  def build():
     try:
-      hit = _build(closed, name)
+      return _build(closed, name)
     except NotPartitionable as e:
-      hit = e
-    cache[key] = hit
+      return e
+  hit = execution.memo(closed, ("shard_map_jit_plan", name, execution.config_key()), build)
   if isinstance(hit, NotPartitionable):
     raise hit
   return hit
@@ -99,11 +95,25 @@ def _build(closed: core.ClosedJaxpr, name: str) -> Plan:
                            f"({', '.join(str(m.axis_sizes) for m in meshes)})" + _HINT)
   if callback.contains_callback(closed.jaxpr):
     raise NotPartitionable(what + "it holds a host callback, which would run on every device")
+  if _in_control_flow(closed.jaxpr):
+    raise NotPartitionable(what + "a shard_map is inside control flow (cond, while, scan...)")
   try:
     p = sm._build_plan(closed, meshes[0], _chosen_in_axes(closed.jaxpr), name)
   except sm._NotPartitionable as e:
     raise NotPartitionable(what + str(e) + _HINT) from None
   return Plan(meshes[0], p.jaxpr, p.in_specs, p.out_specs)
+
+
+def _in_control_flow(jaxpr: core.Jaxpr) -> bool:
+  """Whether a shard_map sits in a sub-jaxpr other than a nested jit's."""
+  for eqn in jaxpr.eqns:
+    for sub in core.subjaxprs(eqn):
+      if eqn.primitive is jit_p:
+        if _in_control_flow(sub):
+          return True
+      elif sm.contains_shard_map(sub):
+        return True
+  return False
 
 
 def hlo_text(p: Plan, name: str) -> str:
@@ -152,11 +162,11 @@ def estimate_cost(jaxpr: core.Jaxpr) -> dict[str, float]:
   arith = {p for p in vars(elementwise).values() if isinstance(p, core.Primitive)}
   flops = accessed = 0
   for eqn in jaxpr.eqns:
-    inner = eqn.params.get("jaxpr")
-    if eqn.primitive.name == "jit" and isinstance(inner, core.ClosedJaxpr):
-      sub = estimate_cost(inner.jaxpr)
-      flops += sub["flops"]
-      accessed += sub["bytes accessed"]
+    subs = list(core.subjaxprs(eqn))
+    if subs:  # a call or control flow: what its bodies do, each counted once
+      for sub in map(estimate_cost, subs):
+        flops += sub["flops"]
+        accessed += sub["bytes accessed"]
       continue
     ins = [x.aval for x in eqn.inputs]
     outs = [v.aval for v in eqn.out_binders]
@@ -176,21 +186,17 @@ class Executable:
   """A compiled SPMD program: called with global arrays, returns global arrays."""
 
   def __init__(self, p: Plan, name: str):
-    from jax._src import dispatch
-    from jax._src.pmap import _compile_options
     self.plan = p
-    self.hlo_text = hlo_text(p, name)
-    if config.jax_dump_hlo:
-      print(self.hlo_text)
-    self._loaded = compilation_cache.compile_or_get_cached(
-        dispatch.get_backend(), self.hlo_text, p.mesh._flat_devices, _compile_options(p.mesh.size))
+    self._exe = execution.compile_jaxpr(p.local, name, devices=p.mesh._flat_devices,
+                                        axis_env=dict(p.mesh.shape), num_replicas=p.mesh.size)
+    self.hlo_text = self._exe.hlo_text
+    self._loaded = self._exe._loaded
 
   def __call__(self, *args) -> list:
     p = self.plan
     if len(args) != len(p.in_specs):
       raise TypeError(f"executable takes {len(p.in_specs)} arguments, got {len(args)}")
-    return sm.run_blocks(self._loaded, args, p.mesh, p.in_specs, p.out_specs,
-                         p.local.in_avals, p.local.out_avals)
+    return sm.run_blocks(self._exe, args, p.mesh, p.in_specs, p.out_specs)
 
   @property
   def input_shardings(self) -> list[NamedSharding]:
@@ -208,13 +214,10 @@ class Executable:
 
 
 def compile_program(closed: core.ClosedJaxpr, name: str) -> Executable:
-  """The compiled SPMD program of `closed` (cached on it); NotPartitionable if none."""
-  cache = closed.__dict__.setdefault("_shard_map_jit_executables", {})
-  key = (name, config.jax_enable_x64)
-  exe = cache.get(key)
-  if exe is None:
-    exe = cache[key] = Executable(plan(closed, name), name)
-  return exe
+  """The compiled SPMD program of `closed` (cached with it); NotPartitionable if none."""
+  p = plan(closed, name)
+  return execution.memo(closed, ("shard_map_jit_program", name, execution.config_key()),
+                        lambda: Executable(p, name))
 
 
 def run(closed: core.ClosedJaxpr, args, name: str) -> list | None:

@@ -8,13 +8,13 @@ from jax._src import core
 
 
 def standard_primitive(name: str, abstract_eval, multiple_results: bool = False) -> core.Primitive:
-  """A primitive whose eager impl compiles and runs it alone (see dispatch.apply_primitive)."""
+  """A primitive whose eager impl compiles and runs it alone (see execution.apply_primitive)."""
   prim = core.Primitive(name, multiple_results)
   prim.def_abstract_eval(abstract_eval)
 
   def impl(*args, **params):
-    from jax._src import dispatch  # lazy: keeps `import jax` free of backends
-    return dispatch.apply_primitive(prim, *args, **params)
+    from jax._src import execution  # lazy: keeps `import jax` free of backends
+    return execution.apply_primitive(prim, *args, **params)
 
   prim.def_impl(impl)
   return prim

@@ -1,0 +1,347 @@
+"""The execution layer: closed jaxpr -> loaded executable, its caches, and running it.
+
+Every compile of the frontend (eager primitives, `jit`, SPMD `jit`, `pmap`,
+`shard_map`) goes through `compile_jaxpr`, which lowers a closed jaxpr for a
+list of devices and returns one `Executable`. There is one set of caches:
+
+* executables and facts derived from a jaxpr (does it hold a callback, its SPMD
+  plan...), keyed by the ClosedJaxpr object held weakly (`memo`);
+* eager primitives, keyed by (primitive, avals, params, config);
+* traces of user functions (`function_cache`), keyed by the function held weakly
+  (strongly when it cannot be weakly referenced), so `jax.jit(f)` made anew for
+  every call still traces and compiles `f` once.
+
+`clear_caches` empties all of them. jaxlib is reached only through
+`jax._src.xla_bridge`, imported when the first computation runs.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import weakref
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from jax._src import compilation_cache
+from jax._src import core
+from jax._src import donation
+from jax._src.array import ArrayImpl
+from jax._src.config import config, enable_x64
+from jax._src.core import ShapedArray
+from jax._src.lowering import hlo
+
+
+_xla_bridge = None
+
+
+def get_backend():
+  global _xla_bridge
+  if _xla_bridge is None:
+    from jax._src import xla_bridge  # lazy: importing jax must not load a backend
+    _xla_bridge = xla_bridge
+  return _xla_bridge.get_backend()
+
+
+_home: list = [None, None]  # [client, its first device], refreshed when the client changes
+
+
+def default_device():
+  client = get_backend()
+  if client is not _home[0]:
+    _home[:] = [client, client.devices()[0]]
+  return _home[1]
+
+
+def fast_buffer(x):
+  """The single buffer of `x` when it is a plain array on the default device, else None.
+
+  "Plain": one device buffer (host-backed arrays are moved to the default device,
+  as the general path would), no pmap stacking, and no sharding other than a
+  single device, so it can be passed to a single-device executable as is.
+  Anything else takes the general path.
+  """
+  bufs = fast_buffers((x,))
+  return None if bufs is None else bufs[0]
+
+
+def buffer_from_numpy(value: np.ndarray, device=None):
+  client = get_backend()
+  # Copied: a jax Array must not change when the numpy array it came from does.
+  return client.buffer_from_pyval(np.asarray(value), device or client.devices()[0],
+                                  force_copy=True)
+
+
+_SingleDeviceSharding = None
+
+
+def _single_device_sharding():
+  global _SingleDeviceSharding
+  if _SingleDeviceSharding is None:
+    from jax._src.sharding import SingleDeviceSharding
+    _SingleDeviceSharding = SingleDeviceSharding
+  return _SingleDeviceSharding
+
+
+def fast_buffers(xs) -> list | None:
+  """`fast_buffer` of every element of `xs`, or None if one of them is not plain."""
+  home = default_device()
+  out = []
+  for x in xs:
+    if (type(x) is not ArrayImpl or x._stack_axis is not None
+        or (x._sharding is not None and type(x._sharding) is not _single_device_sharding())):
+      return None
+    bufs = x._buffers
+    if bufs is None:
+      bufs = x.device_buffers()  # host-backed: placed on the default device
+    if len(bufs) != 1:
+      return None
+    buf = bufs[0]
+    dev = buf.device()
+    if dev is not home and dev != home:
+      return None
+    out.append(buf)
+  return out
+
+
+def _arg_buffer(x, aval: ShapedArray):
+  if type(x) is ArrayImpl and x._stack_axis is None:
+    buf = fast_buffer(x)
+    if buf is not None:
+      return buf
+  if isinstance(x, ArrayImpl):
+    return x.single_buffer()
+  return buffer_from_numpy(np.asarray(x, dtype=aval.dtype))
+
+
+# ----------------------------------------------------------------------------- config
+
+
+def config_key() -> tuple:
+  """The config values that change what a trace or a lowering produces."""
+  return (enable_x64(),)
+
+
+# ----------------------------------------------------------------------------- executables
+
+# Named as in JAX so that logging filters written for JAX's compile log apply here.
+_compile_log = logging.getLogger("jax._src.dispatch")
+
+
+class _CompileOptions:
+  """Stand-in for jaxlib's CompileOptions: the two fields a multi-device compile sets."""
+
+  def __init__(self, num_replicas: int):
+    self.num_replicas = num_replicas
+    self.num_partitions = 1
+
+
+def compile_options(num_replicas: int):
+  try:
+    from jax._src.lib import xla_client
+  except ImportError:  # a dev client over another jaxlib (tests/jax/tools) reads the fields
+    return _CompileOptions(num_replicas)
+  opts = xla_client.CompileOptions()
+  opts.num_replicas = num_replicas
+  return opts
+
+
+class Executable:
+  """A compiled module: its HLO text, the avals of its inputs and outputs, its devices.
+
+  Called with arguments on one device (`__call__`), or with one buffer per device
+  for each argument (`execute_sharded`) when compiled for several devices.
+  """
+
+  def __init__(self, hlo_text: str, in_avals: Sequence[ShapedArray],
+               out_avals: Sequence[ShapedArray], loaded, devices: Sequence = (),
+               donated: Sequence[int] = ()):
+    """`donated`: the parameters the module declares as donors; their argument
+    arrays are deleted by every call."""
+    self.hlo_text = hlo_text
+    self.in_avals = list(in_avals)
+    self.out_avals = list(out_avals)
+    self.devices = tuple(devices)
+    self.donated = tuple(donated)
+    self._loaded = loaded
+
+  def __call__(self, *args) -> list[ArrayImpl]:
+    if len(args) != len(self.in_avals):
+      raise TypeError(f"executable takes {len(self.in_avals)} arguments, got {len(args)}")
+    buffers = [_arg_buffer(x, a) for x, a in zip(args, self.in_avals)]
+    outs = self.call_buffers(buffers)
+    for i in self.donated:
+      if isinstance(args[i], ArrayImpl):
+        args[i].delete()
+    return outs
+
+  def call_buffers(self, buffers: list) -> list[ArrayImpl]:
+    """Run on argument buffers already checked to match `in_avals`."""
+    outs = self._loaded.execute(buffers, self.donated)
+    return [ArrayImpl(a, [b]) for a, b in zip(self.out_avals, outs)]
+
+  def execute_sharded(self, arg_blocks: list) -> list:
+    """Per argument one buffer per device in; per result one buffer per device out."""
+    return self._loaded.execute_sharded(arg_blocks)
+
+
+def compile_hlo(hlo_text: str, name: str, in_avals, out_avals, devices: Sequence | None = None,
+                donated: Sequence[int] = ()) -> Executable:
+  """Compile HLO text for `devices` (default: the default device), logging the compile."""
+  client = get_backend()
+  devices = list(devices) if devices is not None else [default_device()]
+  if config.jax_dump_hlo:
+    print(hlo_text)
+  log = config.jax_log_compiles
+  if log:
+    _compile_log.warning("Compiling %s with global shapes and types %s. Argument mapping: %s.",
+                         name, list(in_avals), devices)
+    start = time.perf_counter()
+  options = compile_options(len(devices)) if len(devices) > 1 else None
+  loaded = compilation_cache.compile_or_get_cached(client, hlo_text, devices, options)
+  if log:
+    _compile_log.warning("Finished XLA compilation of %s in %.6f sec", name,
+                         time.perf_counter() - start)
+  return Executable(hlo_text, in_avals, out_avals, loaded, devices, donated)
+
+
+def compile_jaxpr(closed: core.ClosedJaxpr, name: str, *, devices: Sequence | None = None,
+                  kind: str = "jit", axis_env: dict | None = None, num_replicas: int = 1,
+                  arg_names: Sequence[str] | None = None,
+                  donated: Sequence[bool] | None = None) -> Executable:
+  """The executable of `closed` on `devices`, compiled once per jaxpr and these options.
+
+  `kind`, `axis_env` and `num_replicas` are passed to the lowering (see
+  `hlo.lower_jaxpr_to_module`); `donated` flags the parameters whose arguments
+  the caller gives up (see donation.py).
+  """
+  donated = tuple(donated) if donated and any(donated) else ()
+  devices = tuple(devices) if devices is not None else None
+  key = ("executable", name, devices, kind, tuple(sorted((axis_env or {}).items())),
+         num_replicas, tuple(arg_names) if arg_names else None, donated, config_key())
+  return memo(closed, key, lambda: _compile_jaxpr(closed, name, devices, kind, axis_env,
+                                                  num_replicas, arg_names, donated))
+
+
+def _compile_jaxpr(closed, name, devices, kind, axis_env, num_replicas, arg_names,
+                   donated) -> Executable:
+  if config.jax_dump_jaxpr:
+    print(closed)
+  plan = donation.plan(closed.in_avals, closed.out_avals, donated)
+  text = hlo.lower_jaxpr_to_module(closed, name, arg_names, kind=kind, axis_env=axis_env,
+                                   donation_plan=plan, num_replicas=num_replicas)
+  return compile_hlo(text, f"{kind}({name})", closed.in_avals, closed.out_avals, devices,
+                     plan.params)
+
+
+# ----------------------------------------------------------------------------- caches
+
+# Per ClosedJaxpr (held weakly): key -> value, for executables and derived facts.
+_per_jaxpr: "weakref.WeakKeyDictionary[core.ClosedJaxpr, dict]" = weakref.WeakKeyDictionary()
+
+
+def memo(closed: core.ClosedJaxpr, key, compute: Callable[[], Any]):
+  """`compute()` once per (jaxpr object, key); forgotten with the jaxpr or `clear_caches`."""
+  entries = _per_jaxpr.get(closed)
+  if entries is None:
+    entries = _per_jaxpr[closed] = {}
+  try:
+    return entries[key]
+  except KeyError:
+    value = entries[key] = compute()
+    return value
+
+
+class _FunctionCaches:
+  """Per user function: a dict of traces. The function is held weakly, so its entries
+  go when it does; a callable that cannot be weakly referenced (or hashed) is held
+  strongly by identity."""
+
+  def __init__(self):
+    self._weak: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+    self._strong: dict[int, tuple[Any, dict]] = {}
+
+  def get(self, fun) -> dict:
+    try:
+      entries = self._weak.get(fun)
+      if entries is None:
+        entries = self._weak[fun] = {}
+      return entries
+    except TypeError:  # not weakly referenceable, or unhashable
+      hit = self._strong.get(id(fun))
+      if hit is None or hit[0] is not fun:
+        hit = self._strong[id(fun)] = (fun, {})
+      return hit[1]
+
+  def __contains__(self, fun) -> bool:
+    try:
+      return fun in self._weak
+    except TypeError:
+      return id(fun) in self._strong
+
+  def clear(self) -> None:
+    self._weak.clear()
+    self._strong.clear()
+
+
+_function_caches = _FunctionCaches()
+
+
+def function_cache(fun) -> dict:
+  """The trace cache of `fun` (a dict the caller keys on options, avals, static args)."""
+  return _function_caches.get(fun)
+
+
+def has_function_cache(fun) -> bool:
+  return fun in _function_caches
+
+
+_primitive_cache: dict[Any, Executable] = {}
+_clear_hooks: list[Callable[[], None]] = []
+
+
+def on_clear_caches(hook: Callable[[], None]) -> None:
+  """`hook()` runs on every `clear_caches` (for caches kept above this layer)."""
+  _clear_hooks.append(hook)
+
+
+def clear_caches() -> None:
+  """Forget every trace, executable and derived fact, so the next call compiles again."""
+  _primitive_cache.clear()
+  _per_jaxpr.clear()
+  _function_caches.clear()
+  for hook in _clear_hooks:
+    hook()
+
+
+config.add_watcher(lambda name, value: clear_caches() if name == "jax_enable_x64" else None)
+
+
+# ----------------------------------------------------------------------------- eager primitives
+
+
+def _primitive_jaxpr(prim: core.Primitive, avals: Sequence[ShapedArray], params) -> core.ClosedJaxpr:
+  invars = [core.Var(a) for a in avals]
+  out = prim.abstract_eval(*avals, **params)
+  outs = [core.Var(a) for a in (out if prim.multiple_results else [out])]
+  jaxpr = core.Jaxpr([], invars, [core.JaxprEqn(prim, invars, params, outs)], outs)
+  return core.ClosedJaxpr(jaxpr, [])
+
+
+def apply_primitive(prim: core.Primitive, *args, **params):
+  """Eager execution: compile `prim` alone for these input types and run it."""
+  avals = tuple(a.aval if type(a) is ArrayImpl else core.get_aval(a) for a in args)
+  key = (prim, avals, tuple(sorted(params.items())) if params else (), enable_x64())
+  try:
+    exe = _primitive_cache.get(key)
+  except TypeError:  # unhashable params: compile without caching
+    key = exe = None
+  if exe is None:
+    closed = _primitive_jaxpr(prim, avals, params)
+    exe = compile_jaxpr(closed, prim.name)
+    if key is not None:
+      _primitive_cache[key] = exe
+  buffers = fast_buffers(args)
+  outs = exe(*args) if buffers is None else exe.call_buffers(buffers)
+  return outs if prim.multiple_results else outs[0]
