@@ -36,8 +36,11 @@ def _jit_impl(*args, jaxpr: ClosedJaxpr, name: str, donated_invars=None):
     outs = shard_map_jit.run(jaxpr, args, name)
     if outs is not None:
       return outs
-  if _has_shard_map(jaxpr) or _needs_host_callbacks(jaxpr):
-    return core.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, args)
+  if _has_shard_map(jaxpr):
+    return shard_map_jit.run_op_by_op(jaxpr, args)
+  if _needs_host_callbacks(jaxpr):
+    from jax._src import callback  # lazy: callback sits above this module
+    return shard_map_jit.run_op_by_op(jaxpr, args, callback.contains_callback)
   outs = shard_map.partitioned_jit(jaxpr, args, name)
   if outs is not None:
     return outs

@@ -187,10 +187,36 @@ def _make_client(reg: PluginRegistration):
   lib.plugin_support.load_pjrt_plugin_dynamically(reg.name, reg.library_path)
   options = dict(reg.options or {})
   if reg.name == "cpu":
-    n = config.config.read("jax_num_cpu_devices")
-    if n and n > 0:
-      options["num_devices"] = int(n)
+    n = _num_cpu_devices()
+    if n is not None:
+      options["num_devices"] = n
   return lib.xla_client.make_c_api_client(reg.name, options)
+
+
+def _num_cpu_devices() -> int | None:
+  """The CPU device count asked for: `jax_num_cpu_devices` (JAX_NUM_CPU_DEVICES), else
+  `--xla_force_host_platform_device_count=N` in XLA_FLAGS; None for the plugin's default."""
+  n = config.config.read("jax_num_cpu_devices")
+  if n is not None and int(n) > 0:
+    return int(n)
+  return _forced_host_device_count(os.environ.get("XLA_FLAGS", ""))
+
+
+def _forced_host_device_count(xla_flags: str) -> int | None:
+  count = None
+  for flag in xla_flags.split():  # as in XLA, the last occurrence wins
+    name, sep, value = flag.partition("=")
+    if name.lstrip("-") != "xla_force_host_platform_device_count" or not sep:
+      continue
+    try:
+      count = int(value)
+    except ValueError:
+      raise BackendError(f"XLA_FLAGS: --xla_force_host_platform_device_count needs a positive "
+                         f"integer, got {value!r}") from None
+    if count < 1:
+      raise BackendError(f"XLA_FLAGS: --xla_force_host_platform_device_count needs a positive "
+                         f"integer, got {value!r}")
+  return count
 
 
 def _platform_matches(reg: PluginRegistration, platform: str) -> bool:
