@@ -520,6 +520,8 @@ def check_jaxpr(jaxpr: Jaxpr) -> None:
             f"{eqn.primitive}: binder has type {v.aval.str_short()} but the rule "
             f"gives {out.str_short()}")
       bind_var(v)
+    for sub in subjaxprs(eqn):  # closed over nothing of this scope: checked on its own
+      check_jaxpr(sub)
   for x in jaxpr.outs:
     check_atom(x)
 

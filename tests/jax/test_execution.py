@@ -378,9 +378,9 @@ def test_xla_flags_force_host_device_count(tmp_path):
 
 
 def test_num_cpu_devices_wins_over_xla_flags(tmp_path):
-  assert _device_count_in_subprocess(
-      tmp_path, XLA_FLAGS="--xla_cpu_enable_fast_math=false --xla_force_host_platform_device_count=8",
-      JAX_NUM_CPU_DEVICES="3", JAX_LOG_COMPILES="1") == ["3", "True"]
+  flags = "--xla_cpu_enable_fast_math=false --xla_force_host_platform_device_count=8"
+  assert _device_count_in_subprocess(tmp_path, XLA_FLAGS=flags, JAX_NUM_CPU_DEVICES="3",
+                                     JAX_LOG_COMPILES="1") == ["3", "True"]
 
 
 def test_bad_xla_flags_device_count_is_a_clear_error():
