@@ -321,7 +321,8 @@ config.add_watcher(lambda name, value: clear_caches() if name == "jax_enable_x64
 # ----------------------------------------------------------------------------- eager primitives
 
 
-def _primitive_jaxpr(prim: core.Primitive, avals: Sequence[ShapedArray], params) -> core.ClosedJaxpr:
+def _primitive_jaxpr(prim: core.Primitive, avals: Sequence[ShapedArray],
+                     params) -> core.ClosedJaxpr:
   invars = [core.Var(a) for a in avals]
   out = prim.abstract_eval(*avals, **params)
   outs = [core.Var(a) for a in (out if prim.multiple_results else [out])]
