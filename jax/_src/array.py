@@ -84,6 +84,22 @@ class ArrayImpl:
       self._buffers = [dispatch.buffer_from_numpy(self._npy)]
     return self._buffers
 
+  @property
+  def single_device_buffer(self):
+    """The one buffer of an unsharded array on a single device, else None.
+
+    Read by the native jit fast path; a host-backed array is placed on the
+    default device first."""
+    if self._stack_axis is not None:
+      return None
+    sharding = self._sharding
+    if sharding is not None and type(sharding) is not _single_device_sharding():
+      return None
+    bufs = self._buffers
+    if bufs is None:
+      bufs = self.device_buffers()
+    return bufs[0] if len(bufs) == 1 else None
+
   def single_buffer(self):
     """One buffer holding the whole value on the default device (gathered once if needed)."""
     from jax._src import dispatch
@@ -269,3 +285,15 @@ def host_array(value, weak_type: bool = False) -> ArrayImpl:
 Array = ArrayImpl
 core.concrete_array_types.add(ArrayImpl)
 core.Tracer.__array_priority__ = 1000
+
+
+_SingleDeviceSharding = None
+
+
+def _single_device_sharding():
+  global _SingleDeviceSharding
+  if _SingleDeviceSharding is None:
+    # sharding.py builds on arrays; its class is looked up on first use.
+    from jax._src.sharding import SingleDeviceSharding
+    _SingleDeviceSharding = SingleDeviceSharding
+  return _SingleDeviceSharding
