@@ -88,14 +88,17 @@ class ArrayImpl:
   def single_device_buffer(self):
     """The one buffer of an unsharded array on a single device, else None.
 
-    Read by the native jit fast path; a host-backed array is placed on the
-    default device first."""
+    Read by the native jit fast path on every leaf of a cached call (so the common
+    case comes first); a host-backed array is placed on the default device first."""
+    bufs = self._buffers
+    if (bufs is not None and len(bufs) == 1 and self._sharding is None
+        and self._stack_axis is None):
+      return bufs[0]
     if self._stack_axis is not None:
       return None
     sharding = self._sharding
     if sharding is not None and type(sharding) is not _single_device_sharding():
       return None
-    bufs = self._buffers
     if bufs is None:
       bufs = self.device_buffers()
     return bufs[0] if len(bufs) == 1 else None

@@ -1,5 +1,9 @@
 """Trace state is per thread: tracing in one thread never captures another's work."""
 
+import os
+import subprocess
+import sys
+import textwrap
 import threading
 
 import numpy as np
@@ -182,3 +186,41 @@ def test_x64_flag_is_pushed_to_the_native_side():
   finally:
     jax.config.update("jax_enable_x64", before)
   assert _jax.jit.x64() is before
+
+
+_FIRST_USE_SCRIPT = textwrap.dedent("""
+    import threading
+    import numpy as np
+    start = threading.Barrier(8)
+    failures, results = [], {}
+
+    def work(i):
+      try:
+        start.wait(60)
+        import jax, jax.numpy as jnp  # the first use: backend, fast-path set-up
+        jf = jax.jit(lambda x: jnp.sin(x) * i)
+        for _ in range(20):
+          out = jf(jnp.arange(4.0) + i)
+        results[i] = (np.asarray(out), np.asarray(jax.make_jaxpr(jnp.cos)(1.0).jaxpr.eqns[0].primitive.name))
+      except BaseException as e:
+        failures.append(repr(e))
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    for t in threads:
+      t.start()
+    for t in threads:
+      t.join()
+    assert not failures, failures
+    for i, (out, name) in results.items():
+      np.testing.assert_allclose(out, np.sin(np.arange(4.0) + i) * i, rtol=1e-6)
+      assert str(name) == "cos", name
+    print("OK", len(results))
+""")
+
+
+def test_first_use_from_eight_threads_at_once(tmp_path):
+  env = {k: v for k, v in os.environ.items() if not k.startswith("JAX_")}
+  proc = subprocess.run([sys.executable, "-c", _FIRST_USE_SCRIPT], env=env, capture_output=True,
+                        text=True, cwd=str(tmp_path), timeout=600)
+  assert proc.returncode == 0, proc.stderr
+  assert proc.stdout.split() == ["OK", "8"]
