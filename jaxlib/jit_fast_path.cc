@@ -34,11 +34,11 @@ class AttrReader {
     if (name[0] == '_') {
       throw nb::value_error("jit fast path: reads public attributes only");
     }
-    nb::object descr = nb::getattr(type, name, nb::none());
-    if (descr.is_none()) {
+    if (!nb::hasattr(type, name)) {
       throw nb::type_error(("jit fast path: " + std::string(nb::str(type).c_str()) +
                             " has no attribute " + name).c_str());
     }
+    nb::object descr = nb::getattr(type, name);
     if (Py_TYPE(descr.ptr()) == &PyMemberDescr_Type) {
       PyMemberDef* member = reinterpret_cast<PyMemberDescrObject*>(descr.ptr())->d_member;
       if (member->type == T_OBJECT_EX || member->type == T_OBJECT) offset_ = member->offset;
@@ -132,7 +132,7 @@ bool ToHostScalar(PyObject* x, PJRT_Buffer_Type type, HostScalar& out) {
 struct FastPathConfig {
   nb::object array_type;         // jax's array class (exact type only)
   nb::object shaped_array_type;  // the class of its `aval`
-  AttrReader aval, single_device_buffer;  // array attributes
+  AttrReader aval, single_device_buffer, is_host_backed;  // array attributes
   AttrReader shape, dtype, weak_type;     // aval attributes
   nb::object empty_shape = nb::tuple();
   // One per Python scalar type jax passes: bool, int, float, complex.
@@ -147,7 +147,8 @@ struct FastPathConfig {
 
   FastPathConfig(nb::object array, nb::object shaped)
       : array_type(array), shaped_array_type(shaped), aval(array, "aval"),
-        single_device_buffer(array, "single_device_buffer"), shape(shaped, "shape"),
+        single_device_buffer(array, "single_device_buffer"),
+        is_host_backed(array, "is_host_backed"), shape(shaped, "shape"),
         dtype(shaped, "dtype"), weak_type(shaped, "weak_type") {}
 };
 
@@ -389,6 +390,11 @@ class JitFunction {
       call->signature.leaves.push_back(
           LeafSignature{std::move(dtype), std::move(shape), weak.ptr() == Py_True});
       nb::object buffer_object = c.single_device_buffer.Get(x);
+      if (buffer_object.is_valid() && buffer_object.is_none() &&
+          c.is_host_backed.Get(x).ptr() == Py_True) {
+        nb::handle(x).attr("device_buffers")();  // placed on the default device, once
+        buffer_object = c.single_device_buffer.Get(x);
+      }
       PyBuffer* buffer = nullptr;
       if (!buffer_object.is_valid() || !nb::try_cast<PyBuffer*>(buffer_object, buffer) ||
           buffer == nullptr) {
@@ -482,8 +488,11 @@ void RegisterJitFastPath(nb::module_& parent) {
         "Tells the fast path jax's array class and how Python scalar arguments are passed.\n\n"
         "The fast path takes leaves of exactly `array_type` and reads only these public "
         "attributes: `aval`, an instance of exactly `shaped_array_type` with `shape` (a "
-        "tuple), `dtype` and `weak_type`; and `single_device_buffer`, the array's one "
-        "buffer when it is an unsharded array on a single device, else None. "
+        "tuple), `dtype` and `weak_type`; `single_device_buffer`, the array's one "
+        "buffer when it is an unsharded array on a single device, else None; and, when "
+        "that is None, `is_host_backed`: if true, the fast path calls `device_buffers()` "
+        "(which places the value on the default device) and reads `single_device_buffer` "
+        "again. Attributes declared in __slots__ are read at their slot. "
         "`scalar_dtypes`: {type: ((x32 dtype, element type), (x64 dtype, element type))} "
         "for bool, int, float and complex. Trace and x64 state come from set_thread_staging "
         "and set_x64.");

@@ -21,7 +21,12 @@ from jax._src.core import ShapedArray
 
 
 class ArrayImpl:
-  __slots__ = ("aval", "_buffers", "_npy", "_stack_axis", "_whole", "_sharding", "__weakref__")
+  # `single_device_buffer` is public and read by the native jit fast path on every
+  # leaf of a cached call (a slot read, no Python frame): the one buffer of an
+  # unsharded array on a single device, else None (host-backed, sharded, stacked
+  # or deleted). Kept in step with `_buffers` by this class; never assigned elsewhere.
+  __slots__ = ("aval", "_buffers", "_npy", "_stack_axis", "_whole", "_sharding",
+               "single_device_buffer", "__weakref__")
   __array_priority__ = 100
 
   def __init__(self, aval: ShapedArray, buffers=None, npy: np.ndarray | None = None,
@@ -32,6 +37,9 @@ class ArrayImpl:
     self._stack_axis = stack_axis
     self._whole = None
     self._sharding = sharding
+    self.single_device_buffer = (
+        buffers[0] if buffers is not None and len(buffers) == 1 and stack_axis is None
+        and (sharding is None or type(sharding) is _single_device_sharding()) else None)
 
   shape = property(lambda self: self.aval.shape)
   dtype = property(lambda self: self.aval.dtype)
@@ -82,26 +90,10 @@ class ArrayImpl:
     if self._buffers is None:
       from jax._src import dispatch
       self._buffers = [dispatch.buffer_from_numpy(self._npy)]
+      if self._stack_axis is None and (
+          self._sharding is None or type(self._sharding) is _single_device_sharding()):
+        self.single_device_buffer = self._buffers[0]
     return self._buffers
-
-  @property
-  def single_device_buffer(self):
-    """The one buffer of an unsharded array on a single device, else None.
-
-    Read by the native jit fast path on every leaf of a cached call (so the common
-    case comes first); a host-backed array is placed on the default device first."""
-    bufs = self._buffers
-    if (bufs is not None and len(bufs) == 1 and self._sharding is None
-        and self._stack_axis is None):
-      return bufs[0]
-    if self._stack_axis is not None:
-      return None
-    sharding = self._sharding
-    if sharding is not None and type(sharding) is not _single_device_sharding():
-      return None
-    if bufs is None:
-      bufs = self.device_buffers()
-    return bufs[0] if len(bufs) == 1 else None
 
   def single_buffer(self):
     """One buffer holding the whole value on the default device (gathered once if needed)."""
@@ -196,6 +188,7 @@ class ArrayImpl:
       for b in self._buffers:
         b.delete()
     self._buffers, self._npy, self._whole = [], None, None
+    self.single_device_buffer = None
 
   def __array__(self, dtype=None, copy=None):
     # The value is read-only and, on the CPU backend, usually a view of the
