@@ -187,10 +187,6 @@ def current_trace_stack() -> list[MainTrace]:
   return _trace_state.stack
 
 
-def current_dynamic_trace() -> MainTrace:
-  return _trace_state.dynamic
-
-
 def is_staging() -> bool:
   """Whether this thread is staging a computation (binds of concrete values are
   captured rather than run)."""
