@@ -14,7 +14,7 @@
 namespace nb = nanobind;
 
 // Bumped whenever the extension gains a feature that jax may test for.
-#define JAXLIB_EXTENSION_VERSION 4
+#define JAXLIB_EXTENSION_VERSION 5
 
 NB_MODULE(_jax, m) {
   m.doc() = "jaxlib's native core: loads plugins and drives them through the C API.";

@@ -28,8 +28,7 @@ const char* CodeName(int code) {
 }
 
 std::map<std::string, AttributeValue> ReadAttributes(const PJRT_Api* api) {
-  PJRT_Plugin_Attributes_Args args{};
-  args.struct_size = PJRT_Plugin_Attributes_Args_STRUCT_SIZE;
+  auto args = PjrtArgs<PJRT_Plugin_Attributes_Args>();
   ThrowIfError(api, api->PJRT_Plugin_Attributes(&args));
   std::map<std::string, AttributeValue> out;
   for (size_t i = 0; i < args.num_attributes; ++i) {
@@ -95,18 +94,15 @@ void CheckElfIsComplete(const std::string& path) {
 
 void ThrowIfError(const PJRT_Api* api, PJRT_Error* error) {
   if (error == nullptr) return;
-  PJRT_Error_Message_Args margs{};
-  margs.struct_size = PJRT_Error_Message_Args_STRUCT_SIZE;
+  auto margs = PjrtArgs<PJRT_Error_Message_Args>();
   margs.error = error;
   api->PJRT_Error_Message(&margs);
   std::string message(margs.message, margs.message_size);
-  PJRT_Error_GetCode_Args cargs{};
-  cargs.struct_size = PJRT_Error_GetCode_Args_STRUCT_SIZE;
+  auto cargs = PjrtArgs<PJRT_Error_GetCode_Args>();
   cargs.error = error;
   PJRT_Error* code_error = api->PJRT_Error_GetCode(&cargs);
   int code = code_error == nullptr ? static_cast<int>(cargs.code) : 2;
-  PJRT_Error_Destroy_Args dargs{};
-  dargs.struct_size = PJRT_Error_Destroy_Args_STRUCT_SIZE;
+  auto dargs = PjrtArgs<PJRT_Error_Destroy_Args>();
   dargs.error = error;
   api->PJRT_Error_Destroy(&dargs);
   if (code_error != nullptr) {
@@ -167,8 +163,7 @@ std::shared_ptr<Plugin> LoadPlugin(const std::string& path) {
                           std::to_string(api->struct_size) + " bytes ends before version 1." +
                           std::to_string(m) + "'s functions");
   }
-  PJRT_Plugin_Initialize_Args init{};
-  init.struct_size = PJRT_Plugin_Initialize_Args_STRUCT_SIZE;
+  auto init = PjrtArgs<PJRT_Plugin_Initialize_Args>();
   ThrowIfError(api, api->PJRT_Plugin_Initialize(&init));
 
   auto plugin = std::make_shared<Plugin>();

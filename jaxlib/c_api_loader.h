@@ -2,6 +2,7 @@
 #ifndef JAXLIB_C_API_LOADER_H_
 #define JAXLIB_C_API_LOADER_H_
 
+#include <cstddef>
 #include <map>
 #include <memory>
 #include <string>
@@ -38,6 +39,60 @@ const T* FindExtension(const PJRT_Api* api, PJRT_Extension_Type type, size_t min
     if (e->type == type && e->struct_size >= min_size) return reinterpret_cast<const T*>(e);
   }
   return nullptr;
+}
+
+// The size jaxlib declares in an argument struct: the header's
+// PJRT_<Name>_STRUCT_SIZE (the end of the last field this header knows), never
+// sizeof, which would also count trailing padding a plugin built against an
+// older header might read as a field. Specialized for each struct jaxlib passes,
+// so a struct missing here fails to compile instead of getting a wrong size.
+template <typename T>
+struct PjrtStructSize;
+
+#define JAXLIB_PJRT_ARGS(T) \
+  template <>               \
+  struct PjrtStructSize<T> { static constexpr size_t value = T##_STRUCT_SIZE; };
+JAXLIB_PJRT_ARGS(PJRT_NamedValue)
+JAXLIB_PJRT_ARGS(PJRT_Buffer_DecreaseExternalReferenceCount_Args)
+JAXLIB_PJRT_ARGS(PJRT_Buffer_Delete_Args)
+JAXLIB_PJRT_ARGS(PJRT_Buffer_Destroy_Args)
+JAXLIB_PJRT_ARGS(PJRT_Buffer_IncreaseExternalReferenceCount_Args)
+JAXLIB_PJRT_ARGS(PJRT_Buffer_Info_Args)
+JAXLIB_PJRT_ARGS(PJRT_Buffer_ReadyEvent_Args)
+JAXLIB_PJRT_ARGS(PJRT_Buffer_ToHostBuffer_Args)
+JAXLIB_PJRT_ARGS(PJRT_Buffer_UnsafePointer_Args)
+JAXLIB_PJRT_ARGS(PJRT_Client_BufferFromHostBuffer_Args)
+JAXLIB_PJRT_ARGS(PJRT_Client_Compile_Args)
+JAXLIB_PJRT_ARGS(PJRT_Client_Create_Args)
+JAXLIB_PJRT_ARGS(PJRT_Client_DeserializeAndLoad_Args)
+JAXLIB_PJRT_ARGS(PJRT_Client_Destroy_Args)
+JAXLIB_PJRT_ARGS(PJRT_Client_Devices_Args)
+JAXLIB_PJRT_ARGS(PJRT_Client_PlatformName_Args)
+JAXLIB_PJRT_ARGS(PJRT_Client_PlatformVersion_Args)
+JAXLIB_PJRT_ARGS(PJRT_Client_ProcessIndex_Args)
+JAXLIB_PJRT_ARGS(PJRT_Device_Info_Args)
+JAXLIB_PJRT_ARGS(PJRT_Device_Memories_Args)
+JAXLIB_PJRT_ARGS(PJRT_Device_MemoryStats_Args)
+JAXLIB_PJRT_ARGS(PJRT_Error_Destroy_Args)
+JAXLIB_PJRT_ARGS(PJRT_Error_GetCode_Args)
+JAXLIB_PJRT_ARGS(PJRT_Error_Message_Args)
+JAXLIB_PJRT_ARGS(PJRT_Event_Await_Args)
+JAXLIB_PJRT_ARGS(PJRT_Event_Destroy_Args)
+JAXLIB_PJRT_ARGS(PJRT_LoadedExecutable_Destroy_Args)
+JAXLIB_PJRT_ARGS(PJRT_LoadedExecutable_Execute_Args)
+JAXLIB_PJRT_ARGS(PJRT_LoadedExecutable_Info_Args)
+JAXLIB_PJRT_ARGS(PJRT_LoadedExecutable_Serialize_Args)
+JAXLIB_PJRT_ARGS(PJRT_Memory_Info_Args)
+JAXLIB_PJRT_ARGS(PJRT_Plugin_Attributes_Args)
+JAXLIB_PJRT_ARGS(PJRT_Plugin_Initialize_Args)
+#undef JAXLIB_PJRT_ARGS
+
+// A zeroed argument struct `T` with its struct_size filled in.
+template <typename T>
+T PjrtArgs() {
+  T args{};
+  args.struct_size = PjrtStructSize<T>::value;
+  return args;
 }
 
 // Converts a PJRT_Error into an XlaRuntimeError (and destroys it); no-op for NULL.

@@ -6,6 +6,7 @@
 #include <nanobind/stl/vector.h>
 #include <structmember.h>
 
+#include <atomic>
 #include <complex>
 #include <cstring>
 #include <memory>
@@ -15,6 +16,7 @@
 
 #include "jaxlib/pjrt_objects.h"
 #include "jaxlib/pytree.h"
+#include "jaxlib/status_casters.h"
 
 namespace nb = nanobind;
 
@@ -22,31 +24,52 @@ namespace jax {
 
 namespace {
 
-// Reads one __slots__ attribute of instances of exactly one Python class at its
-// fixed offset (what the slot's member descriptor does, without the lookup).
-class SlotReader {
+// Reads one public attribute of instances of exactly one Python class: at the
+// slot's fixed offset when the class declares it in __slots__ (what the member
+// descriptor does, without the lookup), else through the ordinary attribute
+// protocol (properties).
+class AttrReader {
  public:
-  SlotReader(nb::handle type, const char* name) {
+  AttrReader(nb::handle type, const char* name) : name_(nb::str(name)) {
+    if (name[0] == '_') {
+      throw nb::value_error("jit fast path: reads public attributes only");
+    }
+    if (!nb::hasattr(type, name)) {
+      throw nb::type_error(("jit fast path: " + std::string(nb::str(type).c_str()) +
+                            " has no attribute " + name).c_str());
+    }
     nb::object descr = nb::getattr(type, name);
-    if (Py_TYPE(descr.ptr()) != &PyMemberDescr_Type) {
-      throw nb::type_error(("jit fast path: " + std::string(nb::str(type).c_str()) + "." + name +
-                            " is not a __slots__ attribute")
-                               .c_str());
+    if (Py_TYPE(descr.ptr()) == &PyMemberDescr_Type) {
+      PyMemberDef* member = reinterpret_cast<PyMemberDescrObject*>(descr.ptr())->d_member;
+      if (member->type == T_OBJECT_EX || member->type == T_OBJECT) offset_ = member->offset;
     }
-    PyMemberDef* member = reinterpret_cast<PyMemberDescrObject*>(descr.ptr())->d_member;
-    if (member->type != T_OBJECT_EX && member->type != T_OBJECT) {
-      throw nb::type_error("jit fast path: slot of an unexpected member type");
-    }
-    offset_ = member->offset;
   }
-  // Borrowed; null when the slot is unset.
-  PyObject* Get(PyObject* obj) const {
-    return *reinterpret_cast<PyObject**>(reinterpret_cast<char*>(obj) + offset_);
+  // Null (with no Python error set) when an unset slot; throws the error a
+  // property raised.
+  nb::object Get(PyObject* obj) const {
+    if (offset_ >= 0) {
+      PyObject* v = *reinterpret_cast<PyObject**>(reinterpret_cast<char*>(obj) + offset_);
+      return v == nullptr ? nb::object() : nb::borrow(v);
+    }
+    PyObject* v = PyObject_GetAttr(obj, name_.ptr());
+    if (v == nullptr) throw nb::python_error();
+    return nb::steal(v);
   }
 
  private:
-  Py_ssize_t offset_ = 0;
+  nb::object name_;
+  Py_ssize_t offset_ = -1;
 };
+
+// Whether this thread is staging a computation (its dynamic trace is not the
+// eval trace). jax's core sets it through `set_thread_staging` whenever the
+// thread's dynamic trace changes; like jax's trace state, every thread starts
+// eager.
+thread_local bool thread_staging = false;
+// jax_enable_x64, pushed by jax through `set_x64` whenever the flag changes.
+std::atomic<bool> x64_enabled{false};
+// jaxlib's XlaRuntimeError class, for errors of a run the fast path started.
+PyObject* xla_runtime_error_type = nullptr;
 
 // How a Python scalar argument is passed: JAX's rule gives each of bool, int,
 // float and complex one dtype with x64 off and one with it on; all but bool are
@@ -105,18 +128,12 @@ bool ToHostScalar(PyObject* x, PJRT_Buffer_Type type, HostScalar& out) {
   }
 }
 
-// What jax tells the fast path about its Python classes and state, once.
+// What jax tells the fast path about its Python classes, once.
 struct FastPathConfig {
-  nb::object array_type;         // jax's ArrayImpl (exact type only)
-  nb::object shaped_array_type;  // core.ShapedArray
-  nb::object single_device_sharding_type;
-  nb::object core_dict;          // jax._src.core.__dict__: "dynamic_trace" changes over time
-  nb::object eval_main;          // core._EVAL_MAIN: nothing is being staged
-  nb::object config_values;      // config._values: "jax_enable_x64"
-  nb::object dynamic_trace_name = nb::str("dynamic_trace");
-  nb::object x64_name = nb::str("jax_enable_x64");
-  SlotReader aval, buffers, stack_axis, sharding;  // ArrayImpl slots
-  SlotReader shape, dtype, weak_type;              // ShapedArray slots
+  nb::object array_type;         // jax's array class (exact type only)
+  nb::object shaped_array_type;  // the class of its `aval`
+  AttrReader aval, single_device_buffer, is_host_backed;  // array attributes
+  AttrReader shape, dtype, weak_type;     // aval attributes
   nb::object empty_shape = nb::tuple();
   // One per Python scalar type jax passes: bool, int, float, complex.
   std::vector<std::pair<PyTypeObject*, ScalarKind>> scalar_kinds;
@@ -128,21 +145,11 @@ struct FastPathConfig {
     return nullptr;
   }
 
-  FastPathConfig(nb::object array, nb::object shaped, nb::object sds, nb::object core,
-                 nb::object eval, nb::object values)
-      : array_type(array), shaped_array_type(shaped), single_device_sharding_type(sds),
-        core_dict(core), eval_main(eval), config_values(values),
-        aval(array, "aval"), buffers(array, "_buffers"), stack_axis(array, "_stack_axis"),
-        sharding(array, "_sharding"), shape(shaped, "shape"), dtype(shaped, "dtype"),
-        weak_type(shaped, "weak_type") {}
-
-  bool Staging() const {
-    PyObject* trace = PyDict_GetItemWithError(core_dict.ptr(), dynamic_trace_name.ptr());
-    return trace != eval_main.ptr();
-  }
-  bool X64() const {
-    return PyDict_GetItemWithError(config_values.ptr(), x64_name.ptr()) == Py_True;
-  }
+  FastPathConfig(nb::object array, nb::object shaped)
+      : array_type(array), shaped_array_type(shaped), aval(array, "aval"),
+        single_device_buffer(array, "single_device_buffer"),
+        is_host_backed(array, "is_host_backed"), shape(shaped, "shape"),
+        dtype(shaped, "dtype"), weak_type(shaped, "weak_type") {}
 };
 
 // Never freed: it holds Python objects that must not be released after the
@@ -222,9 +229,11 @@ class JitFunction {
   }
 
   // The result of the call if the fast path could make it; null (without a Python
-  // error set) if the general path must.
+  // error set) if the general path must. The general path only gets calls the
+  // fast path has not started: once the executable runs (and may have consumed
+  // donated arguments), its errors are the call's errors.
   nb::object TryCall(PyObject* args) {
-    if (!enabled_ || fast_path_config == nullptr || fast_path_config->Staging() || cache_.empty()) {
+    if (!enabled_ || fast_path_config == nullptr || thread_staging || cache_.empty()) {
       return nb::object();
     }
     std::unique_ptr<FlatCall> call = Flatten(args);
@@ -236,7 +245,13 @@ class JitFunction {
     for (PyBuffer* b : call->buffers) {
       if (b != nullptr && b->device()->c_device() != entry->device) return nb::object();
     }
-    TransferScalars(*call, *entry);
+    try {
+      TransferScalars(*call, *entry);
+    } catch (const XlaRuntimeError&) {
+      // Nothing was consumed: the general path makes the same transfer and
+      // reports its error.
+      return nb::object();
+    }
     std::vector<std::vector<std::shared_ptr<PyBuffer>>> outs;
     {
       std::vector<std::vector<PyBuffer*>> per_device{call->buffers};
@@ -250,7 +265,11 @@ class JitFunction {
       }
     }
     const std::vector<nb::object>& out_avals = entry->out_avals;
-    if (outs.size() != 1 || outs[0].size() != out_avals.size()) return nb::object();
+    if (outs.size() != 1 || outs[0].size() != out_avals.size()) {
+      throw XlaRuntimeError("INTERNAL: a cached executable returned " +
+                            std::to_string(outs.empty() ? 0 : outs[0].size()) +
+                            " outputs, its entry expects " + std::to_string(out_avals.size()));
+    }
     std::vector<nb::object> arrays;
     arrays.reserve(out_avals.size());
     for (size_t i = 0; i < out_avals.size(); ++i) {
@@ -326,16 +345,8 @@ class JitFunction {
     if (call.scalars.empty()) return;
     const std::shared_ptr<PyClient>& client = entry.loaded->client();
     for (auto& [index, scalar] : call.scalars) {
-      PJRT_Client_BufferFromHostBuffer_Args args{};
-      args.struct_size = PJRT_Client_BufferFromHostBuffer_Args_STRUCT_SIZE;
-      args.client = client->c_client();
-      args.data = scalar.bytes;
-      args.type = scalar.type;
-      args.num_dims = 0;
-      args.device = entry.device;
-      args.host_buffer_semantics = PJRT_HostBufferSemantics_kImmutableOnlyDuringCall;
-      ThrowIfError(client->api(), client->api()->PJRT_Client_BufferFromHostBuffer(&args));
-      call.scalar_buffers.push_back(std::make_shared<PyBuffer>(client, args.buffer));
+      call.scalar_buffers.push_back(
+          client->BufferFromHostBuffer(scalar.bytes, scalar.type, nullptr, 0, entry.device));
       call.buffers[index] = call.scalar_buffers.back().get();
     }
   }
@@ -348,7 +359,7 @@ class JitFunction {
     PyTreeDef tree = PyTreeDef::Flatten(registry_, args, nb::none(), leaves);
     auto call = std::make_unique<FlatCall>(
         FlatCall{CallSignature{std::move(tree), {}, false}, std::move(leaves), {}, {}});
-    call->signature.x64 = c.X64();
+    call->signature.x64 = x64_enabled.load(std::memory_order_relaxed);
     const Py_ssize_t n = PyList_GET_SIZE(call->leaves.ptr());
     call->signature.leaves.reserve(n);
     call->buffers.reserve(n);
@@ -365,33 +376,30 @@ class JitFunction {
         call->buffers.push_back(nullptr);
         continue;
       }
-      PyObject* stack_axis = c.stack_axis.Get(x);
-      if (stack_axis == nullptr || stack_axis != Py_None) return nullptr;
-      PyObject* sharding = c.sharding.Get(x);
-      if (sharding == nullptr ||
-          (sharding != Py_None &&
-           Py_TYPE(sharding) != reinterpret_cast<PyTypeObject*>(c.single_device_sharding_type.ptr()))) {
+      nb::object aval = c.aval.Get(x);
+      if (!aval.is_valid() ||
+          Py_TYPE(aval.ptr()) != reinterpret_cast<PyTypeObject*>(c.shaped_array_type.ptr())) {
         return nullptr;
       }
-      PyObject* aval = c.aval.Get(x);
-      if (aval == nullptr || Py_TYPE(aval) != reinterpret_cast<PyTypeObject*>(c.shaped_array_type.ptr())) {
+      nb::object dtype = c.dtype.Get(aval.ptr());
+      nb::object shape = c.shape.Get(aval.ptr());
+      nb::object weak = c.weak_type.Get(aval.ptr());
+      if (!dtype.is_valid() || !shape.is_valid() || !weak.is_valid() || !PyTuple_Check(shape.ptr())) {
         return nullptr;
       }
-      PyObject* dtype = c.dtype.Get(aval);
-      PyObject* shape = c.shape.Get(aval);
-      PyObject* weak = c.weak_type.Get(aval);
-      if (!dtype || !shape || !weak || !PyTuple_Check(shape)) return nullptr;
       call->signature.leaves.push_back(
-          LeafSignature{nb::borrow(dtype), nb::borrow(shape), weak == Py_True});
-      nb::object bufs = nb::borrow(c.buffers.Get(x));
-      if (!bufs.is_valid()) return nullptr;
-      if (bufs.is_none()) {
-        bufs = nb::handle(x).attr("device_buffers")();  // host-backed: placed on the default device
+          LeafSignature{std::move(dtype), std::move(shape), weak.ptr() == Py_True});
+      nb::object buffer_object = c.single_device_buffer.Get(x);
+      if (buffer_object.is_valid() && buffer_object.is_none() &&
+          c.is_host_backed.Get(x).ptr() == Py_True) {
+        nb::handle(x).attr("device_buffers")();  // placed on the default device, once
+        buffer_object = c.single_device_buffer.Get(x);
       }
-      if (!PyList_Check(bufs.ptr()) || PyList_GET_SIZE(bufs.ptr()) != 1) return nullptr;
-      nb::object buffer_object = nb::borrow(PyList_GET_ITEM(bufs.ptr(), 0));
       PyBuffer* buffer = nullptr;
-      if (!nb::try_cast<PyBuffer*>(buffer_object, buffer) || buffer == nullptr) return nullptr;
+      if (!buffer_object.is_valid() || !nb::try_cast<PyBuffer*>(buffer_object, buffer) ||
+          buffer == nullptr) {
+        return nullptr;
+      }
       call->buffers.push_back(buffer);
       call->buffer_objects.push_back(std::move(buffer_object));
     }
@@ -412,8 +420,12 @@ PyObject* JitFunctionCall(PyObject* self, PyObject* args, PyObject* kwargs) {
     } catch (nb::python_error& e) {
       e.restore();
       return nullptr;
-    } catch (const std::exception&) {
-      // A failed run: the general path runs it again and reports the error its way.
+    } catch (const XlaRuntimeError& e) {
+      PyErr_SetString(xla_runtime_error_type, e.what());
+      return nullptr;
+    } catch (const std::exception& e) {
+      PyErr_SetString(PyExc_RuntimeError, e.what());
+      return nullptr;
     }
   }
   PyObject* general = PyObject_GetAttrString(self, "_call_python");
@@ -444,20 +456,16 @@ PyType_Slot jit_function_slots[] = {
 }  // namespace
 
 void RegisterJitFastPath(nb::module_& parent) {
+  // Registered by the module before the binding units; kept for the process.
+  xla_runtime_error_type = nb::getattr(parent, "XlaRuntimeError").release().ptr();
   nb::module_ m = parent.def_submodule("jit", "The cached-call fast path of jit.");
 
   m.def("configure",
-        [](nb::object array_type, nb::object shaped_array_type,
-           nb::object single_device_sharding_type, nb::object core_module, nb::object eval_main,
-           nb::object config_values, nb::dict scalar_dtypes) {
-          if (!PyType_Check(array_type.ptr()) || !PyType_Check(shaped_array_type.ptr()) ||
-              !PyType_Check(single_device_sharding_type.ptr()) ||
-              !PyDict_Check(config_values.ptr())) {
-            throw nb::type_error("jit.configure: expected three classes, a module, an object "
-                                 "and a dict");
+        [](nb::object array_type, nb::object shaped_array_type, nb::dict scalar_dtypes) {
+          if (!PyType_Check(array_type.ptr()) || !PyType_Check(shaped_array_type.ptr())) {
+            throw nb::type_error("jit.configure: array_type and shaped_array_type are classes");
           }
-          auto* c = new FastPathConfig(array_type, shaped_array_type, single_device_sharding_type,
-                                       core_module.attr("__dict__"), eval_main, config_values);
+          auto* c = new FastPathConfig(array_type, shaped_array_type);
           for (auto [key, value] : scalar_dtypes) {
             auto* type = reinterpret_cast<PyTypeObject*>(key.ptr());
             if (type != &PyBool_Type && type != &PyLong_Type && type != &PyFloat_Type &&
@@ -476,12 +484,31 @@ void RegisterJitFastPath(nb::module_& parent) {
           // whose objects are kept: executing calls may still be reading them.
           fast_path_config = c;
         },
-        nb::arg("array_type"), nb::arg("shaped_array_type"),
-        nb::arg("single_device_sharding_type"), nb::arg("core_module"), nb::arg("eval_main"),
-        nb::arg("config_values"), nb::arg("scalar_dtypes"),
-        "Tells the fast path jax's array and aval classes, where its trace and x64 state "
-        "live, and how Python scalar arguments are passed: {type: ((x32 dtype, element type), "
-        "(x64 dtype, element type))} for bool, int, float and complex.");
+        nb::arg("array_type"), nb::arg("shaped_array_type"), nb::arg("scalar_dtypes"),
+        "Tells the fast path jax's array class and how Python scalar arguments are passed.\n\n"
+        "The fast path takes leaves of exactly `array_type` and reads only these public "
+        "attributes: `aval`, an instance of exactly `shaped_array_type` with `shape` (a "
+        "tuple), `dtype` and `weak_type`; `single_device_buffer`, the array's one "
+        "buffer when it is an unsharded array on a single device, else None; and, when "
+        "that is None, `is_host_backed`: if true, the fast path calls `device_buffers()` "
+        "(which places the value on the default device) and reads `single_device_buffer` "
+        "again. Attributes declared in __slots__ are read at their slot. "
+        "`scalar_dtypes`: {type: ((x32 dtype, element type), (x64 dtype, element type))} "
+        "for bool, int, float and complex. Trace and x64 state come from set_thread_staging "
+        "and set_x64.");
+  m.def("set_thread_staging", [](bool staging) { thread_staging = staging; },
+        nb::arg("staging"),
+        "Whether the calling thread is staging a computation (jax's dynamic trace is not "
+        "the eval trace); while it is, the thread's calls take the general path. jax's core "
+        "calls this whenever the thread's dynamic trace changes; new threads start eager.");
+  m.def("thread_staging", []() { return thread_staging; },
+        "The calling thread's flag set by set_thread_staging.");
+  m.def("set_x64", [](bool enabled) { x64_enabled.store(enabled, std::memory_order_relaxed); },
+        nb::arg("enabled"),
+        "The process-wide jax_enable_x64 value: part of every call's signature and the "
+        "dtype of Python scalar arguments. jax calls this whenever the flag changes.");
+  m.def("x64", []() { return x64_enabled.load(std::memory_order_relaxed); },
+        "The value set by set_x64.");
   m.def("is_configured", []() { return fast_path_config != nullptr; });
 
   nb::class_<JitFunction>(m, "JitFunction",

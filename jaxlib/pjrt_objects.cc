@@ -6,18 +6,11 @@
 
 namespace jax {
 
-template <typename T>
-T Args() {
-  T args{};
-  args.struct_size = sizeof(T);
-  return args;
-}
-
 // ------------------------------------------------------------------ device
 
 PyDevice::PyDevice(PyClient* client, PJRT_Device* device) : client_(client), device_(device) {
   const PJRT_Api* api = client->api();
-  auto info = Args<PJRT_Device_Info_Args>();
+  auto info = PjrtArgs<PJRT_Device_Info_Args>();
   info.device = device;
   ThrowIfError(api, api->PJRT_Device_Info(&info));
   id = info.id;
@@ -26,11 +19,11 @@ PyDevice::PyDevice(PyClient* client, PJRT_Device* device) : client_(client), dev
   kind.assign(info.kind, info.kind_size);
   debug_string.assign(info.debug_string, info.debug_string_size);
   platform = client->platform();
-  auto mem = Args<PJRT_Device_Memories_Args>();
+  auto mem = PjrtArgs<PJRT_Device_Memories_Args>();
   mem.device = device;
   ThrowIfError(api, api->PJRT_Device_Memories(&mem));
   for (size_t i = 0; i < mem.num_memories; ++i) {
-    auto minfo = Args<PJRT_Memory_Info_Args>();
+    auto minfo = PjrtArgs<PJRT_Memory_Info_Args>();
     minfo.memory = mem.memories[i];
     ThrowIfError(api, api->PJRT_Memory_Info(&minfo));
     auto m = std::make_shared<PyMemory>(
@@ -40,6 +33,14 @@ PyDevice::PyDevice(PyClient* client, PJRT_Device* device) : client_(client), dev
   }
 }
 
+PyDevice::MemoryStats PyDevice::GetMemoryStats() const {
+  const PJRT_Api* api = client_->api();
+  auto args = PjrtArgs<PJRT_Device_MemoryStats_Args>();
+  args.device = device_;
+  ThrowIfError(api, api->PJRT_Device_MemoryStats(&args));
+  return MemoryStats{args.bytes_in_use, args.peak_bytes_in_use, args.num_allocs};
+}
+
 std::shared_ptr<PyClient> PyDevice::client() const { return client_->shared_from_this(); }
 
 // ------------------------------------------------------------------ client
@@ -47,7 +48,7 @@ std::shared_ptr<PyClient> PyDevice::client() const { return client_->shared_from
 std::shared_ptr<PyClient> PyClient::Create(std::shared_ptr<Plugin> plugin,
                                            const std::vector<PJRT_NamedValue>& options) {
   const PJRT_Api* api = plugin->api;
-  auto args = Args<PJRT_Client_Create_Args>();
+  auto args = PjrtArgs<PJRT_Client_Create_Args>();
   args.create_options = options.data();
   args.num_options = options.size();
   ThrowIfError(api, api->PJRT_Client_Create(&args));
@@ -55,19 +56,19 @@ std::shared_ptr<PyClient> PyClient::Create(std::shared_ptr<Plugin> plugin,
   c->plugin_ = std::move(plugin);
   c->client_ = args.client;
 
-  auto name = Args<PJRT_Client_PlatformName_Args>();
+  auto name = PjrtArgs<PJRT_Client_PlatformName_Args>();
   name.client = c->client_;
   ThrowIfError(api, api->PJRT_Client_PlatformName(&name));
   c->platform_.assign(name.platform_name, name.platform_name_size);
-  auto version = Args<PJRT_Client_PlatformVersion_Args>();
+  auto version = PjrtArgs<PJRT_Client_PlatformVersion_Args>();
   version.client = c->client_;
   ThrowIfError(api, api->PJRT_Client_PlatformVersion(&version));
   c->platform_version_.assign(version.platform_version, version.platform_version_size);
-  auto process = Args<PJRT_Client_ProcessIndex_Args>();
+  auto process = PjrtArgs<PJRT_Client_ProcessIndex_Args>();
   process.client = c->client_;
   ThrowIfError(api, api->PJRT_Client_ProcessIndex(&process));
   c->process_index_ = process.process_index;
-  auto devices = Args<PJRT_Client_Devices_Args>();
+  auto devices = PjrtArgs<PJRT_Client_Devices_Args>();
   devices.client = c->client_;
   ThrowIfError(api, api->PJRT_Client_Devices(&devices));
   for (size_t i = 0; i < devices.num_devices; ++i) {
@@ -78,11 +79,11 @@ std::shared_ptr<PyClient> PyClient::Create(std::shared_ptr<Plugin> plugin,
 
 PyClient::~PyClient() {
   if (client_ == nullptr) return;
-  auto args = Args<PJRT_Client_Destroy_Args>();
+  auto args = PjrtArgs<PJRT_Client_Destroy_Args>();
   args.client = client_;
   PJRT_Error* error = api()->PJRT_Client_Destroy(&args);
   if (error != nullptr) {
-    auto d = Args<PJRT_Error_Destroy_Args>();
+    auto d = PjrtArgs<PJRT_Error_Destroy_Args>();
     d.error = error;
     api()->PJRT_Error_Destroy(&d);
   }
@@ -103,6 +104,58 @@ std::shared_ptr<PyDevice> PyClient::LookupDevice(PJRT_Device* device) const {
   throw XlaRuntimeError("INTERNAL: the plugin returned a device this client does not know");
 }
 
+std::shared_ptr<PyBuffer> PyClient::BufferFromHostBuffer(const void* data, PJRT_Buffer_Type type,
+                                                         const int64_t* dims, size_t num_dims,
+                                                         PJRT_Device* device,
+                                                         void (*done_with_host_buffer)(void*),
+                                                         void* done_user_data) {
+  auto args = PjrtArgs<PJRT_Client_BufferFromHostBuffer_Args>();
+  args.client = client_;
+  args.data = data;
+  args.type = type;
+  args.dims = dims;
+  args.num_dims = num_dims;
+  args.device = device;
+  args.host_buffer_semantics = PJRT_HostBufferSemantics_kImmutableOnlyDuringCall;
+  if (done_with_host_buffer != nullptr) {
+    args.host_buffer_semantics = PJRT_HostBufferSemantics_kImmutableZeroCopy;
+    args.done_with_host_buffer = done_with_host_buffer;
+    args.done_user_data = done_user_data;
+  }
+  ThrowIfError(api(), api()->PJRT_Client_BufferFromHostBuffer(&args));
+  return std::make_shared<PyBuffer>(shared_from_this(), args.buffer);
+}
+
+std::shared_ptr<PyLoadedExecutable> PyClient::Compile(const std::string& format,
+                                                      const std::string& code,
+                                                      const std::vector<PJRT_Device*>& devices,
+                                                      const std::vector<PJRT_NamedValue>& options) {
+  auto args = PjrtArgs<PJRT_Client_Compile_Args>();
+  args.client = client_;
+  args.format = format.data();
+  args.format_size = format.size();
+  args.code = code.data();
+  args.code_size = code.size();
+  args.compile_options = options.data();
+  args.num_options = options.size();
+  args.devices = devices.data();
+  args.num_devices = devices.size();
+  ThrowIfError(api(), api()->PJRT_Client_Compile(&args));
+  return std::make_shared<PyLoadedExecutable>(shared_from_this(), args.executable);
+}
+
+std::shared_ptr<PyLoadedExecutable> PyClient::DeserializeAndLoad(
+    const char* serialized, size_t size, const std::vector<PJRT_Device*>& devices) {
+  auto args = PjrtArgs<PJRT_Client_DeserializeAndLoad_Args>();
+  args.client = client_;
+  args.serialized = serialized;
+  args.serialized_size = size;
+  args.devices = devices.data();
+  args.num_devices = devices.size();
+  ThrowIfError(api(), api()->PJRT_Client_DeserializeAndLoad(&args));
+  return std::make_shared<PyLoadedExecutable>(shared_from_this(), args.executable);
+}
+
 // ------------------------------------------------------------------ buffer
 
 void PyClient::AddLiveBuffer(PyBuffer* buffer) {
@@ -117,7 +170,7 @@ void PyClient::RemoveLiveBuffer(PyBuffer* buffer) {
 
 PyBuffer::PyBuffer(std::shared_ptr<PyClient> client, PJRT_Buffer* buffer)
     : client_(std::move(client)), buffer_(buffer) {
-  auto info = Args<PJRT_Buffer_Info_Args>();
+  auto info = PjrtArgs<PJRT_Buffer_Info_Args>();
   info.buffer = buffer;
   ThrowIfError(client_->api(), client_->api()->PJRT_Buffer_Info(&info));
   type_ = info.type;
@@ -129,38 +182,38 @@ PyBuffer::PyBuffer(std::shared_ptr<PyClient> client, PJRT_Buffer* buffer)
 
 PyBuffer::~PyBuffer() {
   client_->RemoveLiveBuffer(this);
-  auto args = Args<PJRT_Buffer_Destroy_Args>();
+  auto args = PjrtArgs<PJRT_Buffer_Destroy_Args>();
   args.buffer = buffer_;
   PJRT_Error* error = client_->api()->PJRT_Buffer_Destroy(&args);
   if (error != nullptr) {
-    auto d = Args<PJRT_Error_Destroy_Args>();
+    auto d = PjrtArgs<PJRT_Error_Destroy_Args>();
     d.error = error;
     client_->api()->PJRT_Error_Destroy(&d);
   }
 }
 
 bool PyBuffer::is_deleted() const {
-  auto info = Args<PJRT_Buffer_Info_Args>();
+  auto info = PjrtArgs<PJRT_Buffer_Info_Args>();
   info.buffer = buffer_;
   ThrowIfError(client_->api(), client_->api()->PJRT_Buffer_Info(&info));
   return info.is_deleted;
 }
 
 void PyBuffer::Delete() {
-  auto args = Args<PJRT_Buffer_Delete_Args>();
+  auto args = PjrtArgs<PJRT_Buffer_Delete_Args>();
   args.buffer = buffer_;
   ThrowIfError(client_->api(), client_->api()->PJRT_Buffer_Delete(&args));
 }
 
 void PyBuffer::BlockUntilReady() const {
   const PJRT_Api* api = client_->api();
-  auto args = Args<PJRT_Buffer_ReadyEvent_Args>();
+  auto args = PjrtArgs<PJRT_Buffer_ReadyEvent_Args>();
   args.buffer = buffer_;
   ThrowIfError(api, api->PJRT_Buffer_ReadyEvent(&args));
-  auto wait = Args<PJRT_Event_Await_Args>();
+  auto wait = PjrtArgs<PJRT_Event_Await_Args>();
   wait.event = args.event;
   PJRT_Error* error = api->PJRT_Event_Await(&wait);
-  auto destroy = Args<PJRT_Event_Destroy_Args>();
+  auto destroy = PjrtArgs<PJRT_Event_Destroy_Args>();
   destroy.event = args.event;
   api->PJRT_Event_Destroy(&destroy);
   ThrowIfError(api, error);
@@ -168,16 +221,16 @@ void PyBuffer::BlockUntilReady() const {
 
 void PyBuffer::CopyToHost(void* dst) const {
   const PJRT_Api* api = client_->api();
-  auto args = Args<PJRT_Buffer_ToHostBuffer_Args>();
+  auto args = PjrtArgs<PJRT_Buffer_ToHostBuffer_Args>();
   args.src = buffer_;
   args.dst = dst;
   args.dst_size = size_;
   ThrowIfError(api, api->PJRT_Buffer_ToHostBuffer(&args));
   if (args.event != nullptr) {
-    auto wait = Args<PJRT_Event_Await_Args>();
+    auto wait = PjrtArgs<PJRT_Event_Await_Args>();
     wait.event = args.event;
     PJRT_Error* error = api->PJRT_Event_Await(&wait);
-    auto destroy = Args<PJRT_Event_Destroy_Args>();
+    auto destroy = PjrtArgs<PJRT_Event_Destroy_Args>();
     destroy.event = args.event;
     api->PJRT_Event_Destroy(&destroy);
     ThrowIfError(api, error);
@@ -185,7 +238,7 @@ void PyBuffer::CopyToHost(void* dst) const {
 }
 
 uintptr_t PyBuffer::UnsafePointer() const {
-  auto args = Args<PJRT_Buffer_UnsafePointer_Args>();
+  auto args = PjrtArgs<PJRT_Buffer_UnsafePointer_Args>();
   args.buffer = buffer_;
   ThrowIfError(client_->api(), client_->api()->PJRT_Buffer_UnsafePointer(&args));
   return args.buffer_pointer;
@@ -194,21 +247,21 @@ uintptr_t PyBuffer::UnsafePointer() const {
 bool PyBuffer::TryAcquireExternalReference() {
   const PJRT_Api* api = client_->api();
   if (client_->plugin()->api_minor < 2) return false;
-  auto args = Args<PJRT_Buffer_IncreaseExternalReferenceCount_Args>();
+  auto args = PjrtArgs<PJRT_Buffer_IncreaseExternalReferenceCount_Args>();
   args.buffer = buffer_;
   PJRT_Error* error = api->PJRT_Buffer_IncreaseExternalReferenceCount(&args);
   if (error != nullptr) {
-    auto code = Args<PJRT_Error_GetCode_Args>();
+    auto code = PjrtArgs<PJRT_Error_GetCode_Args>();
     code.error = error;
     PJRT_Error* code_error = api->PJRT_Error_GetCode(&code);
     if (code_error == nullptr && code.code == PJRT_Error_Code_UNIMPLEMENTED) {
-      auto destroy = Args<PJRT_Error_Destroy_Args>();
+      auto destroy = PjrtArgs<PJRT_Error_Destroy_Args>();
       destroy.error = error;
       api->PJRT_Error_Destroy(&destroy);
       return false;
     }
     if (code_error != nullptr) {
-      auto destroy = Args<PJRT_Error_Destroy_Args>();
+      auto destroy = PjrtArgs<PJRT_Error_Destroy_Args>();
       destroy.error = code_error;
       api->PJRT_Error_Destroy(&destroy);
     }
@@ -218,7 +271,7 @@ bool PyBuffer::TryAcquireExternalReference() {
 }
 
 void PyBuffer::ReleaseExternalReference() {
-  auto args = Args<PJRT_Buffer_DecreaseExternalReferenceCount_Args>();
+  auto args = PjrtArgs<PJRT_Buffer_DecreaseExternalReferenceCount_Args>();
   args.buffer = buffer_;
   ThrowIfError(client_->api(), client_->api()->PJRT_Buffer_DecreaseExternalReferenceCount(&args));
 }
@@ -238,18 +291,18 @@ PyLoadedExecutable::PyLoadedExecutable(std::shared_ptr<PyClient> client,
 }
 
 PJRT_LoadedExecutable_Info_Args PyLoadedExecutable::Info() const {
-  auto info = Args<PJRT_LoadedExecutable_Info_Args>();
+  auto info = PjrtArgs<PJRT_LoadedExecutable_Info_Args>();
   info.executable = executable_;
   ThrowIfError(client_->api(), client_->api()->PJRT_LoadedExecutable_Info(&info));
   return info;
 }
 
 PyLoadedExecutable::~PyLoadedExecutable() {
-  auto args = Args<PJRT_LoadedExecutable_Destroy_Args>();
+  auto args = PjrtArgs<PJRT_LoadedExecutable_Destroy_Args>();
   args.executable = executable_;
   PJRT_Error* error = client_->api()->PJRT_LoadedExecutable_Destroy(&args);
   if (error != nullptr) {
-    auto d = Args<PJRT_Error_Destroy_Args>();
+    auto d = PjrtArgs<PJRT_Error_Destroy_Args>();
     d.error = error;
     client_->api()->PJRT_Error_Destroy(&d);
   }
@@ -272,7 +325,7 @@ std::vector<std::vector<std::shared_ptr<PyBuffer>>> PyLoadedExecutable::Execute(
   std::vector<PJRT_Buffer**> out_lists(num_devices);
   for (size_t d = 0; d < num_devices; ++d) out_lists[d] = outs[d].data();
 
-  auto exec = Args<PJRT_LoadedExecutable_Execute_Args>();
+  auto exec = PjrtArgs<PJRT_LoadedExecutable_Execute_Args>();
   exec.executable = executable_;
   exec.argument_lists = c_arg_lists.data();
   exec.num_devices = num_devices;
@@ -290,7 +343,7 @@ std::vector<std::vector<std::shared_ptr<PyBuffer>>> PyLoadedExecutable::Execute(
 
 std::string PyLoadedExecutable::Serialize() const {
   RequireMinorVersion(*client_->plugin(), 1, "serializing an executable");
-  auto args = Args<PJRT_LoadedExecutable_Serialize_Args>();
+  auto args = PjrtArgs<PJRT_LoadedExecutable_Serialize_Args>();
   args.executable = executable_;
   ThrowIfError(client_->api(), client_->api()->PJRT_LoadedExecutable_Serialize(&args));
   std::string out(args.serialized, args.serialized_size);

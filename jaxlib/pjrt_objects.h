@@ -3,6 +3,7 @@
 #ifndef JAXLIB_PJRT_OBJECTS_H_
 #define JAXLIB_PJRT_OBJECTS_H_
 
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -16,6 +17,7 @@ namespace jax {
 
 class PyBuffer;
 class PyClient;
+class PyLoadedExecutable;
 
 struct PyMemory {
   PJRT_Memory* memory;
@@ -36,6 +38,13 @@ class PyDevice {
   std::string platform;
   std::vector<std::shared_ptr<PyMemory>> memories;
   std::shared_ptr<PyMemory> default_memory;
+
+  struct MemoryStats {
+    int64_t bytes_in_use;
+    int64_t peak_bytes_in_use;
+    int64_t num_allocs;
+  };
+  MemoryStats GetMemoryStats() const;
 
  private:
   PyClient* client_;  // the client owns its devices and outlives them
@@ -58,6 +67,23 @@ class PyClient : public std::enable_shared_from_this<PyClient> {
   // Device keeps its client alive.
   std::vector<std::shared_ptr<PyDevice>> devices() const;
   std::shared_ptr<PyDevice> LookupDevice(PJRT_Device* device) const;
+
+  // A buffer on `device` (null: the default device) holding `data`: dense
+  // row-major elements of `type` with shape `dims`. Copied during the call,
+  // unless `done_with_host_buffer` is given: then the plugin may read `data` in
+  // place and calls it with `done_user_data` exactly once when it no longer does
+  // (also when the call fails).
+  std::shared_ptr<PyBuffer> BufferFromHostBuffer(const void* data, PJRT_Buffer_Type type,
+                                                 const int64_t* dims, size_t num_dims,
+                                                 PJRT_Device* device,
+                                                 void (*done_with_host_buffer)(void*) = nullptr,
+                                                 void* done_user_data = nullptr);
+  // Compiles `code` (in `format`, e.g. "hlo") for `devices`.
+  std::shared_ptr<PyLoadedExecutable> Compile(const std::string& format, const std::string& code,
+                                              const std::vector<PJRT_Device*>& devices,
+                                              const std::vector<PJRT_NamedValue>& options);
+  std::shared_ptr<PyLoadedExecutable> DeserializeAndLoad(const char* serialized, size_t size,
+                                                         const std::vector<PJRT_Device*>& devices);
 
   // Every PyBuffer of this client registers itself while it exists, so that
   // live_arrays() can list them.

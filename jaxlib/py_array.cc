@@ -145,26 +145,18 @@ void RegisterArray(nb::module_& m) {
         [](std::shared_ptr<PyClient> client, nb::ndarray<const uint8_t, nb::c_contig, nb::device::cpu> data,
            int type, std::vector<int64_t> dims, std::shared_ptr<PyDevice> device,
            nb::object zero_copy_owner) {
-          PJRT_Client_BufferFromHostBuffer_Args args{};
-          args.struct_size = PJRT_Client_BufferFromHostBuffer_Args_STRUCT_SIZE;
-          args.client = client->c_client();
-          args.data = data.data();
-          args.type = static_cast<PJRT_Buffer_Type>(type);
-          args.dims = dims.data();
-          args.num_dims = dims.size();
-          args.device = device ? device->c_device() : nullptr;
-          args.host_buffer_semantics = PJRT_HostBufferSemantics_kImmutableOnlyDuringCall;
+          void (*done)(void*) = nullptr;
+          void* done_data = nullptr;
           if (!zero_copy_owner.is_none() && PluginHasZeroCopy(*client)) {
             // The plugin hands the reference back exactly once, even if the call fails.
-            args.host_buffer_semantics = PJRT_HostBufferSemantics_kImmutableZeroCopy;
-            args.done_with_host_buffer = ReleaseHostArray;
-            args.done_user_data = zero_copy_owner.release().ptr();
+            done = ReleaseHostArray;
+            done_data = zero_copy_owner.release().ptr();
           }
-          {
-            nb::gil_scoped_release release;
-            ThrowIfError(client->api(), client->api()->PJRT_Client_BufferFromHostBuffer(&args));
-          }
-          return std::make_shared<PyBuffer>(client, args.buffer);
+          nb::gil_scoped_release release;
+          return client->BufferFromHostBuffer(data.data(), static_cast<PJRT_Buffer_Type>(type),
+                                              dims.data(), dims.size(),
+                                              device ? device->c_device() : nullptr, done,
+                                              done_data);
         },
         nb::arg("client"), nb::arg("data"), nb::arg("type"), nb::arg("dims"), nb::arg("device").none(),
         nb::arg("zero_copy_owner").none() = nb::none(),

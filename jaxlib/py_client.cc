@@ -27,7 +27,7 @@ std::vector<PJRT_NamedValue> ToNamedValues(const nb::dict& options, std::deque<s
   for (auto [key, value] : options) {
     PJRT_NamedValue v;
     std::memset(&v, 0, sizeof(v));
-    v.struct_size = PJRT_NamedValue_STRUCT_SIZE;
+    v.struct_size = PjrtStructSize<PJRT_NamedValue>::value;
     const std::string& name = strings.emplace_back(nb::cast<std::string>(key));
     v.name = name.data();
     v.name_size = name.size();
@@ -103,15 +103,11 @@ void RegisterClient(nb::module_& m) {
                                "'; it has: " + known).c_str());
       }, nb::arg("kind"))
       .def("memory_stats", [](const PyDevice& d) {
-        const PJRT_Api* api = d.client()->api();
-        PJRT_Device_MemoryStats_Args args{};
-        args.struct_size = PJRT_Device_MemoryStats_Args_STRUCT_SIZE;
-        args.device = d.c_device();
-        ThrowIfError(api, api->PJRT_Device_MemoryStats(&args));
+        PyDevice::MemoryStats m = d.GetMemoryStats();
         nb::dict stats;
-        stats["bytes_in_use"] = args.bytes_in_use;
-        stats["peak_bytes_in_use"] = args.peak_bytes_in_use;
-        stats["num_allocs"] = args.num_allocs;
+        stats["bytes_in_use"] = m.bytes_in_use;
+        stats["peak_bytes_in_use"] = m.peak_bytes_in_use;
+        stats["num_allocs"] = m.num_allocs;
         return stats;
       })
       .def("__str__", [](const PyDevice& d) { return d.debug_string; })

@@ -53,29 +53,15 @@ void RegisterExecutable(nb::module_& m) {
           std::vector<PJRT_NamedValue> options(option_names.size());
           for (size_t i = 0; i < options.size(); ++i) {
             std::memset(&options[i], 0, sizeof(PJRT_NamedValue));
-            options[i].struct_size = PJRT_NamedValue_STRUCT_SIZE;
+            options[i].struct_size = PjrtStructSize<PJRT_NamedValue>::value;
             options[i].name = option_names[i].data();
             options[i].name_size = option_names[i].size();
             options[i].type = PJRT_NamedValue_kInt64;
             options[i].int64_value = option_values[i];
             options[i].value_size = 1;
           }
-          PJRT_Client_Compile_Args args{};
-          args.struct_size = PJRT_Client_Compile_Args_STRUCT_SIZE;
-          args.client = client->c_client();
-          args.format = format.data();
-          args.format_size = format.size();
-          args.code = code.data();
-          args.code_size = code.size();
-          args.compile_options = options.data();
-          args.num_options = options.size();
-          args.devices = c_devices.data();
-          args.num_devices = c_devices.size();
-          {
-            nb::gil_scoped_release release;
-            ThrowIfError(client->api(), client->api()->PJRT_Client_Compile(&args));
-          }
-          return std::make_shared<PyLoadedExecutable>(client, args.executable);
+          nb::gil_scoped_release release;
+          return client->Compile(format, code, c_devices, options);
         },
         nb::arg("client"), nb::arg("format"), nb::arg("code"), nb::arg("devices"),
         nb::arg("option_names") = std::vector<std::string>{},
@@ -86,15 +72,8 @@ void RegisterExecutable(nb::module_& m) {
            std::vector<std::shared_ptr<PyDevice>> devices) {
           std::vector<PJRT_Device*> c_devices;
           for (const auto& d : devices) c_devices.push_back(d->c_device());
-          PJRT_Client_DeserializeAndLoad_Args args{};
-          args.struct_size = PJRT_Client_DeserializeAndLoad_Args_STRUCT_SIZE;
-          args.client = client->c_client();
-          args.serialized = static_cast<const char*>(serialized.data());
-          args.serialized_size = serialized.size();
-          args.devices = c_devices.data();
-          args.num_devices = c_devices.size();
-          ThrowIfError(client->api(), client->api()->PJRT_Client_DeserializeAndLoad(&args));
-          return std::make_shared<PyLoadedExecutable>(client, args.executable);
+          return client->DeserializeAndLoad(static_cast<const char*>(serialized.data()),
+                                            serialized.size(), c_devices);
         });
 }
 

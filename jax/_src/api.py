@@ -375,7 +375,7 @@ class JitWrapped(_jax.jit.JitFunction):
     return self._fast_entries()
 
   def _call_python(self, args, kwargs):
-    eager = core.dynamic_trace is core._EVAL_MAIN
+    eager = not core.is_staging()
     if self._inline and not (eager and not kwargs and _all_plain(args)):
       # Inlined: staged into the caller's computation as if `fun` were called, and
       # run op by op on values the fast path cannot take (numbers, numpy arrays).
@@ -475,13 +475,23 @@ def _fast_leaves(leaves) -> bool:
 
 
 def _configure_fast_path() -> None:
-  """Tells the native fast path jax's array classes and where trace and x64 state live."""
+  """Tells the native fast path jax's array class and the x64 flag, once per process.
+
+  The fast path reads only public attributes of ArrayImpl (`aval` and
+  `single_device_buffer`); whether a thread is staging comes from core, which
+  calls `_jax.jit.set_thread_staging` whenever a thread's dynamic trace changes.
+  """
   if not _jax.jit.is_configured():
-    from jax._src.sharding import SingleDeviceSharding
     scalars = {t: tuple((d, int(xla_client.dtype_to_etype(d))) for d in pair)
                for t, pair in dtypes.python_scalar_dtypes.items()}
-    _jax.jit.configure(ArrayImpl, core.ShapedArray, SingleDeviceSharding, core,
-                       core._EVAL_MAIN, config._values, scalars)
+    config.add_watcher(_push_x64)
+    _jax.jit.set_x64(bool(config.jax_enable_x64))
+    _jax.jit.configure(ArrayImpl, core.ShapedArray, scalars)
+
+
+def _push_x64(name: str, value) -> None:
+  if name == "jax_enable_x64":
+    _jax.jit.set_x64(bool(value))
 
 
 def _plain_single_device(closed: core.ClosedJaxpr) -> bool:

@@ -21,7 +21,12 @@ from jax._src.core import ShapedArray
 
 
 class ArrayImpl:
-  __slots__ = ("aval", "_buffers", "_npy", "_stack_axis", "_whole", "_sharding", "__weakref__")
+  # `single_device_buffer` is public and read by the native jit fast path on every
+  # leaf of a cached call (a slot read, no Python frame): the one buffer of an
+  # unsharded array on a single device, else None (host-backed, sharded, stacked
+  # or deleted). Kept in step with `_buffers` by this class; never assigned elsewhere.
+  __slots__ = ("aval", "_buffers", "_npy", "_stack_axis", "_whole", "_sharding",
+               "single_device_buffer", "__weakref__")
   __array_priority__ = 100
 
   def __init__(self, aval: ShapedArray, buffers=None, npy: np.ndarray | None = None,
@@ -32,6 +37,9 @@ class ArrayImpl:
     self._stack_axis = stack_axis
     self._whole = None
     self._sharding = sharding
+    self.single_device_buffer = (
+        buffers[0] if buffers is not None and len(buffers) == 1 and stack_axis is None
+        and (sharding is None or type(sharding) is _single_device_sharding()) else None)
 
   shape = property(lambda self: self.aval.shape)
   dtype = property(lambda self: self.aval.dtype)
@@ -82,6 +90,9 @@ class ArrayImpl:
     if self._buffers is None:
       from jax._src import execution  # lazy: execution imports this module
       self._buffers = [execution.buffer_from_numpy(self._npy)]
+      if self._stack_axis is None and (
+          self._sharding is None or type(self._sharding) is _single_device_sharding()):
+        self.single_device_buffer = self._buffers[0]
     return self._buffers
 
   def single_buffer(self):
@@ -177,6 +188,7 @@ class ArrayImpl:
       for b in self._buffers:
         b.delete()
     self._buffers, self._npy, self._whole = [], None, None
+    self.single_device_buffer = None
 
   def __array__(self, dtype=None, copy=None):
     # The value is read-only and, on the CPU backend, usually a view of the
@@ -269,3 +281,15 @@ def host_array(value, weak_type: bool = False) -> ArrayImpl:
 Array = ArrayImpl
 core.concrete_array_types.add(ArrayImpl)
 core.Tracer.__array_priority__ = 1000
+
+
+_SingleDeviceSharding = None
+
+
+def _single_device_sharding():
+  global _SingleDeviceSharding
+  if _SingleDeviceSharding is None:
+    # sharding.py builds on arrays; its class is looked up on first use.
+    from jax._src.sharding import SingleDeviceSharding
+    _SingleDeviceSharding = SingleDeviceSharding
+  return _SingleDeviceSharding

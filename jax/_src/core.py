@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import operator
+import threading
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, NamedTuple, Sequence
 
@@ -22,6 +23,7 @@ import numpy as np
 
 from jax._src import dtypes
 from jax._src import errors
+from jax._src.lib import _jax
 
 # ----------------------------------------------------------------------------- avals
 
@@ -142,7 +144,7 @@ class Primitive:
     return rule
 
   def bind(self, *args, **params):
-    if dynamic_trace is _EVAL_MAIN and self.impl is not None:
+    if _trace_state.dynamic is _EVAL_MAIN and self.impl is not None:
       # Fast path: nothing is being staged and every argument is a concrete array of
       # a registered type, so the bottom (eval) trace would run `impl` unchanged.
       for a in args:
@@ -170,44 +172,65 @@ class MainTrace(NamedTuple):
   global_data: Any
 
 
-trace_stack: list[MainTrace] = []
-dynamic_trace: MainTrace | None = None
+class _TraceState(threading.local):
+  """The trace state of one thread: each thread traces independently, and a new
+  thread starts with just the eval trace (eager), whatever other threads trace."""
+
+  def __init__(self):
+    self.stack: list[MainTrace] = [_EVAL_MAIN]
+    # The main that captures binds of non-tracer arguments (the eval main: none).
+    self.dynamic: MainTrace = _EVAL_MAIN
+
+
+def current_trace_stack() -> list[MainTrace]:
+  """This thread's mains, outermost (the eval main) first."""
+  return _trace_state.stack
+
+
+def is_staging() -> bool:
+  """Whether this thread is staging a computation (binds of concrete values are
+  captured rather than run)."""
+  return _trace_state.dynamic is not _EVAL_MAIN
+
+
+def _set_dynamic(main: MainTrace) -> None:
+  _trace_state.dynamic = main
+  # The native jit fast path keeps its own per-thread copy of this bit.
+  _jax.jit.set_thread_staging(main is not _EVAL_MAIN)
 
 
 @contextmanager
 def new_main(trace_type: type, global_data=None):
-  level = len(trace_stack)
-  main = MainTrace(level, trace_type, global_data)
-  trace_stack.append(main)
+  stack = _trace_state.stack
+  main = MainTrace(len(stack), trace_type, global_data)
+  stack.append(main)
   try:
     yield main
   finally:
-    trace_stack.pop()
+    stack.pop()
 
 
 @contextmanager
 def new_dynamic_main(trace_type: type, global_data=None):
   """Push a main that also captures every bind whose arguments are not tracers."""
-  global dynamic_trace
-  prev = dynamic_trace
+  prev = _trace_state.dynamic
   with new_main(trace_type, global_data) as main:
-    dynamic_trace = main
+    _set_dynamic(main)
     try:
       yield main
     finally:
-      dynamic_trace = prev
+      _set_dynamic(prev)
 
 
 @contextmanager
 def ensure_no_dynamic_trace():
   """Run eagerly even inside a staging context (used by impls and constant folding)."""
-  global dynamic_trace
-  prev = dynamic_trace
-  dynamic_trace = trace_stack[0]
+  prev = _trace_state.dynamic
+  _set_dynamic(_EVAL_MAIN)
   try:
     yield
   finally:
-    dynamic_trace = prev
+    _set_dynamic(prev)
 
 
 class Trace:
@@ -240,9 +263,9 @@ class EvalTrace(Trace):
     return primitive.impl(*values, **params)
 
 
-trace_stack.append(MainTrace(0, EvalTrace, None))
-dynamic_trace = trace_stack[0]
-_EVAL_MAIN = trace_stack[0]
+# The bottom of every thread's stack; immutable, so threads share it.
+_EVAL_MAIN = MainTrace(0, EvalTrace, None)
+_trace_state = _TraceState()
 
 # Types of concrete (non-tracer) array values that `Primitive.bind` may hand straight
 # to a primitive's eager impl; jax arrays register themselves (see array.py).
@@ -316,9 +339,10 @@ class Tracer:
 
 def find_top_trace(xs) -> Trace:
   top = max((x._trace.main for x in xs if isinstance(x, Tracer)),
-            default=trace_stack[0], key=operator.attrgetter("level"))
-  if dynamic_trace is not None and dynamic_trace.level > top.level:
-    top = dynamic_trace
+            default=_EVAL_MAIN, key=operator.attrgetter("level"))
+  dynamic = _trace_state.dynamic
+  if dynamic.level > top.level:
+    top = dynamic
   return top.trace_type(top)
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import collections
 import enum
 import math
+import threading
 from typing import Any, Sequence
 
 import numpy as np
@@ -117,19 +118,27 @@ class Mesh:
 
   # `with mesh:` makes it the mesh that shard_map uses when none is given.
   def __enter__(self):
-    _mesh_stack.append(self)
+    _mesh_stack.meshes.append(self)
     return self
 
   def __exit__(self, *exc):
-    _mesh_stack.pop()
+    _mesh_stack.meshes.pop()
     return False
 
 
-_mesh_stack: list[Mesh] = []
+class _MeshStack(threading.local):
+  """The meshes entered with `with mesh:` in one thread (each thread has its own)."""
+
+  def __init__(self):
+    self.meshes: list[Mesh] = []
+
+
+_mesh_stack = _MeshStack()
 
 
 def get_mesh() -> Mesh | None:
-  return _mesh_stack[-1] if _mesh_stack else None
+  meshes = _mesh_stack.meshes
+  return meshes[-1] if meshes else None
 
 
 def make_mesh(axis_shapes: Sequence[int], axis_names: Sequence[str], *, devices=None,

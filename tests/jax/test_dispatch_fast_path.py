@@ -215,7 +215,7 @@ def test_eager_inside_trace_is_staged():
   x = _arr(3)
   closed = jax.make_jaxpr(lambda y: jnp.add(x, x) + y)(x)
   assert [e.primitive.name for e in closed.jaxpr.eqns].count("add") == 2
-  assert core.dynamic_trace is core.trace_stack[0]
+  assert not core.is_staging() and len(core.current_trace_stack()) == 1
 
 
 def test_eager_weak_and_strong_operands_promote():

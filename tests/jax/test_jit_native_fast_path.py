@@ -164,6 +164,41 @@ def test_deleted_argument_raises_like_the_general_path():
     jax.jit(lambda x: x + 1)(x)
 
 
+def test_failing_donating_call_raises_its_own_error():
+  # The first output takes over x's memory, so each run consumes x before it fails
+  # allocating the second output (1 TiB): the error must be the run's, not a rerun's
+  # complaint that x was donated.
+  jf = jax.jit(lambda x: (x + 1, jnp.broadcast_to(x[0], (2**38,))), donate_argnums=0)
+  with pytest.raises(_jax.XlaRuntimeError, match="RESOURCE_EXHAUSTED: .*out of host memory"):
+    jf(_arr(4))
+  assert len(jf._fast_cache) == 1
+  calls = _count_python_calls(jf)
+  with pytest.raises(_jax.XlaRuntimeError, match="RESOURCE_EXHAUSTED: .*out of host memory") as e:
+    jf(_arr(4))
+  assert "donated" not in str(e.value)
+  assert calls == []  # raised by the cached run itself, never retried
+
+
+def test_fast_path_reads_documented_public_attributes_only():
+  from jax._src import core
+
+  class NoBuffer:
+    aval = None
+
+  with pytest.raises(TypeError, match="has no attribute single_device_buffer"):
+    _jax.jit.configure(NoBuffer, core.ShapedArray, {})
+  h = jnp.asarray(np.arange(3, dtype=np.float32))
+  assert h.is_host_backed and h.single_device_buffer is None
+  (buf,) = h.device_buffers()
+  assert h.single_device_buffer is buf
+  h.delete()
+  assert h.single_device_buffer is None
+  out = jax.jit(lambda x: x * 2)(_arr(3))
+  assert out.single_device_buffer is out.device_buffers()[0]
+  stacked = jax.pmap(lambda x: x * 2)(jnp.ones((1, 3)))  # pmap-stacked: not plain
+  assert stacked.is_sharded and stacked.single_device_buffer is None
+
+
 def test_host_backed_argument_is_moved_once_and_hits():
   jf = jax.jit(lambda x: x * 2)
   calls = _count_python_calls(jf)

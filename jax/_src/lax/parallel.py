@@ -15,6 +15,7 @@ the collectives are staged into the jaxpr and lowered to cross-replica HLO
 
 from __future__ import annotations
 
+import threading
 from contextlib import contextmanager
 
 import numpy as np
@@ -29,17 +30,24 @@ from jax._src.lax import shape as lax_shape
 from jax._src.lowering import hlo
 
 # The named axes of the pmaps being traced, innermost last: (name, size).
-_pmap_axes: list[tuple] = []
+class _PmapAxes(threading.local):
+  """Per thread, like the trace stack the pmap bodies are traced on."""
+
+  def __init__(self):
+    self.axes: list[tuple] = []
+
+
+_pmap_axes = _PmapAxes()
 
 
 @contextmanager
 def pmap_axis_env(name, size: int):
   """Bind `name` to a device axis of `size` while a pmap body is traced."""
-  _pmap_axes.append((name, int(size)))
+  _pmap_axes.axes.append((name, int(size)))
   try:
     yield
   finally:
-    _pmap_axes.pop()
+    _pmap_axes.axes.pop()
 
 
 def _names(axis_name) -> tuple:
@@ -47,14 +55,14 @@ def _names(axis_name) -> tuple:
 
 
 def _find_axis_main(name) -> core.MainTrace | None:
-  for main in reversed(core.trace_stack):
+  for main in reversed(core.current_trace_stack()):
     if main.trace_type is batching.BatchTrace and main.global_data.name == name:
       return main
   return None
 
 
 def _pmap_axis_size(name) -> int | None:
-  for n, size in reversed(_pmap_axes):
+  for n, size in reversed(_pmap_axes.axes):
     if n == name:
       return size
   return None

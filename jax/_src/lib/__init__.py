@@ -54,3 +54,12 @@ from jaxlib import xla_client as xla_client  # noqa: E402
 
 # The integer extension version of jaxlib._jax, for feature gates in jax.
 jaxlib_extension_version: int = _jax._version
+
+# The oldest extension this jax runs on: 5 brought the per-thread staging flag
+# and x64 flag of the jit fast path (jit.set_thread_staging, jit.set_x64).
+_minimum_extension_version = 5
+if jaxlib_extension_version < _minimum_extension_version:
+  raise JaxlibVersionError(
+      f"jax {_jax_version._version} needs the jaxlib extension version "
+      f">= {_minimum_extension_version}, but the installed jaxlib {version_str} has "
+      f"{jaxlib_extension_version}. Fix: pip install --force-reinstall \"jaxlib=={_jax_version._version}\"")
