@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import inspect
 import types
+import weakref
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -279,6 +280,7 @@ class JitWrapped(_jax.jit.JitFunction):
     self._inline = inline
     self._signature = signature
     functools.update_wrapper(self, fun, updated=())  # never merge the wrapped object's state
+    _live_jit_functions.add(self)
 
   def __get__(self, obj, objtype=None):
     # A jitted function stored on a class is a method, as a plain function would be.
@@ -316,7 +318,7 @@ class JitWrapped(_jax.jit.JitFunction):
     leaves, in_tree = tree_flatten((dyn_args, dyn_kwargs))
     avals = tuple(_abstractify(x) for x in leaves)
     try:
-      key = (in_tree, avals, static, config.jax_enable_x64)
+      key = (in_tree, avals, static, config.trace_context())
       hash(key)
     except TypeError as e:
       raise ValueError(f"jit: static arguments must be hashable ({e})") from None
@@ -334,7 +336,7 @@ class JitWrapped(_jax.jit.JitFunction):
 
     store = _Store()
     jaxpr, consts = pe.trace_to_jaxpr_dynamic(_flat_fun(call, in_tree, store), avals)
-    if config.jax_check_jaxprs:
+    if config.jax_check_jaxprs or config.jax_enable_checks:
       core.check_jaxpr(jaxpr)
     closed, hoisted = pe.close_jaxpr(jaxpr, consts)
     result = (closed, hoisted, in_tree, store.value)
@@ -360,6 +362,8 @@ class JitWrapped(_jax.jit.JitFunction):
     return self._fast_entries()
 
   def _call_python(self, args, kwargs):
+    if config.jax_disable_jit:
+      return self._fun(*args, **kwargs)
     eager = core.dynamic_trace is core._EVAL_MAIN
     if self._inline and not (eager and not kwargs and _all_plain(args)):
       # Inlined: staged into the caller's computation as if `fun` were called, and
@@ -393,7 +397,7 @@ class JitWrapped(_jax.jit.JitFunction):
       return self._call_slow(args, {})
     closed, hoisted, _, out_tree, leaves, _ = self._trace(args, {})
     donated = self._donated_invars(args, {}, len(hoisted))
-    if not hoisted and _plain_single_device(closed):
+    if not hoisted and _plain_single_device(closed) and not config.tracing_overridden():
       # Cached before running: a donating run deletes the arguments it looks at.
       _configure_fast_path()
       exe = dispatch.compile_closed_jaxpr(closed, self._name, donated=donated)
@@ -418,6 +422,21 @@ class JitWrapped(_jax.jit.JitFunction):
   def clear_cache(self) -> None:
     self._cache.clear()
     self._fast_clear()
+
+
+# Every live jitted function, so that changing an option that alters tracing can
+# empty their native caches (which key on the process-wide x64 value only).
+_live_jit_functions: weakref.WeakSet = weakref.WeakSet()
+
+
+def _drop_fast_caches(name: str, value) -> None:
+  flag = config._flags.get(name)
+  if flag is not None and flag.affects_tracing:
+    for f in list(_live_jit_functions):
+      f._fast_clear()
+
+
+config.add_watcher(_drop_fast_caches)
 
 
 def _all_plain(args) -> bool:
