@@ -49,3 +49,27 @@ from jax._src.callback import pure_callback as pure_callback
 from jax._src.tree_util import tree_map as tree_map, tree_leaves as tree_leaves, tree_structure as tree_structure
 from jax import errors as errors
 from jax.tools.env_info import print_environment_info as print_environment_info
+
+# Transformations and configuration context managers.
+from jax._src.api import jacobian as jacobian
+from jax._src.api import named_call as named_call
+from jax._src.api import named_scope as named_scope
+from jax._src.api import ensure_compile_time_eval as ensure_compile_time_eval
+from jax._src.custom_derivatives import custom_gradient as custom_gradient
+from jax._src.dtypes import float0 as float0
+from jax._src.config import enable_x64_context as enable_x64
+from jax._src.config import disable_jit as disable_jit
+from jax._src.config import debug_nans as debug_nans
+from jax._src.config import debug_infs as debug_infs
+from jax._src.config import log_compiles as log_compiles
+from jax._src.config import enable_checks as enable_checks
+from jax._src.config import check_tracer_leaks as check_tracer_leaks
+from jax._src.config import numpy_dtype_promotion as numpy_dtype_promotion
+from jax._src.config import numpy_rank_promotion as numpy_rank_promotion
+from jax._src.config import default_matmul_precision as default_matmul_precision
+from jax._src.config import default_device as default_device
+from jax._src.config import default_prng_impl as default_prng_impl
+from jax._src.config import transfer_guard as transfer_guard
+from jax._src.config import transfer_guard_host_to_device as transfer_guard_host_to_device
+from jax._src.config import transfer_guard_device_to_host as transfer_guard_device_to_host
+from jax._src.config import transfer_guard_device_to_device as transfer_guard_device_to_device

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
+import threading
 import types
 import weakref
 from typing import Any, Callable, Sequence
@@ -551,17 +553,50 @@ def make_jaxpr(fun: Callable, static_argnums=()):
 # ----------------------------------------------------------------------------- autodiff
 
 
-def _check_differentiable(leaves, what: str) -> None:
+def _check_input_dtype(x, what: str, holomorphic: bool, allow_int: bool) -> None:
+  dt = core.get_aval(x).dtype
+  if holomorphic:
+    if not dtypes.is_complex(dt):
+      raise TypeError(f"{what} with holomorphic=True requires inputs with complex dtype, "
+                      f"but got {dt.name}.")
+  elif not (dtypes.is_inexact(dt) or (allow_int and _is_int_like(dt))):
+    raise TypeError(f"{what} requires real- or complex-valued inputs (input dtype that is a "
+                    f"sub-dtype of np.inexact), but got {dt.name}. If you want to use "
+                    "Boolean- or integer-valued inputs, use vjp or set allow_int to True.")
+
+
+def _check_differentiable(leaves, what: str, holomorphic: bool = False,
+                          allow_int: bool = False) -> None:
   for x in leaves:
-    dt = core.get_aval(x).dtype
-    if not dtypes.is_inexact(dt):
-      raise TypeError(f"{what} requires real- or complex-valued inputs (input dtype that is a "
-                      f"sub-dtype of np.inexact), but got {dt.name}. If you want to use "
-                      "integer-valued inputs, use vjp or set allow_int to True.")
+    _check_input_dtype(x, what, holomorphic, allow_int)
+
+
+def _is_int_like(dt) -> bool:
+  return dtypes.is_integer(dt) or np.dtype(dt) == np.bool_
+
+
+def _check_output_dtype(aval, what: str, holomorphic: bool) -> None:
+  if holomorphic:
+    if not dtypes.is_complex(aval.dtype):
+      raise TypeError(f"{what} with holomorphic=True requires outputs with complex dtype, "
+                      f"but got {aval.dtype.name}.")
+  elif dtypes.is_complex(aval.dtype):
+    raise TypeError(f"{what} requires real-valued outputs (output dtype that is a sub-dtype of "
+                    f"np.floating), but got {aval.dtype.name}. For holomorphic "
+                    "differentiation, pass holomorphic=True.")
+  elif not dtypes.is_inexact(aval.dtype):
+    raise TypeError(f"{what} requires real-valued outputs (output dtype that is a sub-dtype of "
+                    f"np.floating), but got {aval.dtype.name}.")
 
 
 def _split_argnums(args, argnums):
   nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+  for i in nums:
+    if not -len(args) <= i < len(args):
+      raise TypeError(f"differentiating with respect to argnums={argnums} requires at least "
+                      f"{i + 1} positional arguments to be passed by the caller, but got only "
+                      f"{len(args)} positional arguments.")
+  nums = tuple(i % len(args) for i in nums)
   return nums, tuple(args[i] for i in nums)
 
 
@@ -576,6 +611,9 @@ def _flatten_with_aux(fun: Callable, in_tree, has_aux: bool):
     out = fun(*in_tree.unflatten(xs))
     aux_leaves = []
     if has_aux:
+      if not (isinstance(out, (tuple, list)) and len(out) == 2):
+        raise TypeError("a function differentiated with has_aux=True must return a pair "
+                        f"(output, auxiliary data), got {type(out).__name__}")
       out, aux = out
       aux_leaves, aux_store.value = tree_flatten(aux)
     leaves, store.value = tree_flatten(out)
@@ -584,20 +622,47 @@ def _flatten_with_aux(fun: Callable, in_tree, has_aux: bool):
   return flat, store, aux_store
 
 
-def vjp(fun: Callable, *primals, has_aux: bool = False):
+class _VjpPullback:
+  """The backward pass of one `vjp` call; its residuals are the leaves of the
+  `tree_util.Partial` that `vjp` returns, so that pullback can cross `jit`."""
+
+  def __init__(self, jaxpr: core.Jaxpr, in_tree, out_tree, out_avals, num_aux: int):
+    self._jaxpr, self._in_tree, self._out_tree = jaxpr, in_tree, out_tree
+    self._out_avals, self._num_aux = tuple(out_avals), num_aux
+
+  def __call__(self, residuals, ct):
+    ct_leaves, ct_tree = tree_flatten(ct)
+    if ct_tree != self._out_tree:
+      raise ValueError(f"unexpected tree structure of argument to vjp function: got {ct_tree}, "
+                       f"but expected to match {self._out_tree}")
+    for c, a in zip(ct_leaves, self._out_avals):
+      got = core.get_aval(c)
+      if got.shape != a.shape:
+        raise ValueError(f"unexpected JAX type (e.g. shape/dtype) for argument to vjp function: "
+                         f"got {got.str_short()}, but expected {a.str_short()} because the "
+                         "corresponding output of the function had that type.")
+    undefined = [ad.UndefinedPrimal(v.aval) for v in self._jaxpr.invars]
+    cts = ad.backward_pass(self._jaxpr, residuals, undefined,
+                           [*ct_leaves, *[None] * self._num_aux])
+    return self._in_tree.unflatten(
+        [ad.zeros_like_aval(u.aval) if c is None else c for c, u in zip(cts, undefined)])
+
+
+def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=()):
+  """`(fun(*primals), pullback)`: `pullback(cotangent)` is the tuple of input cotangents.
+
+  The pullback is a `jax.tree_util.Partial` holding the residuals as leaves, so it
+  can be passed into and returned from jitted functions.
+  """
+  del reduce_axes  # accepted for signature compatibility; JAX ignores it too
   leaves, in_tree = tree_flatten(primals)
   flat, store, aux_store = _flatten_with_aux(fun, in_tree, has_aux)
-
-  outs, f_vjp_flat = ad.vjp_flat(flat, leaves)
+  outs, jaxpr, residuals = ad.linearize_flat(flat, leaves)
   out_tree = store.value
   n_out = out_tree.num_leaves
-  aux_zeros = [ad.zeros_like(a) for a in outs[n_out:]]
-
-  def f_vjp(ct):
-    ct_leaves = out_tree.flatten_up_to(ct)
-    cts = f_vjp_flat(*ct_leaves, *aux_zeros)
-    return in_tree.unflatten(cts)
-
+  pullback = _VjpPullback(jaxpr, in_tree, out_tree, [core.get_aval(o) for o in outs[:n_out]],
+                          len(outs) - n_out)
+  f_vjp = tree_util.Partial(pullback, list(residuals))
   out = out_tree.unflatten(outs[:n_out])
   if has_aux:
     return out, f_vjp, aux_store.value.unflatten(outs[n_out:])
@@ -608,41 +673,65 @@ def _lower_aux(aux):
   return tree_util.tree_map(core.full_lower, aux)
 
 
-def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False):
-  """Returns a function computing `(fun(*args), grad of fun w.r.t. args[argnums])`."""
+def _float0_zeros(x):
+  return np.zeros(core.get_aval(x).shape, dtype=dtypes.float0)
+
+
+def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False,
+                   allow_int: bool = False, reduce_axes=()):
+  """Returns a function computing `(fun(*args), grad of fun w.r.t. args[argnums])`.
+
+  `holomorphic=True`: `fun` is complex-differentiable with complex inputs and output,
+  and the result is its complex derivative. `allow_int=True`: integer and boolean
+  inputs are allowed; their gradients are zeros of dtype `jax.dtypes.float0`.
+  """
+  del reduce_axes
 
   def vg(*args, **kwargs):
     nums, diff_args = _split_argnums(args, argnums)
-    _check_differentiable(tree_util.tree_leaves(diff_args), "grad")
+    d_leaves, d_tree = tree_flatten(diff_args)
+    _check_differentiable(d_leaves, "grad", holomorphic, allow_int)
+    # Integer inputs (allow_int) are held constant: their gradient is float0 zeros.
+    is_int = [_is_int_like(core.get_aval(x).dtype) for x in d_leaves]
+    float_leaves = [x for x, i in zip(d_leaves, is_int) if not i]
 
-    def partial_fun(*dargs):
+    def partial_fun(*f_leaves):
+      it = iter(f_leaves)
       full = list(args)
-      for i, a in zip(nums, dargs):
+      new = d_tree.unflatten([x if i else next(it) for x, i in zip(d_leaves, is_int)])
+      for i, a in zip(nums, new):
         full[i] = a
       return fun(*full, **kwargs)
 
-    res = vjp(partial_fun, *diff_args, has_aux=has_aux)
+    res = vjp(partial_fun, *float_leaves, has_aux=has_aux)
     out, f_vjp = res[0], res[1]
-    out_aval = core.get_aval(out)
-    if out_aval.shape != ():
-      raise TypeError(f"grad requires scalar output, got an output of shape {out_aval.shape}")
-    if not dtypes.is_inexact(out_aval.dtype):
-      raise TypeError(f"grad requires real- or complex-valued outputs, got {out_aval.dtype.name}")
-    from jax._src.lax import shape as lax_shape
-    grads = f_vjp(lax_shape.full_like(out, 1))
+    out_aval = core.get_aval(out) if core.is_valid_jaxval(out) else None
+    if out_aval is None or out_aval.shape != ():
+      shape = out_aval.shape if out_aval is not None else type(out).__name__
+      raise TypeError(f"Gradient only defined for scalar-output functions. Output had shape: "
+                      f"{shape}.")
+    _check_output_dtype(out_aval, "grad", holomorphic)
+    from jax._src.lax import shape as lax_shape  # lax sits above api's imports
+    float_grads = iter(f_vjp(lax_shape.full_like(out, 1)))
+    grads = d_tree.unflatten([_float0_zeros(x) if i else next(float_grads)
+                              for x, i in zip(d_leaves, is_int)])
     grads = grads[0] if isinstance(argnums, int) else tuple(grads)
     return ((out, res[2]), grads) if has_aux else (out, grads)
 
+  functools.update_wrapper(vg, fun, updated=())
   return vg
 
 
-def grad(fun: Callable, argnums=0, has_aux: bool = False):
-  vg = value_and_grad(fun, argnums, has_aux)
+def grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False,
+         allow_int: bool = False, reduce_axes=()):
+  """The gradient of scalar-valued `fun` w.r.t. `args[argnums]` (see value_and_grad)."""
+  vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, reduce_axes)
 
   def g(*args, **kwargs):
     (value, grads) = vg(*args, **kwargs)
     return (grads, value[1]) if has_aux else grads
 
+  functools.update_wrapper(g, fun, updated=())
   return g
 
 
@@ -659,21 +748,19 @@ def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
   return (*res, aux_store.value.unflatten(outs[n:])) if has_aux else res
 
 
-def linearize(fun: Callable, *primals):
+def linearize(fun: Callable, *primals, has_aux: bool = False):
+  """`(fun(*primals), f_jvp)`, with `f_jvp(*tangents)` the JVP evaluated from a linear jaxpr."""
   leaves, in_tree = tree_flatten(primals)
-  store = _Store()
-
-  def flat(*xs):
-    out_leaves, store.value = tree_flatten(fun(*in_tree.unflatten(xs)))
-    return out_leaves
-
+  flat, store, aux_store = _flatten_with_aux(fun, in_tree, has_aux)
   outs, jaxpr, consts = ad.linearize_flat(flat, leaves)
+  n = store.value.num_leaves
 
   def f_jvp(*tangents):
     t_leaves = in_tree.flatten_up_to(tangents)
-    return store.value.unflatten(core.eval_jaxpr(jaxpr, consts, t_leaves))
+    return store.value.unflatten(core.eval_jaxpr(jaxpr, consts, t_leaves)[:n])
 
-  return store.value.unflatten(outs), f_jvp
+  out = store.value.unflatten(outs[:n])
+  return (out, f_jvp, aux_store.value.unflatten(outs[n:])) if has_aux else (out, f_jvp)
 
 
 # ----------------------------------------------------------------------------- vmap
@@ -695,8 +782,18 @@ def _broadcast_prefix(prefix, tree, is_leaf=lambda x: x is None or isinstance(x,
           for x in _broadcast_prefix(p, sub, is_leaf)]
 
 
-def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None):
-  """Vectorize `fun` over the axes `in_axes` of its arguments."""
+def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
+         spmd_axis_name=None, sum_match: bool = False):
+  """Vectorize `fun` over the axes `in_axes` of its arguments.
+
+  `spmd_axis_name` names mesh axes the batch dimension is sharded over when the
+  vmapped function is partitioned; on this single-program backend it changes no
+  value, so it is checked for type only. `sum_match` is accepted likewise.
+  """
+  if spmd_axis_name is not None and not isinstance(spmd_axis_name, (str, tuple)):
+    raise TypeError(f"vmap: spmd_axis_name must be a mesh axis name or a tuple of them, got "
+                    f"{spmd_axis_name!r}")
+  del sum_match
   if isinstance(in_axes, list):
     in_axes = tuple(in_axes)
 
@@ -931,12 +1028,27 @@ def _jac_blocks(batched, out_leaf_shape, in_shapes, sizes, batch_first: bool):
   return blocks
 
 
+def _check_jac_dtype(aval, what: str, side: str, holomorphic: bool) -> None:
+  if holomorphic:
+    if not dtypes.is_complex(aval.dtype):
+      raise TypeError(f"{what} with holomorphic=True requires {side}s with complex dtype, "
+                      f"but got {aval.dtype.name}.")
+  elif not dtypes.is_float(aval.dtype):
+    raise TypeError(f"{what} requires real-valued {side}s ({side} dtype that is a sub-dtype of "
+                    f"np.floating), but got {aval.dtype.name}. For holomorphic "
+                    "differentiation, pass holomorphic=True. For differentiation of "
+                    "non-holomorphic functions involving complex outputs, or "
+                    "integer-valued outputs, use jax.vjp directly.")
+
+
 def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False):
   """The Jacobian of `fun` by forward mode (vmap of jvp over the input basis)."""
 
   def jacfun(*args, **kwargs):
     nums, dargs = _split_argnums(args, argnums)
     leaves, in_tree = tree_flatten(dargs)
+    for x in leaves:
+      _check_jac_dtype(core.get_aval(x), "jacfwd", "input", holomorphic)
     basis, sizes = _std_basis(leaves)
 
     def partial_fun(*d):
@@ -977,9 +1089,12 @@ def jacrev(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
         full[i] = a
       return fun(*full, **kwargs)
 
+    _check_differentiable(leaves, "jacrev", holomorphic, allow_int)
     res = vjp(partial_fun, *dargs, has_aux=has_aux)
     out, f_vjp = res[0], res[1]
     out_leaves, out_tree = tree_flatten(out)
+    for y in out_leaves:
+      _check_jac_dtype(core.get_aval(y), "jacrev", "output", holomorphic)
     basis, sizes = _std_basis(out_leaves)
     cts = vmap(lambda *b: tree_flatten(f_vjp(out_tree.unflatten(b)))[0])(*basis)
     in_shapes = [core.get_aval(x).shape for x in leaves]
@@ -1000,5 +1115,59 @@ def jacrev(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
   return jacfun
 
 
+jacobian = jacrev
+
+
 def hessian(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False):
-  return jacfwd(jacrev(fun, argnums, has_aux), argnums, has_aux)
+  """The matrix of second derivatives of `fun` (forward over reverse mode)."""
+  return jacfwd(jacrev(fun, argnums, has_aux, holomorphic), argnums, has_aux, holomorphic)
+
+
+# ----------------------------------------------------------------------------- names and eval
+
+
+# The stack of names given by named_scope/named_call in this thread. JAX uses them
+# only as metadata of the operations traced inside (profiles and dumps); here they
+# are kept for `current_name_stack` and change no computation.
+_name_stack = threading.local()
+
+
+def current_name_stack() -> tuple[str, ...]:
+  """The names of the enclosing `named_scope`/`named_call` blocks, outermost first."""
+  return tuple(getattr(_name_stack, "names", ()))
+
+
+@contextlib.contextmanager
+def named_scope(name: str):
+  """Context manager naming the operations traced inside it (metadata only)."""
+  if not isinstance(name, str):
+    raise TypeError("named_scope name argument must be a string.")
+  prev = current_name_stack()
+  _name_stack.names = (*prev, name)
+  try:
+    yield
+  finally:
+    _name_stack.names = prev
+
+
+def named_call(fun: Callable, *, name: str | None = None) -> Callable:
+  """`fun`, with its operations traced under the name `name` (default: fun's name)."""
+  scope = _fun_name(fun) if name is None else name
+
+  @functools.wraps(fun)
+  def named(*args, **kwargs):
+    with named_scope(scope):
+      return fun(*args, **kwargs)
+
+  return named
+
+
+@contextlib.contextmanager
+def ensure_compile_time_eval():
+  """Inside this block operations on known values run now, even under `jit`.
+
+  Values that are only known when the compiled function runs (its traced
+  arguments) are still staged.
+  """
+  with core.ensure_no_dynamic_trace():
+    yield

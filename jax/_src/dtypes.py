@@ -30,6 +30,8 @@ uint8, uint16, uint32, uint64 = (np.dtype(t) for t in (np.uint8, np.uint16, np.u
 bfloat16 = np.dtype(ml_dtypes.bfloat16)
 float16, float32, float64 = (np.dtype(t) for t in (np.float16, np.float32, np.float64))
 complex64, complex128 = np.dtype(np.complex64), np.dtype(np.complex128)
+# The tangent type of integer and boolean values: a zero-size element, as in JAX.
+float0 = np.dtype([("float0", np.void, 0)])
 
 _WEAK_TYPES = (int, float, complex)
 python_scalar_types = (bool, int, float, complex)

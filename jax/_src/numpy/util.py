@@ -26,15 +26,7 @@ def asarray_like(x):
   return x
 
 
-def broadcast_shapes(*shapes) -> tuple[int, ...]:
-  ndim = max((len(s) for s in shapes), default=0)
-  out = []
-  for dims in zip(*((1,) * (ndim - len(s)) + tuple(s) for s in shapes)):
-    sizes = {d for d in dims if d != 1}
-    if len(sizes) > 1:
-      raise ValueError(f"Incompatible shapes for broadcasting: {tuple(map(tuple, shapes))}")
-    out.append(sizes.pop() if sizes else 1)
-  return tuple(out)
+broadcast_shapes = lax_shape.broadcast_shapes
 
 
 def broadcast_to(x, shape):
