@@ -399,7 +399,7 @@ class JitWrapped(_jax.jit.JitFunction):
       return self._call_slow(args, {})
     closed, hoisted, _, out_tree, leaves, _ = self._trace(args, {})
     donated = self._donated_invars(args, {}, len(hoisted))
-    if not hoisted and _plain_single_device(closed) and not config.tracing_overridden():
+    if not hoisted and _plain_single_device(closed) and _fast_path_allowed():
       # Cached before running: a donating run deletes the arguments it looks at.
       _configure_fast_path()
       exe = dispatch.compile_closed_jaxpr(closed, self._name, donated=donated)
@@ -439,6 +439,12 @@ def _drop_fast_caches(name: str, value) -> None:
 
 
 config.add_watcher(_drop_fast_caches)
+
+
+def _fast_path_allowed() -> bool:
+  """The native path runs cached executables without Python: not while an option
+  it cannot see is overridden in some thread, nor while outputs must be checked."""
+  return not (config.tracing_overridden() or config.jax_debug_nans or config.jax_debug_infs)
 
 
 def _all_plain(args) -> bool:

@@ -221,10 +221,10 @@ _BEHAVIOUR_OPTIONS = [
     ("jax_numpy_rank_promotion", "allow", _parse_str, ("allow", "warn", "raise"), True,
      "What jax.numpy does when broadcasting operands of different ranks: allow, warn "
      "or raise ValueError."),
-    ("jax_debug_nans", False, _parse_bool, None, False,
+    ("jax_debug_nans", False, _parse_bool, None, True,
      "Check the outputs of every eager operation and jit call for NaNs and raise "
      "FloatingPointError naming the operation."),
-    ("jax_debug_infs", False, _parse_bool, None, False,
+    ("jax_debug_infs", False, _parse_bool, None, True,
      "Like jax_debug_nans, for infinities."),
     ("jax_default_device", None, _parse_optional_str, None, True,
      "The device (a jax Device) new arrays and computations go to; None: the backend's first."),
@@ -398,6 +398,23 @@ def enable_x64() -> bool:
   if overrides and "jax_enable_x64" in overrides:
     return overrides["jax_enable_x64"]
   return config._values["jax_enable_x64"]
+
+
+def numpy_dtype_promotion_mode() -> str:
+  """'standard' or 'strict' (read on every promotion, so kept cheap)."""
+  overrides = _thread_overrides()
+  if overrides and "jax_numpy_dtype_promotion" in overrides:
+    return overrides["jax_numpy_dtype_promotion"]
+  return config._values["jax_numpy_dtype_promotion"]
+
+
+def debug_checks() -> tuple[bool, bool]:
+  """(jax_debug_nans, jax_debug_infs), read after every eager operation."""
+  overrides = _thread_overrides()
+  if overrides:
+    return (overrides.get("jax_debug_nans", config._values["jax_debug_nans"]),
+            overrides.get("jax_debug_infs", config._values["jax_debug_infs"]))
+  return config._values["jax_debug_nans"], config._values["jax_debug_infs"]
 
 
 # ----------------------------------------------------------------------------- context managers

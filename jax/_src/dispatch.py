@@ -13,8 +13,9 @@ import numpy as np
 
 from jax._src import compilation_cache
 from jax._src import core
+from jax._src import dtypes
 from jax._src.array import ArrayImpl
-from jax._src.config import config, enable_x64
+from jax._src.config import config, debug_checks, enable_x64
 from jax._src.core import ShapedArray
 
 
@@ -33,6 +34,9 @@ _home: list = [None, None]  # [client, its first device], refreshed when the cli
 
 
 def default_device():
+  chosen = config.read("jax_default_device")
+  if chosen is not None and not isinstance(chosen, str):
+    return chosen
   client = get_backend()
   if client is not _home[0]:
     _home[:] = [client, client.devices()[0]]
@@ -54,7 +58,7 @@ def fast_buffer(x):
 def buffer_from_numpy(value: np.ndarray, device=None):
   client = get_backend()
   # Copied: a jax Array must not change when the numpy array it came from does.
-  return client.buffer_from_pyval(np.asarray(value), device or client.devices()[0],
+  return client.buffer_from_pyval(np.asarray(value), device or default_device(),
                                   force_copy=True)
 
 
@@ -118,7 +122,7 @@ class Executable:
       if config.jax_dump_hlo:
         print(hlo_text)
       client = get_backend()
-      loaded = compilation_cache.compile_or_get_cached(client, hlo_text, client.devices()[:1])
+      loaded = compilation_cache.compile_or_get_cached(client, hlo_text, [default_device()])
     self._loaded = loaded
 
   def __call__(self, *args) -> list[ArrayImpl]:
@@ -146,7 +150,7 @@ def compile_closed_jaxpr(closed: core.ClosedJaxpr, name: str,
   """
   cache = closed.__dict__.setdefault("_executables", {})
   donated = tuple(donated) if donated and any(donated) else ()
-  key = (name, config.jax_enable_x64, donated)
+  key = (name, config.jax_enable_x64, donated, config.read("jax_default_device"))
   exe = cache.get(key)
   if exe is None:
     from jax._src import donation
@@ -173,7 +177,8 @@ def _primitive_jaxpr(prim: core.Primitive, avals: Sequence[ShapedArray], params)
 def apply_primitive(prim: core.Primitive, *args, **params):
   """Eager execution: compile `prim` alone for these input types and run it."""
   avals = tuple(a.aval if type(a) is ArrayImpl else core.get_aval(a) for a in args)
-  key = (prim, avals, tuple(sorted(params.items())) if params else (), enable_x64())
+  key = (prim, avals, tuple(sorted(params.items())) if params else (), enable_x64(),
+         config.read("jax_default_device"))
   try:
     exe = _primitive_cache.get(key)
   except TypeError:  # unhashable params: compile without caching
@@ -185,7 +190,24 @@ def apply_primitive(prim: core.Primitive, *args, **params):
       _primitive_cache[key] = exe
   buffers = fast_buffers(args)
   outs = exe(*args) if buffers is None else exe.call_buffers(buffers)
+  check_special_values(prim.name, outs)
   return outs if prim.multiple_results else outs[0]
+
+
+def check_special_values(name: str, outs) -> None:
+  """Raise FloatingPointError if jax_debug_nans/jax_debug_infs is on and an output of
+  the operation `name` holds a NaN/an infinity (this waits for the results)."""
+  nans, infs = debug_checks()
+  if not (nans or infs):
+    return
+  for out in outs:
+    if isinstance(out, core.Tracer) or not dtypes.is_inexact(core.get_aval(out).dtype):
+      continue
+    value = np.asarray(out)
+    if nans and np.isnan(value).any():
+      raise FloatingPointError(f"invalid value (nan) encountered in {name}")
+    if infs and np.isinf(value).any():
+      raise FloatingPointError(f"invalid value (inf) encountered in {name}")
 
 
 def clear_caches() -> None:

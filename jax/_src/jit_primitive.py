@@ -38,9 +38,10 @@ def _jit_impl(*args, jaxpr: ClosedJaxpr, name: str, donated_invars=None):
   if _has_shard_map(jaxpr) or _needs_host_callbacks(jaxpr):
     return core.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, args)
   outs = shard_map.partitioned_jit(jaxpr, args, name)
-  if outs is not None:
-    return outs
-  return dispatch.compile_closed_jaxpr(jaxpr, name, donated=donated_invars)(*args)
+  if outs is None:
+    outs = dispatch.compile_closed_jaxpr(jaxpr, name, donated=donated_invars)(*args)
+  dispatch.check_special_values(f"jit({name})", outs)
+  return outs
 
 
 def _needs_host_callbacks(jaxpr: ClosedJaxpr) -> bool:
