@@ -508,6 +508,14 @@ class ShapeDtypeStruct:
   ndim = property(lambda self: len(self.shape))
   size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
 
+  @classmethod
+  def like(cls, x) -> ShapeDtypeStruct:
+    """The type of `x` (an array, a tracer, a Python or numpy scalar, or a ShapeDtypeStruct)."""
+    if isinstance(x, ShapeDtypeStruct):
+      return cls(x.shape, x.dtype, sharding=x.sharding, weak_type=x.weak_type)
+    aval = _abstractify_value(x) if not isinstance(x, core.Tracer) else x.aval
+    return cls(aval.shape, aval.dtype, weak_type=aval.weak_type)
+
   def __len__(self):
     if not self.shape:
       raise TypeError("len() of unsized object")
@@ -532,8 +540,15 @@ def eval_shape(fun: Callable, *args, **kwargs):
   return JitWrapped(fun).eval_shape(*args, **kwargs)
 
 
-def make_jaxpr(fun: Callable, static_argnums=()):
-  """`make_jaxpr(f)(*args)` -> the ClosedJaxpr that `f` stages for these arguments."""
+def make_jaxpr(fun: Callable, static_argnums=(), axis_env=None, return_shape: bool = False):
+  """`make_jaxpr(f)(*args)` -> the ClosedJaxpr that `f` stages for these arguments.
+
+  `return_shape=True`: `(jaxpr, out)` with `out` the output tree of ShapeDtypeStructs.
+  `axis_env` (named axes bound outside `f`, for collectives) is not supported here.
+  """
+  if axis_env:
+    raise NotImplementedError("make_jaxpr(axis_env=...): trace collectives inside vmap or "
+                              "shard_map with their axis name instead")
   static_argnums = _ensure_tuple(static_argnums)
 
   def make(*args, **kwargs):
@@ -550,7 +565,9 @@ def make_jaxpr(fun: Callable, static_argnums=()):
                                               [core.get_aval(x) for x in leaves])
     closed, hoisted = pe.close_jaxpr(jaxpr, consts)
     if hoisted:
-      return core.ClosedJaxpr(jaxpr, consts)
+      closed = core.ClosedJaxpr(jaxpr, consts)
+    if return_shape:
+      return closed, store.value.unflatten(_shape_dtype_structs(jaxpr.out_avals))
     return closed
 
   return make

@@ -172,3 +172,15 @@ def test_other_context_managers_set_their_option():
   assert jax.config.jax_transfer_guard_host_to_device is None
   with jax.numpy_rank_promotion("raise"):
     assert jax.config.jax_numpy_rank_promotion == "raise"
+
+
+def test_numpy_rank_promotion_raise_and_warn():
+  a, b = jnp.ones((2, 3)), jnp.ones(3)
+  np.testing.assert_allclose(a + b, np.full((2, 3), 2.0))  # default: allow
+  with jax.numpy_rank_promotion("raise"):
+    np.testing.assert_allclose(a + 1.0, np.full((2, 3), 2.0))  # scalars are exempt
+    with pytest.raises(ValueError, match="jax_numpy_rank_promotion='raise'"):
+      a + b
+  with jax.numpy_rank_promotion("warn"):
+    with pytest.warns(UserWarning, match="rank promotion"):
+      a * b

@@ -340,3 +340,10 @@ def test_vmap_spmd_axis_name_accepted():
   np.testing.assert_allclose(out, [0.0, 2.0, 4.0])
   with pytest.raises(TypeError, match="spmd_axis_name"):
     jax.vmap(lambda x: x, spmd_axis_name=3)
+
+
+def test_shape_dtype_struct_like_and_make_jaxpr_return_shape():
+  assert jax.ShapeDtypeStruct.like(jnp.ones((2, 3))) == jax.ShapeDtypeStruct((2, 3), jnp.float32)
+  assert jax.ShapeDtypeStruct.like(1.0) == jax.ShapeDtypeStruct((), jnp.float32, weak_type=True)
+  _, shapes = jax.make_jaxpr(lambda x: (x * 2, x.sum()), return_shape=True)(jnp.ones(3))
+  assert shapes == (jax.ShapeDtypeStruct((3,), jnp.float32), jax.ShapeDtypeStruct((), jnp.float32))
