@@ -668,7 +668,16 @@ class _VjpPullback:
     cts = ad.backward_pass(self._jaxpr, residuals, undefined,
                            [*ct_leaves, *[None] * self._num_aux])
     return self._in_tree.unflatten(
-        [ad.zeros_like_aval(u.aval) if c is None else c for c, u in zip(cts, undefined)])
+        [ad.zeros_like_aval(u.aval) if c is None else _as_jax_value(c, u.aval)
+         for c, u in zip(cts, undefined)])
+
+
+def _as_jax_value(x, aval: core.ShapedArray):
+  """`x` as a jax array of type `aval` (a rule may return a Python or numpy number)."""
+  if isinstance(x, (core.Tracer, ArrayImpl)):
+    return x
+  from jax._src.lax import elementwise  # lax sits above api's imports
+  return elementwise.convert_element_type(x, aval.dtype, aval.weak_type)
 
 
 def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=()):

@@ -11,7 +11,7 @@ user's backward function. Batching vmaps the flat Python rules alongside the jax
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from jax._src import core
 from jax._src import tree_util
@@ -54,6 +54,51 @@ def _nondiff_argnums(fun: Callable, nondiff_argnums, nondiff_argnames) -> tuple[
         raise ValueError(f"nondiff_argnames {name!r} is not a parameter of {fun}")
       nums.add(params.index(name))
   return tuple(sorted(nums))
+
+
+class SymbolicZero:
+  """A zero tangent or cotangent that is known to be zero without being computed.
+
+  Rules defined with `symbolic_zeros=True` receive these for the inputs that are not
+  differentiated, and may return them (or None) for zero outputs.
+  """
+
+  def __init__(self, aval: core.ShapedArray):
+    self.aval = aval
+
+  shape = property(lambda self: self.aval.shape)
+  dtype = property(lambda self: self.aval.dtype)
+
+  def instantiate(self):
+    """This zero as an array."""
+    return ad.zeros_like_aval(self.aval)
+
+  def __repr__(self):
+    return f"SymbolicZero({self.aval.str_short()})"
+
+
+def zero_from_primal(x, symbolic_zeros: bool = False):
+  """The zero tangent of each leaf of `x` (SymbolicZeros when `symbolic_zeros`)."""
+  make = (lambda v: SymbolicZero(core.get_aval(v))) if symbolic_zeros else ad.zeros_like
+  return tree_util.tree_map(make, x)
+
+
+class CustomVJPPrimal(NamedTuple):
+  """What a `symbolic_zeros=True` fwd rule receives per input: the value, and whether
+  it is being differentiated (False: its cotangent is not needed)."""
+  value: Any
+  perturbed: bool
+
+
+def _zero_if_symbolic(t, like):
+  if t is None:
+    return ad.zeros_like(like)
+  return t.instantiate() if isinstance(t, SymbolicZero) else t
+
+
+def _perturbed(trace, leaves) -> list[bool]:
+  """Which leaves carry a tangent of `trace` (the others have a zero tangent)."""
+  return [isinstance(x, ad.JVPTracer) and x._trace.main is trace.main for x in leaves]
 
 
 def _top_trace(leaves) -> core.Trace:
@@ -189,7 +234,7 @@ class custom_jvp:
       return [*out_leaves, *t_leaves]
 
     if isinstance(trace, ad.JVPTrace):
-      outs = _jvp_direct(trace, leaves, jvp_flat)
+      outs = _jvp_direct(trace, leaves, jvp_flat, self.symbolic_zeros)
       return out_tree_box[0].unflatten(outs)
     fun = lambda *xs: self.fun(*rebuild(in_tree.unflatten(xs)))
     closed, consts, out_tree = _trace(fun, leaves)
@@ -211,15 +256,19 @@ def _tangents_like(t_out, out_tree, out_leaves) -> list:
   """The tangent leaves of a rule's output; None leaves and a None tree mean zeros."""
   if t_out is None:
     return [ad.zeros_like(x) for x in out_leaves]
+  if isinstance(t_out, SymbolicZero):
+    return [ad.zeros_like(x) for x in out_leaves]
   t_leaves = out_tree.flatten_up_to(t_out)
-  return [ad.zeros_like(x) if t is None else t for t, x in zip(t_leaves, out_leaves)]
+  return [_zero_if_symbolic(t, x) for t, x in zip(t_leaves, out_leaves)]
 
 
-def _jvp_direct(trace, leaves, jvp_flat) -> list:
+def _jvp_direct(trace, leaves, jvp_flat, symbolic_zeros: bool) -> list:
   """Differentiate a custom_jvp call at `trace` by running the rule on the values below."""
+  perturbed = _perturbed(trace, leaves)
   tracers = [core.full_raise(trace, x) for x in leaves]
   primals = [core.full_lower(t.primal) for t in tracers]
-  tangents = [t.tangent for t in tracers]
+  tangents = [t.tangent if p or not symbolic_zeros else SymbolicZero(core.get_aval(x))
+              for t, p, x in zip(tracers, perturbed, primals)]
   outs = jvp_flat(*primals, *tangents)
   n = len(outs) // 2
   return [ad.JVPTracer(trace, p, t) for p, t in zip(outs[:n], outs[n:])]
@@ -311,7 +360,12 @@ class custom_vjp:
     user_fwd, user_bwd = self.fwd, self.bwd
     res_tree_box, out_tree_box = [], []
 
-    def fwd_flat(*xs):
+    symbolic = self.symbolic_zeros
+
+    def fwd_flat(*xs, perturbed=None):
+      if symbolic:
+        flags = [True] * len(xs) if perturbed is None else perturbed
+        xs = [CustomVJPPrimal(x, p) for x, p in zip(xs, flags)]
       pair = user_fwd(*rebuild(in_tree.unflatten(xs)))
       if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
         raise TypeError("Custom VJP fwd rule must produce a pair (list or tuple of length two) "
@@ -332,15 +386,18 @@ class custom_vjp:
                         f"cotangent per differentiable argument), got {cts_in!r}")
       flat = []
       for ct, x in zip(tuple(cts_in), dyn):
-        if ct is None:
-          flat += [ad.zeros_like(leaf) for leaf in tree_util.tree_leaves(x)]
+        x_leaves = tree_util.tree_leaves(x)
+        if ct is None or isinstance(ct, SymbolicZero):
+          flat += [ad.zeros_like(leaf) for leaf in x_leaves]
         else:
-          flat += tree_util.tree_structure(x).flatten_up_to(ct)
+          ct_leaves = tree_util.tree_structure(x).flatten_up_to(ct)
+          flat += [_zero_if_symbolic(c, leaf) for c, leaf in zip(ct_leaves, x_leaves)]
       return flat
 
     if isinstance(trace, ad.JVPTrace):
+      perturbed = _perturbed(trace, leaves)
       tracers = [core.full_raise(trace, x) for x in leaves]
-      outs = fwd_flat(*[core.full_lower(t.primal) for t in tracers])
+      outs = fwd_flat(*[core.full_lower(t.primal) for t in tracers], perturbed=perturbed)
       n_out = out_tree_box[0].num_leaves
       out, res = outs[:n_out], outs[n_out:]
       t_out = custom_lin_p.bind(*res, *[t.tangent for t in tracers], num_res=len(res),

@@ -347,3 +347,42 @@ def test_shape_dtype_struct_like_and_make_jaxpr_return_shape():
   assert jax.ShapeDtypeStruct.like(1.0) == jax.ShapeDtypeStruct((), jnp.float32, weak_type=True)
   _, shapes = jax.make_jaxpr(lambda x: (x * 2, x.sum()), return_shape=True)(jnp.ones(3))
   assert shapes == (jax.ShapeDtypeStruct((3,), jnp.float32), jax.ShapeDtypeStruct((), jnp.float32))
+
+
+def test_symbolic_zeros_mark_inputs_not_differentiated():
+  from jax._src.custom_derivatives import SymbolicZero  # re-exported by jax.custom_derivatives
+
+  seen = []
+
+  @jax.custom_jvp
+  def f(x, y):
+    return x * y
+
+  def f_jvp(primals, tangents):
+    (x, y), (tx, ty) = primals, tangents
+    seen.append((isinstance(tx, SymbolicZero), isinstance(ty, SymbolicZero)))
+    out = 0.0
+    if not isinstance(tx, SymbolicZero):
+      out = out + tx * y
+    if not isinstance(ty, SymbolicZero):
+      out = out + ty * x
+    return x * y, out
+
+  f.defjvp(f_jvp, symbolic_zeros=True)
+  assert float(jax.grad(f)(2.0, 3.0)) == 3.0
+  assert [float(g) for g in jax.grad(f, argnums=(0, 1))(2.0, 3.0)] == [3.0, 2.0]
+  assert seen == [(False, True), (False, False)]
+
+  flags = []
+
+  @jax.custom_vjp
+  def g(x, y):
+    return x * y
+
+  def g_fwd(x, y):
+    flags.append((x.perturbed, y.perturbed))
+    return x.value * y.value, (x.value, y.value)
+
+  g.defvjp(g_fwd, lambda res, ct: (ct * res[1], None), symbolic_zeros=True)
+  assert float(jax.grad(g)(2.0, 3.0)) == 3.0
+  assert flags == [(True, False)]
