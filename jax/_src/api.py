@@ -327,6 +327,8 @@ class JitWrapped(_jax.jit.JitFunction):
     hit = self._cache.get(key)
     if hit is not None:
       return (*hit, leaves, static)
+    if config.jax_no_tracing:
+      raise RuntimeError(f"re-tracing function {self._name} for `jit`, but 'no_tracing' is set")
     static_pos = dict(i for i in static if isinstance(i[0], int))
     static_kw = {k: v for k, v in static if isinstance(k, str)}
 
@@ -443,8 +445,9 @@ config.add_watcher(_drop_fast_caches)
 
 def _fast_path_allowed() -> bool:
   """The native path runs cached executables without Python: not while an option
-  it cannot see is overridden in some thread, nor while outputs must be checked."""
-  return not (config.tracing_overridden() or config.jax_debug_nans or config.jax_debug_infs)
+  it cannot see is overridden in some thread, nor while runs must be checked."""
+  return not (config.tracing_overridden() or config.jax_debug_nans or config.jax_debug_infs
+              or config.jax_no_execution)
 
 
 def _all_plain(args) -> bool:
@@ -1203,3 +1206,17 @@ def ensure_compile_time_eval():
   """
   with core.ensure_no_dynamic_trace():
     yield
+
+
+def clear_caches() -> None:
+  """Clear every compilation and tracing cache in this process (not the persistent
+  compilation cache: turn jax_enable_compilation_cache off for that)."""
+  from jax._src import dispatch
+  dispatch.clear_caches()
+  for f in list(_live_jit_functions):
+    f.clear_cache()
+
+
+def typeof(x) -> core.ShapedArray:
+  """The abstract type (shape, dtype, weak type) of an array, tracer or scalar."""
+  return core.get_aval(x) if isinstance(x, core.Tracer) else _abstractify_value(x)

@@ -230,6 +230,10 @@ _BEHAVIOUR_OPTIONS = [
      "The device (a jax Device) new arrays and computations go to; None: the backend's first."),
     ("jax_enable_checks", False, _parse_bool, None, False,
      "Run internal consistency checks (check_jaxpr on every traced jaxpr)."),
+    ("jax_no_tracing", False, _parse_bool, None, False,
+     "Raise RuntimeError when jit has to trace a function (to find retracing)."),
+    ("jax_no_execution", False, _parse_bool, None, True,
+     "Raise RuntimeError when a computation would run (to check code only traces)."),
     ("jax_default_matmul_precision", None, _parse_optional_str, _PRECISIONS, True,
      "Default precision of dot and convolution when the call gives none. The CPU "
      "backend computes every float32 product in float32, which every choice allows."),
@@ -466,6 +470,25 @@ transfer_guard_device_to_host = _context_manager("jax_transfer_guard_device_to_h
                                                  "transfer_guard_device_to_host")
 transfer_guard_device_to_device = _context_manager("jax_transfer_guard_device_to_device",
                                                    "transfer_guard_device_to_device")
+
+
+# Context managers over options that are stored only (see _STORED_OPTIONS).
+allow_f16_reductions = _bool_manager("jax_allow_f16_reductions")
+array_garbage_collection_guard = _context_manager("jax_array_garbage_collection_guard",
+                                                  "array_garbage_collection_guard")
+auto_pcast = _bool_manager("jax_auto_pcast")
+debug_key_reuse = _bool_manager("jax_debug_key_reuse")
+enable_custom_prng = _bool_manager("jax_enable_custom_prng")
+explain_cache_misses = _bool_manager("jax_explain_cache_misses")
+jax2tf_associative_scan_reductions = _bool_manager("jax2tf_associative_scan_reductions")
+legacy_prng_key = _context_manager("jax_legacy_prng_key", "legacy_prng_key")
+remove_size_one_mesh_axis_from_type = _bool_manager("jax_remove_size_one_mesh_axis_from_type")
+softmax_custom_jvp = _bool_manager("jax_softmax_custom_jvp")
+thread_guard = _bool_manager("jax_thread_guard")
+threefry_partitionable = _bool_manager("jax_threefry_partitionable")
+# These two act: jit and dispatch check them.
+no_tracing = _bool_manager("jax_no_tracing")
+no_execution = _bool_manager("jax_no_execution")
 
 
 def disable_jit(disable: bool = True):

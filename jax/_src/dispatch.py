@@ -137,6 +137,10 @@ class Executable:
 
   def call_buffers(self, buffers: list) -> list[ArrayImpl]:
     """Run on argument buffers already checked to match `in_avals`."""
+    if config.jax_no_execution:
+      module = self.hlo_text.split(None, 2)[1].rstrip(",") if self.hlo_text else "?"
+      raise RuntimeError(f"JAX tried to execute function {module}, but the no_execution "
+                         "config option is set")
     outs = self._loaded.execute(buffers, self.donated)
     return [ArrayImpl(a, [b]) for a, b in zip(self.out_avals, outs)]
 

@@ -184,3 +184,30 @@ def test_numpy_rank_promotion_raise_and_warn():
   with jax.numpy_rank_promotion("warn"):
     with pytest.warns(UserWarning, match="rank promotion"):
       a * b
+
+
+def test_no_tracing_and_no_execution():
+  f = jax.jit(lambda x: x + 1)
+  f(1.0)
+  with jax.no_tracing(True):
+    assert float(f(1.0)) == 2.0  # cached: no tracing needed
+    with pytest.raises(RuntimeError, match="no_tracing"):
+      f(jnp.ones(2))
+  with jax.no_execution(True):
+    with pytest.raises(RuntimeError, match="no_execution"):
+      jnp.sin(jnp.ones(2))
+    with pytest.raises(RuntimeError, match="no_execution"):
+      f(1.0)
+  assert float(f(1.0)) == 2.0
+
+
+def test_clear_caches_and_typeof():
+  traced = []
+  f = jax.jit(lambda x: traced.append(1) or x * 2)
+  f(jnp.ones(2))
+  jax.clear_caches()
+  np.testing.assert_allclose(f(jnp.ones(2)), [2.0, 2.0])
+  assert len(traced) == 2
+  t = jax.typeof(jnp.ones((2, 3), jnp.int32))
+  assert (t.shape, t.dtype, t.weak_type) == ((2, 3), np.int32, False)
+  assert jax.typeof(1.0).weak_type
