@@ -45,11 +45,22 @@ class _Flag:
 
 # Thread-local overrides set by the context managers (`jax.enable_x64(True)` etc.):
 # one dict per thread mapping option name -> value; read() looks here first.
-_local = threading.local()
+class _ThreadState(threading.local):
+  # A class-level default: reading it in a thread that set nothing raises no
+  # AttributeError (that path costs microseconds on every option read).
+  overrides: dict | None = None
+
+
+_local = _ThreadState()
+
+
+# How many `with` overrides are active in all threads: while none is, reads skip the
+# thread-local lookup (option reads sit on every eager operation's path).
+_active_overrides = [0]
 
 
 def _thread_overrides() -> dict | None:
-  return getattr(_local, "overrides", None)
+  return _local.overrides if _active_overrides[0] else None
 
 
 class Config:
@@ -64,11 +75,13 @@ class Config:
     # (that path keys only on the process-wide x64 value).
     self._tracing_overrides = 0
     self._lock = threading.Lock()
+    self._tracing: tuple[str, ...] = ()  # names of the options that change tracing
 
   def define(self, name: str, default: Any, env_var: str, parse, help: str, *,
              choices=None, affects_tracing: bool = False):
     flag = _Flag(name, default, env_var, parse, help, choices, affects_tracing)
     self._flags[name] = flag
+    self._tracing = tuple(n for n, f in self._flags.items() if f.affects_tracing)
     value = default
     if env_var in os.environ:
       try:
@@ -100,14 +113,15 @@ class Config:
       raise AttributeError(f"Unrecognized config option: {name}")
     flag = self._flags[name]
     value = flag.check(value)
-    overrides = _thread_overrides()
+    overrides = _local.overrides
     if overrides is None:
       overrides = _local.overrides = {}
     missing = object()
     prev = overrides.get(name, missing)
     overrides[name] = value
-    if flag.affects_tracing:
-      with self._lock:
+    with self._lock:
+      _active_overrides[0] += 1
+      if flag.affects_tracing:
         self._tracing_overrides += 1
       for watcher in self._watchers:
         watcher(name, value)
@@ -118,8 +132,9 @@ class Config:
         del overrides[name]
       else:
         overrides[name] = prev
-      if flag.affects_tracing:
-        with self._lock:
+      with self._lock:
+        _active_overrides[0] -= 1
+        if flag.affects_tracing:
           self._tracing_overrides -= 1
 
   def tracing_overridden(self) -> bool:
@@ -128,10 +143,11 @@ class Config:
 
   def trace_context(self) -> tuple:
     """The values of every option that changes what a function traces to (a cache key)."""
-    return tuple(self.read(n) for n in self._tracing_names())
-
-  def _tracing_names(self) -> list[str]:
-    return [n for n, f in self._flags.items() if f.affects_tracing]
+    overrides = _thread_overrides()
+    if not overrides:
+      values = self._values
+      return tuple(values[n] for n in self._tracing)
+    return tuple(overrides[n] if n in overrides else self._values[n] for n in self._tracing)
 
   def add_watcher(self, fn: Callable[[str, Any], None]) -> None:
     """`fn(name, value)` runs after every update (used to drop caches)."""
