@@ -771,10 +771,21 @@ def grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = Fa
 
 
 def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
+  """`(fun(*primals), the directional derivative of fun at primals along tangents)`."""
+  if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+    raise TypeError("primal and tangent arguments to jax.jvp must be tuples or lists; found "
+                    f"{type(primals).__name__} and {type(tangents).__name__}.")
   p_leaves, in_tree = tree_flatten(tuple(primals))
   t_leaves, t_tree = tree_flatten(tuple(tangents))
   if t_tree != in_tree:
-    raise TypeError("jvp: primals and tangents must have the same tree structure")
+    raise TypeError("primal and tangent arguments to jax.jvp must have the same tree "
+                    f"structure; primals have tree structure {in_tree} whereas tangents have "
+                    f"tree structure {t_tree}.")
+  for p, t in zip(p_leaves, t_leaves):
+    pa, ta = core.get_aval(p), core.get_aval(t)
+    if pa.shape != ta.shape:
+      raise ValueError("jvp called with different primal and tangent shapes; got primal "
+                       f"shape {pa.shape} and tangent shape {ta.shape}")
   flat, store, aux_store = _flatten_with_aux(fun, in_tree, has_aux)
 
   outs, t_outs = ad.jvp_flat(flat, p_leaves, t_leaves)

@@ -386,3 +386,12 @@ def test_symbolic_zeros_mark_inputs_not_differentiated():
   g.defvjp(g_fwd, lambda res, ct: (ct * res[1], None), symbolic_zeros=True)
   assert float(jax.grad(g)(2.0, 3.0)) == 3.0
   assert flags == [(True, False)]
+
+
+def test_jvp_argument_checks():
+  with pytest.raises(TypeError, match="tuples or lists"):
+    jax.jvp(jnp.sin, 1.0, 1.0)
+  with pytest.raises(ValueError, match="tangent shape"):
+    jax.jvp(jnp.sin, (jnp.ones(2),), (jnp.ones(3),))
+  _, t = jax.jvp(jnp.sin, [jnp.float32(0.5)], [jnp.float32(2.0)])
+  np.testing.assert_allclose(t, 2 * np.cos(0.5), rtol=1e-6)
