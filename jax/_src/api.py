@@ -670,9 +670,14 @@ class _VjpPullback:
     undefined = [ad.UndefinedPrimal(v.aval) for v in self._jaxpr.invars]
     cts = ad.backward_pass(self._jaxpr, residuals, undefined,
                            [*ct_leaves, *[None] * self._num_aux])
-    return self._in_tree.unflatten(
-        [ad.zeros_like_aval(u.aval) if c is None else _as_jax_value(c, u.aval)
-         for c, u in zip(cts, undefined)])
+    return self._in_tree.unflatten([_input_cotangent(c, u.aval) for c, u in zip(cts, undefined)])
+
+
+def _input_cotangent(ct, aval: core.ShapedArray):
+  """The cotangent returned for an input: float0 zeros for integer and boolean inputs."""
+  if _is_int_like(aval.dtype):
+    return np.zeros(aval.shape, dtype=dtypes.float0)
+  return ad.zeros_like_aval(aval) if ct is None else _as_jax_value(ct, aval)
 
 
 def _as_jax_value(x, aval: core.ShapedArray):

@@ -395,3 +395,10 @@ def test_jvp_argument_checks():
     jax.jvp(jnp.sin, (jnp.ones(2),), (jnp.ones(3),))
   _, t = jax.jvp(jnp.sin, [jnp.float32(0.5)], [jnp.float32(2.0)])
   np.testing.assert_allclose(t, 2 * np.cos(0.5), rtol=1e-6)
+
+
+def test_vjp_of_integer_input_is_float0():
+  _, pb = jax.vjp(lambda x, n: x * n, 2.0, 3)
+  gx, gn = pb(1.0)
+  assert float(gx) == 3.0
+  assert gn.dtype == jax.float0 and gn.shape == ()
