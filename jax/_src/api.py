@@ -441,6 +441,7 @@ def _drop_fast_caches(name: str, value) -> None:
 
 
 config.add_watcher(_drop_fast_caches)
+config.add_override_watcher(_drop_fast_caches)
 
 
 def _fast_path_allowed() -> bool:
