@@ -89,3 +89,4 @@ from jax._src.config import thread_guard as thread_guard
 from jax._src.config import threefry_partitionable as threefry_partitionable
 from jax._src.api import clear_caches as clear_caches
 from jax._src.api import typeof as typeof
+from jax._src.api import fwd_and_bwd as fwd_and_bwd

@@ -1170,6 +1170,32 @@ def jacrev(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
 jacobian = jacrev
 
 
+def fwd_and_bwd(fun: Callable, argnums=0, has_aux: bool = False, jitted: bool = True):
+  """`(fwd, bwd)`: `fwd(*args) -> (out, residuals[, aux])` and
+  `bwd(residuals, ct) -> cotangents of args[argnums]`, the two halves of `vjp`.
+
+  The residuals are a pytree (the pullback of `vjp`), so a jitted `bwd` compiles once
+  and is reused by every later `fwd` result of the same types.
+  """
+
+  def fwd(*args):
+    nums, dargs = _split_argnums(args, argnums)
+
+    def partial_fun(*d):
+      full = list(args)
+      for i, a in zip(nums, d):
+        full[i] = a
+      return fun(*full)
+
+    return vjp(partial_fun, *dargs, has_aux=has_aux)
+
+  def bwd(residuals, ct):
+    cts = residuals(ct)
+    return cts[0] if isinstance(argnums, int) else cts
+
+  return (jit(fwd), jit(bwd)) if jitted else (fwd, bwd)
+
+
 def hessian(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False):
   """The matrix of second derivatives of `fun` (forward over reverse mode)."""
   return jacfwd(jacrev(fun, argnums, has_aux, holomorphic), argnums, has_aux, holomorphic)

@@ -402,3 +402,20 @@ def test_vjp_of_integer_input_is_float0():
   gx, gn = pb(1.0)
   assert float(gx) == 3.0
   assert gn.dtype == jax.float0 and gn.shape == ()
+
+
+def test_fwd_and_bwd_reuses_one_compiled_backward():
+  fwd, bwd = jax.fwd_and_bwd(lambda x, w: x @ w, argnums=0)
+  x = np.ones((2, 2), np.float32)
+  for k in range(3):
+    w = np.full((2, 2), k + 2.0, np.float32)
+    _, residuals = fwd(x, w)
+    np.testing.assert_allclose(bwd(residuals, np.ones((2, 2), np.float32)), np.ones((2, 2)) @ w.T)
+  assert len(bwd._cache) == 1  # traced once for all three forward results
+  fwd, bwd = jax.fwd_and_bwd(lambda x, w: (x @ w, 3), argnums=(0, 1), has_aux=True,
+                             jitted=False)
+  _, residuals, aux = fwd(x, 2 * x)
+  gx, gw = bwd(residuals, np.ones((2, 2), np.float32))
+  assert aux == 3
+  np.testing.assert_allclose(gx, np.full((2, 2), 4.0))
+  np.testing.assert_allclose(gw, np.full((2, 2), 2.0))
