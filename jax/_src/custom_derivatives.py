@@ -6,6 +6,13 @@ transformations above JVP never see the original function's derivative.
 `custom_vjp_call`'s JVP rule runs the user's forward function and emits
 `custom_lin`, a linear primitive with no evaluation rule whose transpose calls the
 user's backward function. Batching vmaps the flat Python rules alongside the jaxpr.
+
+A call is handled by the trace its arguments belong to, as in JAX: with no trace
+the function simply runs; under a JVP trace (jvp, grad, jacfwd...) only the user's
+rule runs, on the values one level down (concrete arrays when differentiating
+eagerly), so neither the function nor a tracing of it happens; under any other
+trace (jit, vmap, partial evaluation) the function is traced and the primitive
+bound, keeping the rules for a later differentiation.
 """
 
 from __future__ import annotations
