@@ -350,7 +350,11 @@ class custom_vjp:
 
   def defvjp(self, fwd: Callable, bwd: Callable, symbolic_zeros: bool = False,
              optimize_remat: bool = False) -> None:
-    """`fwd(*args) -> (out, residuals)`; `bwd(*nondiff_args, residuals, ct) -> input cts`."""
+    """`fwd(*args) -> (out, residuals)`; `bwd(*nondiff_args, residuals, ct) -> input cts`.
+
+    `optimize_remat` (JAX's memory optimisation for rematerialised fwd rules) is
+    accepted; values are the same without it.
+    """
     self.fwd, self.bwd = fwd, bwd
     self.symbolic_zeros = symbolic_zeros
 
