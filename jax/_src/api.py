@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
+import threading
 import types
 import weakref
 from typing import Any, Callable, Sequence
@@ -324,7 +326,8 @@ class JitWrapped(_jax.jit.JitFunction):
     leaves, in_tree = tree_flatten((dyn_args, dyn_kwargs))
     avals = tuple(_abstractify(x) for x in leaves)
     try:
-      key = (self._options, in_tree, avals, static, execution.config_key())
+      key = (self._options, in_tree, avals, static, config.trace_context(),
+             execution.config_key())
       hash(key)
     except TypeError as e:
       raise ValueError(f"jit: static arguments must be hashable ({e})") from None
@@ -332,6 +335,8 @@ class JitWrapped(_jax.jit.JitFunction):
     hit = cache.get(key)
     if hit is not None:
       return (*hit, leaves, static)
+    if config.jax_no_tracing:
+      raise RuntimeError(f"re-tracing function {self._name} for `jit`, but 'no_tracing' is set")
     static_pos = dict(i for i in static if isinstance(i[0], int))
     static_kw = {k: v for k, v in static if isinstance(k, str)}
 
@@ -343,7 +348,7 @@ class JitWrapped(_jax.jit.JitFunction):
 
     store = _Store()
     jaxpr, consts = pe.trace_to_jaxpr_dynamic(_flat_fun(call, in_tree, store), avals)
-    if config.jax_check_jaxprs:
+    if config.jax_check_jaxprs or config.jax_enable_checks:
       core.check_jaxpr(jaxpr)
     closed, hoisted = pe.close_jaxpr(jaxpr, consts)
     result = (closed, hoisted, in_tree, store.value)
@@ -375,6 +380,8 @@ class JitWrapped(_jax.jit.JitFunction):
     return self._fast_entries()
 
   def _call_python(self, args, kwargs):
+    if config.jax_disable_jit:
+      return self._fun(*args, **kwargs)
     eager = not core.is_staging()
     if self._inline and not (eager and not kwargs and _all_plain(args)):
       # Inlined: staged into the caller's computation as if `fun` were called, and
@@ -407,7 +414,7 @@ class JitWrapped(_jax.jit.JitFunction):
       return self._call_slow(args, {})
     closed, hoisted, _, out_tree, leaves, _ = self._trace(args, {})
     donated = self._donated_invars(args, {}, len(hoisted))
-    if not hoisted and _plain_single_device(closed):
+    if not hoisted and _plain_single_device(closed) and _fast_path_allowed():
       # Cached before running: a donating run deletes the arguments it looks at.
       _configure_fast_path()
       exe = execution.compile_jaxpr(closed, self._name, donated=donated)
@@ -458,8 +465,27 @@ execution.on_clear_caches(_clear_fast_paths)
 
 
 def clear_caches() -> None:
-  """Empty every cache of traces and compiled executables; the next calls compile again."""
+  """Empty every cache of traces and compiled executables in this process; the next calls
+  compile again. The persistent compilation cache on disk is kept (turn
+  jax_enable_compilation_cache off for that)."""
   execution.clear_caches()
+
+
+def _drop_fast_caches(name: str, value) -> None:
+  flag = config._flags.get(name)
+  if flag is not None and flag.affects_tracing:
+    _clear_fast_paths()
+
+
+config.add_watcher(_drop_fast_caches)
+config.add_override_watcher(_drop_fast_caches)
+
+
+def _fast_path_allowed() -> bool:
+  """The native path runs cached executables without Python: not while an option
+  it cannot see is overridden in some thread, nor while runs must be checked."""
+  return not (config.tracing_overridden() or config.jax_debug_nans or config.jax_debug_infs
+              or config.jax_no_execution)
 
 
 def _all_plain(args) -> bool:
@@ -532,6 +558,14 @@ class ShapeDtypeStruct:
   ndim = property(lambda self: len(self.shape))
   size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
 
+  @classmethod
+  def like(cls, x) -> ShapeDtypeStruct:
+    """The type of `x` (an array, a tracer, a Python or numpy scalar, or a ShapeDtypeStruct)."""
+    if isinstance(x, ShapeDtypeStruct):
+      return cls(x.shape, x.dtype, sharding=x.sharding, weak_type=x.weak_type)
+    aval = _abstractify_value(x) if not isinstance(x, core.Tracer) else x.aval
+    return cls(aval.shape, aval.dtype, weak_type=aval.weak_type)
+
   def __len__(self):
     if not self.shape:
       raise TypeError("len() of unsized object")
@@ -556,8 +590,15 @@ def eval_shape(fun: Callable, *args, **kwargs):
   return JitWrapped(fun).eval_shape(*args, **kwargs)
 
 
-def make_jaxpr(fun: Callable, static_argnums=()):
-  """`make_jaxpr(f)(*args)` -> the ClosedJaxpr that `f` stages for these arguments."""
+def make_jaxpr(fun: Callable, static_argnums=(), axis_env=None, return_shape: bool = False):
+  """`make_jaxpr(f)(*args)` -> the ClosedJaxpr that `f` stages for these arguments.
+
+  `return_shape=True`: `(jaxpr, out)` with `out` the output tree of ShapeDtypeStructs.
+  `axis_env` (named axes bound outside `f`, for collectives) is not supported here.
+  """
+  if axis_env:
+    raise NotImplementedError("make_jaxpr(axis_env=...): trace collectives inside vmap or "
+                              "shard_map with their axis name instead")
   static_argnums = _ensure_tuple(static_argnums)
 
   def make(*args, **kwargs):
@@ -574,7 +615,9 @@ def make_jaxpr(fun: Callable, static_argnums=()):
                                               [core.get_aval(x) for x in leaves])
     closed, hoisted = pe.close_jaxpr(jaxpr, consts)
     if hoisted:
-      return core.ClosedJaxpr(jaxpr, consts)
+      closed = core.ClosedJaxpr(jaxpr, consts)
+    if return_shape:
+      return closed, store.value.unflatten(_shape_dtype_structs(jaxpr.out_avals))
     return closed
 
   return make
@@ -583,17 +626,50 @@ def make_jaxpr(fun: Callable, static_argnums=()):
 # ----------------------------------------------------------------------------- autodiff
 
 
-def _check_differentiable(leaves, what: str) -> None:
+def _check_input_dtype(x, what: str, holomorphic: bool, allow_int: bool) -> None:
+  dt = core.get_aval(x).dtype
+  if holomorphic:
+    if not dtypes.is_complex(dt):
+      raise TypeError(f"{what} with holomorphic=True requires inputs with complex dtype, "
+                      f"but got {dt.name}.")
+  elif not (dtypes.is_inexact(dt) or (allow_int and _is_int_like(dt))):
+    raise TypeError(f"{what} requires real- or complex-valued inputs (input dtype that is a "
+                    f"sub-dtype of np.inexact), but got {dt.name}. If you want to use "
+                    "Boolean- or integer-valued inputs, use vjp or set allow_int to True.")
+
+
+def _check_differentiable(leaves, what: str, holomorphic: bool = False,
+                          allow_int: bool = False) -> None:
   for x in leaves:
-    dt = core.get_aval(x).dtype
-    if not dtypes.is_inexact(dt):
-      raise TypeError(f"{what} requires real- or complex-valued inputs (input dtype that is a "
-                      f"sub-dtype of np.inexact), but got {dt.name}. If you want to use "
-                      "integer-valued inputs, use vjp or set allow_int to True.")
+    _check_input_dtype(x, what, holomorphic, allow_int)
+
+
+def _is_int_like(dt) -> bool:
+  return dtypes.is_integer(dt) or np.dtype(dt) == np.bool_
+
+
+def _check_output_dtype(aval, what: str, holomorphic: bool) -> None:
+  if holomorphic:
+    if not dtypes.is_complex(aval.dtype):
+      raise TypeError(f"{what} with holomorphic=True requires outputs with complex dtype, "
+                      f"but got {aval.dtype.name}.")
+  elif dtypes.is_complex(aval.dtype):
+    raise TypeError(f"{what} requires real-valued outputs (output dtype that is a sub-dtype of "
+                    f"np.floating), but got {aval.dtype.name}. For holomorphic "
+                    "differentiation, pass holomorphic=True.")
+  elif not dtypes.is_inexact(aval.dtype):
+    raise TypeError(f"{what} requires real-valued outputs (output dtype that is a sub-dtype of "
+                    f"np.floating), but got {aval.dtype.name}.")
 
 
 def _split_argnums(args, argnums):
   nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+  for i in nums:
+    if not -len(args) <= i < len(args):
+      raise TypeError(f"differentiating with respect to argnums={argnums} requires at least "
+                      f"{i + 1} positional arguments to be passed by the caller, but got only "
+                      f"{len(args)} positional arguments.")
+  nums = tuple(i % len(args) for i in nums)
   return nums, tuple(args[i] for i in nums)
 
 
@@ -608,6 +684,9 @@ def _flatten_with_aux(fun: Callable, in_tree, has_aux: bool):
     out = fun(*in_tree.unflatten(xs))
     aux_leaves = []
     if has_aux:
+      if not (isinstance(out, (tuple, list)) and len(out) == 2):
+        raise TypeError("a function differentiated with has_aux=True must return a pair "
+                        f"(output, auxiliary data), got {type(out).__name__}")
       out, aux = out
       aux_leaves, aux_store.value = tree_flatten(aux)
     leaves, store.value = tree_flatten(out)
@@ -616,20 +695,61 @@ def _flatten_with_aux(fun: Callable, in_tree, has_aux: bool):
   return flat, store, aux_store
 
 
-def vjp(fun: Callable, *primals, has_aux: bool = False):
+class _VjpPullback:
+  """The backward pass of one `vjp` call; its residuals are the leaves of the
+  `tree_util.Partial` that `vjp` returns, so that pullback can cross `jit`."""
+
+  def __init__(self, jaxpr: core.Jaxpr, in_tree, out_tree, out_avals, num_aux: int):
+    self._jaxpr, self._in_tree, self._out_tree = jaxpr, in_tree, out_tree
+    self._out_avals, self._num_aux = tuple(out_avals), num_aux
+
+  def __call__(self, residuals, ct):
+    ct_leaves, ct_tree = tree_flatten(ct)
+    if ct_tree != self._out_tree:
+      raise ValueError(f"unexpected tree structure of argument to vjp function: got {ct_tree}, "
+                       f"but expected to match {self._out_tree}")
+    for c, a in zip(ct_leaves, self._out_avals):
+      got = core.get_aval(c)
+      if got.shape != a.shape:
+        raise ValueError(f"unexpected JAX type (e.g. shape/dtype) for argument to vjp function: "
+                         f"got {got.str_short()}, but expected {a.str_short()} because the "
+                         "corresponding output of the function had that type.")
+    undefined = [ad.UndefinedPrimal(v.aval) for v in self._jaxpr.invars]
+    cts = ad.backward_pass(self._jaxpr, residuals, undefined,
+                           [*ct_leaves, *[None] * self._num_aux])
+    return self._in_tree.unflatten([_input_cotangent(c, u.aval) for c, u in zip(cts, undefined)])
+
+
+def _input_cotangent(ct, aval: core.ShapedArray):
+  """The cotangent returned for an input: float0 zeros for integer and boolean inputs."""
+  if _is_int_like(aval.dtype):
+    return np.zeros(aval.shape, dtype=dtypes.float0)
+  return ad.zeros_like_aval(aval) if ct is None else _as_jax_value(ct, aval)
+
+
+def _as_jax_value(x, aval: core.ShapedArray):
+  """`x` as a jax array of type `aval` (a rule may return a Python or numpy number)."""
+  if isinstance(x, (core.Tracer, ArrayImpl)):
+    return x
+  from jax._src.lax import elementwise  # lax sits above api's imports
+  return elementwise.convert_element_type(x, aval.dtype, aval.weak_type)
+
+
+def vjp(fun: Callable, *primals, has_aux: bool = False, reduce_axes=()):
+  """`(fun(*primals), pullback)`: `pullback(cotangent)` is the tuple of input cotangents.
+
+  The pullback is a `jax.tree_util.Partial` holding the residuals as leaves, so it
+  can be passed into and returned from jitted functions.
+  """
+  del reduce_axes  # accepted for signature compatibility; JAX ignores it too
   leaves, in_tree = tree_flatten(primals)
   flat, store, aux_store = _flatten_with_aux(fun, in_tree, has_aux)
-
-  outs, f_vjp_flat = ad.vjp_flat(flat, leaves)
+  outs, jaxpr, residuals = ad.linearize_flat(flat, leaves)
   out_tree = store.value
   n_out = out_tree.num_leaves
-  aux_zeros = [ad.zeros_like(a) for a in outs[n_out:]]
-
-  def f_vjp(ct):
-    ct_leaves = out_tree.flatten_up_to(ct)
-    cts = f_vjp_flat(*ct_leaves, *aux_zeros)
-    return in_tree.unflatten(cts)
-
+  pullback = _VjpPullback(jaxpr, in_tree, out_tree, [core.get_aval(o) for o in outs[:n_out]],
+                          len(outs) - n_out)
+  f_vjp = tree_util.Partial(pullback, list(residuals))
   out = out_tree.unflatten(outs[:n_out])
   if has_aux:
     return out, f_vjp, aux_store.value.unflatten(outs[n_out:])
@@ -640,49 +760,84 @@ def _lower_aux(aux):
   return tree_util.tree_map(core.full_lower, aux)
 
 
-def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False):
-  """Returns a function computing `(fun(*args), grad of fun w.r.t. args[argnums])`."""
+def _float0_zeros(x):
+  return np.zeros(core.get_aval(x).shape, dtype=dtypes.float0)
+
+
+def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False,
+                   allow_int: bool = False, reduce_axes=()):
+  """Returns a function computing `(fun(*args), grad of fun w.r.t. args[argnums])`.
+
+  `holomorphic=True`: `fun` is complex-differentiable with complex inputs and output,
+  and the result is its complex derivative. `allow_int=True`: integer and boolean
+  inputs are allowed; their gradients are zeros of dtype `jax.dtypes.float0`.
+  """
+  del reduce_axes
 
   def vg(*args, **kwargs):
     nums, diff_args = _split_argnums(args, argnums)
-    _check_differentiable(tree_util.tree_leaves(diff_args), "grad")
+    d_leaves, d_tree = tree_flatten(diff_args)
+    _check_differentiable(d_leaves, "grad", holomorphic, allow_int)
+    # Integer inputs (allow_int) are held constant: their gradient is float0 zeros.
+    is_int = [_is_int_like(core.get_aval(x).dtype) for x in d_leaves]
+    float_leaves = [x for x, i in zip(d_leaves, is_int) if not i]
 
-    def partial_fun(*dargs):
+    def partial_fun(*f_leaves):
+      it = iter(f_leaves)
       full = list(args)
-      for i, a in zip(nums, dargs):
+      new = d_tree.unflatten([x if i else next(it) for x, i in zip(d_leaves, is_int)])
+      for i, a in zip(nums, new):
         full[i] = a
       return fun(*full, **kwargs)
 
-    res = vjp(partial_fun, *diff_args, has_aux=has_aux)
+    res = vjp(partial_fun, *float_leaves, has_aux=has_aux)
     out, f_vjp = res[0], res[1]
-    out_aval = core.get_aval(out)
-    if out_aval.shape != ():
-      raise TypeError(f"grad requires scalar output, got an output of shape {out_aval.shape}")
-    if not dtypes.is_inexact(out_aval.dtype):
-      raise TypeError(f"grad requires real- or complex-valued outputs, got {out_aval.dtype.name}")
-    from jax._src.lax import shape as lax_shape
-    grads = f_vjp(lax_shape.full_like(out, 1))
+    out_aval = core.get_aval(out) if core.is_valid_jaxval(out) else None
+    if out_aval is None or out_aval.shape != ():
+      shape = out_aval.shape if out_aval is not None else type(out).__name__
+      raise TypeError(f"Gradient only defined for scalar-output functions. Output had shape: "
+                      f"{shape}.")
+    _check_output_dtype(out_aval, "grad", holomorphic)
+    from jax._src.lax import shape as lax_shape  # lax sits above api's imports
+    float_grads = iter(f_vjp(lax_shape.full_like(out, 1)))
+    grads = d_tree.unflatten([_float0_zeros(x) if i else next(float_grads)
+                              for x, i in zip(d_leaves, is_int)])
     grads = grads[0] if isinstance(argnums, int) else tuple(grads)
     return ((out, res[2]), grads) if has_aux else (out, grads)
 
+  functools.update_wrapper(vg, fun, updated=())
   return vg
 
 
-def grad(fun: Callable, argnums=0, has_aux: bool = False):
-  vg = value_and_grad(fun, argnums, has_aux)
+def grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False,
+         allow_int: bool = False, reduce_axes=()):
+  """The gradient of scalar-valued `fun` w.r.t. `args[argnums]` (see value_and_grad)."""
+  vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, reduce_axes)
 
   def g(*args, **kwargs):
     (value, grads) = vg(*args, **kwargs)
     return (grads, value[1]) if has_aux else grads
 
+  functools.update_wrapper(g, fun, updated=())
   return g
 
 
 def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
+  """`(fun(*primals), the directional derivative of fun at primals along tangents)`."""
+  if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+    raise TypeError("primal and tangent arguments to jax.jvp must be tuples or lists; found "
+                    f"{type(primals).__name__} and {type(tangents).__name__}.")
   p_leaves, in_tree = tree_flatten(tuple(primals))
   t_leaves, t_tree = tree_flatten(tuple(tangents))
   if t_tree != in_tree:
-    raise TypeError("jvp: primals and tangents must have the same tree structure")
+    raise TypeError("primal and tangent arguments to jax.jvp must have the same tree "
+                    f"structure; primals have tree structure {in_tree} whereas tangents have "
+                    f"tree structure {t_tree}.")
+  for p, t in zip(p_leaves, t_leaves):
+    pa, ta = core.get_aval(p), core.get_aval(t)
+    if pa.shape != ta.shape:
+      raise ValueError("jvp called with different primal and tangent shapes; got primal "
+                       f"shape {pa.shape} and tangent shape {ta.shape}")
   flat, store, aux_store = _flatten_with_aux(fun, in_tree, has_aux)
 
   outs, t_outs = ad.jvp_flat(flat, p_leaves, t_leaves)
@@ -691,21 +846,19 @@ def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
   return (*res, aux_store.value.unflatten(outs[n:])) if has_aux else res
 
 
-def linearize(fun: Callable, *primals):
+def linearize(fun: Callable, *primals, has_aux: bool = False):
+  """`(fun(*primals), f_jvp)`, with `f_jvp(*tangents)` the JVP evaluated from a linear jaxpr."""
   leaves, in_tree = tree_flatten(primals)
-  store = _Store()
-
-  def flat(*xs):
-    out_leaves, store.value = tree_flatten(fun(*in_tree.unflatten(xs)))
-    return out_leaves
-
+  flat, store, aux_store = _flatten_with_aux(fun, in_tree, has_aux)
   outs, jaxpr, consts = ad.linearize_flat(flat, leaves)
+  n = store.value.num_leaves
 
   def f_jvp(*tangents):
     t_leaves = in_tree.flatten_up_to(tangents)
-    return store.value.unflatten(core.eval_jaxpr(jaxpr, consts, t_leaves))
+    return store.value.unflatten(core.eval_jaxpr(jaxpr, consts, t_leaves)[:n])
 
-  return store.value.unflatten(outs), f_jvp
+  out = store.value.unflatten(outs[:n])
+  return (out, f_jvp, aux_store.value.unflatten(outs[n:])) if has_aux else (out, f_jvp)
 
 
 # ----------------------------------------------------------------------------- vmap
@@ -727,8 +880,18 @@ def _broadcast_prefix(prefix, tree, is_leaf=lambda x: x is None or isinstance(x,
           for x in _broadcast_prefix(p, sub, is_leaf)]
 
 
-def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None):
-  """Vectorize `fun` over the axes `in_axes` of its arguments."""
+def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
+         spmd_axis_name=None, sum_match: bool = False):
+  """Vectorize `fun` over the axes `in_axes` of its arguments.
+
+  `spmd_axis_name` names mesh axes the batch dimension is sharded over when the
+  vmapped function is partitioned; on this single-program backend it changes no
+  value, so it is checked for type only. `sum_match` is accepted likewise.
+  """
+  if spmd_axis_name is not None and not isinstance(spmd_axis_name, (str, tuple)):
+    raise TypeError(f"vmap: spmd_axis_name must be a mesh axis name or a tuple of them, got "
+                    f"{spmd_axis_name!r}")
+  del sum_match
   if isinstance(in_axes, list):
     in_axes = tuple(in_axes)
 
@@ -962,12 +1125,27 @@ def _jac_blocks(batched, out_leaf_shape, in_shapes, sizes, batch_first: bool):
   return blocks
 
 
+def _check_jac_dtype(aval, what: str, side: str, holomorphic: bool) -> None:
+  if holomorphic:
+    if not dtypes.is_complex(aval.dtype):
+      raise TypeError(f"{what} with holomorphic=True requires {side}s with complex dtype, "
+                      f"but got {aval.dtype.name}.")
+  elif not dtypes.is_float(aval.dtype):
+    raise TypeError(f"{what} requires real-valued {side}s ({side} dtype that is a sub-dtype of "
+                    f"np.floating), but got {aval.dtype.name}. For holomorphic "
+                    "differentiation, pass holomorphic=True. For differentiation of "
+                    "non-holomorphic functions involving complex outputs, or "
+                    "integer-valued outputs, use jax.vjp directly.")
+
+
 def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False):
   """The Jacobian of `fun` by forward mode (vmap of jvp over the input basis)."""
 
   def jacfun(*args, **kwargs):
     nums, dargs = _split_argnums(args, argnums)
     leaves, in_tree = tree_flatten(dargs)
+    for x in leaves:
+      _check_jac_dtype(core.get_aval(x), "jacfwd", "input", holomorphic)
     basis, sizes = _std_basis(leaves)
 
     def partial_fun(*d):
@@ -1008,9 +1186,12 @@ def jacrev(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
         full[i] = a
       return fun(*full, **kwargs)
 
+    _check_differentiable(leaves, "jacrev", holomorphic, allow_int)
     res = vjp(partial_fun, *dargs, has_aux=has_aux)
     out, f_vjp = res[0], res[1]
     out_leaves, out_tree = tree_flatten(out)
+    for y in out_leaves:
+      _check_jac_dtype(core.get_aval(y), "jacrev", "output", holomorphic)
     basis, sizes = _std_basis(out_leaves)
     cts = vmap(lambda *b: tree_flatten(f_vjp(out_tree.unflatten(b)))[0])(*basis)
     in_shapes = [core.get_aval(x).shape for x in leaves]
@@ -1031,5 +1212,90 @@ def jacrev(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
   return jacfun
 
 
+jacobian = jacrev
+
+
+def fwd_and_bwd(fun: Callable, argnums=0, has_aux: bool = False, jitted: bool = True):
+  """`(fwd, bwd)`: `fwd(*args) -> (out, residuals[, aux])` and
+  `bwd(residuals, ct) -> cotangents of args[argnums]`, the two halves of `vjp`.
+
+  The residuals are a pytree (the pullback of `vjp`), so a jitted `bwd` compiles once
+  and is reused by every later `fwd` result of the same types.
+  """
+
+  def fwd(*args):
+    nums, dargs = _split_argnums(args, argnums)
+
+    def partial_fun(*d):
+      full = list(args)
+      for i, a in zip(nums, d):
+        full[i] = a
+      return fun(*full)
+
+    return vjp(partial_fun, *dargs, has_aux=has_aux)
+
+  def bwd(residuals, ct):
+    cts = residuals(ct)
+    return cts[0] if isinstance(argnums, int) else cts
+
+  return (jit(fwd), jit(bwd)) if jitted else (fwd, bwd)
+
+
 def hessian(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False):
-  return jacfwd(jacrev(fun, argnums, has_aux), argnums, has_aux)
+  """The matrix of second derivatives of `fun` (forward over reverse mode)."""
+  return jacfwd(jacrev(fun, argnums, has_aux, holomorphic), argnums, has_aux, holomorphic)
+
+
+# ----------------------------------------------------------------------------- names and eval
+
+
+# The stack of names given by named_scope/named_call in this thread. JAX uses them
+# only as metadata of the operations traced inside (profiles and dumps); here they
+# are kept for `current_name_stack` and change no computation.
+_name_stack = threading.local()
+
+
+def current_name_stack() -> tuple[str, ...]:
+  """The names of the enclosing `named_scope`/`named_call` blocks, outermost first."""
+  return tuple(getattr(_name_stack, "names", ()))
+
+
+@contextlib.contextmanager
+def named_scope(name: str):
+  """Context manager naming the operations traced inside it (metadata only)."""
+  if not isinstance(name, str):
+    raise TypeError("named_scope name argument must be a string.")
+  prev = current_name_stack()
+  _name_stack.names = (*prev, name)
+  try:
+    yield
+  finally:
+    _name_stack.names = prev
+
+
+def named_call(fun: Callable, *, name: str | None = None) -> Callable:
+  """`fun`, with its operations traced under the name `name` (default: fun's name)."""
+  scope = _fun_name(fun) if name is None else name
+
+  @functools.wraps(fun)
+  def named(*args, **kwargs):
+    with named_scope(scope):
+      return fun(*args, **kwargs)
+
+  return named
+
+
+@contextlib.contextmanager
+def ensure_compile_time_eval():
+  """Inside this block operations on known values run now, even under `jit`.
+
+  Values that are only known when the compiled function runs (its traced
+  arguments) are still staged.
+  """
+  with core.ensure_no_dynamic_trace():
+    yield
+
+
+def typeof(x) -> core.ShapedArray:
+  """The abstract type (shape, dtype, weak type) of an array, tracer or scalar."""
+  return core.get_aval(x) if isinstance(x, core.Tracer) else _abstractify_value(x)

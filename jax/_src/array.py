@@ -13,6 +13,8 @@ Operators (`+`, `*`, indexing, `.sum()`...) are installed by jax.numpy.
 
 from __future__ import annotations
 
+import abc
+
 import numpy as np
 
 from jax._src import core
@@ -278,7 +280,15 @@ def host_array(value, weak_type: bool = False) -> ArrayImpl:
   return ArrayImpl(ShapedArray(value.shape, dtype, weak_type), None, value)
 
 
-Array = ArrayImpl
+class Array(abc.ABC):
+  """The type of jax arrays, for `isinstance` and annotations: concrete arrays
+  (`ArrayImpl`) and, while a function is traced, the tracers standing for them."""
+
+  __slots__ = ()
+
+
+Array.register(ArrayImpl)
+Array.register(core.Tracer)
 core.concrete_array_types.add(ArrayImpl)
 core.Tracer.__array_priority__ = 1000
 

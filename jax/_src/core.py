@@ -276,7 +276,8 @@ class Tracer:
   """A value being traced by `self._trace`. Array operators are installed by jax.numpy."""
 
   __array_priority__ = 1000
-  __slots__ = ("_trace",)
+  # Weak references let libraries key caches on traced values, as with JAX's tracers.
+  __slots__ = ("_trace", "__weakref__")
 
   @property
   def aval(self) -> ShapedArray:

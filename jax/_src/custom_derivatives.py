@@ -6,12 +6,19 @@ transformations above JVP never see the original function's derivative.
 `custom_vjp_call`'s JVP rule runs the user's forward function and emits
 `custom_lin`, a linear primitive with no evaluation rule whose transpose calls the
 user's backward function. Batching vmaps the flat Python rules alongside the jaxpr.
+
+A call is handled by the trace its arguments belong to, as in JAX: with no trace
+the function simply runs; under a JVP trace (jvp, grad, jacfwd...) only the user's
+rule runs, on the values one level down (concrete arrays when differentiating
+eagerly), so neither the function nor a tracing of it happens; under any other
+trace (jit, vmap, partial evaluation) the function is traced and the primitive
+bound, keeping the rules for a later differentiation.
 """
 
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from jax._src import core
 from jax._src import tree_util
@@ -42,6 +49,68 @@ def _resolve_args(fun, args, kwargs):
     bound.apply_defaults()
     return tuple(bound.args)
   return tuple(args)
+
+
+def _nondiff_argnums(fun: Callable, nondiff_argnums, nondiff_argnames) -> tuple[int, ...]:
+  nums = set(nondiff_argnums)
+  if nondiff_argnames:
+    import inspect  # only names need the signature
+    params = list(inspect.signature(fun).parameters)
+    for name in nondiff_argnames:
+      if name not in params:
+        raise ValueError(f"nondiff_argnames {name!r} is not a parameter of {fun}")
+      nums.add(params.index(name))
+  return tuple(sorted(nums))
+
+
+class SymbolicZero:
+  """A zero tangent or cotangent that is known to be zero without being computed.
+
+  Rules defined with `symbolic_zeros=True` receive these for the inputs that are not
+  differentiated, and may return them (or None) for zero outputs.
+  """
+
+  def __init__(self, aval: core.ShapedArray):
+    self.aval = aval
+
+  shape = property(lambda self: self.aval.shape)
+  dtype = property(lambda self: self.aval.dtype)
+
+  def instantiate(self):
+    """This zero as an array."""
+    return ad.zeros_like_aval(self.aval)
+
+  def __repr__(self):
+    return f"SymbolicZero({self.aval.str_short()})"
+
+
+def zero_from_primal(x, symbolic_zeros: bool = False):
+  """The zero tangent of each leaf of `x` (SymbolicZeros when `symbolic_zeros`)."""
+  make = (lambda v: SymbolicZero(core.get_aval(v))) if symbolic_zeros else ad.zeros_like
+  return tree_util.tree_map(make, x)
+
+
+class CustomVJPPrimal(NamedTuple):
+  """What a `symbolic_zeros=True` fwd rule receives per input: the value, and whether
+  it is being differentiated (False: its cotangent is not needed)."""
+  value: Any
+  perturbed: bool
+
+
+def _zero_if_symbolic(t, like):
+  if t is None:
+    return ad.zeros_like(like)
+  return t.instantiate() if isinstance(t, SymbolicZero) else t
+
+
+def _perturbed(trace, leaves) -> list[bool]:
+  """Which leaves carry a tangent of `trace` (the others have a zero tangent)."""
+  return [isinstance(x, ad.JVPTracer) and x._trace.main is trace.main for x in leaves]
+
+
+def _top_trace(leaves) -> core.Trace:
+  """The trace that processes an operation on `leaves` (the eval trace when none)."""
+  return core.find_top_trace(leaves)
 
 
 def _split_nondiff(args, nondiff_argnums):
@@ -106,19 +175,36 @@ hlo.lowering_rules[custom_jvp_call_p] = _call_jaxpr_lowering
 
 
 class custom_jvp:
-  """A function with a user-given JVP: `@custom_jvp def f(...)`, then `@f.defjvp`."""
+  """A function with a user-given JVP: `@custom_jvp def f(...)`, then `@f.defjvp`.
 
-  def __init__(self, fun: Callable, nondiff_argnums=()):
+  Called outside any transformation, `f` runs as written. Under forward or reverse
+  differentiation only the JVP rule runs (the primal function does not), on the
+  values of the trace below: concrete arrays when differentiating eagerly. Under
+  jit and vmap the primal function is traced and the rule is kept for later.
+  """
+
+  def __init__(self, fun: Callable, nondiff_argnums=(), nondiff_argnames=()):
     functools.update_wrapper(self, fun)
     self.fun = fun
-    self.nondiff_argnums = tuple(nondiff_argnums)
+    self.nondiff_argnums = _nondiff_argnums(fun, nondiff_argnums, nondiff_argnames)
     self.jvp: Callable | None = None
+    self.symbolic_zeros = False
+
+  def __get__(self, obj, objtype=None):
+    # A custom_jvp stored on a class is a method, as a plain function would be.
+    return self if obj is None else functools.partial(self, obj)
 
   def defjvp(self, jvp: Callable, symbolic_zeros: bool = False) -> Callable:
+    """Set the rule `jvp(*nondiff_args, primals, tangents) -> (primal_out, tangent_out)`."""
     self.jvp = jvp
+    self.symbolic_zeros = symbolic_zeros
     return jvp
 
   def defjvps(self, *jvps: Callable | None) -> None:
+    """One rule per argument, `rule(tangent, primal_out, *primals) -> tangent_out`."""
+    if self.nondiff_argnums:
+      raise TypeError("Can't use ``defjvps`` with ``nondiff_argnums``.")
+
     def jvp(primals, tangents):
       ans = self(*primals)
       total = None
@@ -135,29 +221,64 @@ class custom_jvp:
     args = _resolve_args(self.fun, args, kwargs)
     static, dyn = _split_nondiff(args, self.nondiff_argnums)
     leaves, in_tree = tree_util.tree_flatten(tuple(dyn))
-
-    def rebuild(dyn_args):
-      full, it = [], iter(dyn_args)
-      for i in range(len(args)):
-        full.append(args[i] if i in self.nondiff_argnums else next(it))
-      return full
-
-    fun = lambda *xs: self.fun(*rebuild(in_tree.unflatten(xs)))
-    closed, consts, out_tree = _trace(fun, leaves)
-    user_jvp = self.jvp
+    rebuild = functools.partial(_rebuild, args, self.nondiff_argnums)
+    trace = _top_trace(leaves)
+    if isinstance(trace, core.EvalTrace):
+      return self.fun(*args)
+    user_jvp, out_tree_box = self.jvp, []
 
     def jvp_flat(*primals_and_tangents):
       n = len(primals_and_tangents) // 2
       primals = in_tree.unflatten(primals_and_tangents[:n])
       tangents = in_tree.unflatten(primals_and_tangents[n:])
       out, t_out = user_jvp(*static, tuple(primals), tuple(tangents))
-      out_leaves = out_tree.flatten_up_to(out)
-      t_leaves = out_tree.flatten_up_to(t_out)
+      out_leaves, out_tree = tree_util.tree_flatten(out)
+      if out_tree_box and out_tree_box[0] != out_tree:
+        raise TypeError("Custom JVP rule must produce primal outputs with the same structure "
+                        f"as the custom_jvp function: {out_tree_box[0]} vs {out_tree}")
+      out_tree_box[:] = [out_tree]
+      t_leaves = _tangents_like(t_out, out_tree, out_leaves)
       return [*out_leaves, *t_leaves]
 
+    if isinstance(trace, ad.JVPTrace):
+      outs = _jvp_direct(trace, leaves, jvp_flat, self.symbolic_zeros)
+      return out_tree_box[0].unflatten(outs)
+    fun = lambda *xs: self.fun(*rebuild(in_tree.unflatten(xs)))
+    closed, consts, out_tree = _trace(fun, leaves)
+    out_tree_box.append(out_tree)
     outs = custom_jvp_call_p.bind(*consts, *leaves, call_jaxpr=closed, jvp=jvp_flat,
                                   num_consts=len(consts))
     return out_tree.unflatten(outs)
+
+
+def _rebuild(args, nondiff_argnums, dyn_args) -> list:
+  """The full argument list from the differentiable ones (nondiff ones kept from `args`)."""
+  full, it = [], iter(dyn_args)
+  for i in range(len(args)):
+    full.append(args[i] if i in nondiff_argnums else next(it))
+  return full
+
+
+def _tangents_like(t_out, out_tree, out_leaves) -> list:
+  """The tangent leaves of a rule's output; None leaves and a None tree mean zeros."""
+  if t_out is None:
+    return [ad.zeros_like(x) for x in out_leaves]
+  if isinstance(t_out, SymbolicZero):
+    return [ad.zeros_like(x) for x in out_leaves]
+  t_leaves = out_tree.flatten_up_to(t_out)
+  return [_zero_if_symbolic(t, x) for t, x in zip(t_leaves, out_leaves)]
+
+
+def _jvp_direct(trace, leaves, jvp_flat, symbolic_zeros: bool) -> list:
+  """Differentiate a custom_jvp call at `trace` by running the rule on the values below."""
+  perturbed = _perturbed(trace, leaves)
+  tracers = [core.full_raise(trace, x) for x in leaves]
+  primals = [core.full_lower(t.primal) for t in tracers]
+  tangents = [t.tangent if p or not symbolic_zeros else SymbolicZero(core.get_aval(x))
+              for t, p, x in zip(tracers, perturbed, primals)]
+  outs = jvp_flat(*primals, *tangents)
+  n = len(outs) // 2
+  return [ad.JVPTracer(trace, p, t) for p, t in zip(outs[:n], outs[n:])]
 
 
 # ----------------------------------------------------------------------------- custom_vjp
@@ -209,17 +330,33 @@ hlo.lowering_rules[custom_vjp_call_p] = _call_jaxpr_lowering
 
 
 class custom_vjp:
-  """A function with a user-given VJP: `@custom_vjp def f(...)`, then `f.defvjp(fwd, bwd)`."""
+  """A function with a user-given VJP: `@custom_vjp def f(...)`, then `f.defvjp(fwd, bwd)`.
 
-  def __init__(self, fun: Callable, nondiff_argnums=()):
+  Called outside any transformation, `f` runs as written. Under differentiation only
+  `fwd` runs (the primal function does not) and `bwd` runs in the backward pass;
+  under jit and vmap the primal function is traced and the rules kept for later.
+  """
+
+  def __init__(self, fun: Callable, nondiff_argnums=(), nondiff_argnames=()):
     functools.update_wrapper(self, fun)
     self.fun = fun
-    self.nondiff_argnums = tuple(nondiff_argnums)
+    self.nondiff_argnums = _nondiff_argnums(fun, nondiff_argnums, nondiff_argnames)
     self.fwd: Callable | None = None
     self.bwd: Callable | None = None
+    self.symbolic_zeros = False
 
-  def defvjp(self, fwd: Callable, bwd: Callable, symbolic_zeros: bool = False) -> None:
+  def __get__(self, obj, objtype=None):
+    return self if obj is None else functools.partial(self, obj)
+
+  def defvjp(self, fwd: Callable, bwd: Callable, symbolic_zeros: bool = False,
+             optimize_remat: bool = False) -> None:
+    """`fwd(*args) -> (out, residuals)`; `bwd(*nondiff_args, residuals, ct) -> input cts`.
+
+    `optimize_remat` (JAX's memory optimisation for rematerialised fwd rules) is
+    accepted; values are the same without it.
+    """
     self.fwd, self.bwd = fwd, bwd
+    self.symbolic_zeros = symbolic_zeros
 
   def __call__(self, *args, **kwargs):
     if self.fwd is None:
@@ -227,43 +364,111 @@ class custom_vjp:
     args = _resolve_args(self.fun, args, kwargs)
     static, dyn = _split_nondiff(args, self.nondiff_argnums)
     leaves, in_tree = tree_util.tree_flatten(tuple(dyn))
-
-    def rebuild(dyn_args):
-      full, it = [], iter(dyn_args)
-      for i in range(len(args)):
-        full.append(args[i] if i in self.nondiff_argnums else next(it))
-      return full
-
-    fun = lambda *xs: self.fun(*rebuild(in_tree.unflatten(xs)))
-    closed, consts, out_tree = _trace(fun, leaves)
+    rebuild = functools.partial(_rebuild, args, self.nondiff_argnums)
+    trace = _top_trace(leaves)
+    if isinstance(trace, core.EvalTrace):
+      return self.fun(*args)
     user_fwd, user_bwd = self.fwd, self.bwd
-    res_tree_box = []
+    res_tree_box, out_tree_box = [], []
 
-    def fwd_flat(*xs):
-      out, res = user_fwd(*rebuild(in_tree.unflatten(xs)))
+    symbolic = self.symbolic_zeros
+
+    def fwd_flat(*xs, perturbed=None):
+      if symbolic:
+        flags = [True] * len(xs) if perturbed is None else perturbed
+        xs = [CustomVJPPrimal(x, p) for x, p in zip(xs, flags)]
+      pair = user_fwd(*rebuild(in_tree.unflatten(xs)))
+      if not (isinstance(pair, (tuple, list)) and len(pair) == 2):
+        raise TypeError("Custom VJP fwd rule must produce a pair (list or tuple of length two) "
+                        f"of primal outputs and residuals, got {type(pair).__name__}.")
+      out, res = pair
+      out_leaves, out_tree = tree_util.tree_flatten(out)
       res_leaves, res_tree = tree_util.tree_flatten(res)
-      res_tree_box[:] = [res_tree]
-      return [*out_tree.flatten_up_to(out), *res_leaves]
+      out_tree_box[:], res_tree_box[:] = [out_tree], [res_tree]
+      return [*out_leaves, *res_leaves]
 
     def bwd_flat(*res_and_cts):
       n_res = res_tree_box[0].num_leaves
       res = res_tree_box[0].unflatten(res_and_cts[:n_res])
-      cts = out_tree.unflatten(res_and_cts[n_res:])
+      cts = out_tree_box[0].unflatten(res_and_cts[n_res:])
       cts_in = user_bwd(*static, res, cts)
-      dyn_tree = tree_util.tree_structure(tuple(dyn))
+      if not isinstance(cts_in, (tuple, list)) or len(cts_in) != len(dyn):
+        raise TypeError(f"Custom VJP bwd rule must produce a tuple of length {len(dyn)} (one "
+                        f"cotangent per differentiable argument), got {cts_in!r}")
       flat = []
       for ct, x in zip(tuple(cts_in), dyn):
-        sub = tree_util.tree_structure(x)
-        if ct is None:
-          flat += [ad.zeros_like(leaf) for leaf in tree_util.tree_leaves(x)]
+        x_leaves = tree_util.tree_leaves(x)
+        if ct is None or isinstance(ct, SymbolicZero):
+          flat += [ad.zeros_like(leaf) for leaf in x_leaves]
         else:
-          flat += sub.flatten_up_to(ct)
-      del dyn_tree
+          ct_leaves = tree_util.tree_structure(x).flatten_up_to(ct)
+          flat += [_zero_if_symbolic(c, leaf) for c, leaf in zip(ct_leaves, x_leaves)]
       return flat
 
+    if isinstance(trace, ad.JVPTrace):
+      perturbed = _perturbed(trace, leaves)
+      tracers = [core.full_raise(trace, x) for x in leaves]
+      outs = fwd_flat(*[core.full_lower(t.primal) for t in tracers], perturbed=perturbed)
+      n_out = out_tree_box[0].num_leaves
+      out, res = outs[:n_out], outs[n_out:]
+      t_out = custom_lin_p.bind(*res, *[t.tangent for t in tracers], num_res=len(res),
+                                bwd=bwd_flat, out_avals=tuple(core.get_aval(o) for o in out))
+      return out_tree_box[0].unflatten(
+          [ad.JVPTracer(trace, p, t) for p, t in zip(out, t_out)])
+    fun = lambda *xs: self.fun(*rebuild(in_tree.unflatten(xs)))
+    closed, consts, out_tree = _trace(fun, leaves)
     outs = custom_vjp_call_p.bind(*consts, *leaves, call_jaxpr=closed, fwd=fwd_flat,
                                   bwd=bwd_flat, num_consts=len(consts))
     return out_tree.unflatten(outs)
+
+
+def custom_gradient(fun: Callable) -> Callable:
+  """`fun(*args) -> (out, vjp)` with `vjp(ct) -> tuple of input cotangents` becomes a
+  function returning `out` whose derivative is given by `vjp`."""
+
+  @functools.wraps(fun)
+  def wrapper(*args, **kwargs):
+    pullback_box = []
+
+    def primal(*xs):
+      return fun(*xs, **kwargs)[0]
+
+    def fwd(*xs):
+      out, rule = fun(*xs, **kwargs)
+      # The rule may close over traced values: they become explicit residuals.
+      converted, residuals = _closure_convert(rule, out)
+      pullback_box[:] = [converted]
+      return out, residuals
+
+    def bwd(residuals, ct):
+      cts = pullback_box[0](ct, *residuals)
+      return tuple(cts) if isinstance(cts, (tuple, list)) else (cts,)
+
+    f = custom_vjp(primal)
+    f.defvjp(fwd, bwd)
+    return f(*args)
+
+  return wrapper
+
+
+def _closure_convert(fun: Callable, example):
+  """`(converted, consts)` with `converted(x, *consts) == fun(x)`; traced closed-over
+  values become `consts` (see `jax.closure_convert`)."""
+  leaves, in_tree = tree_util.tree_flatten(example)
+  out_store = []
+
+  def flat(*xs):
+    out, tree = tree_util.tree_flatten(fun(in_tree.unflatten(xs)))
+    out_store.append(tree)
+    return out
+
+  jaxpr, consts = pe.trace_to_jaxpr_dynamic(flat, [core.get_aval(x) for x in leaves])
+
+  def converted(x, *given):
+    outs = core.eval_jaxpr(jaxpr, given, in_tree.flatten_up_to(x))
+    return out_store[0].unflatten(outs)
+
+  return converted, list(consts)
 
 
 # ----------------------------------------------------------------------------- stop_gradient

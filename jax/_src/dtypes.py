@@ -22,7 +22,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from jax._src.config import enable_x64
+from jax._src.config import enable_x64, numpy_dtype_promotion_mode
 
 bool_ = np.dtype(np.bool_)
 int8, int16, int32, int64 = (np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64))
@@ -30,6 +30,8 @@ uint8, uint16, uint32, uint64 = (np.dtype(t) for t in (np.uint8, np.uint16, np.u
 bfloat16 = np.dtype(ml_dtypes.bfloat16)
 float16, float32, float64 = (np.dtype(t) for t in (np.float16, np.float32, np.float64))
 complex64, complex128 = np.dtype(np.complex64), np.dtype(np.complex128)
+# The tangent type of integer and boolean values: a zero-size element, as in JAX.
+float0 = np.dtype([("float0", np.void, 0)])
 
 _WEAK_TYPES = (int, float, complex)
 python_scalar_types = (bool, int, float, complex)
@@ -170,9 +172,46 @@ def _join(nodes: tuple) -> Any:
   raise TypeError(f"no common type for {nodes}")
 
 
+class TypePromotionError(ValueError):
+  """Operands of different dtypes met under jax_numpy_dtype_promotion='strict'.
+
+  Cast one operand explicitly (`x.astype(y.dtype)`), or allow implicit promotion
+  with `jax.numpy_dtype_promotion('standard')`.
+  """
+
+
+def _weak_fits_strict(weak: type, strong: np.dtype | None) -> bool:
+  """Whether a Python-scalar (weak) operand may join `strong` under strict promotion:
+  weak ints join any number, weak floats floats and complexes, weak complexes complexes."""
+  if strong is None:
+    return True
+  if strong == bool_:
+    return False
+  if weak is int:
+    return True
+  if weak is float:
+    return is_inexact(strong)
+  return is_complex(strong)
+
+
+def _check_strict(nodes: tuple) -> None:
+  strong = {canonicalize_dtype(n) for n in nodes if not isinstance(n, type)}
+  weak = {n for n in nodes if isinstance(n, type)}  # Python scalars always join each other
+  one = next(iter(strong)) if len(strong) == 1 else None
+  if len(strong) > 1 or not all(_weak_fits_strict(w, one) for w in weak):
+    names = tuple(n.__name__ if isinstance(n, type) else n.name for n in nodes)
+    raise TypePromotionError(
+        f"Input dtypes {names} have no available implicit dtype promotion path when "
+        "jax_numpy_dtype_promotion=strict. Try explicitly casting inputs to the desired "
+        "output type, or set jax_numpy_dtype_promotion=standard.")
+
+
 def promote_types(a, b) -> np.dtype:
   """Strong promotion of two dtypes on the jax lattice (like jnp.promote_types)."""
-  return canonicalize_dtype(_join((np.dtype(a), np.dtype(b))))
+  nodes = (np.dtype(a), np.dtype(b))
+  if numpy_dtype_promotion_mode() == "strict" and nodes[0] != nodes[1]:
+    _check_strict(nodes)
+  return canonicalize_dtype(_join(nodes))
 
 
 def _dtype_and_weak(x) -> tuple[np.dtype, bool]:
@@ -191,6 +230,8 @@ def result_type(*args, return_weak_type_flag: bool = False):
   if not args:
     raise ValueError("at least one array or dtype is required")
   nodes = tuple(_lattice_node(*_dtype_and_weak(a)) for a in args)
+  if len(set(nodes)) > 1 and numpy_dtype_promotion_mode() == "strict":
+    _check_strict(nodes)
   node = _join(nodes) if len(set(nodes)) > 1 else nodes[0]
   if isinstance(node, type):
     out, weak = _default_for_kind(node), True

@@ -27,8 +27,9 @@ import numpy as np
 from jax._src import compilation_cache
 from jax._src import core
 from jax._src import donation
+from jax._src import dtypes
 from jax._src.array import ArrayImpl
-from jax._src.config import config, enable_x64
+from jax._src.config import config, debug_checks, enable_x64
 from jax._src.core import ShapedArray
 from jax._src.lowering import hlo
 
@@ -48,6 +49,9 @@ _home: list = [None, None]  # [client, its first device], refreshed when the cli
 
 
 def default_device():
+  chosen = config.read("jax_default_device")
+  if chosen is not None and not isinstance(chosen, str):
+    return chosen
   client = get_backend()
   if client is not _home[0]:
     _home[:] = [client, client.devices()[0]]
@@ -69,7 +73,7 @@ def fast_buffer(x):
 def buffer_from_numpy(value: np.ndarray, device=None):
   client = get_backend()
   # Copied: a jax Array must not change when the numpy array it came from does.
-  return client.buffer_from_pyval(np.asarray(value), device or client.devices()[0],
+  return client.buffer_from_pyval(np.asarray(value), device or default_device(),
                                   force_copy=True)
 
 
@@ -120,7 +124,7 @@ def _arg_buffer(x, aval: ShapedArray):
 
 def config_key() -> tuple:
   """The config values that change what a trace or a lowering produces."""
-  return (enable_x64(),)
+  return (enable_x64(), config.read("jax_default_device"))
 
 
 # ----------------------------------------------------------------------------- executables
@@ -178,6 +182,10 @@ class Executable:
 
   def call_buffers(self, buffers: list) -> list[ArrayImpl]:
     """Run on argument buffers already checked to match `in_avals`."""
+    if config.jax_no_execution:
+      module = self.hlo_text.split(None, 2)[1].rstrip(",") if self.hlo_text else "?"
+      raise RuntimeError(f"JAX tried to execute function {module}, but the no_execution "
+                         "config option is set")
     outs = self._loaded.execute(buffers, self.donated)
     return [ArrayImpl(a, [b]) for a, b in zip(self.out_avals, outs)]
 
@@ -333,7 +341,7 @@ def _primitive_jaxpr(prim: core.Primitive, avals: Sequence[ShapedArray],
 def apply_primitive(prim: core.Primitive, *args, **params):
   """Eager execution: compile `prim` alone for these input types and run it."""
   avals = tuple(a.aval if type(a) is ArrayImpl else core.get_aval(a) for a in args)
-  key = (prim, avals, tuple(sorted(params.items())) if params else (), enable_x64())
+  key = (prim, avals, tuple(sorted(params.items())) if params else (), config_key())
   try:
     exe = _primitive_cache.get(key)
   except TypeError:  # unhashable params: compile without caching
@@ -345,4 +353,21 @@ def apply_primitive(prim: core.Primitive, *args, **params):
       _primitive_cache[key] = exe
   buffers = fast_buffers(args)
   outs = exe(*args) if buffers is None else exe.call_buffers(buffers)
+  check_special_values(prim.name, outs)
   return outs if prim.multiple_results else outs[0]
+
+
+def check_special_values(name: str, outs) -> None:
+  """Raise FloatingPointError if jax_debug_nans/jax_debug_infs is on and an output of
+  the operation `name` holds a NaN/an infinity (this waits for the results)."""
+  nans, infs = debug_checks()
+  if not (nans or infs):
+    return
+  for out in outs:
+    if isinstance(out, core.Tracer) or not dtypes.is_inexact(core.get_aval(out).dtype):
+      continue
+    value = np.asarray(out)
+    if nans and np.isnan(value).any():
+      raise FloatingPointError(f"invalid value (nan) encountered in {name}")
+    if infs and np.isinf(value).any():
+      raise FloatingPointError(f"invalid value (inf) encountered in {name}")

@@ -42,9 +42,10 @@ def _jit_impl(*args, jaxpr: ClosedJaxpr, name: str, donated_invars=None):
     from jax._src import callback  # lazy: callback sits above this module
     return shard_map_jit.run_op_by_op(jaxpr, args, callback.contains_callback)
   outs = shard_map.partitioned_jit(jaxpr, args, name)
-  if outs is not None:
-    return outs
-  return execution.compile_jaxpr(jaxpr, name, donated=donated_invars)(*args)
+  if outs is None:
+    outs = execution.compile_jaxpr(jaxpr, name, donated=donated_invars)(*args)
+  execution.check_special_values(f"jit({name})", outs)
+  return outs
 
 
 def _needs_host_callbacks(jaxpr: ClosedJaxpr) -> bool:

@@ -47,6 +47,8 @@ from jax._src.lax.elementwise import select_n as select_n
 from jax._src.lax.elementwise import convert_element_type as convert_element_type
 from jax._src.lax.shape import broadcast_in_dim as broadcast_in_dim
 from jax._src.lax.shape import broadcast as broadcast
+from jax._src.lax.shape import broadcast_shapes as broadcast_shapes
+from jax._src.lax.precision import Precision as Precision
 from jax._src.lax.shape import reshape as reshape
 from jax._src.lax.shape import transpose as transpose
 from jax._src.lax.shape import squeeze as squeeze

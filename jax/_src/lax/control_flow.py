@@ -132,7 +132,16 @@ def switch(index, branches: Sequence[Callable], *operands):
 
 
 def cond(pred, true_fun: Callable, false_fun: Callable, *operands, operand=None):
-  """`true_fun(*operands)` if `pred` else `false_fun(*operands)`."""
+  """`true_fun(*operands)` if `pred` else `false_fun(*operands)`.
+
+  The older form `cond(pred, true_operand, true_fun, false_operand, false_fun)` is
+  accepted too: each branch gets its own operand.
+  """
+  if len(operands) == 2 and not callable(true_fun) and callable(false_fun) \
+      and callable(operands[1]):
+    true_op, true_f, (false_op, false_f) = true_fun, false_fun, operands
+    return cond(pred, lambda ops: true_f(ops[0]), lambda ops: false_f(ops[1]),
+                (true_op, false_op))
   if operand is not None:
     operands = (*operands, operand)
   aval = core.get_aval(pred)

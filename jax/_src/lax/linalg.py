@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from jax._src.lax.precision import canonicalize_precision
 from jax._src import core
 from jax._src import dtypes
 from jax._src.core import ShapedArray
@@ -50,7 +51,8 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
   (lc, rc), (lb, rb) = dimension_numbers
   dn = ((tuple(map(int, lc)), tuple(map(int, rc))), (tuple(map(int, lb)), tuple(map(int, rb))))
   pet = None if preferred_element_type is None else dtypes.canonicalize_dtype(preferred_element_type)
-  return dot_general_p.bind(lhs, rhs, dimension_numbers=dn, precision=precision,
+  return dot_general_p.bind(lhs, rhs, dimension_numbers=dn,
+                            precision=canonicalize_precision(precision),
                             preferred_element_type=pet)
 
 

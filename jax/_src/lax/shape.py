@@ -446,3 +446,17 @@ def collapse(operand, start_dimension: int, stop_dimension: int | None = None):
                      f"for an operand of rank {ndim}")
   size = int(np.prod(shape[lo:hi], dtype=np.int64))
   return reshape(operand, (*shape[:lo], size, *shape[hi:]))
+
+
+def broadcast_shapes(*shapes) -> tuple[int, ...]:
+  """The shape numpy-style broadcasting gives operands of `shapes` (ranks are padded on
+  the left with 1s; every other size must agree or be 1)."""
+  shapes = [tuple(int(d) for d in s) for s in shapes]
+  ndim = max((len(s) for s in shapes), default=0)
+  out = []
+  for dims in zip(*((1,) * (ndim - len(s)) + s for s in shapes)):
+    sizes = {d for d in dims if d != 1}
+    if len(sizes) > 1:
+      raise ValueError(f"Incompatible shapes for broadcasting: shapes={shapes}")
+    out.append(sizes.pop() if sizes else 1)
+  return tuple(out)

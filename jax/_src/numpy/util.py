@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from jax._src import core
 from jax._src import dtypes
+from jax._src.config import config
 from jax._src.array import ArrayImpl
 from jax._src.lax import elementwise as lax_ew
 from jax._src.lax import shape as lax_shape
@@ -26,15 +29,7 @@ def asarray_like(x):
   return x
 
 
-def broadcast_shapes(*shapes) -> tuple[int, ...]:
-  ndim = max((len(s) for s in shapes), default=0)
-  out = []
-  for dims in zip(*((1,) * (ndim - len(s)) + tuple(s) for s in shapes)):
-    sizes = {d for d in dims if d != 1}
-    if len(sizes) > 1:
-      raise ValueError(f"Incompatible shapes for broadcasting: {tuple(map(tuple, shapes))}")
-    out.append(sizes.pop() if sizes else 1)
-  return tuple(out)
+broadcast_shapes = lax_shape.broadcast_shapes
 
 
 def broadcast_to(x, shape):
@@ -65,10 +60,26 @@ def promote_dtypes_inexact(*args):
   return [lax_ew.convert_element_type(a, dtype, weak) for a in args]
 
 
+def _check_rank_promotion(shapes) -> None:
+  """jax_numpy_rank_promotion='warn'/'raise': operands of different ranks (scalars
+  aside) are reported instead of being broadcast silently."""
+  mode = config.read("jax_numpy_rank_promotion")
+  if mode == "allow" or len({len(s) for s in shapes if s}) < 2:
+    return
+  msg = (f"Operands could not be broadcast together with shapes {' '.join(map(str, shapes))} "
+         f"and with the config option jax_numpy_rank_promotion={mode!r}: implicit rank "
+         "promotion is disabled. Reshape or expand_dims the lower-rank operand explicitly.")
+  if mode == "raise":
+    raise ValueError(msg)
+  warnings.warn(msg, stacklevel=4)
+
+
 def promote_shapes(*args):
   if len(args) < 2:
     return list(args)
-  shape = broadcast_shapes(*(core.get_aval(a).shape for a in args))
+  shapes = [core.get_aval(a).shape for a in args]
+  _check_rank_promotion(shapes)
+  shape = broadcast_shapes(*shapes)
   return [broadcast_to(a, shape) for a in args]
 
 
