@@ -47,7 +47,6 @@ from jax import sharding as sharding
 from jax._src.sharding import make_mesh as make_mesh
 from jax._src.shard_map import shard_map as shard_map
 from jax._src.callback import pure_callback as pure_callback
-from jax._src.tree_util import tree_map as tree_map, tree_leaves as tree_leaves, tree_structure as tree_structure
 from jax import errors as errors
 from jax.tools.env_info import print_environment_info as print_environment_info
 

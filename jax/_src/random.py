@@ -52,15 +52,38 @@ def _seed_array(seed):
   return creation.asarray(seed)
 
 
-def PRNGKey(seed) -> object:  # noqa: N802 (JAX name)
+def _check_impl(impl) -> None:
+  name = getattr(impl, "name", impl)
+  if name not in (None, "threefry2x32", "threefry", "fry", "key<fry>"):
+    raise ValueError(f"unsupported PRNG implementation {impl!r}: this jax implements "
+                     "threefry2x32 only ('rbg' and 'unsafe_rbg' need the RngBitGenerator op, "
+                     "which its compilers do not have)")
+
+
+def PRNGKey(seed, *, impl=None) -> object:  # noqa: N802 (JAX name)
   """A raw key: uint32[2] from an integer seed."""
+  _check_impl(impl)
   return prng.threefry_seed(_seed_array(seed))
 
 
-def key(seed, *, impl=None) -> PRNGKeyArray:
+def key_dtype(impl_spec=None):
+  """The dtype of typed keys of the implementation `impl_spec` (default threefry2x32)."""
+  _check_impl(impl_spec)
+  return prng.key_dtype
+
+
+def _place(x, out_sharding):
+  """`x` placed with `out_sharding` (a Sharding or a device), as JAX's samplers do."""
+  if out_sharding is None:
+    return x
+  from jax._src.api import device_put  # lazy: api's device placement sits above random's imports
+  return device_put(x, out_sharding)
+
+
+def key(seed, *, impl=None, dtype=None) -> PRNGKeyArray:
   """A typed key (dtype key<fry>, shape ()) from an integer seed."""
-  if impl not in (None, "threefry2x32"):
-    raise ValueError(f"unsupported PRNG implementation {impl!r} (only threefry2x32)")
+  _check_impl(impl)
+  _check_impl(dtype)
   return PRNGKeyArray(PRNGKey(seed))
 
 
@@ -70,8 +93,10 @@ def key_data(keys):
   return data
 
 
-def wrap_key_data(key_bits, *, impl=None) -> PRNGKeyArray:
-  data, _ = _key_data_and_wrap(key_bits)
+def wrap_key_data(key_bits_array, *, impl=None, dtype=None) -> PRNGKeyArray:
+  _check_impl(impl)
+  _check_impl(dtype)
+  data, _ = _key_data_and_wrap(key_bits_array)
   return PRNGKeyArray(data)
 
 
@@ -114,13 +139,13 @@ def _float_dtype(dtype, name: str) -> np.dtype:
 # ----------------------------------------------------------------------------- bits and uniform
 
 
-def bits(key, shape=(), dtype=None):
+def bits(key, shape=(), dtype=None, *, out_sharding=None):
   """Uniform random unsigned integers (all bits random)."""
   data, _ = _single_key(key, "bits")
   dt = np.dtype(dtypes.canonicalize_dtype(np.uint32 if dtype is None else dtype))
   if dt.kind != "u":
     raise ValueError(f"dtype argument to `bits` must be an unsigned int dtype, got {dt.name}")
-  return _bits(data, _shape(shape), dt.itemsize * 8)
+  return _place(_bits(data, _shape(shape), dt.itemsize * 8), out_sharding)
 
 
 @partial(jit, static_argnums=(1, 2))
@@ -128,11 +153,11 @@ def _bits(data, shape, width):
   return prng.threefry_random_bits(data, width, shape)
 
 
-def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0):
+def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0, *, out_sharding=None):
   """Floats uniform in [minval, maxval)."""
   data, _ = _single_key(key, "uniform")
   dt = _float_dtype(dtype, "uniform")
-  return _uniform(data, _shape(shape), dt, minval, maxval)
+  return _place(_uniform(data, _shape(shape), dt, minval, maxval), out_sharding)
 
 
 @partial(jit, static_argnums=(1, 2))
@@ -173,9 +198,9 @@ def _bcast(x, shape):
 # ----------------------------------------------------------------------------- normal family
 
 
-def normal(key, shape=(), dtype=None):
+def normal(key, shape=(), dtype=None, *, out_sharding=None):
   data, _ = _single_key(key, "normal")
-  return _normal(data, _shape(shape), _float_dtype(dtype, "normal"))
+  return _place(_normal(data, _shape(shape), _float_dtype(dtype, "normal")), out_sharding)
 
 
 @partial(jit, static_argnums=(1, 2))
@@ -189,12 +214,12 @@ def _normal_impl(data, shape, dtype):
   return ew.mul(lax_shape.full_like(u, np.sqrt(2)), special.erf_inv(u))
 
 
-def truncated_normal(key, lower=-2.0, upper=2.0, shape=None, dtype=None):
+def truncated_normal(key, lower=-2.0, upper=2.0, shape=None, dtype=None, *, out_sharding=None):
   data, _ = _single_key(key, "truncated_normal")
   dt = _float_dtype(dtype, "truncated_normal")
   if shape is None:
     shape = np.broadcast_shapes(np.shape(lower), np.shape(upper))
-  return _truncated_normal(data, lower, upper, _shape(shape), dt)
+  return _place(_truncated_normal(data, lower, upper, _shape(shape), dt), out_sharding)
 
 
 @partial(jit, static_argnums=(3, 4))
@@ -216,14 +241,41 @@ def _truncated_normal(data, lower, upper, shape, dtype):
 # ----------------------------------------------------------------------------- integers and bools
 
 
-def bernoulli(key, p=0.5, shape=None):
+def bernoulli(key, p=0.5, shape=None, mode: str = "low", *, out_sharding=None):
   data, _ = _single_key(key, "bernoulli")
   dt = np.dtype(dtypes.canonicalize_dtype(core.get_aval(p).dtype))
   if not dtypes.is_inexact(dt):
     raise TypeError(f"bernoulli probability `p` must have a floating dtype, got {dt.name}")
   p = ew.convert_element_type(p, dt)
   shape = tuple(core.get_aval(p).shape) if shape is None else _shape(shape)
-  return _bernoulli(data, p, shape)
+  _check_mode(mode)
+  if mode == "high":
+    return _place(_bernoulli_high(data, p, shape), out_sharding)
+  return _place(_bernoulli(data, p, shape), out_sharding)
+
+
+def _check_mode(mode) -> None:
+  if mode not in (None, "low", "high"):
+    raise ValueError(f"mode must be 'low' or 'high', got {mode!r}")
+
+
+def _uniform_high(data, shape, dtype):
+  """Uniform draws with about twice the mantissa bits: a coarse draw plus a second one
+  scaled into its lowest step, so probabilities far below 2**-nmant are resolved."""
+  keys = prng.threefry_split(data, (2,))
+  k1 = lax_shape.reshape(lax_shape.slice(keys, (0, 0), (1, 2)), (2,))
+  k2 = lax_shape.reshape(lax_shape.slice(keys, (1, 0), (2, 2)), (2,))
+  hi = _uniform_impl(k1, shape, dtype, 0.0, 1.0)
+  lo = _uniform_impl(k2, shape, dtype, 0.0, 1.0)
+  step = float(2.0 ** -np.finfo(dtype).nmant)
+  return ew.add(hi, ew.mul(lo, lax_shape.full_like(lo, step)))
+
+
+@partial(jit, static_argnums=(2,))
+def _bernoulli_high(data, p, shape):
+  dt = core.get_aval(p).dtype
+  u = _uniform_high(data, shape, dt)
+  return ew.lt(u, _bcast(lax_shape.broadcast_to_rank(p, len(shape)), shape))
 
 
 @partial(jit, static_argnums=(2,))
@@ -233,12 +285,13 @@ def _bernoulli(data, p, shape):
   return ew.lt(u, _bcast(lax_shape.broadcast_to_rank(p, len(shape)), shape))
 
 
-def rademacher(key, shape=(), dtype=None):
+def rademacher(key, shape=(), dtype=None, *, out_sharding=None):
   data, _ = _single_key(key, "rademacher")
   dt = np.dtype(dtypes.canonicalize_dtype(int if dtype is None else dtype))
   b = ew.convert_element_type(_bernoulli(data, ew.convert_element_type(
       0.5, dtypes.canonicalize_dtype(float)), _shape(shape)), dt)
-  return ew.sub(ew.mul(b, lax_shape.full_like(b, 2)), lax_shape.full_like(b, 1))
+  return _place(ew.sub(ew.mul(b, lax_shape.full_like(b, 2)), lax_shape.full_like(b, 1)),
+                out_sharding)
 
 
 def _convert_and_clip_integer(val, dtype):
@@ -249,7 +302,7 @@ def _convert_and_clip_integer(val, dtype):
   return ew.convert_element_type(ew.min(ew.max(val, lo), hi), dtype)
 
 
-def randint(key, shape, minval, maxval, dtype=None):
+def randint(key, shape, minval, maxval, dtype=None, *, out_sharding=None):
   """Integers uniform in [minval, maxval)."""
   data, _ = _single_key(key, "randint")
   dt = np.dtype(dtypes.canonicalize_dtype(int if dtype is None else dtype))
@@ -261,7 +314,7 @@ def randint(key, shape, minval, maxval, dtype=None):
     minval = ew.convert_element_type(minval, dtypes.canonicalize_dtype(int))
   if not dtypes.is_integer(maxval.dtype):
     maxval = ew.convert_element_type(maxval, dtypes.canonicalize_dtype(int))
-  return _randint(data, _shape(shape), minval, maxval, dt)
+  return _place(_randint(data, _shape(shape), minval, maxval, dt), out_sharding)
 
 
 @partial(jit, static_argnums=(1, 4))
@@ -296,17 +349,26 @@ def _randint(data, shape, minval, maxval, dtype):
 # ----------------------------------------------------------------------------- other distributions
 
 
-def exponential(key, shape=(), dtype=None):
+def exponential(key, shape=(), dtype=None, *, out_sharding=None):
   data, _ = _single_key(key, "exponential")
   dt = _float_dtype(dtype, "exponential")
   u = _uniform(data, _shape(shape), dt, 0.0, 1.0)
-  return ew.neg(ew.log1p(ew.neg(u)))
+  return _place(ew.neg(ew.log1p(ew.neg(u))), out_sharding)
 
 
-def gumbel(key, shape=(), dtype=None, mode="low"):
+def gumbel(key, shape=(), dtype=None, mode="low", *, out_sharding=None):
   data, _ = _single_key(key, "gumbel")
   dt = _float_dtype(dtype, "gumbel")
-  return _gumbel(data, _shape(shape), dt)
+  _check_mode(mode)
+  if mode == "high":
+    return _place(_gumbel_high(data, _shape(shape), dt), out_sharding)
+  return _place(_gumbel(data, _shape(shape), dt), out_sharding)
+
+
+@partial(jit, static_argnums=(1, 2))
+def _gumbel_high(data, shape, dtype):
+  u = ew.max(_uniform_high(data, shape, dtype), lax_shape.full(shape, np.finfo(dtype).tiny, dtype))
+  return ew.neg(ew.log(ew.neg(ew.log(u))))
 
 
 @partial(jit, static_argnums=(1, 2))
@@ -315,30 +377,31 @@ def _gumbel(data, shape, dtype):
   return ew.neg(ew.log(ew.neg(ew.log(u))))
 
 
-def laplace(key, shape=(), dtype=None):
+def laplace(key, shape=(), dtype=None, *, out_sharding=None):
   data, _ = _single_key(key, "laplace")
   dt = _float_dtype(dtype, "laplace")
   lo = np.nextafter(np.array(-1.0, dt), np.array(0.0, dt), dtype=dt)
   u = _uniform(data, _shape(shape), dt, lo, 1.0)
-  return ew.mul(ew.sign(u), ew.log1p(ew.neg(ew.abs(u))))
+  return _place(ew.mul(ew.sign(u), ew.log1p(ew.neg(ew.abs(u)))), out_sharding)
 
 
-def logistic(key, shape=(), dtype=None):
+def logistic(key, shape=(), dtype=None, *, out_sharding=None):
   data, _ = _single_key(key, "logistic")
   dt = _float_dtype(dtype, "logistic")
   x = _uniform(data, _shape(shape), dt, np.finfo(dt).tiny, 1.0)
-  return ew.log(ew.div(x, ew.sub(lax_shape.full_like(x, 1), x)))
+  return _place(ew.log(ew.div(x, ew.sub(lax_shape.full_like(x, 1), x))), out_sharding)
 
 
-def cauchy(key, shape=(), dtype=None):
+def cauchy(key, shape=(), dtype=None, *, out_sharding=None):
   data, _ = _single_key(key, "cauchy")
   dt = _float_dtype(dtype, "cauchy")
   u = _uniform(data, _shape(shape), dt, np.finfo(dt).eps, 1.0)
   pi = lax_shape.full_like(u, np.pi)
-  return ew.tan(ew.mul(pi, ew.sub(u, lax_shape.full_like(u, 0.5))))
+  return _place(ew.tan(ew.mul(pi, ew.sub(u, lax_shape.full_like(u, 0.5)))), out_sharding)
 
 
-def categorical(key, logits, axis: int = -1, shape=None, replace: bool = True):
+def categorical(key, logits, axis: int = -1, shape=None, replace: bool = True, mode=None, *,
+                out_sharding=None):
   """Samples of category indices with log-probabilities `logits` along `axis`."""
   from jax._src.numpy import creation
   data, _ = _single_key(key, "categorical")
@@ -351,15 +414,38 @@ def categorical(key, logits, axis: int = -1, shape=None, replace: bool = True):
   if shape[len(shape) - len(batch_shape):] != batch_shape:
     raise ValueError(f"categorical: shape {shape} is not compatible with the logits batch "
                      f"shape {batch_shape}")
+  _check_mode(mode)
+  gumbel_fn = _gumbel_high if mode == "high" else _gumbel
   prefix = shape[:len(shape) - len(batch_shape)]
+  if not replace:
+    return _place(_categorical_distinct(data, logits, axis % nd, prefix, gumbel_fn),
+                  out_sharding)
   logits_shape = list(shape[len(shape) - len(batch_shape):])
   logits_shape.insert(axis % nd, logits.shape[axis])
-  g = _gumbel(data, (*prefix, *logits_shape), np.dtype(logits.dtype))
+  g = gumbel_fn(data, (*prefix, *logits_shape), np.dtype(logits.dtype))
   expanded = lax_shape.reshape(logits, (1,) * len(prefix) + tuple(logits.shape)) \
       if prefix else logits
   total = ew.add(g, _bcast(expanded, tuple(core.get_aval(g).shape)))
-  return reductions.argmax(total, axis % (len(prefix) + nd), np.dtype(
-      dtypes.canonicalize_dtype(int)))
+  return _place(reductions.argmax(total, axis % (len(prefix) + nd), np.dtype(
+      dtypes.canonicalize_dtype(int))), out_sharding)
+
+
+def _categorical_distinct(data, logits, axis: int, prefix: tuple, gumbel_fn):
+  """prod(prefix) distinct categories per batch element (Gumbel top-k), shaped
+  (*prefix, *batch)."""
+  from jax._src.lax import sorting  # lazy: as the permutations below
+  k = math.prod(prefix)
+  n = logits.shape[axis]
+  if k > n:
+    raise ValueError(f"Number of samples without replacement ({k}) cannot exceed the number "
+                     f"of categories ({n}).")
+  g = ew.add(gumbel_fn(data, tuple(logits.shape), np.dtype(logits.dtype)), logits)
+  perm = (*[i for i in range(logits.ndim) if i != axis], axis)
+  _, idx = sorting.top_k(lax_shape.transpose(g, perm), k)  # (*batch, k)
+  batch = tuple(logits.shape[i] for i in perm[:-1])
+  idx = lax_shape.transpose(idx, (len(batch), *range(len(batch))))  # (k, *batch)
+  return ew.convert_element_type(lax_shape.reshape(idx, (*prefix, *batch)),
+                                 dtypes.canonicalize_dtype(int))
 
 
 # ----------------------------------------------------------------------------- permutations
@@ -397,7 +483,7 @@ def _permute(data, x, axis, independent):
   return _shuffle(data, x, axis, key_shape)
 
 
-def permutation(key, x, axis: int = 0, independent: bool = False):
+def permutation(key, x, axis: int = 0, independent: bool = False, *, out_sharding=None):
   """A random permutation of `x` along `axis` (or of arange(x) for an integer x)."""
   from jax._src.numpy import creation
   from jax._src.numpy.util import canonical_axis
@@ -407,21 +493,25 @@ def permutation(key, x, axis: int = 0, independent: bool = False):
     n = int(x)
     if n < 0:
       raise ValueError(f"permutation of a negative length {n}")
-    return _permute(data, creation.arange(n), 0, True)
+    return _place(_permute(data, creation.arange(n), 0, True), out_sharding)
   x = creation.asarray(x)
   if x.ndim == 0:
     if not dtypes.is_integer(x.dtype):
       raise TypeError("x must be an integer or at least 1-dimensional")
-    return permutation(key, int(core.concrete_value(x)), axis, independent)
+    return permutation(key, int(core.concrete_value(x)), axis, independent,
+                       out_sharding=out_sharding)
   axis = canonical_axis(int(axis), x.ndim)
-  return _permute(data, x, axis, bool(independent) or x.ndim == 1)
+  return _place(_permute(data, x, axis, bool(independent) or x.ndim == 1), out_sharding)
 
 
-def choice(key, a, shape=(), replace: bool = True, p=None, axis: int = 0):
-  """Random samples from `a` (or arange(a)), with or without replacement, weighted by p."""
+def choice(key, a, shape=(), replace: bool = True, p=None, axis: int = 0, mode=None):
+  """Random samples from `a` (or arange(a)), with or without replacement, weighted by p.
+
+  `mode` ('low' or 'high') is accepted for JAX's signature; draws use 'low' precision."""
   from jax._src.numpy import creation
   from jax._src.numpy.util import canonical_axis
   data, _ = _single_key(key, "choice")
+  _check_mode(mode)
   shape = _shape(shape)
   arr = creation.asarray(a)
   if arr.ndim == 0:

@@ -1,0 +1,422 @@
+"""Gamma variates and the distributions built on them (beta, dirichlet, chi-square, F,
+Student's t, log-gamma, generalized normal, ball).
+
+`random_gamma` is a primitive of (raw key, alpha): Marsaglia and Tsang's rejection
+method (2000) per element, each element with its own key split from the given one,
+in the order JAX 0.10.2 uses, so a key gives JAX's samples. Its derivative with
+respect to alpha is the implicit reparameterization gradient (Figurnov et al., 2018):
+dx/da = -(dF/da)/(dF/dx) for the gamma CDF F, evaluated with a series below
+x = a + 1 and a continued fraction above it, differentiated alongside.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import partial
+
+import numpy as np
+
+from jax._src import core
+from jax._src import dtypes
+from jax._src import prng
+from jax._src import random as rnd
+from jax._src.api import jit, vmap
+from jax._src.core import ShapedArray
+from jax._src.interpreters import ad
+from jax._src.interpreters import batching
+from jax._src.lax import control_flow
+from jax._src.lax import elementwise as ew
+from jax._src.lax import reductions
+from jax._src.lax import shape as lax_shape
+from jax._src.lax.utils import standard_primitive
+from jax._src.lowering import hlo
+from jax._src.scipy import special
+
+# ----------------------------------------------------------------------------- one sample
+
+
+def _split(key, num: int):
+  return prng.threefry_split(key, (num,))
+
+
+def _row(keys, i: int):
+  return lax_shape.reshape(lax_shape.slice(keys, (i, 0), (i + 1, 2)), (2,))
+
+
+def _gamma_one(key, alpha, log_space: bool):
+  """One Gamma(alpha, 1) sample (log of it if `log_space`) from a raw key."""
+  dt = core.get_aval(alpha).dtype
+  c = lambda v: lax_shape.full_like(alpha, v)
+  zero, one = c(0), c(1)
+  # Below 1, sample Gamma(alpha + 1) and scale by U**(1/alpha).
+  boost_mask = ew.ge(alpha, one)
+  alpha_orig = alpha
+  alpha = ew.select(boost_mask, alpha, ew.add(alpha, one))
+  d = ew.sub(alpha, c(1.0 / 3.0))
+  cc = ew.div(c(1.0 / 3.0), ew.sqrt(d))
+  keys = _split(key, 2)
+  key, subkey = _row(keys, 0), _row(keys, 1)
+
+  def rejected(state):
+    _, x2, v, u = state
+    squeeze = ew.ge(u, ew.sub(one, ew.mul(c(0.0331), ew.mul(x2, x2))))
+    log_test = ew.ge(ew.log(u), ew.add(ew.mul(x2, c(0.5)),
+                                        ew.mul(d, ew.add(ew.sub(one, v), ew.log(v)))))
+    return ew.bitwise_and(squeeze, log_test)
+
+  def propose(state):
+    keys = _split(state[0], 3)
+    key, x_key, u_key = _row(keys, 0), _row(keys, 1), _row(keys, 2)
+
+    def next_normal(kxv):
+      ks = _split(kxv[0], 2)
+      x = rnd._normal_impl(_row(ks, 1), (), dt)
+      return _row(ks, 0), x, ew.add(one, ew.mul(x, cc))
+
+    _, x, v = control_flow.while_loop(lambda kxv: ew.le(kxv[2], zero), next_normal,
+                                      (x_key, zero, c(-1)))
+    u = rnd._uniform_impl(u_key, (), dt, 0.0, 1.0)
+    return key, ew.mul(x, x), ew.mul(ew.mul(v, v), v), u
+
+  # The initial state is rejected, so at least one proposal is drawn.
+  _, _, v, _ = control_flow.while_loop(rejected, propose, (key, zero, one, c(2)))
+  if log_space:
+    u = rnd._uniform_impl(subkey, (), dt, 0.0, 1.0)
+    log_u = ew.log1p(ew.neg(u))  # log(1 - U), never log(0)
+    log_boost = ew.select(ew.bitwise_or(boost_mask, ew.eq(log_u, zero)), zero,
+                          ew.mul(log_u, ew.div(one, alpha_orig)))
+    return ew.add(ew.add(ew.log(d), ew.log(v)), log_boost)
+  u = ew.sub(one, rnd._uniform_impl(subkey, (), dt, 0.0, 1.0))
+  boost = ew.select(boost_mask, one, ew.pow(u, ew.div(one, alpha_orig)))
+  return ew.mul(ew.mul(d, v), boost)
+
+
+def _gamma_impl(key, a, *, log_space: bool):
+  """Samples shaped like `a`; `key` is raw uint32[*batch, 2] with `batch` a prefix of a's shape."""
+  a_aval = core.get_aval(a)
+  if a_aval.size == 0:
+    return lax_shape.full(a_aval.shape, 0, a_aval.dtype)
+  batch = core.get_aval(key).shape[:-1]
+  per_key = math.prod(a_aval.shape[len(batch):])
+  keys = lax_shape.reshape(key, (math.prod(batch), 2))
+  keys = vmap(lambda k: _split(k, per_key))(keys)
+  keys = lax_shape.reshape(keys, (math.prod(batch) * per_key, 2))
+  alphas = lax_shape.reshape(a, (a_aval.size,))
+  samples = vmap(partial(_gamma_one, log_space=log_space))(keys, alphas)
+  return lax_shape.reshape(samples, a_aval.shape)
+
+
+def _gamma_abstract_eval(key, a, *, log_space):
+  if key.dtype != prng.UINT32 or not key.shape or key.shape[-1] != 2:
+    raise TypeError(f"random_gamma: the key must be uint32[..., 2], got {key.str_short()}")
+  if a.shape[:key.ndim - 1] != key.shape[:-1]:
+    raise TypeError(f"random_gamma: key batch shape {key.shape[:-1]} is not a prefix of "
+                    f"alpha's shape {a.shape}")
+  if not dtypes.is_inexact(a.dtype) or dtypes.is_complex(a.dtype):
+    raise TypeError(f"random_gamma: alpha must be real floating point, got {a.str_short()}")
+  return ShapedArray(a.shape, a.dtype)
+
+
+random_gamma_p = standard_primitive("random_gamma", _gamma_abstract_eval)
+hlo.lowering_rules[random_gamma_p] = hlo.lower_fun(_gamma_impl)
+
+
+def _gamma_batch(axis_data, vals, dims, *, log_space):
+  # Batched keys and alphas both get the batch axis in front; the key's batch shape
+  # is then a prefix of alpha's, which is what the primitive takes.
+  key, a = vals
+  key = batching.bdim_at_front(key, dims[0], axis_data.size)
+  a = batching.bdim_at_front(a, dims[1], axis_data.size)
+  return random_gamma_p.bind(key, a, log_space=log_space), 0
+
+
+batching.batch_rules[random_gamma_p] = _gamma_batch
+
+# ----------------------------------------------------------------------------- d sample / d alpha
+
+
+def _gamma_grad_series(a, x):
+  """dx/da for x <= a + 1: from P(a, x) = exp(a log x - x - lgamma(a+1)) * sum_n t_n."""
+  c = lambda v: lax_shape.full_like(a, v)
+  eps = c(np.finfo(core.get_aval(a).dtype).eps)
+
+  def cond(state):
+    n, t, s, _, _, _ = state
+    return reductions.reduce_or(ew.bitwise_and(ew.lt(n, c(2000)),
+                                               ew.gt(ew.abs(t), ew.mul(eps, ew.abs(s)))))
+
+  def body(state):
+    n, t, s, dt_sum, dlog, ds = state
+    n = ew.add(n, c(1))
+    dlog = ew.sub(dlog, ew.div(c(1), ew.add(a, n)))  # d log t_n / da
+    t = ew.mul(t, ew.div(x, ew.add(a, n)))
+    return n, t, ew.add(s, t), dt_sum, dlog, ew.add(ds, ew.mul(t, dlog))
+
+  init = (c(0), c(1), c(1), c(0), c(0), c(0))
+  _, _, s, _, _, ds = control_flow.while_loop(cond, body, init)
+  log_x = ew.log(x)
+  # dP/da / pdf(x) = (x / a) * (s * (log x - digamma(a + 1)) + ds)
+  inner = ew.add(ew.mul(s, ew.sub(log_x, special.digamma(ew.add(a, c(1))))), ds)
+  return ew.neg(ew.mul(ew.div(x, a), inner))
+
+
+def _gamma_grad_cfrac(a, x):
+  """dx/da for x > a + 1: Q(a, x) = exp(a log x - x - lgamma(a)) * h, h a continued
+  fraction evaluated by the modified Lentz method with its derivative in a."""
+  c = lambda v: lax_shape.full_like(a, v)
+  dtype = core.get_aval(a).dtype
+  tiny, eps = c(np.finfo(dtype).tiny * 1e3), c(np.finfo(dtype).eps)
+  b0 = ew.sub(ew.add(x, c(1)), a)
+  d0 = ew.div(c(1), b0)
+  dd0 = ew.div(c(1), ew.mul(b0, b0))  # d(1/b)/da with db/da = -1
+  state0 = (c(0), b0, ew.div(c(1), tiny), c(0), d0, dd0, d0, dd0, c(1))
+
+  def cond(state):
+    i, *_, delta_err = state
+    return reductions.reduce_or(ew.bitwise_and(ew.lt(i, c(2000)), ew.gt(delta_err, eps)))
+
+  def body(state):
+    i, b, cf, dcf, d, dd, h, dh, _ = state
+    i = ew.add(i, c(1))
+    an = ew.mul(ew.neg(i), ew.sub(i, a))
+    dan = i
+    b = ew.add(b, c(2))
+    db = c(-1)
+    dn = ew.add(ew.mul(an, d), b)
+    ddn = ew.add(ew.add(ew.mul(dan, d), ew.mul(an, dd)), db)
+    dn = ew.select(ew.lt(ew.abs(dn), tiny), tiny, dn)
+    cn = ew.add(b, ew.div(an, cf))
+    dcn = ew.add(db, ew.div(ew.sub(ew.mul(dan, cf), ew.mul(an, dcf)), ew.mul(cf, cf)))
+    cn = ew.select(ew.lt(ew.abs(cn), tiny), tiny, cn)
+    d_inv = ew.div(c(1), dn)
+    dd_inv = ew.neg(ew.div(ddn, ew.mul(dn, dn)))
+    delta = ew.mul(d_inv, cn)
+    ddelta = ew.add(ew.mul(dd_inv, cn), ew.mul(d_inv, dcn))
+    h_new = ew.mul(h, delta)
+    dh_new = ew.add(ew.mul(dh, delta), ew.mul(h, ddelta))
+    return i, b, cn, dcn, d_inv, dd_inv, h_new, dh_new, ew.abs(ew.sub(delta, c(1)))
+
+  state0 = state0[:-1] + (c(1),)
+  _, _, _, _, _, _, h, dh, _ = control_flow.while_loop(cond, body, state0)
+  # dQ/da / pdf(x) = x * (h * (log x - digamma(a)) + dh)
+  return ew.mul(x, ew.add(ew.mul(h, ew.sub(ew.log(x), special.digamma(a))), dh))
+
+
+def random_gamma_grad(a, x):
+  """d x / d a for a Gamma(a, 1) sample x, holding the sample's CDF value fixed."""
+  a, x = ew._match(a, x)
+  c = lambda v: lax_shape.full_like(a, v)
+  small = ew.le(x, ew.add(a, c(1)))
+  # Each branch is evaluated where it converges; the other side gets a harmless input.
+  x_series = ew.select(small, x, a)
+  x_cfrac = ew.select(small, ew.add(a, c(2)), x)
+  grad = ew.select(small, _gamma_grad_series(a, x_series), _gamma_grad_cfrac(a, x_cfrac))
+  return ew.select(ew.eq(x, c(0)), c(0), grad)
+
+
+def _gamma_jvp(t, ans, key, a, *, log_space):
+  if log_space:
+    x = ew.exp(ans)
+    return ew.mul(t, ew.div(random_gamma_grad(a, x), x))
+  return ew.mul(t, random_gamma_grad(a, ans))
+
+
+ad.defjvp2(random_gamma_p, None, _gamma_jvp)
+
+# ----------------------------------------------------------------------------- samplers
+
+
+def _check_shape(name: str, shape, *param_shapes) -> tuple:
+  shape = rnd._shape(shape)
+  if param_shapes:
+    try:
+      ok = np.broadcast_shapes(shape, *param_shapes) == shape
+    except ValueError:
+      ok = False
+    if not ok:
+      raise ValueError(f"{name} parameter shapes must be broadcast-compatible with shape "
+                       f"argument, and the result of broadcasting the shapes must equal the "
+                       f"shape argument, but got result {shape} for shapes {param_shapes}")
+  return shape
+
+
+def _param(x, dtype):
+  return ew.convert_element_type(x, dtype)
+
+
+def _param_shapes(*xs):
+  return [tuple(core.get_aval(x).shape) for x in xs]
+
+
+def _broadcast(x, shape):
+  """`x` broadcast (numpy rules, trailing axes aligned) to `shape`."""
+  return rnd._bcast(lax_shape.broadcast_to_rank(x, len(shape)), tuple(shape))
+
+
+def _gamma(data, a, shape, dtype, log_space: bool):
+  a = _param(a, dtype)
+  shape = _check_shape("gamma", core.get_aval(a).shape if shape is None else shape,
+                       *_param_shapes(a))
+  return random_gamma_p.bind(data, _broadcast(a, shape), log_space=log_space)
+
+
+def gamma(key, a, shape=None, dtype=None, out_sharding=None):
+  """Gamma(a, 1) samples, shaped `shape` (default: a's shape)."""
+  data, _ = rnd._single_key(key, "gamma")
+  return _gamma(data, a, shape, rnd._float_dtype(dtype, "gamma"), False)
+
+
+def loggamma(key, a, shape=None, dtype=None, out_sharding=None):
+  """Logs of Gamma(a, 1) samples, accurate where a is small and samples underflow."""
+  data, _ = rnd._single_key(key, "loggamma")
+  return _gamma(data, a, shape, rnd._float_dtype(dtype, "loggamma"), True)
+
+
+def beta(key, a, b, shape=None, dtype=None, out_sharding=None):
+  """Beta(a, b) samples."""
+  data, _ = rnd._single_key(key, "beta")
+  dt = rnd._float_dtype(dtype, "beta")
+  a, b = _param(a, dt), _param(b, dt)
+  if shape is None:
+    shape = np.broadcast_shapes(*_param_shapes(a, b))
+  shape = _check_shape("beta", shape, *_param_shapes(a, b))
+  return _beta(data, a, b, shape)
+
+
+@partial(jit, static_argnums=(3,))
+def _beta(data, a, b, shape):
+  keys = _split(data, 2)
+  a, b = _broadcast(a, shape), _broadcast(b, shape)
+  # In log space, then normalized: a ratio of tiny gammas would be 0/0.
+  log_ga = random_gamma_p.bind(_row(keys, 0), a, log_space=True)
+  log_gb = random_gamma_p.bind(_row(keys, 1), b, log_space=True)
+  log_max = ew.max(log_ga, log_gb)
+  ga = ew.exp(ew.sub(log_ga, log_max))
+  gb = ew.exp(ew.sub(log_gb, log_max))
+  return ew.div(ga, ew.add(ga, gb))
+
+
+def dirichlet(key, alpha, shape=None, dtype=None, out_sharding=None):
+  """Dirichlet(alpha) samples over alpha's last axis."""
+  data, _ = rnd._single_key(key, "dirichlet")
+  dt = rnd._float_dtype(dtype, "dirichlet")
+  alpha = _param(alpha, dt)
+  a_shape = tuple(core.get_aval(alpha).shape)
+  if not a_shape:
+    raise ValueError(f"The alpha parameter of dirichlet must have at least one dimension, "
+                     f"got shape {a_shape}")
+  if shape is None:
+    shape = a_shape[:-1]
+  shape = _check_shape("dirichlet", shape, a_shape[:-1])
+  return _dirichlet(data, alpha, shape)
+
+
+@partial(jit, static_argnums=(2,))
+def _dirichlet(data, alpha, shape):
+  full = (*shape, core.get_aval(alpha).shape[-1])
+  log_g = random_gamma_p.bind(data, _broadcast(alpha, full), log_space=True)
+  axis = len(full) - 1
+  log_max = reductions.reduce_max(log_g, (axis,))
+  g = ew.exp(ew.sub(log_g, lax_shape.broadcast_in_dim(log_max, full, tuple(range(axis)))))
+  total = reductions.reduce_sum(g, (axis,))
+  return ew.div(g, lax_shape.broadcast_in_dim(total, full, tuple(range(axis))))
+
+
+def chisquare(key, df, shape=None, dtype=None, out_sharding=None):
+  """Chi-square samples with `df` degrees of freedom."""
+  data, _ = rnd._single_key(key, "chisquare")
+  dt = rnd._float_dtype(dtype, "chisquare")
+  df = _param(df, dt)
+  shape = _check_shape("chisquare", core.get_aval(df).shape if shape is None else shape,
+                       *_param_shapes(df))
+  return _chisquare(data, df, shape)
+
+
+@partial(jit, static_argnums=(2,))
+def _chisquare(data, df, shape):
+  half = lax_shape.full_like(_broadcast(df, shape), 0.5)
+  log_g = random_gamma_p.bind(data, ew.mul(half, _broadcast(df, shape)), log_space=True)
+  return ew.mul(lax_shape.full_like(half, 2), ew.exp(log_g))
+
+
+def f(key, dfnum, dfden, shape=None, dtype=None, out_sharding=None):
+  """F-distribution samples (ratio of scaled chi-squares)."""
+  data, _ = rnd._single_key(key, "f")
+  dt = rnd._float_dtype(dtype, "f")
+  dfnum, dfden = _param(dfnum, dt), _param(dfden, dt)
+  if shape is None:
+    shape = np.broadcast_shapes(*_param_shapes(dfnum, dfden))
+  shape = _check_shape("f", shape, *_param_shapes(dfnum, dfden))
+  return _f(data, dfnum, dfden, shape)
+
+
+@partial(jit, static_argnums=(3,))
+def _f(data, dfnum, dfden, shape):
+  keys = _split(data, 2)  # the first key draws the denominator, as in JAX
+  num = ew.div(_chisquare(_row(keys, 1), dfnum, shape), _broadcast(dfnum, shape))
+  den = ew.div(_chisquare(_row(keys, 0), dfden, shape), _broadcast(dfden, shape))
+  return ew.div(num, den)
+
+
+def t(key, df, shape=(), dtype=None, out_sharding=None):
+  """Student's t samples with `df` degrees of freedom."""
+  data, _ = rnd._single_key(key, "t")
+  dt = rnd._float_dtype(dtype, "t")
+  df = _param(df, dt)
+  shape = _check_shape("t", core.get_aval(df).shape if shape is None else shape,
+                       *_param_shapes(df))
+  return _t(data, df, shape)
+
+
+@partial(jit, static_argnums=(2,))
+def _t(data, df, shape):
+  keys = _split(data, 2)
+  dt = core.get_aval(df).dtype
+  n = rnd._normal_impl(_row(keys, 0), shape, dt)
+  df = _broadcast(df, shape)
+  half = lax_shape.full_like(df, 0.5)
+  g = random_gamma_p.bind(_row(keys, 1), ew.mul(df, half), log_space=False)
+  return ew.mul(n, ew.sqrt(ew.div(ew.mul(half, df), g)))
+
+
+def generalized_normal(key, p, shape=(), dtype=None, out_sharding=None):
+  """Samples with density proportional to exp(-|x|**p)."""
+  data, _ = rnd._single_key(key, "generalized_normal")
+  dt = rnd._float_dtype(dtype, "generalized_normal")
+  p = _param(p, dt)
+  shape = _check_shape("generalized_normal", shape, *_param_shapes(p))
+  return _generalized_normal(data, p, shape)
+
+
+@partial(jit, static_argnums=(2,))
+def _generalized_normal(data, p, shape):
+  keys = _split(data, 2)
+  p = _broadcast(p, shape)
+  g = random_gamma_p.bind(_row(keys, 0), ew.div(lax_shape.full_like(p, 1), p), log_space=False)
+  dt = core.get_aval(p).dtype
+  half = ew.convert_element_type(0.5, dtypes.canonicalize_dtype(float))
+  b = ew.convert_element_type(rnd._bernoulli(_row(keys, 1), half, shape), dt)
+  r = ew.sub(ew.mul(b, lax_shape.full_like(b, 2)), lax_shape.full_like(b, 1))
+  return ew.mul(r, ew.pow(g, ew.div(lax_shape.full_like(p, 1), p)))
+
+
+def ball(key, d: int, p: float = 2, shape=(), dtype=None, out_sharding=None):
+  """Points uniform in the unit p-norm ball of dimension `d`."""
+  data, _ = rnd._single_key(key, "ball")
+  d = core.concrete_value(d) if isinstance(d, core.Tracer) else d
+  if not isinstance(d, (int, np.integer)) or d < 1:
+    raise ValueError(f"The dimension d must be a positive integer, got {d!r}")
+  dt = rnd._float_dtype(dtype, "ball")
+  return _ball(data, int(d), float(p), rnd._shape(shape), dt)
+
+
+@partial(jit, static_argnums=(1, 2, 3, 4))
+def _ball(data, d, p, shape, dtype):
+  keys = _split(data, 2)
+  g = _generalized_normal(_row(keys, 0), ew.convert_element_type(p, dtype), (*shape, d))
+  u = rnd._uniform_impl(_row(keys, 1), shape, dtype, 0.0, 1.0)
+  e = ew.neg(ew.log1p(ew.neg(u)))
+  axis = len(shape)
+  norm = reductions.reduce_sum(ew.pow(ew.abs(g), lax_shape.full_like(g, p)), (axis,))
+  denom = ew.pow(ew.add(norm, e), lax_shape.full_like(e, 1 / p))
+  return ew.div(g, lax_shape.broadcast_in_dim(denom, (*shape, d), tuple(range(axis))))
