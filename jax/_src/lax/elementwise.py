@@ -107,11 +107,40 @@ def convert_element_type(x, new_dtype, weak_type: bool = False):
       return x  # already that type (a host-backed array stays the same object)
   if isinstance(x, core.Tracer) or (isinstance(x, array.ArrayImpl) and not x.is_host_backed):
     return convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=bool(weak_type))
-  # A concrete host value: convert now, without compiling anything.
+  # A concrete host value: convert now, without compiling anything, exactly as the
+  # compiled `convert` would (so constants and eager results equal jitted ones).
   value = np.asarray(x._value if isinstance(x, array.ArrayImpl) else x)
+  return array.host_array(host_convert(value, new_dtype), weak_type)
+
+
+def host_convert(value: np.ndarray, new_dtype) -> np.ndarray:
+  """`value` converted to `new_dtype` with XLA's `convert` semantics, on the host.
+
+  numpy's casts differ where C leaves the result undefined: XLA maps NaN to 0 and
+  saturates out-of-range floats to the integer type's bounds (negative values to 0
+  for unsigned types), where numpy gives platform garbage. A complex operand
+  loses its imaginary part first, also when converting to bool.
+  """
+  new_dtype = np.dtype(new_dtype)
   if dtypes.is_complex(value.dtype) and not dtypes.is_complex(new_dtype):
     value = value.real
-  return array.host_array(value.astype(new_dtype), weak_type)
+  if dtypes.is_float(value.dtype) and new_dtype.kind in "iu":
+    return _float_to_int(value, new_dtype)
+  with np.errstate(over="ignore", invalid="ignore"):
+    return value.astype(new_dtype)
+
+
+def _float_to_int(value: np.ndarray, new_dtype: np.dtype) -> np.ndarray:
+  wide = np.trunc(value.astype(np.float64))  # exact for every float type
+  info = np.iinfo(new_dtype)
+  # float(info.max) rounds up to a power of two for 64-bit types, so `>=` also
+  # catches the values just past the largest integer that float64 can hold.
+  low, high, nan = wide <= float(info.min), wide >= float(info.max), np.isnan(wide)
+  inside = np.where(low | high | nan, 0.0, wide)
+  out = inside.astype(np.int64 if new_dtype.kind == "i" else np.uint64).astype(new_dtype)
+  out[low] = info.min
+  out[high] = info.max
+  return out
 
 
 def _convert_jvp(primals, tangents, *, new_dtype, weak_type):
@@ -125,6 +154,11 @@ def _convert_jvp(primals, tangents, *, new_dtype, weak_type):
 def _convert_lowering(ctx, x, *, new_dtype, weak_type):
   if x.aval.dtype == new_dtype:
     return x
+  if dtypes.is_complex(x.aval.dtype) and not dtypes.is_complex(new_dtype):
+    # The real part alone is converted (to bool too), as in JAX.
+    x = ctx.op("real", x.aval.update(dtype=_real_dtype(x.aval.dtype)), x)
+    if x.aval.dtype == new_dtype:
+      return x
   if new_dtype == dtypes.bool_:
     zero = ctx.full(0, x.aval.update(weak_type=False))
     return ctx.op("compare", ctx.avals_out[0], x, zero, attrs="direction=NE")

@@ -1,0 +1,132 @@
+"""Casts, integer division and other XLA-defined edge cases, eager and under `jit`,
+against values recorded from JAX 0.10.2 (jaxlib 0.10.2, CPU)."""
+
+import numpy as np
+import pytest
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+NAN, INF = float("nan"), float("inf")
+I32_MIN = np.iinfo(np.int32).min
+
+# (operation, operands, JAX 0.10.2's result) - each operation runs eagerly on the
+# operands and under jit with them as arguments.
+CASES = {
+    "astype_int32": (lambda x: x.astype(jnp.int32), [np.array([NAN, INF, 3e9], np.float32)],
+                     [0, 2147483647, 2147483647]),
+    "floor_divide_by_0": (lambda x: x // 0, [np.array([7, -7], np.int32)], [-2, -2]),
+    "remainder_by_0": (lambda x: x % 0, [np.array([7, -7], np.int32)], [0, 0]),
+    "to_uint32": (lambda x: x.astype(jnp.uint32), [np.array([-1.5, 3e9, -3e9, NAN], np.float32)],
+                  [0, 3000000000, 0, 0]),
+    "to_uint8": (lambda x: x.astype(jnp.uint8), [np.array([-1.5, 3e9, -3e9, NAN], np.float32)],
+                 [0, 255, 0, 0]),
+    "u8_rem0": (lax.rem, [np.array([0, 7, 255], np.uint8), np.zeros(3, np.uint8)], [0, 7, 255]),
+    "shl": (lax.shift_left, [np.array([1, 1, 1, -1], np.int32), np.array([31, 32, 33, -1], np.int32)],
+            [-2147483648, 0, 0, 0]),
+    "shrl": (lax.shift_right_logical,
+             [np.array([-8, -8, 8, -1], np.int32), np.array([1, 32, 40, -1], np.int32)],
+             [2147483644, 0, 0, 0]),
+    "shra": (lax.shift_right_arithmetic,
+             [np.array([-8, -8, 8, 8], np.int32), np.array([1, 32, 40, -1], np.int32)],
+             [-4, -1, 0, 0]),
+    "round_afz": (lambda x: lax.round(x, 0), [np.array([0.5, 1.5, 2.5, -0.5, -2.5], np.float32)],
+                  [1.0, 2.0, 3.0, -1.0, -3.0]),
+    "round_even": (lambda x: lax.round(x, 1), [np.array([0.5, 1.5, 2.5, -0.5, -2.5], np.float32)],
+                   [0.0, 2.0, 2.0, -0.0, -2.0]),
+    "max_nan": (lax.max, [np.array([NAN, 1.0], np.float32), np.array([1.0, NAN], np.float32)],
+                [NAN, NAN]),
+    "clamp": (lambda x: lax.clamp(np.float32(0), x, np.float32(1)),
+              [np.array([-1, 0.5, 2, NAN], np.float32)], [0.0, 0.5, 1.0, NAN]),
+    "f32_to_i8": (lambda x: lax.convert_element_type(x, np.int8),
+                  [np.array([127.9, 128.0, -129.0, -128.9, NAN, -INF], np.float32)],
+                  [127, 127, -128, -128, 0, -128]),
+    "i32_to_i8": (lambda x: lax.convert_element_type(x, np.int8),
+                  [np.array([300, -129, 255, 128], np.int32)], [44, 127, -1, -128]),
+    "c64_to_f32": (lambda x: lax.convert_element_type(x, np.float32),
+                   [np.array([1 + 2j, -3.5 - 1j], np.complex64)], [1.0, -3.5]),
+    "c64_to_bool": (lambda x: lax.convert_element_type(x, np.bool_),
+                    [np.array([1j, 0j, 2 + 0j, complex(NAN, 0)], np.complex64)],
+                    [False, False, True, True]),
+    "c64_to_i32": (lambda x: lax.convert_element_type(x, np.int32),
+                   [np.array([1j, 2.7 + 5j, complex(NAN, 1), 3e9 + 1j], np.complex64)],
+                   [0, 2, 0, 2147483647]),
+    "f32_to_bool": (lambda x: lax.convert_element_type(x, np.bool_),
+                    [np.array([0.0, -0.0, NAN, 1e-3], np.float32)], [False, False, True, True]),
+    "integer_pow": (lambda x: lax.integer_pow(x, 3), [np.array([3, -3, 100], np.int32)],
+                    [27, -27, 1000000]),
+    "sign": (lax.sign, [np.array([-0.0, 0.0, -2.0, NAN], np.float32)], [-0.0, 0.0, -1.0, NAN]),
+    "fmod_int_by_0": (jnp.fmod, [np.array([7, -7, 5], np.int32), np.array([0, 0, -3], np.int32)],
+                      [0, 0, 2]),
+    "floor_divide_int": (jnp.floor_divide, [np.array([7, -7, -7, I32_MIN], np.int32),
+                                            np.array([0, 0, 2, -1], np.int32)],
+                         [-2, -2, -4, I32_MIN]),
+    "remainder_int": (jnp.remainder, [np.array([7, -7, -7, I32_MIN], np.int32),
+                                      np.array([0, 0, 2, -1], np.int32)], [0, 0, 1, 0]),
+    "int_min_div_rem": (lambda x, y: (lax.div(x, y), lax.rem(x, y)),
+                        [np.array([I32_MIN, 7], np.int32), np.array([-1, -1], np.int32)],
+                        ([I32_MIN, -7], [0, 0])),
+}
+CASES_X64 = {
+    "f64_to_u64": (lambda x: lax.convert_element_type(x, np.uint64),
+                   [np.array([2.0**64, 2.0**63, -1.0, 1e300, NAN])],
+                   [18446744073709551615, 9223372036854775808, 0, 18446744073709551615, 0]),
+    "f64_to_i64": (lambda x: lax.convert_element_type(x, np.int64),
+                   [np.array([2.0**63, -2.0**63, 9.2e18, -1e300, NAN])],
+                   [9223372036854775807, -9223372036854775808, 9200000000000000000,
+                    -9223372036854775808, 0]),
+    "float_floor_divide": (jnp.floor_divide, [np.array([1.0, -1.0, 7.0, -7.0, 5.0]),
+                                              np.array([0.0, 0.0, 2.0, 2.0, INF])],
+                           [INF, -INF, 3.0, -4.0, 0.0]),
+    "float_remainder": (jnp.remainder, [np.array([1.0, -1.0, 7.0, -7.0, 5.0]),
+                                        np.array([0.0, 0.0, 2.0, 2.0, -INF])],
+                        [NAN, NAN, 1.0, 1.0, -INF]),
+}
+
+
+def _check(result, expected):
+  if isinstance(expected, tuple):
+    for r, e in zip(result, expected):
+      _check(r, e)
+    return
+  r = np.asarray(result)
+  e = np.asarray(expected, dtype=r.dtype)
+  np.testing.assert_array_equal(r, e)
+  if r.dtype.kind == "f":  # the sign of zero counts too
+    num = ~np.isnan(e)
+    np.testing.assert_array_equal(np.signbit(r[num]), np.signbit(e[num]))
+
+
+def _run(fn, args, expected):
+  _check(fn(*[jnp.array(a) for a in args]), expected)      # eager, host-backed operands
+  _check(fn(*[jax.device_put(a) for a in args]), expected)  # eager, device operands
+  _check(jax.jit(fn)(*args), expected)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_matches_jax_0_10_2(backend, name):
+  _run(*CASES[name])
+
+
+@pytest.mark.parametrize("name", sorted(CASES_X64))
+def test_matches_jax_0_10_2_x64(backend, name):
+  jax.config.update("jax_enable_x64", True)
+  _run(*CASES_X64[name])
+
+
+def test_python_scalar_casts(backend):
+  # JAX 0.10.2: lax.convert_element_type of Python scalars and jnp.full use XLA's
+  # conversion (saturating, NaN to 0, integers wrapping).
+  assert lax.convert_element_type(3e9, jnp.int32).tolist() == 2147483647
+  assert lax.convert_element_type(NAN, jnp.int32).tolist() == 0
+  assert lax.convert_element_type(300, jnp.int8).tolist() == 44
+  assert jnp.full(3, NAN, dtype=jnp.int32).tolist() == [0, 0, 0]
+  assert jnp.full(3, -1, dtype=jnp.uint8).tolist() == [255, 255, 255]
+  assert (jnp.array([1], dtype=jnp.int8) + 300).tolist() == [45]
+
+
+def test_complex_clamp_is_a_clear_error(backend):
+  x = np.array([1 + 1j], np.complex64)
+  with pytest.raises(TypeError, match="clamp does not accept dtype complex64"):
+    lax.clamp(x, x, x)
