@@ -64,6 +64,11 @@ CASES = {
                          [-2, -2, -4, I32_MIN]),
     "remainder_int": (jnp.remainder, [np.array([7, -7, -7, I32_MIN], np.int32),
                                       np.array([0, 0, 2, -1], np.int32)], [0, 0, 1, 0]),
+    "int_power_low_6_bits": (jnp.power, [np.array([3, 3, -1, 2], np.int32),
+                                         np.array([64, 65, 64, 100], np.int32)], [1, 3, 1, 0]),
+    "int_power_negative": (jnp.power, [np.array([3, 3, 2, -2, 0, 1, -1, 100], np.int8),
+                                       np.array([-1, -2, -1, -1, -1, -3, -3, 2], np.int8)],
+                           [-85, 57, 0, 0, 0, 1, -1, 16]),
     "int_min_div_rem": (lambda x, y: (lax.div(x, y), lax.rem(x, y)),
                         [np.array([I32_MIN, 7], np.int32), np.array([-1, -1], np.int32)],
                         ([I32_MIN, -7], [0, 0])),
@@ -130,3 +135,52 @@ def test_complex_clamp_is_a_clear_error(backend):
   x = np.array([1 + 1j], np.complex64)
   with pytest.raises(TypeError, match="clamp does not accept dtype complex64"):
     lax.clamp(x, x, x)
+
+
+# jnp.arange rounds as JAX 0.10.2's compiled start + step * iota (float32 for narrower
+# floats, converted at the end); these are JAX 0.10.2's results.
+ARANGE = {
+    (0, 1, 0.1): [0.0, 0.10000000149011612, 0.20000000298023224, 0.30000001192092896,
+                  0.4000000059604645, 0.5, 0.6000000238418579, 0.699999988079071,
+                  0.800000011920929, 0.9000000357627869],
+    (1, 2, 0.1): [1.0, 1.100000023841858, 1.2000000476837158, 1.2999999523162842,
+                  1.399999976158142, 1.5, 1.600000023841858, 1.7000000476837158,
+                  1.7999999523162842, 1.9000000953674316],
+    (0.0, 2.0, 0.3, jnp.float16): [0.0, 0.300048828125, 0.60009765625, 0.89990234375,
+                                   1.2001953125, 1.5, 1.7998046875],
+    (0, 1, 0.1, jnp.bfloat16): [0.0, 0.10009765625, 0.2001953125, 0.30078125, 0.400390625,
+                                0.5, 0.6015625, 0.69921875, 0.80078125, 0.8984375],
+    (2.5, 7, None, jnp.bfloat16): [2.5, 3.5, 4.5, 5.5, 6.5],
+}
+
+
+@pytest.mark.parametrize("args", list(ARANGE), ids=str)
+def test_arange_rounding(backend, args):
+  assert jnp.arange(*args).tolist() == ARANGE[args]
+
+
+@pytest.mark.parametrize("make, error, message", [
+    (lambda: jnp.array(300, dtype=jnp.int8), OverflowError, "Python integer 300 out of bounds for int8"),
+    (lambda: jnp.array([300], dtype=jnp.int8), OverflowError, "out of bounds for int8"),
+    (lambda: jnp.array([NAN], dtype=jnp.int32), ValueError, "cannot convert float NaN to integer"),
+    (lambda: jnp.int8(300), OverflowError, "Python integer 300 out of bounds for int8"),
+    (lambda: jnp.array(2**31), OverflowError, "Python int 2147483648 too large to convert to int32"),
+    (lambda: jnp.array([2**31, 1]), OverflowError, "out of bounds for int32"),
+])
+def test_python_numbers_out_of_range(backend, make, error, message):
+  with pytest.raises(error, match=message):
+    make()
+
+
+def test_arrays_cast_like_astype(backend):
+  # Arrays (unlike Python numbers) are cast without a range check; integers wrap.
+  assert jnp.array(np.array([300, -129]), dtype=jnp.int8).tolist() == [44, 127]
+
+
+def test_complex_astype_bool_is_nonzero(backend):
+  # jnp's astype(bool) asks x != 0; lax's cast (above) keeps the real part only.
+  assert jnp.array([1j, 0j, 1 + 0j]).astype(bool).tolist() == [True, False, True]
+
+
+def test_empty_repr_shows_shape(backend):
+  assert repr(jnp.zeros((0, 3))) == "Array([], shape=(0, 3), dtype=float32)"

@@ -202,13 +202,13 @@ def reciprocal(x, /):
 def _integer_power(x, y):
   """x ** y for integer arrays by square-and-multiply, wrapping like C.
 
-  Only the low log2(bit width) bits of y are used, as in JAX: any larger exponent
-  overflows for every base but 0, 1 and -1, whose powers depend on that many bits.
+  Only the low 6 bits of y are used, whatever the width, as in JAX: any larger
+  exponent overflows for every base but 0, 1 and -1, whose powers depend on those bits.
   """
   acc = lax.select(lax.bitwise_and(lax.eq(x, _zeros(x)), lax.ne(y, _zeros(y))),
                    _zeros(x), _const(x, 1))
   one = _const(y, 1)
-  for _ in range((_dtype(x).itemsize * 8).bit_length()):
+  for _ in range(6):
     odd = lax.ne(lax.bitwise_and(y, one), _zeros(y))
     acc = lax.select(odd, lax.mul(acc, x), acc)
     x = lax.mul(x, x)
