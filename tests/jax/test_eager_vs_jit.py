@@ -243,3 +243,24 @@ def test_python_scalar_conversions_match_jit(backend):
       jitted = jax.jit(lambda x, dt=dt: lax.convert_element_type(x, dt))(
           np.asarray(value, np.float64 if isinstance(value, float) else np.int64))
       assert eager.tolist() == jitted.tolist(), (value, dt)
+
+
+def test_constants_do_not_compile(backend, monkeypatch):
+  """Casting constants follows XLA's rules on the host: nothing is compiled or run."""
+  from jax._src import compilation_cache
+  compiled = []
+  real_compile = compilation_cache.compile_or_get_cached
+  monkeypatch.setattr(compilation_cache, "compile_or_get_cached",
+                      lambda *a, **k: compiled.append(a[1]) or real_compile(*a, **k))
+  values = [
+      jax.numpy.array([1.5, 2.5]),
+      jax.numpy.array(np.array([np.nan, np.inf, 3e9]), dtype=jax.numpy.int32),
+      jax.numpy.array(np.array([np.nan, -1.5]), dtype=jax.numpy.uint8),
+      lax.convert_element_type(3e9, np.int32),
+      lax.convert_element_type(np.array([1 + 2j]), np.bool_),
+      jax.numpy.arange(0, 1, 0.1, dtype=jax.numpy.float16),
+  ]
+  assert all(v.is_host_backed for v in values)
+  assert values[1].tolist() == [0, 2147483647, 2147483647]
+  assert values[2].tolist() == [0, 0]
+  assert compiled == []
