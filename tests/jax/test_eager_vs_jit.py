@@ -264,3 +264,14 @@ def test_constants_do_not_compile(backend, monkeypatch):
   assert values[1].tolist() == [0, 2147483647, 2147483647]
   assert values[2].tolist() == [0, 0]
   assert compiled == []
+
+
+@pytest.mark.parametrize("target", ["int32", "uint8", "int8", "bool", "float16", "bfloat16",
+                                    "float32", "complex64"])
+def test_numpy_operands_without_x64_match_jit(backend, target):
+  """A float64 numpy operand is first narrowed to float32, as a jit argument is."""
+  value = np.array([16777217.0, 2.0**31 - 1, -1.5, np.nan, 1e-40, 65519.0, 3e38, 1e300])
+  dt = _dtype(target)
+  eager = lax.convert_element_type(value, dt)
+  jitted = jax.jit(lambda x: lax.convert_element_type(x, dt))(value)
+  np.testing.assert_array_equal(_bits(eager), _bits(jitted))

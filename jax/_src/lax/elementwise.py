@@ -110,6 +110,9 @@ def convert_element_type(x, new_dtype, weak_type: bool = False):
   # A concrete host value: convert now, without compiling anything, exactly as the
   # compiled `convert` would (so constants and eager results equal jitted ones).
   value = np.asarray(x._value if isinstance(x, array.ArrayImpl) else x)
+  if isinstance(x, np.ndarray):  # as an argument to jit would be, e.g. float64 -> float32
+    with np.errstate(over="ignore"):
+      value = value.astype(dtypes.canonicalize_dtype(value.dtype))
   return array.host_array(host_convert(value, new_dtype), weak_type)
 
 
