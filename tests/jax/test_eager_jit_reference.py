@@ -184,3 +184,27 @@ def test_complex_astype_bool_is_nonzero(backend):
 
 def test_empty_repr_shows_shape(backend):
   assert repr(jnp.zeros((0, 3))) == "Array([], shape=(0, 3), dtype=float32)"
+
+
+# Operand types JAX 0.10.2's lax rejects with TypeError (checked before compiling).
+@pytest.mark.parametrize("fn, operand", [
+    (lax.population_count, np.array([True])),
+    (lax.clz, np.array([True])),
+    (lax.abs, np.array([1], np.uint8)),
+    (lax.conj, np.array([1], np.float16)),
+    (lax.is_finite, np.array([1j], np.complex64)),
+    (lax.erf_inv, np.array([0.5j], np.complex64)),
+    (lambda x: lax.integer_pow(x, -1), np.array([3], np.int32)),
+])
+def test_rejected_operand_types(backend, fn, operand):
+  with pytest.raises(TypeError):
+    fn(operand)
+
+
+def test_bool_max_min_clamp(backend):
+  # Accepted by JAX 0.10.2 (False < True); these are its results.
+  b, c = np.array([True, False, True]), np.array([False, False, True])
+  for run in (lambda f, *a: f(*a), lambda f, *a: jax.jit(f)(*a)):
+    assert run(lax.max, b, c).tolist() == [True, False, True]
+    assert run(lax.min, b, c).tolist() == [False, False, True]
+    assert run(lax.clamp, c, b, c).tolist() == [False, False, True]

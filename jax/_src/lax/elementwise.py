@@ -24,13 +24,17 @@ from jax._src.lowering import hlo
 _FLOAT = "float"
 _NUM = "number"
 _INT = "integer"  # ints and bools (bitwise ops)
+_INT_ONLY = "integer only"  # ints, not bools (bit counts)
+_REAL_FLOAT = "real floating"
+_SIGNED = "signed"  # every number type but unsigned ints (abs)
 _ANY = "any"
 
 
 def _check_kind(name, aval, kind):
   dt = aval.dtype
   ok = {_FLOAT: dtypes.is_inexact(dt), _NUM: dt != dtypes.bool_,
-        _INT: dt.kind in "iub", _ANY: True}[kind]
+        _INT: dt.kind in "iub", _INT_ONLY: dt.kind in "iu", _REAL_FLOAT: dtypes.is_float(dt),
+        _SIGNED: dt != dtypes.bool_ and dt.kind != "u", _ANY: True}[kind]
   if not ok:
     raise TypeError(f"{name} does not accept dtype {dt.name} (got {aval.str_short()})")
 
@@ -206,10 +210,10 @@ def pow(x, y): return pow_p.bind(*_match(x, y))  # noqa: A001 (lax name)
 ad.defjvp2(pow_p, lambda t, ans, x, y: mul(t, mul(y, pow(x, sub(y, _const(y, 1))))),
            lambda t, ans, x, y: mul(t, mul(log(x), ans)))
 
-max_p = nary("max", "maximum")
+max_p = nary("max", "maximum", _ANY)
 def max(x, y): return max_p.bind(*_match(x, y))  # noqa: A001 (lax name)
 
-min_p = nary("min", "minimum")
+min_p = nary("min", "minimum", _ANY)
 def min(x, y): return min_p.bind(*_match(x, y))  # noqa: A001 (lax name)
 
 
@@ -254,7 +258,7 @@ def _complex_dtype(dt) -> np.dtype:
 
 
 def _abs_abstract_eval(x):
-  _check_kind("abs", x, _NUM)
+  _check_kind("abs", x, _SIGNED)
   return x.update(dtype=_real_dtype(x.dtype))
 
 
@@ -296,7 +300,7 @@ hlo.lowering_rules[round_p] = lambda ctx, x, *, rounding_method: ctx.op(
     "round-nearest-even" if rounding_method == 1 else "round-nearest-afz", ctx.avals_out[0], x)
 
 is_finite_p = standard_primitive(
-    "is_finite", lambda x: (_check_kind("is_finite", x, _FLOAT), x.update(dtype=dtypes.bool_,
+    "is_finite", lambda x: (_check_kind("is_finite", x, _REAL_FLOAT), x.update(dtype=dtypes.bool_,
                                                                            weak_type=False))[1])
 def is_finite(x): return is_finite_p.bind(x)
 ad.defjvp_zero(is_finite_p)
@@ -413,6 +417,8 @@ ad.deflinear(complex_p, lambda ct, x, y: [real(ct), imag(neg(ct))])
 
 def _conj_abstract_eval(x):
   _check_kind("conj", x, _FLOAT)
+  if x.dtype.itemsize < 4:  # there is no complex type with 16-bit parts
+    raise TypeError(f"conj does not accept dtype {x.dtype.name} (got {x.str_short()})")
   return x.update(dtype=_complex_dtype(x.dtype)) if not dtypes.is_complex(x.dtype) else x
 
 
@@ -534,7 +540,16 @@ atanh_p = _expansion_unary("atanh", _atanh_expansion)
 def atanh(x): return atanh_p.bind(x)
 ad.defjvp(atanh_p, lambda t, x: div(t, sub(_one(x), mul(x, x))))
 
-integer_pow_p = unary("integer_pow", None)
+def _integer_pow_abstract_eval(x, *, y):
+  _check_kind("integer_pow", x, _NUM)
+  if y < 0 and x.dtype.kind in "iu":
+    raise TypeError(f"Integers cannot be raised to negative powers, got "
+                    f"integer_pow({x.str_short()}, {y})")
+  return x
+
+
+integer_pow_p = standard_primitive("integer_pow", _integer_pow_abstract_eval)
+batching.defvectorized(integer_pow_p)
 def integer_pow(x, y): return integer_pow_p.bind(x, y=int(y))
 
 
@@ -587,11 +602,11 @@ xor_p = nary("xor", "xor", _INT)
 def bitwise_xor(x, y): return xor_p.bind(*_match(x, y))
 ad.defjvp_zero(xor_p)
 
-population_count_p = unary("population_count", "popcnt", _INT)
+population_count_p = unary("population_count", "popcnt", _INT_ONLY)
 def population_count(x): return population_count_p.bind(x)
 ad.defjvp_zero(population_count_p)
 
-clz_p = unary("clz", "count-leading-zeros", _INT)
+clz_p = unary("clz", "count-leading-zeros", _INT_ONLY)
 def clz(x): return clz_p.bind(x)
 ad.defjvp_zero(clz_p)
 
