@@ -23,7 +23,8 @@ CASES = {
     "to_uint8": (lambda x: x.astype(jnp.uint8), [np.array([-1.5, 3e9, -3e9, NAN], np.float32)],
                  [0, 255, 0, 0]),
     "u8_rem0": (lax.rem, [np.array([0, 7, 255], np.uint8), np.zeros(3, np.uint8)], [0, 7, 255]),
-    "shl": (lax.shift_left, [np.array([1, 1, 1, -1], np.int32), np.array([31, 32, 33, -1], np.int32)],
+    "shl": (lax.shift_left,
+            [np.array([1, 1, 1, -1], np.int32), np.array([31, 32, 33, -1], np.int32)],
             [-2147483648, 0, 0, 0]),
     "shrl": (lax.shift_right_logical,
              [np.array([-8, -8, 8, -1], np.int32), np.array([1, 32, 40, -1], np.int32)],
@@ -111,18 +112,19 @@ def _run(fn, args, expected):
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_matches_jax_0_10_2(backend, name):
+  """Eager (host and device operands) and jit give JAX 0.10.2's result."""
   _run(*CASES[name])
 
 
 @pytest.mark.parametrize("name", sorted(CASES_X64))
 def test_matches_jax_0_10_2_x64(backend, name):
+  """As above, for 64-bit types."""
   jax.config.update("jax_enable_x64", True)
   _run(*CASES_X64[name])
 
 
 def test_python_scalar_casts(backend):
-  # JAX 0.10.2: lax.convert_element_type of Python scalars and jnp.full use XLA's
-  # conversion (saturating, NaN to 0, integers wrapping).
+  """Python scalars cast with XLA's conversion (saturating, NaN to 0, ints wrapping)."""
   assert lax.convert_element_type(3e9, jnp.int32).tolist() == 2147483647
   assert lax.convert_element_type(NAN, jnp.int32).tolist() == 0
   assert lax.convert_element_type(300, jnp.int8).tolist() == 44
@@ -132,6 +134,7 @@ def test_python_scalar_casts(backend):
 
 
 def test_complex_clamp_is_a_clear_error(backend):
+  """Complex clamp, which crashes our compiler, is refused before compiling."""
   x = np.array([1 + 1j], np.complex64)
   with pytest.raises(TypeError, match="clamp does not accept dtype complex64"):
     lax.clamp(x, x, x)
@@ -156,33 +159,38 @@ ARANGE = {
 
 @pytest.mark.parametrize("args", list(ARANGE), ids=str)
 def test_arange_rounding(backend, args):
+  """jnp.arange's values round as JAX 0.10.2's."""
   assert jnp.arange(*args).tolist() == ARANGE[args]
 
 
 @pytest.mark.parametrize("make, error, message", [
-    (lambda: jnp.array(300, dtype=jnp.int8), OverflowError, "Python integer 300 out of bounds for int8"),
+    (lambda: jnp.array(300, dtype=jnp.int8), OverflowError,
+     "Python integer 300 out of bounds for int8"),
     (lambda: jnp.array([300], dtype=jnp.int8), OverflowError, "out of bounds for int8"),
     (lambda: jnp.array([NAN], dtype=jnp.int32), ValueError, "cannot convert float NaN to integer"),
     (lambda: jnp.int8(300), OverflowError, "Python integer 300 out of bounds for int8"),
-    (lambda: jnp.array(2**31), OverflowError, "Python int 2147483648 too large to convert to int32"),
+    (lambda: jnp.array(2**31), OverflowError,
+     "Python int 2147483648 too large to convert to int32"),
     (lambda: jnp.array([2**31, 1]), OverflowError, "out of bounds for int32"),
 ])
 def test_python_numbers_out_of_range(backend, make, error, message):
+  """Python numbers a type cannot hold raise JAX 0.10.2's errors."""
   with pytest.raises(error, match=message):
     make()
 
 
 def test_arrays_cast_like_astype(backend):
-  # Arrays (unlike Python numbers) are cast without a range check; integers wrap.
+  """Arrays (unlike Python numbers) are cast without a range check; integers wrap."""
   assert jnp.array(np.array([300, -129]), dtype=jnp.int8).tolist() == [44, 127]
 
 
 def test_complex_astype_bool_is_nonzero(backend):
-  # jnp's astype(bool) asks x != 0; lax's cast (above) keeps the real part only.
+  """jnp's astype(bool) asks x != 0; lax's cast (above) keeps the real part only."""
   assert jnp.array([1j, 0j, 1 + 0j]).astype(bool).tolist() == [True, False, True]
 
 
 def test_empty_repr_shows_shape(backend):
+  """An empty array's repr names its shape, as JAX's does."""
   assert repr(jnp.zeros((0, 3))) == "Array([], shape=(0, 3), dtype=float32)"
 
 
@@ -197,12 +205,13 @@ def test_empty_repr_shows_shape(backend):
     (lambda x: lax.integer_pow(x, -1), np.array([3], np.int32)),
 ])
 def test_rejected_operand_types(backend, fn, operand):
-  with pytest.raises(TypeError):
+  """lax refuses these operand types with a TypeError, as JAX 0.10.2 does."""
+  with pytest.raises(TypeError, match="does not accept|cannot be raised"):
     fn(operand)
 
 
 def test_bool_max_min_clamp(backend):
-  # Accepted by JAX 0.10.2 (False < True); these are its results.
+  """bool max, min and clamp order False < True (JAX 0.10.2's results)."""
   b, c = np.array([True, False, True]), np.array([False, False, True])
   for run in (lambda f, *a: f(*a), lambda f, *a: jax.jit(f)(*a)):
     assert run(lax.max, b, c).tolist() == [True, False, True]

@@ -181,6 +181,7 @@ def results(backend):
 
 
 def test_every_elementwise_primitive_is_covered():
+  """The module scan finds the primitives the issue names, and casts to every dtype."""
   names = {c[0].name for c in _cases()}
   for expected in ("add", "div", "rem", "max", "shift_left", "shift_right_logical",
                    "shift_right_arithmetic", "round", "nextafter", "clamp", "sign", "pow",
@@ -192,11 +193,13 @@ def test_every_elementwise_primitive_is_covered():
 
 
 def test_device_arrays_are_device_backed(backend):
+  """The two eager variants really differ: device_put is on device, jnp.array on host."""
   assert not jax.device_put(np.zeros(3, np.float32)).is_host_backed
   assert jax.numpy.array(np.zeros(3, np.float32)).is_host_backed
 
 
 def test_eager_equals_jit_bit_for_bit(results):
+  """Eager results (host and device operands) equal jitted ones bit for bit."""
   failures = []
   for case, host, device, jitted in results:
     prim, params, _, name = case

@@ -299,9 +299,12 @@ ad.defjvp_zero(round_p)
 hlo.lowering_rules[round_p] = lambda ctx, x, *, rounding_method: ctx.op(
     "round-nearest-even" if rounding_method == 1 else "round-nearest-afz", ctx.avals_out[0], x)
 
-is_finite_p = standard_primitive(
-    "is_finite", lambda x: (_check_kind("is_finite", x, _REAL_FLOAT), x.update(dtype=dtypes.bool_,
-                                                                           weak_type=False))[1])
+def _is_finite_abstract_eval(x):
+  _check_kind("is_finite", x, _REAL_FLOAT)
+  return x.update(dtype=dtypes.bool_, weak_type=False)
+
+
+is_finite_p = standard_primitive("is_finite", _is_finite_abstract_eval)
 def is_finite(x): return is_finite_p.bind(x)
 ad.defjvp_zero(is_finite_p)
 batching.defvectorized(is_finite_p)

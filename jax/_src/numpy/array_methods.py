@@ -25,9 +25,10 @@ def _defer(f):
 
 
 def _astype(self, dtype):
-  if dtypes.canonicalize_dtype(dtype) == dtypes.bool_ and dtypes.is_complex(core.get_aval(self).dtype):
+  old = core.get_aval(self).dtype
+  if dtypes.canonicalize_dtype(dtype) == dtypes.bool_ and dtypes.is_complex(old):
     # numpy's truth of a complex number looks at both parts; lax's cast keeps the real one.
-    return lax_ew.ne(self, lax_ew.convert_element_type(0, self.dtype, True))
+    return lax_ew.ne(self, lax_ew.convert_element_type(0, old, True))
   return lax_ew.convert_element_type(self, dtype, False)
 
 
