@@ -279,3 +279,18 @@ def test_numpy_operands_without_x64_match_jit(backend, target):
   with np.errstate(over="ignore"):  # 1e300 becomes inf in float32, as intended
     jitted = jax.jit(lambda x: lax.convert_element_type(x, dt))(value)
   np.testing.assert_array_equal(_bits(eager), _bits(jitted))
+
+
+def test_host_casts_without_x64_match_jit(backend):
+  """With 64-bit types off, host casts between the remaining types equal jitted ones."""
+  names = [n for n in DTYPES if not n.endswith("64") or n == "complex64"]
+  failures = []
+  for src in names:
+    value = edge_values(src)
+    for dst in names:
+      dt = _dtype(dst)
+      host = lax_ew.convert_element_type(jax.numpy.array(value), dt)
+      jitted = jax.jit(lambda x, dt=dt: lax_ew.convert_element_type(x, dt))(value)
+      if not np.array_equal(_bits(host), _bits(jitted)):
+        failures.append(f"{src} -> {dst}")
+  assert not failures, failures
