@@ -217,3 +217,14 @@ def test_bool_max_min_clamp(backend):
     assert run(lax.max, b, c).tolist() == [True, False, True]
     assert run(lax.min, b, c).tolist() == [False, False, True]
     assert run(lax.clamp, c, b, c).tolist() == [False, False, True]
+
+
+@pytest.mark.parametrize("name", ["sinh", "cosh", "asinh", "acosh", "atanh"])
+def test_complex_hyperbolic(backend, name):
+  """Complex hyperbolic functions (accepted by JAX 0.10.2) agree with numpy, eager = jit."""
+  z = np.array([0.5 + 0.25j, -1 + 2j, 3 - 1j, 0.01 + 0.02j, 10 + 1j, -2.5 - 0.5j], np.complex64)
+  fn = getattr(lax, name)
+  eager, jitted = np.asarray(fn(z)), np.asarray(jax.jit(fn)(z))
+  assert eager.tobytes() == jitted.tobytes()
+  ref = getattr(np, "arc" + name[1:] if name.startswith("a") else name)(z.astype(np.complex128))
+  np.testing.assert_allclose(eager, ref, rtol=2e-5)

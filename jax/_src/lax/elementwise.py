@@ -471,7 +471,37 @@ def _atan_expansion(x):
   return atan2(x, _one(x))
 
 
+def _is_complex(x) -> bool:
+  return dtypes.is_complex(core.get_aval(x).dtype)
+
+
+# Complex operands take the textbook identities (through exp, log and sqrt, which the
+# compiler has for complex types); the real expansions below compare magnitudes.
+
+
+def _complex_sinh(x):
+  return mul(_const(x, 0.5), sub(exp(x), exp(neg(x))))
+
+
+def _complex_cosh(x):
+  return mul(_const(x, 0.5), add(exp(x), exp(neg(x))))
+
+
+def _complex_asinh(x):
+  return log(add(x, sqrt(add(mul(x, x), _one(x)))))
+
+
+def _complex_acosh(x):
+  return log(add(x, mul(sqrt(add(x, _one(x))), sqrt(sub(x, _one(x))))))
+
+
+def _complex_atanh(x):
+  return mul(_const(x, 0.5), sub(log(add(_one(x), x)), log(sub(_one(x), x))))
+
+
 def _sinh_expansion(x):
+  if _is_complex(x):
+    return _complex_sinh(x)
   # Small |x|: (e - 1/e)/2 written with expm1 to keep precision; large |x|: exp(|x| - log 2)
   # so the result overflows only where sinh itself does.
   ax = abs(x)
@@ -482,12 +512,16 @@ def _sinh_expansion(x):
 
 
 def _cosh_expansion(x):
+  if _is_complex(x):
+    return _complex_cosh(x)
   ax = abs(x)
   half_log2 = _const(x, math.log(2))
   return add(exp(sub(ax, half_log2)), exp(sub(neg(ax), half_log2)))
 
 
 def _asinh_expansion(x):
+  if _is_complex(x):
+    return _complex_asinh(x)
   ax = abs(x)
   big = _const(x, math.sqrt(float(dtypes.finfo(core.get_aval(x).dtype).max)) / 2)
   # log1p(|x| + x^2 / (1 + sqrt(1 + x^2))) is accurate near 0; log(2|x|) avoids x^2 overflow.
@@ -498,6 +532,8 @@ def _asinh_expansion(x):
 
 
 def _acosh_expansion(x):
+  if _is_complex(x):
+    return _complex_acosh(x)
   big = _const(x, math.sqrt(float(dtypes.finfo(core.get_aval(x).dtype).max)) / 2)
   near = log(add(x, sqrt(mul(add(x, _one(x)), sub(x, _one(x))))))
   far = add(log(x), _const(x, math.log(2)))
@@ -505,6 +541,8 @@ def _acosh_expansion(x):
 
 
 def _atanh_expansion(x):
+  if _is_complex(x):
+    return _complex_atanh(x)
   # 0.5 log1p(2|x| / (1 - |x|)) with x's sign; |x| > 1 gives nan.
   ax = abs(x)
   r = mul(_const(x, 0.5), log1p(div(mul(_const(x, 2), ax), sub(_one(x), ax))))
