@@ -250,6 +250,8 @@ class ArrayImpl:
 
   def __repr__(self):
     body = np.array2string(self._value, separator=", ", prefix="Array(")
+    if self.size == 0:  # "[]" alone does not tell the shape
+      body += f", shape={self.shape}"
     weak = ", weak_type=True" if self.weak_type else ""
     return f"Array({body}, dtype={self.dtype.name}{weak})"
 

@@ -24,13 +24,17 @@ from jax._src.lowering import hlo
 _FLOAT = "float"
 _NUM = "number"
 _INT = "integer"  # ints and bools (bitwise ops)
+_INT_ONLY = "integer only"  # ints, not bools (bit counts)
+_REAL_FLOAT = "real floating"
+_SIGNED = "signed"  # every number type but unsigned ints (abs)
 _ANY = "any"
 
 
 def _check_kind(name, aval, kind):
   dt = aval.dtype
   ok = {_FLOAT: dtypes.is_inexact(dt), _NUM: dt != dtypes.bool_,
-        _INT: dt.kind in "iub", _ANY: True}[kind]
+        _INT: dt.kind in "iub", _INT_ONLY: dt.kind in "iu", _REAL_FLOAT: dtypes.is_float(dt),
+        _SIGNED: dt != dtypes.bool_ and dt.kind != "u", _ANY: True}[kind]
   if not ok:
     raise TypeError(f"{name} does not accept dtype {dt.name} (got {aval.str_short()})")
 
@@ -107,11 +111,43 @@ def convert_element_type(x, new_dtype, weak_type: bool = False):
       return x  # already that type (a host-backed array stays the same object)
   if isinstance(x, core.Tracer) or (isinstance(x, array.ArrayImpl) and not x.is_host_backed):
     return convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=bool(weak_type))
-  # A concrete host value: convert now, without compiling anything.
+  # A concrete host value: convert now, without compiling anything, exactly as the
+  # compiled `convert` would (so constants and eager results equal jitted ones).
   value = np.asarray(x._value if isinstance(x, array.ArrayImpl) else x)
+  if isinstance(x, np.ndarray):  # as an argument to jit would be, e.g. float64 -> float32
+    with np.errstate(over="ignore"):
+      value = value.astype(dtypes.canonicalize_dtype(value.dtype))
+  return array.host_array(host_convert(value, new_dtype), weak_type)
+
+
+def host_convert(value: np.ndarray, new_dtype) -> np.ndarray:
+  """`value` converted to `new_dtype` with XLA's `convert` semantics, on the host.
+
+  numpy's casts differ where C leaves the result undefined: XLA maps NaN to 0 and
+  saturates out-of-range floats to the integer type's bounds (negative values to 0
+  for unsigned types), where numpy gives platform garbage. A complex operand
+  loses its imaginary part first, also when converting to bool.
+  """
+  new_dtype = np.dtype(new_dtype)
   if dtypes.is_complex(value.dtype) and not dtypes.is_complex(new_dtype):
     value = value.real
-  return array.host_array(value.astype(new_dtype), weak_type)
+  if dtypes.is_float(value.dtype) and new_dtype.kind in "iu":
+    return _float_to_int(value, new_dtype)
+  with np.errstate(over="ignore", invalid="ignore"):
+    return value.astype(new_dtype)
+
+
+def _float_to_int(value: np.ndarray, new_dtype: np.dtype) -> np.ndarray:
+  wide = np.trunc(value.astype(np.float64))  # exact for every float type
+  info = np.iinfo(new_dtype)
+  # float(info.max) rounds up to a power of two for 64-bit types, so `>=` also
+  # catches the values just past the largest integer that float64 can hold.
+  low, high, nan = wide <= float(info.min), wide >= float(info.max), np.isnan(wide)
+  inside = np.where(low | high | nan, 0.0, wide)
+  out = inside.astype(np.int64 if new_dtype.kind == "i" else np.uint64).astype(new_dtype)
+  out[low] = info.min
+  out[high] = info.max
+  return out
 
 
 def _convert_jvp(primals, tangents, *, new_dtype, weak_type):
@@ -125,6 +161,11 @@ def _convert_jvp(primals, tangents, *, new_dtype, weak_type):
 def _convert_lowering(ctx, x, *, new_dtype, weak_type):
   if x.aval.dtype == new_dtype:
     return x
+  if dtypes.is_complex(x.aval.dtype) and not dtypes.is_complex(new_dtype):
+    # The real part alone is converted (to bool too), as in JAX.
+    x = ctx.op("real", x.aval.update(dtype=_real_dtype(x.aval.dtype)), x)
+    if x.aval.dtype == new_dtype:
+      return x
   if new_dtype == dtypes.bool_:
     zero = ctx.full(0, x.aval.update(weak_type=False))
     return ctx.op("compare", ctx.avals_out[0], x, zero, attrs="direction=NE")
@@ -169,10 +210,10 @@ def pow(x, y): return pow_p.bind(*_match(x, y))  # noqa: A001 (lax name)
 ad.defjvp2(pow_p, lambda t, ans, x, y: mul(t, mul(y, pow(x, sub(y, _const(y, 1))))),
            lambda t, ans, x, y: mul(t, mul(log(x), ans)))
 
-max_p = nary("max", "maximum")
+max_p = nary("max", "maximum", _ANY)
 def max(x, y): return max_p.bind(*_match(x, y))  # noqa: A001 (lax name)
 
-min_p = nary("min", "minimum")
+min_p = nary("min", "minimum", _ANY)
 def min(x, y): return min_p.bind(*_match(x, y))  # noqa: A001 (lax name)
 
 
@@ -217,7 +258,7 @@ def _complex_dtype(dt) -> np.dtype:
 
 
 def _abs_abstract_eval(x):
-  _check_kind("abs", x, _NUM)
+  _check_kind("abs", x, _SIGNED)
   return x.update(dtype=_real_dtype(x.dtype))
 
 
@@ -258,9 +299,12 @@ ad.defjvp_zero(round_p)
 hlo.lowering_rules[round_p] = lambda ctx, x, *, rounding_method: ctx.op(
     "round-nearest-even" if rounding_method == 1 else "round-nearest-afz", ctx.avals_out[0], x)
 
-is_finite_p = standard_primitive(
-    "is_finite", lambda x: (_check_kind("is_finite", x, _FLOAT), x.update(dtype=dtypes.bool_,
-                                                                           weak_type=False))[1])
+def _is_finite_abstract_eval(x):
+  _check_kind("is_finite", x, _REAL_FLOAT)
+  return x.update(dtype=dtypes.bool_, weak_type=False)
+
+
+is_finite_p = standard_primitive("is_finite", _is_finite_abstract_eval)
 def is_finite(x): return is_finite_p.bind(x)
 ad.defjvp_zero(is_finite_p)
 batching.defvectorized(is_finite_p)
@@ -376,6 +420,8 @@ ad.deflinear(complex_p, lambda ct, x, y: [real(ct), imag(neg(ct))])
 
 def _conj_abstract_eval(x):
   _check_kind("conj", x, _FLOAT)
+  if x.dtype.itemsize < 4:  # there is no complex type with 16-bit parts
+    raise TypeError(f"conj does not accept dtype {x.dtype.name} (got {x.str_short()})")
   return x.update(dtype=_complex_dtype(x.dtype)) if not dtypes.is_complex(x.dtype) else x
 
 
@@ -425,7 +471,37 @@ def _atan_expansion(x):
   return atan2(x, _one(x))
 
 
+def _is_complex(x) -> bool:
+  return dtypes.is_complex(core.get_aval(x).dtype)
+
+
+# Complex operands take the textbook identities (through exp, log and sqrt, which the
+# compiler has for complex types); the real expansions below compare magnitudes.
+
+
+def _complex_sinh(x):
+  return mul(_const(x, 0.5), sub(exp(x), exp(neg(x))))
+
+
+def _complex_cosh(x):
+  return mul(_const(x, 0.5), add(exp(x), exp(neg(x))))
+
+
+def _complex_asinh(x):
+  return log(add(x, sqrt(add(mul(x, x), _one(x)))))
+
+
+def _complex_acosh(x):
+  return log(add(x, mul(sqrt(add(x, _one(x))), sqrt(sub(x, _one(x))))))
+
+
+def _complex_atanh(x):
+  return mul(_const(x, 0.5), sub(log(add(_one(x), x)), log(sub(_one(x), x))))
+
+
 def _sinh_expansion(x):
+  if _is_complex(x):
+    return _complex_sinh(x)
   # Small |x|: (e - 1/e)/2 written with expm1 to keep precision; large |x|: exp(|x| - log 2)
   # so the result overflows only where sinh itself does.
   ax = abs(x)
@@ -436,12 +512,16 @@ def _sinh_expansion(x):
 
 
 def _cosh_expansion(x):
+  if _is_complex(x):
+    return _complex_cosh(x)
   ax = abs(x)
   half_log2 = _const(x, math.log(2))
   return add(exp(sub(ax, half_log2)), exp(sub(neg(ax), half_log2)))
 
 
 def _asinh_expansion(x):
+  if _is_complex(x):
+    return _complex_asinh(x)
   ax = abs(x)
   big = _const(x, math.sqrt(float(dtypes.finfo(core.get_aval(x).dtype).max)) / 2)
   # log1p(|x| + x^2 / (1 + sqrt(1 + x^2))) is accurate near 0; log(2|x|) avoids x^2 overflow.
@@ -452,6 +532,8 @@ def _asinh_expansion(x):
 
 
 def _acosh_expansion(x):
+  if _is_complex(x):
+    return _complex_acosh(x)
   big = _const(x, math.sqrt(float(dtypes.finfo(core.get_aval(x).dtype).max)) / 2)
   near = log(add(x, sqrt(mul(add(x, _one(x)), sub(x, _one(x))))))
   far = add(log(x), _const(x, math.log(2)))
@@ -459,6 +541,8 @@ def _acosh_expansion(x):
 
 
 def _atanh_expansion(x):
+  if _is_complex(x):
+    return _complex_atanh(x)
   # 0.5 log1p(2|x| / (1 - |x|)) with x's sign; |x| > 1 gives nan.
   ax = abs(x)
   r = mul(_const(x, 0.5), log1p(div(mul(_const(x, 2), ax), sub(_one(x), ax))))
@@ -497,7 +581,16 @@ atanh_p = _expansion_unary("atanh", _atanh_expansion)
 def atanh(x): return atanh_p.bind(x)
 ad.defjvp(atanh_p, lambda t, x: div(t, sub(_one(x), mul(x, x))))
 
-integer_pow_p = unary("integer_pow", None)
+def _integer_pow_abstract_eval(x, *, y):
+  _check_kind("integer_pow", x, _NUM)
+  if y < 0 and x.dtype.kind in "iu":
+    raise TypeError(f"Integers cannot be raised to negative powers, got "
+                    f"integer_pow({x.str_short()}, {y})")
+  return x
+
+
+integer_pow_p = standard_primitive("integer_pow", _integer_pow_abstract_eval)
+batching.defvectorized(integer_pow_p)
 def integer_pow(x, y): return integer_pow_p.bind(x, y=int(y))
 
 
@@ -550,11 +643,11 @@ xor_p = nary("xor", "xor", _INT)
 def bitwise_xor(x, y): return xor_p.bind(*_match(x, y))
 ad.defjvp_zero(xor_p)
 
-population_count_p = unary("population_count", "popcnt", _INT)
+population_count_p = unary("population_count", "popcnt", _INT_ONLY)
 def population_count(x): return population_count_p.bind(x)
 ad.defjvp_zero(population_count_p)
 
-clz_p = unary("clz", "count-leading-zeros", _INT)
+clz_p = unary("clz", "count-leading-zeros", _INT_ONLY)
 def clz(x): return clz_p.bind(x)
 ad.defjvp_zero(clz_p)
 

@@ -90,7 +90,7 @@ def _erf_inv_lowering(ctx, x):
   return ctx.convert(hlo.lower_fun(_erf_inv_expansion)(sub, up), dt)
 
 
-erf_inv_p = ew.unary("erf_inv", None, ew._FLOAT)
+erf_inv_p = ew.unary("erf_inv", None, ew._REAL_FLOAT)
 def erf_inv(x): return erf_inv_p.bind(x)
 ad.defjvp2(erf_inv_p, lambda t, ans, x: ew.mul(t, ew.mul(
     lax_shape.full_like(x, math.sqrt(math.pi) / 2), ew.exp(ew.mul(ans, ans)))))

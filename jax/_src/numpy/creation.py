@@ -25,17 +25,33 @@ def array(object, dtype=None, copy: bool = True):
       isinstance(x, core.Tracer) for x in _leaves(object)):
     from jax._src.numpy.shape_ops import stack
     out = stack([array(x) for x in object])
+  elif dtype is not None and isinstance(object, (bool, int, float, complex, list, tuple)):
+    # Python numbers are checked against the requested type as numpy checks them, so
+    # jnp.array(300, jnp.int8) raises OverflowError and NaN to an integer ValueError,
+    # as in JAX (arrays, by contrast, are cast like `astype`).
+    out = host_array(np.array(object, dtype=dtypes.canonicalize_dtype(dtype)), False)
   else:
     value = np.asarray(object._value if isinstance(object, ArrayImpl) else object)
     if dtype is None and value.dtype == np.float64 and isinstance(object, (float, list, tuple)):
       value = value.astype(dtypes.default_float_dtype())
     if dtype is None and value.dtype.kind == "i" and isinstance(object, (int, list, tuple)):
-      value = value.astype(dtypes.default_int_dtype())
+      value = _default_ints(object, value)
     out = host_array(value, False)
   # A bare Python number keeps its weak type, as a Python scalar operand would.
   weak = dtype is None and type(object) in (int, float, complex)
   target = dtypes.canonicalize_dtype(dtype) if dtype is not None else core.get_aval(out).dtype
   return lax_ew.convert_element_type(out, target, weak)
+
+
+def _default_ints(object, value: np.ndarray) -> np.ndarray:
+  """Python ints as the default integer type; ones it cannot hold raise OverflowError."""
+  dt = dtypes.default_int_dtype()
+  info = np.iinfo(dt)
+  if value.size and (value.min() < info.min or value.max() > info.max):
+    if isinstance(object, int):
+      raise OverflowError(f"Python int {object} too large to convert to {dt.name}")
+    return np.array(object, dtype=dt)  # numpy names the offending value
+  return value.astype(dt)
 
 
 def _leaves(obj):
@@ -97,10 +113,28 @@ def arange(start, stop=None, step=None, dtype=None):
     dt = dtypes.canonicalize_dtype(dtype) if dtype is not None else dtypes.result_type(start)
     size = int(np.ceil(start)) if start > 0 else 0
     return lax_shape.iota(dt, size)
-  step = 1 if step is None else step
   dt = (dtypes.canonicalize_dtype(dtype) if dtype is not None
         else dtypes.result_type(*(v for v in (start, stop, step) if v is not None)))
-  return host_array(np.arange(start, stop, step).astype(dt), False)
+  return host_array(_arange_values(start, stop, step, np.dtype(dt)), False)
+
+
+def _arange_values(start, stop, step, dt: np.dtype) -> np.ndarray:
+  """start + step * i, each operation rounded as JAX's compiled arange rounds it.
+
+  With a step, floats narrower than 32 bits work in float32 and are converted at the
+  end; without one the sum is taken in `dt` itself.
+  """
+  with np.errstate(all="ignore"):
+    if step is None:
+      size = max(0, int(np.ceil(stop - start)))
+      return lax_ew.host_convert(np.asarray(start), dt) + np.arange(size).astype(dt)
+    narrow = dtypes.is_float(dt) and dt.itemsize < 4
+    work = np.dtype(np.float32) if narrow else dt
+    size = max(0, int(np.ceil((stop - start) / step)))
+    iota = np.arange(size).astype(work)
+    values = lax_ew.host_convert(np.asarray(start), work) + \
+        lax_ew.host_convert(np.asarray(step), work) * iota
+    return lax_ew.host_convert(values.astype(work), dt)
 
 
 def empty_like(prototype, dtype=None, shape=None):

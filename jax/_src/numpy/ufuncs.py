@@ -202,13 +202,13 @@ def reciprocal(x, /):
 def _integer_power(x, y):
   """x ** y for integer arrays by square-and-multiply, wrapping like C.
 
-  Only the low log2(bit width) bits of y are used, as in JAX: any larger exponent
-  overflows for every base but 0, 1 and -1, whose powers depend on that many bits.
+  Only the low 6 bits of y are used, whatever the width, as in JAX: any larger
+  exponent overflows for every base but 0, 1 and -1, whose powers depend on those bits.
   """
   acc = lax.select(lax.bitwise_and(lax.eq(x, _zeros(x)), lax.ne(y, _zeros(y))),
                    _zeros(x), _const(x, 1))
   one = _const(y, 1)
-  for _ in range((_dtype(x).itemsize * 8).bit_length()):
+  for _ in range(6):
     odd = lax.ne(lax.bitwise_and(y, one), _zeros(y))
     acc = lax.select(odd, lax.mul(acc, x), acc)
     x = lax.mul(x, x)
@@ -257,29 +257,28 @@ float_power = _make_ufunc(_float_power, "float_power")
 
 
 def _float_divmod(x1, x2):
-  """(floor(x1 / x2), x1 mod x2) for floats, with NumPy's corrections of fmod's sign."""
+  """(x1 // x2, x1 mod x2) for floats, computed as JAX does (CPython's float_divmod).
+
+  The quotient comes from (x1 - fmod) / x2, exact up to rounding, corrected by one where
+  fmod's sign must flip, then rounded; x2 == 0 divides x1 itself so x // 0 is +-inf.
+  """
   mod = lax.rem(x1, x2)
-  div = lax.div(lax.sub(x1, mod), x2)
-  wrong_sign = lax.bitwise_and(lax.ne(mod, _zeros(mod)),
-                               lax.ne(lax.lt(x2, _zeros(x2)), lax.lt(mod, _zeros(mod))))
-  mod = lax.select(wrong_sign, lax.add(mod, x2), mod)
-  div = lax.select(wrong_sign, lax.sub(div, _const(div, 1)), div)
-  # div is an integer up to rounding error; snap it to the nearest one.
-  floor_div = lax.floor(div)
-  floor_div = lax.select(lax.gt(lax.sub(div, floor_div), _const(div, 0.5)),
-                         lax.add(floor_div, _const(div, 1)), floor_div)
-  floor_div = lax.select(lax.eq(div, _zeros(div)), lax.mul(_zeros(div), lax.div(x1, x2)),
-                         floor_div)
-  return floor_div, mod
+  x2_zero = lax.eq(x2, _zeros(x2))
+  div = lax.div(lax.select(x2_zero, x1, lax.sub(x1, mod)), x2)
+  flip = lax.bitwise_and(lax.ne(mod, _zeros(mod)), lax.ne(lax.sign(x2), lax.sign(mod)))
+  mod = lax.select(flip, lax.add(mod, x2), mod)
+  div = lax.select(flip, lax.sub(div, _const(div, 1)), div)
+  return lax.round(div), mod
 
 
 def _int_floor_divide(x1, x2):
   if _dtype(x1).kind == "u":
     return lax.div(x1, x2)
+  # Rounds toward -inf where the signs differ and the division is inexact. Compared
+  # through sign(), so x // 0 is XLA's quotient -1 minus one, as in JAX.
   q = lax.div(x1, x2)
-  r = lax.rem(x1, x2)
-  needs_fix = lax.bitwise_and(lax.ne(r, _zeros(r)),
-                              lax.ne(lax.lt(r, _zeros(r)), lax.lt(x2, _zeros(x2))))
+  needs_fix = lax.bitwise_and(lax.ne(lax.sign(x1), lax.sign(x2)),
+                              lax.ne(lax.rem(x1, x2), _zeros(q)))
   return lax.select(needs_fix, lax.sub(q, _const(q, 1)), q)
 
 
@@ -299,6 +298,8 @@ def _remainder(x1, x2, /):
   x1, x2 = promote_args("remainder", x1, x2)
   if dtypes.is_complex(_dtype(x1)):
     raise TypeError("jnp.remainder does not support complex-valued inputs.")
+  if _dtype(x2).kind in "iu":  # x % 0 is 0 for integers, as in JAX
+    x2 = lax.select(lax.eq(x2, _zeros(x2)), _const(x2, 1), x2)
   r = lax.rem(x1, x2)
   if _dtype(r).kind in "ub":
     return r
@@ -309,6 +310,8 @@ def _remainder(x1, x2, /):
 
 def _fmod(x1, x2, /):
   x1, x2 = promote_args("fmod", x1, x2)
+  if _dtype(x2).kind in "iu":  # x fmod 0 is 0 for integers, as in JAX
+    x2 = lax.select(lax.eq(x2, _zeros(x2)), _const(x2, 1), x2)
   return lax.rem(x1, x2)
 
 
