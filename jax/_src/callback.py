@@ -181,7 +181,7 @@ def supports_host_callbacks(client) -> bool:
   return hit
 
 
-def _register(callback: _FlatCallback, in_avals, out_avals) -> int:
+def _register(callback: Callable, in_avals, out_avals) -> int:
   from jax._src import dispatch
   client = dispatch.get_backend()
   if not supports_host_callbacks(client):
@@ -201,6 +201,11 @@ def _register(callback: _FlatCallback, in_avals, out_avals) -> int:
 
 
 def _lowering(ctx: hlo.LoweringContext, *args, callback, result_avals, vmap_method):
+  return emit_host_call(ctx, args, callback, result_avals)
+
+
+def emit_host_call(ctx: hlo.LoweringContext, args, callback: Callable, result_avals) -> list:
+  """A custom-call running `callback(*numpy operands) -> list of results` on the host."""
   index = _register(callback, [a.aval for a in args], result_avals)
   avals = list(result_avals)
   shape = (hlo.shape_str(avals[0]) if len(avals) == 1
@@ -218,9 +223,13 @@ def _lowering(ctx: hlo.LoweringContext, *args, callback, result_avals, vmap_meth
 hlo.lowering_rules[pure_callback_p] = _lowering
 
 
+# Primitives that call back into Python at run time (jax.debug adds its own).
+callback_primitives: set = {pure_callback_p}
+
+
 def contains_callback(jaxpr: core.Jaxpr) -> bool:
   for eqn in jaxpr.eqns:
-    if eqn.primitive is pure_callback_p:
+    if eqn.primitive in callback_primitives:
       return True
     inner = eqn.params.get("jaxpr")
     if isinstance(inner, core.ClosedJaxpr) and contains_callback(inner.jaxpr):

@@ -35,7 +35,7 @@ def _jit_impl(*args, jaxpr: ClosedJaxpr, name: str, donated_invars=None):
     outs = shard_map_jit.run(jaxpr, args, name)
     if outs is not None:
       return outs
-  if _has_shard_map(jaxpr) or _needs_host_callbacks(jaxpr):
+  if _has_shard_map(jaxpr) or _needs_host_callbacks(jaxpr) or _has_effects(jaxpr):
     return core.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, args)
   outs = shard_map.partitioned_jit(jaxpr, args, name)
   if outs is not None:
@@ -53,6 +53,27 @@ def _needs_host_callbacks(jaxpr: ClosedJaxpr) -> bool:
     return False
   from jax._src import callback, dispatch
   return not callback.supports_host_callbacks(dispatch.get_backend())
+
+
+def _has_effects(jaxpr: ClosedJaxpr) -> bool:
+  """Side-effecting equations (jax.debug callbacks) are run eagerly, equation by equation:
+  the CPU compiler keeps only what the outputs depend on, which would drop them."""
+  found = jaxpr.__dict__.get("_has_effects")
+  if found is None:
+    found = jaxpr.__dict__["_has_effects"] = _contains_effect(jaxpr.jaxpr)
+  return found
+
+
+def _contains_effect(jaxpr: core.Jaxpr) -> bool:
+  for eqn in jaxpr.eqns:
+    if eqn.primitive in pe.effectful_primitives:
+      return True
+    for p in eqn.params.values():
+      if isinstance(p, ClosedJaxpr) and _contains_effect(p.jaxpr):
+        return True
+      if isinstance(p, core.Jaxpr) and _contains_effect(p):
+        return True
+  return False
 
 
 def _has_shard_map(jaxpr: ClosedJaxpr) -> bool:
