@@ -49,3 +49,20 @@ from jax._src.callback import pure_callback as pure_callback
 from jax._src.tree_util import tree_map as tree_map, tree_leaves as tree_leaves, tree_structure as tree_structure
 from jax import errors as errors
 from jax.tools.env_info import print_environment_info as print_environment_info
+# Modules and names that libraries built on jax import (kept in one alphabetised block).
+from jax import ad_checkpoint as ad_checkpoint
+from jax import core as core
+from jax import custom_batching as custom_batching
+from jax import custom_derivatives as custom_derivatives
+from jax import debug as debug
+from jax import dtypes as dtypes
+from jax import extend as extend
+from jax import flatten_util as flatten_util
+from jax import interpreters as interpreters
+from jax import monitoring as monitoring
+from jax import profiler as profiler
+from jax import stages as stages
+from jax import typing as typing
+from jax._src.lib import _jax as _jaxlib_ext
+Device = _jaxlib_ext.Device
+del _jaxlib_ext

@@ -1,0 +1,6 @@
+"""Rematerialization (`jax.ad_checkpoint`): checkpoint, named values and save policies."""
+
+from jax._src.ad_checkpoint import checkpoint_name as checkpoint_name
+from jax._src.ad_checkpoint import checkpoint_policies as checkpoint_policies
+from jax._src.custom_derivatives import checkpoint as checkpoint
+from jax._src.custom_derivatives import remat as remat
