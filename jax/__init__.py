@@ -63,6 +63,8 @@ from jax import monitoring as monitoring
 from jax import profiler as profiler
 from jax import stages as stages
 from jax import typing as typing
+from jax._src.dtypes_public import float0 as float0
+from jax._src.extend_core import ensure_compile_time_eval as ensure_compile_time_eval
 from jax._src.lib import _jax as _jaxlib_ext
 Device = _jaxlib_ext.Device
 del _jaxlib_ext

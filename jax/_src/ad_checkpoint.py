@@ -32,6 +32,21 @@ def checkpoint_name(x, name: str):
   return tree_util.tree_map(lambda leaf: name_p.bind(leaf, name=name), x)
 
 
+class Saveable:
+  """A policy result: the value may be kept for the backward pass."""
+
+
+class Recompute:
+  """A policy result: the value is recomputed in the backward pass."""
+
+
+class Offloadable:
+  """A policy result: the value may be kept, moved from `src` to `dst` memory."""
+
+  def __init__(self, src: str, dst: str):
+    self.src, self.dst = src, dst
+
+
 _DOT_PRIMITIVES = ("dot_general",)
 
 

@@ -11,6 +11,7 @@ only, and its tangent is nothing.
 from __future__ import annotations
 
 import functools
+import logging
 import string
 import sys
 from typing import Any, Callable
@@ -132,6 +133,25 @@ def debug_print(fmt: str, *args, ordered: bool = False, **kwargs) -> None:
   debug_callback(functools.partial(_format_print, fmt), *args, ordered=ordered, **kwargs)
 
 
+class DebugEffect:
+  """The effect of a jax.debug callback (unordered: calls may run in any order)."""
+
+
+class OrderedDebugEffect(DebugEffect):
+  """The effect of an ordered jax.debug callback."""
+
+
+def _format_log(fmt: str, level: int, *args, **kwargs) -> None:
+  logging.getLogger("jax").log(level, _ArrayFormatter().format(fmt, *args, **kwargs))
+
+
+def debug_log(fmt: str, *args, level: int = logging.INFO, **kwargs) -> None:
+  """Like jax.debug.print, but the message goes to the "jax" logger at `level`."""
+  if not isinstance(fmt, str):
+    raise TypeError(f"jax.debug.log expects a format string first, got {fmt!r}")
+  debug_callback(functools.partial(_format_log, fmt, level), *args, **kwargs)
+
+
 def breakpoint(*, backend=None, filter_frames: bool = True, num_frames=None,
                ordered: bool = False, token=None, **kwargs):
   """Interactive debugging inside traced code is not available in this jax."""
@@ -141,25 +161,36 @@ def breakpoint(*, backend=None, filter_frames: bool = True, num_frames=None,
       "a running computation. Use jax.debug.print or jax.debug.callback to inspect values.")
 
 
-def _sharding_rows(x) -> list[tuple[str, str]]:
-  sharding = getattr(x, "sharding", None)
-  shards = getattr(x, "addressable_shards", None)
-  if sharding is None or not shards:
-    return []
-  return [(str(s.index), str(s.device)) for s in shards]
-
-
-def visualize_array_sharding(arr, *, use_color: bool = False, scale: float = 1.,
-                             min_width: int = 9, max_width: int = 80, color_map=None) -> None:
-  """Print which device holds which slice of `arr` (one line per shard)."""
+def visualize_sharding(shape, sharding, *, use_color: bool = False, scale: float = 1.,
+                       min_width: int = 9, max_width: int = 80, color_map=None) -> None:
+  """Print which device holds which slice of an array of `shape` under `sharding`."""
   del use_color, scale, min_width, max_width, color_map  # plain-text output only
-  rows = _sharding_rows(arr)
-  if not rows:
-    raise ValueError("visualize_array_sharding needs a concrete jax Array (it cannot "
-                     "inspect a traced value)")
+  index_map = getattr(sharding, "devices_indices_map", None)
+  if index_map is None:
+    raise TypeError(f"visualize_sharding expects a Sharding, got {sharding!r}")
+  rows = [(_index_str(idx), str(dev)) for dev, idx in index_map(tuple(shape)).items()]
   width = max(len(r[0]) for r in rows)
   for index, device in rows:
     sys.stdout.write(f"{index.ljust(width)}  {device}\n")
+
+
+def _index_str(idx) -> str:
+  parts = []
+  for s in idx:
+    if isinstance(s, slice):
+      parts.append(f"{'' if s.start is None else s.start}:{'' if s.stop is None else s.stop}")
+    else:
+      parts.append(str(s))
+  return "[" + ", ".join(parts) + "]"
+
+
+def visualize_array_sharding(arr, **kwargs) -> None:
+  """Print which device holds which slice of the concrete array `arr`."""
+  sharding = getattr(arr, "sharding", None)
+  if isinstance(arr, core.Tracer) or sharding is None:
+    raise ValueError("visualize_array_sharding needs a concrete jax Array (it cannot "
+                     "inspect a traced value)")
+  visualize_sharding(arr.shape, sharding, **kwargs)
 
 
 def inspect_array_sharding(value, *, callback: Callable) -> None:

@@ -8,6 +8,7 @@ the update step can be jitted. Step sizes are constants or schedules `i -> size`
 
 from __future__ import annotations
 
+import builtins
 import functools
 from typing import Any, Callable, NamedTuple
 
@@ -15,6 +16,38 @@ import jax.numpy as jnp
 from jax._src.tree_util import register_pytree_node, tree_flatten, tree_map, tree_unflatten
 
 Schedule = Callable[[int], float]
+Array = Any
+Params = Any
+State = Any
+Updates = Params
+
+map = builtins.map
+zip = builtins.zip
+
+
+def safe_map(f, *args):
+  """map that insists on arguments of equal length."""
+  n = len(args[0])
+  if any(len(a) != n for a in args[1:]):
+    raise ValueError(f"length mismatch: {[len(a) for a in args]}")
+  return list(builtins.map(f, *args))
+
+
+def safe_zip(*args):
+  """zip that insists on arguments of equal length."""
+  n = len(args[0])
+  if any(len(a) != n for a in args[1:]):
+    raise ValueError(f"length mismatch: {[len(a) for a in args]}")
+  return list(builtins.zip(*args))
+
+
+def unzip2(xys):
+  """[(x, y), ...] -> ((x, ...), (y, ...))."""
+  xs, ys = [], []
+  for x, y in xys:
+    xs.append(x)
+    ys.append(y)
+  return tuple(xs), tuple(ys)
 
 
 class Optimizer(NamedTuple):

@@ -11,11 +11,20 @@ import functools
 import operator as op
 
 import jax.numpy as jnp
-from jax import lax
+from jax import ShapeDtypeStruct, eval_shape, lax
 from jax import random
 from jax.nn import initializers
 from jax.nn import elu, gelu, leaky_relu, log_softmax, logsumexp, relu, selu, sigmoid, softmax
 from jax.nn import softplus, standardize
+
+# Initializers under the names stax has always used.
+glorot_normal = initializers.glorot_normal
+normal = initializers.normal
+ones = initializers.ones
+zeros = initializers.zeros
+glorot = glorot_normal
+randn = normal
+logsoftmax = log_softmax
 
 
 def Dense(out_dim, W_init=initializers.glorot_normal(), b_init=initializers.normal()):
@@ -32,6 +41,124 @@ def Dense(out_dim, W_init=initializers.glorot_normal(), b_init=initializers.norm
     return jnp.dot(inputs, W) + b
 
   return init_fun, apply_fun
+
+
+def _out_shape(fun, input_shape, *other_shapes):
+  """The output shape of `fun`; a -1 (unknown batch) leading dimension stays -1."""
+  unknown = [i for i, d in enumerate(input_shape) if d == -1]
+  concrete = tuple(1 if d == -1 else d for d in input_shape)
+  args = [ShapeDtypeStruct(concrete, jnp.float32)]
+  args += [ShapeDtypeStruct(tuple(sh), jnp.float32) for sh in other_shapes]
+  out = eval_shape(fun, *args).shape
+  return tuple(-1 if i in unknown else d for i, d in enumerate(out))
+
+
+def GeneralConv(dimension_numbers, out_chan, filter_shape, strides=None, padding="VALID",
+                W_init=None, b_init=normal(1e-6)):
+  """A convolution layer; `dimension_numbers` = (lhs_spec, rhs_spec, out_spec) strings."""
+  lhs_spec, rhs_spec, out_spec = dimension_numbers
+  one = (1,) * len(filter_shape)
+  strides = strides or one
+  W_init = W_init or glorot_normal(rhs_spec.index("I"), rhs_spec.index("O"))
+
+  def init_fun(rng, input_shape):
+    filter_shape_iter = iter(filter_shape)
+    kernel_shape = [out_chan if c == "O" else input_shape[lhs_spec.index("C")] if c == "I"
+                    else next(filter_shape_iter) for c in rhs_spec]
+    output_shape = _out_shape(
+        lambda x, w: lax.conv_general_dilated(x, w, strides, padding, one, one,
+                                              dimension_numbers=dimension_numbers),
+        input_shape, kernel_shape)
+    bias_shape = [out_chan if c == "C" else 1 for c in out_spec]
+    k1, k2 = random.split(rng)
+    return output_shape, (W_init(k1, kernel_shape), b_init(k2, bias_shape))
+
+  def apply_fun(params, inputs, **kwargs):
+    W, b = params
+    return lax.conv_general_dilated(inputs, W, strides, padding, one, one,
+                                    dimension_numbers=dimension_numbers) + b
+
+  return init_fun, apply_fun
+
+
+Conv = functools.partial(GeneralConv, ("NHWC", "HWIO", "NHWC"))
+
+
+def BatchNorm(axis=(0, 1, 2), epsilon=1e-5, center=True, scale=True, beta_init=zeros,
+              gamma_init=ones):
+  """Normalize over `axis` (batch statistics), then scale by gamma and shift by beta."""
+  _beta_init = lambda rng, shape: beta_init(rng, shape) if center else ()
+  _gamma_init = lambda rng, shape: gamma_init(rng, shape) if scale else ()
+  axis = (axis,) if isinstance(axis, int) else tuple(axis)
+
+  def init_fun(rng, input_shape):
+    shape = tuple(d for i, d in enumerate(input_shape) if i not in axis)
+    k1, k2 = random.split(rng)
+    return input_shape, (_beta_init(k1, shape), _gamma_init(k2, shape))
+
+  def apply_fun(params, x, **kwargs):
+    beta, gamma = params
+    ed = tuple(None if i in axis else slice(None) for i in range(jnp.ndim(x)))
+    z = standardize(x, axis, epsilon=epsilon)
+    if center and scale:
+      return gamma[ed] * z + beta[ed]
+    if center:
+      return z + beta[ed]
+    if scale:
+      return gamma[ed] * z
+    return z
+
+  return init_fun, apply_fun
+
+
+def _pooling_layer(reducer, init_val, rescaler=None):
+  def PoolingLayer(window_shape, strides=None, padding="VALID", spec=None):
+    """A pooling layer over the spatial dimensions of NHWC (or `spec`) inputs."""
+    strides = strides or (1,) * len(window_shape)
+    rescale = rescaler(window_shape, strides, padding) if rescaler else None
+    if spec is None:
+      non_spatial_axes = 0, len(window_shape) + 1
+    else:
+      non_spatial_axes = spec.index("N"), spec.index("C")
+    for i in sorted(non_spatial_axes):
+      window_shape = window_shape[:i] + (1,) + window_shape[i:]
+      strides = strides[:i] + (1,) + strides[i:]
+
+    def init_fun(rng, input_shape):
+      out_shape = _out_shape(
+          lambda x: lax.reduce_window(x, init_val, reducer, window_shape, strides, padding),
+          input_shape)
+      return out_shape, ()
+
+    def apply_fun(params, inputs, **kwargs):
+      out = lax.reduce_window(inputs, init_val, reducer, window_shape, strides, padding)
+      return rescale(out, inputs, spec) if rescale else out
+
+    return init_fun, apply_fun
+
+  return PoolingLayer
+
+
+def _normalize_by_window_size(dims, strides, padding):
+  def rescale(outputs, inputs, spec):
+    if spec is None:
+      non_spatial_axes = 0, inputs.ndim - 1
+    else:
+      non_spatial_axes = spec.index("N"), spec.index("C")
+    spatial_shape = tuple(inputs.shape[i] for i in range(inputs.ndim)
+                          if i not in non_spatial_axes)
+    one = jnp.ones(spatial_shape, dtype=inputs.dtype)
+    window_sizes = lax.reduce_window(one, 0., lax.add, dims, strides, padding)
+    for i in sorted(non_spatial_axes):
+      window_sizes = jnp.expand_dims(window_sizes, i)
+    return outputs / window_sizes
+
+  return rescale
+
+
+MaxPool = _pooling_layer(lax.max, -jnp.inf)
+SumPool = _pooling_layer(lax.add, 0.)
+AvgPool = _pooling_layer(lax.add, 0., _normalize_by_window_size)
 
 
 def elementwise(fun, **fun_kwargs):
@@ -67,7 +194,7 @@ Identity = Identity()
 def Flatten():
   """Flatten all dimensions but the leading (batch) one."""
   init_fun = lambda rng, input_shape: (
-      input_shape[0], functools.reduce(op.mul, input_shape[1:], 1)), ()
+      (input_shape[0], functools.reduce(op.mul, input_shape[1:], 1)), ())
   apply_fun = lambda params, inputs, **kwargs: jnp.reshape(inputs, (inputs.shape[0], -1))
   return init_fun, apply_fun
 
