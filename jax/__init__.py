@@ -66,5 +66,8 @@ from jax import typing as typing
 from jax._src.dtypes_public import float0 as float0
 from jax._src.extend_core import ensure_compile_time_eval as ensure_compile_time_eval
 from jax._src.lib import _jax as _jaxlib_ext
+from jax._src.name_stack import named_call as named_call
+from jax._src.name_stack import named_scope as named_scope
+from jax.version import __version_info__ as __version_info__
 Device = _jaxlib_ext.Device
 del _jaxlib_ext

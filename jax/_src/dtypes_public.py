@@ -24,8 +24,7 @@ class prng_key(extended):
   """Abstract scalar type of typed PRNG key arrays (`jax.random.key`)."""
 
 
-class TypePromotionError(ValueError):
-  """Two dtypes have no common type under the active promotion rules."""
+TypePromotionError = dtypes.TypePromotionError
 
 
 def _is_key_dtype(x) -> bool:

@@ -59,6 +59,33 @@ def _axis_data_for(dims, vals) -> batching.AxisData:
 primitive_batchers = _PrimitiveBatchers()
 
 
+class _AdaptedAxisBatchRule:
+  """Our-style rule calling a rule of `(axis_size, axis_name, trace_type, args, dims)`."""
+
+  def __init__(self, rule: Callable):
+    self.rule = rule
+
+  def __call__(self, axis_data, vals, dims, **params):
+    return self.rule(axis_data.size, axis_data.name, batching.BatchTrace, vals, dims, **params)
+
+
+class _AxisPrimitiveBatchers(_PrimitiveBatchers):
+  """Batching rules that also need the axis size and name (`axis_primitive_batchers`)."""
+
+  def __getitem__(self, prim):
+    rule = batching.batch_rules[prim]
+    if isinstance(rule, _AdaptedAxisBatchRule):
+      return rule.rule
+    return lambda size, name, trace_type, vals, dims, **params: rule(
+        batching.AxisData(size, name), vals, dims, **params)
+
+  def __setitem__(self, prim, rule):
+    batching.batch_rules[prim] = _AdaptedAxisBatchRule(rule)
+
+
+axis_primitive_batchers = _AxisPrimitiveBatchers()
+
+
 def register_lowering(prim: core.Primitive, rule: Callable, platform: str | None = None,
                       **_) -> Callable:
   """Lower `prim` with `rule(ctx, *operands, **params)` (for every platform here)."""

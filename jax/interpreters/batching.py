@@ -14,4 +14,5 @@ from jax._src.interpreters.batching import defvectorized as defvectorized
 from jax._src.interpreters.batching import matchaxis as matchaxis
 from jax._src.interpreters.batching import moveaxis as moveaxis
 from jax._src.interpreters.batching import not_mapped as not_mapped
+from jax._src.interpreters_public import axis_primitive_batchers as axis_primitive_batchers
 from jax._src.interpreters_public import primitive_batchers as primitive_batchers
