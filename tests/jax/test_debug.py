@@ -102,3 +102,39 @@ def test_inspect_array_sharding(backend):
   x = jnp.ones(3)
   jax.debug.inspect_array_sharding(x, callback=got.append)
   assert got == [x.sharding]
+
+
+# ----------------------------------------------------------------------------- io_callback
+
+
+def test_io_callback_returns_values_and_is_never_dropped(backend):
+  from jax.experimental import io_callback
+  log = []
+
+  def host(x):
+    log.append(np.asarray(x).copy())
+    return (x * 2).astype(np.float32)
+
+  def f(x):
+    return io_callback(host, jax.ShapeDtypeStruct(x.shape, x.dtype), x) + 1
+
+  x = jnp.arange(2.0)
+  np.testing.assert_array_equal(f(x), [1.0, 3.0])
+  np.testing.assert_array_equal(jax.jit(f)(x), [1.0, 3.0])
+  out = jax.vmap(f)(jnp.arange(6.0).reshape(3, 2))
+  np.testing.assert_array_equal(out, 2 * np.arange(6.0).reshape(3, 2) + 1)
+  assert len(log) == 2 + 3  # vmap: once per element
+
+  def unused(x):
+    io_callback(host, jax.ShapeDtypeStruct(x.shape, x.dtype), x)
+    return x
+
+  jax.jit(unused)(x)
+  assert len(log) == 6
+
+
+def test_io_callback_has_no_derivative():
+  from jax.experimental import io_callback
+  f = lambda x: io_callback(lambda v: v, jax.ShapeDtypeStruct((), jnp.float32), x)
+  with pytest.raises(ValueError, match="JVP"):
+    jax.grad(f)(1.0)

@@ -243,3 +243,26 @@ def test_extend_random_threefry(backend):
   x0, x1 = np.uint32(0x243F6A88), np.uint32(0x85A308D3)
   y0, y1 = xr.threefry_2x32(k1, k2, x0, x1)
   assert (int(y0), int(y1)) == (0xC4923A9C, 0x483DF7A0)
+
+
+def test_axis_primitive_batchers(backend):
+  p = xcore.Primitive("test_axis_double")
+  p.def_impl(lambda x: np.asarray(x) * 2)
+  p.def_abstract_eval(lambda a: a)
+  seen = []
+
+  def rule(axis_size, axis_name, trace_type, args, dims):
+    seen.append((axis_size, axis_name))
+    return p.bind(args[0]), dims[0]
+
+  batching.axis_primitive_batchers[p] = rule
+  out = jax.vmap(p.bind, axis_name="i")(X)
+  np.testing.assert_allclose(out, 2 * X)
+  assert seen == [(3, "i")] and batching.axis_primitive_batchers[p] is rule
+
+
+def test_lax_exports_primitives():
+  from jax._src.custom_derivatives import stop_gradient_p
+  assert jax.lax.sin_p is primitives.sin_p
+  assert jax.lax.stop_gradient_p is stop_gradient_p
+  assert isinstance(jax.lax.dot_general_p, xcore.Primitive)

@@ -116,3 +116,26 @@ def test_api_boundary_keeps_metadata():
 
   w = traceback_util.api_boundary(documented)
   assert w.__name__ == "documented" and w.__doc__ == "doc" and w(3) == 3
+
+
+def test_named_scope_and_named_call(backend):
+  from jax._src import name_stack
+  seen = []
+
+  @jax.named_call
+  def inner(x):
+    seen.append(name_stack.current_name_stack())
+    return x * 2
+
+  with jax.named_scope("outer"):
+    out = jax.jit(inner)(3.0)
+  assert float(out) == 6.0 and seen == ["outer/inner"]
+  assert name_stack.current_name_stack() == ""
+  with pytest.raises(TypeError, match="string"):
+    with jax.named_scope(3):
+      pass
+
+
+def test_version_info():
+  assert isinstance(jax.__version_info__, tuple)
+  assert all(isinstance(v, int) for v in jax.__version_info__)
