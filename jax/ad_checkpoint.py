@@ -5,5 +5,5 @@ from jax._src.ad_checkpoint import Recompute as Recompute
 from jax._src.ad_checkpoint import Saveable as Saveable
 from jax._src.ad_checkpoint import checkpoint_name as checkpoint_name
 from jax._src.ad_checkpoint import checkpoint_policies as checkpoint_policies
-from jax._src.custom_derivatives import checkpoint as checkpoint
-from jax._src.custom_derivatives import remat as remat
+from jax._src.remat import checkpoint as checkpoint
+from jax._src.remat import remat as remat

@@ -88,3 +88,44 @@ def test_dot_policies():
   assert not _decide(cp.dots_with_no_batch_dims_saveable, bdot)
   assert _decide(cp.everything_saveable, sin) and not _decide(cp.nothing_saveable, dot)
   assert dot.primitive is primitives.dot_general_p
+
+
+def _backward_primitives(policy, fun=_f):
+  """Primitive names in the linear (backward-side) function of checkpoint(fun)."""
+  _, f_lin = jax.linearize(ad_checkpoint.checkpoint(fun, policy=policy), X, W)
+  names = []
+
+  def walk(jaxpr):
+    for e in jaxpr.eqns:
+      names.append(e.primitive.name)
+      for p in e.params.values():
+        if hasattr(p, "jaxpr"):
+          walk(p.jaxpr)
+
+  walk(jax.make_jaxpr(f_lin)(X, W).jaxpr)
+  return names
+
+
+def test_policy_decides_what_is_recomputed(backend):
+  # Saving nothing: the backward side recomputes tanh(x @ w) and sin from the inputs.
+  nothing = _backward_primitives(cp.nothing_saveable)
+  assert "tanh" in nothing and "sin" in nothing
+  # Saving everything: the backward side only has the linear work left.
+  everything = _backward_primitives(cp.everything_saveable)
+  assert "tanh" not in everything and "sin" not in everything
+  # Saving the named product: its dot is not recomputed (the two tangent dots remain).
+  g = lambda x, w: jnp.sum(jnp.sin(checkpoint_name(x @ w, "z")))
+  assert _backward_primitives(cp.nothing_saveable, g).count("dot_general") == 3
+  assert _backward_primitives(cp.save_only_these_names("z"), g).count("dot_general") == 2
+  assert _backward_primitives(cp.save_only_these_names("other"), g).count("dot_general") == 3
+  assert _backward_primitives(cp.dots_saveable, g).count("dot_general") == 2
+
+
+def test_checkpoint_under_vmap_and_static_args(backend):
+  f = ad_checkpoint.checkpoint(lambda x, n: jnp.sin(x) * n, static_argnums=1)
+  np.testing.assert_allclose(jax.vmap(lambda x: f(x, 3))(jnp.arange(3.0)),
+                             3 * np.sin(np.arange(3.0)), rtol=1e-6)
+  np.testing.assert_allclose(jax.grad(lambda x: f(x, 2))(0.5), 2 * np.cos(0.5), rtol=1e-6)
+  g = jax.jit(jax.vmap(jax.grad(ad_checkpoint.checkpoint(lambda x: jnp.sin(x) ** 2))))
+  np.testing.assert_allclose(g(jnp.arange(3.0)), np.sin(2 * np.arange(3.0)), rtol=1e-5,
+                             atol=1e-6)
