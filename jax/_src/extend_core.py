@@ -8,7 +8,8 @@ lowering and checkers see.
 from __future__ import annotations
 
 import abc
-import itertools
+import importlib
+import pkgutil
 from contextlib import contextmanager
 from typing import Any, Callable, Sequence
 
@@ -207,8 +208,8 @@ def call_impl(*args, call_jaxpr, **_):
 
 def _register_call_rules(prim: Primitive) -> None:
   # Transformations run through the call: it is inlined, so every rule of its body applies.
-  from jax._src.interpreters import ad, batching  # noqa: the rule tables sit above the core
-  from jax._src.lowering import hlo
+  from jax._src.interpreters import ad, batching  # the rule tables sit above the core
+  from jax._src.lowering import hlo  # lowering sits above the core too
 
   def jvp(primals, tangents, *, call_jaxpr, **params):
     closed = _closed(call_jaxpr)
@@ -318,9 +319,7 @@ def min_dim(d1, d2):
 
 def _collect_primitives() -> dict[str, Primitive]:
   # The lax primitives are defined above the core; gather them when first asked for.
-  from jax._src import lax as lax_pkg  # noqa: lax sits above the core
-  import importlib
-  import pkgutil
+  from jax._src import lax as lax_pkg  # lax sits above the core
   found: dict[str, Primitive] = {}
   for info in pkgutil.iter_modules(lax_pkg.__path__):
     mod = importlib.import_module(f"{lax_pkg.__name__}.{info.name}")
@@ -330,5 +329,3 @@ def _collect_primitives() -> dict[str, Primitive]:
   return found
 
 
-__all__ = [n for n in dir() if not n.startswith("_")]
-del itertools

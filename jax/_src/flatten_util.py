@@ -11,9 +11,8 @@ from jax._src import dtypes
 from jax._src import tree_util
 
 
-def _lax():
-  # numpy-level operations live above this helper's layer; imported on use.
-  import jax.numpy as jnp  # noqa: jnp sits above this module
+def _jnp():
+  import jax.numpy as jnp  # jax.numpy sits above this module's layer
   return jnp
 
 
@@ -33,7 +32,7 @@ def _leaf_dtype(x) -> np.dtype:
 
 
 def _ravel_list(leaves):
-  jnp = _lax()
+  jnp = _jnp()
   if not leaves:
     return jnp.zeros((0,), dtypes.default_float_dtype()), lambda v: []
   from_dtypes = [_leaf_dtype(x) for x in leaves]
@@ -61,7 +60,7 @@ def _ravel_list(leaves):
 
 
 def _cast_back(x, dt: np.dtype):
-  jnp = _lax()
+  jnp = _jnp()
   # Casting complex to real would drop the imaginary part: keep the promoted value.
   if np.issubdtype(x.dtype, np.complexfloating) and not np.issubdtype(dt, np.complexfloating):
     return jnp.real(x).astype(dt)

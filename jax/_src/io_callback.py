@@ -33,7 +33,7 @@ def _jvp(primals, tangents, **params):
 
 def _batch(axis, vals, dims, *, callback, result_avals, ordered):
   from jax._src.lax import shape as lax_shape  # lax sits above the batching layer
-  from jax._src.debugging import _index
+  from jax._src.debugging import _index  # slicing needs lax, which sits above this layer
   rows = []
   for i in range(axis.size):
     sliced = [x if d is batching.not_mapped else _index(x, i, d) for x, d in zip(vals, dims)]
