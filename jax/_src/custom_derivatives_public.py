@@ -29,6 +29,10 @@ class SymbolicZero:
   def instantiate(self):
     return ad.zeros_like_aval(self.aval)
 
+  @classmethod
+  def from_primal_value(cls, val) -> SymbolicZero:
+    return cls(core.get_aval(val))
+
 
 class CustomVJPPrimal:
   """A primal input of a custom_vjp forward rule, with whether it is perturbed."""

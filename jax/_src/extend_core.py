@@ -150,6 +150,13 @@ def unmapped_aval(size: int, axis: int | None, aval: ShapedArray, explicit_mesh_
   return aval.update(shape=aval.shape[:axis] + (size,) + aval.shape[axis:])
 
 
+def raise_to_shaped(aval, weak_type=None):
+  """The ShapedArray of `aval` (every abstract value here already is one)."""
+  if not isinstance(aval, ShapedArray):
+    raise TypeError(f"raise_to_shaped expects an abstract value, got {aval!r}")
+  return aval if weak_type is None else aval.update(weak_type=weak_type)
+
+
 def primal_dtype_to_tangent_dtype(primal_dtype) -> np.dtype:
   """Integer and boolean values have tangents of dtype float0."""
   from jax._src.dtypes_public import float0  # float0 belongs to the public dtypes layer

@@ -97,3 +97,16 @@ def register_lowering(prim: core.Primitive, rule: Callable, platform: str | None
 def lower_fun(fun: Callable, multiple_results: bool = True) -> Callable:
   """A lowering rule that inlines `fun(*operands, **params)`, written with jax ops."""
   return hlo.lower_fun(fun, multiple_results=multiple_results)
+
+
+def instantiate_zeros(tangent, aval=None):
+  """A materialised tangent: symbolic zeros (`Zero`, or None with `aval`) become arrays."""
+  from jax._src.custom_derivatives_public import SymbolicZero  # defined with the AD types
+  from jax._src.interpreters import ad  # the AD helpers sit beside this module
+  if isinstance(tangent, SymbolicZero):
+    return ad.zeros_like_aval(tangent.aval)
+  if tangent is None:
+    if aval is None:
+      raise TypeError("instantiate_zeros(None) needs the tangent's aval")
+    return ad.zeros_like_aval(aval)
+  return tangent

@@ -16,7 +16,8 @@ from jax._src.interpreters.ad import defjvp2 as defjvp2
 from jax._src.interpreters.ad import defjvp_zero as defjvp_zero
 from jax._src.interpreters.ad import deflinear as deflinear
 from jax._src.interpreters.ad import deflinear2 as deflinear2
-from jax._src.interpreters.ad import instantiate_zeros as instantiate_zeros
+from jax._src.custom_derivatives_public import SymbolicZero as Zero
+from jax._src.interpreters_public import instantiate_zeros as instantiate_zeros
 from jax._src.interpreters.ad import is_undefined_primal as is_undefined_primal
 from jax._src.interpreters.ad import jvp_rules as primitive_jvps
 from jax._src.interpreters.ad import transpose_rules as primitive_transposes

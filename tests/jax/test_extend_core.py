@@ -268,3 +268,23 @@ def test_lax_exports_primitives():
   assert jax.lax.sin_p is primitives.sin_p
   assert jax.lax.stop_gradient_p is stop_gradient_p
   assert isinstance(jax.lax.dot_general_p, xcore.Primitive)
+
+
+def test_symbolic_zero_names():
+  z = ad.Zero.from_primal_value(jnp.ones((2, 3)))
+  assert z.aval == jcore.ShapedArray((2, 3), np.float32)
+  np.testing.assert_array_equal(ad.instantiate_zeros(z), np.zeros((2, 3)))
+  t = jnp.ones(2)
+  assert ad.instantiate_zeros(t) is t
+  assert ad.instantiate_zeros(None, jcore.ShapedArray((1,), np.int32)).dtype == np.int32
+  assert isinstance(ad.UndefinedPrimal(z.aval), ad.UndefinedPrimal)
+  assert ad.is_undefined_primal(ad.UndefinedPrimal(z.aval)) and not ad.is_undefined_primal(t)
+
+
+def test_legacy_core_names():
+  aval = jcore.ShapedArray((2,), np.float32)
+  assert jcore.raise_to_shaped(aval) is aval
+  assert jcore.mapped_aval(2, 0, aval).shape == ()
+  assert jcore.unmapped_aval(3, 0, aval).shape == (3, 2)
+  with xcore.take_current_trace() as trace:
+    assert isinstance(trace, jcore.Trace)
