@@ -25,6 +25,14 @@ def test_print_under_jit(backend, capsys):
   assert capsys.readouterr().out == "x=[0. 1. 2.] sum=3.0\n"
 
 
+def test_print_on_every_call_of_a_cached_jit(backend, capsys):
+  f = jax.jit(_f)
+  for i in range(3):
+    f(jnp.full(2, float(i)))
+  assert capsys.readouterr().out == (
+      "x=[0. 0.] sum=0.0\nx=[1. 1.] sum=2.0\nx=[2. 2.] sum=4.0\n")
+
+
 def test_print_survives_dead_code_elimination(backend, capsys):
   def g(x):
     jax.debug.print("{}", x + 1)  # nothing uses this value
