@@ -89,3 +89,21 @@ from jax._src.config import thread_guard as thread_guard
 from jax._src.config import threefry_partitionable as threefry_partitionable
 from jax._src.api import typeof as typeof
 from jax._src.api import fwd_and_bwd as fwd_and_bwd
+# Modules and names that libraries built on jax import (kept in one alphabetised block).
+from jax import ad_checkpoint as ad_checkpoint
+from jax import core as core
+from jax import custom_batching as custom_batching
+from jax import custom_derivatives as custom_derivatives
+from jax import debug as debug
+from jax import dtypes as dtypes
+from jax import extend as extend
+from jax import flatten_util as flatten_util
+from jax import interpreters as interpreters
+from jax import monitoring as monitoring
+from jax import profiler as profiler
+from jax import stages as stages
+from jax import typing as typing
+from jax._src.lib import _jax as _jaxlib_ext
+from jax.version import __version_info__ as __version_info__
+Device = _jaxlib_ext.Device
+del _jaxlib_ext

@@ -523,7 +523,8 @@ def _push_x64(name: str, value) -> None:
 def _plain_single_device(closed: core.ClosedJaxpr) -> bool:
   """Whether the eager jit of `closed` on unsharded arrays is one single-device executable."""
   from jax._src import jit_primitive
-  return not (jit_primitive._has_shard_map(closed) or jit_primitive._needs_host_callbacks(closed))
+  return not (jit_primitive._has_shard_map(closed) or jit_primitive._needs_host_callbacks(closed)
+              or jit_primitive._has_effects(closed))
 
 
 def jit(fun: Callable | None = None, *, static_argnums=(), static_argnames=(),

@@ -201,6 +201,11 @@ def _register(callback: _FlatCallback, in_avals, out_avals) -> int:
 
 
 def _lowering(ctx: hlo.LoweringContext, *args, callback, result_avals, vmap_method):
+  return emit_host_call(ctx, args, callback, result_avals)
+
+
+def emit_host_call(ctx: hlo.LoweringContext, args, callback: Callable, result_avals) -> list:
+  """A custom-call running `callback(*numpy operands) -> list of results` on the host."""
   index = _register(callback, [a.aval for a in args], result_avals)
   avals = list(result_avals)
   shape = (hlo.shape_str(avals[0]) if len(avals) == 1
@@ -218,9 +223,13 @@ def _lowering(ctx: hlo.LoweringContext, *args, callback, result_avals, vmap_meth
 hlo.lowering_rules[pure_callback_p] = _lowering
 
 
+# Primitives that call back into Python at run time (jax.debug adds its own).
+callback_primitives: set = {pure_callback_p}
+
+
 def contains_callback(jaxpr: core.Jaxpr) -> bool:
   """Whether `jaxpr`, or any jaxpr nested in it (jit, cond, while...), calls back to Python."""
-  return core.any_eqn(jaxpr, lambda eqn: eqn.primitive is pure_callback_p)
+  return core.any_eqn(jaxpr, lambda eqn: eqn.primitive in callback_primitives)
 
 
 # ----------------------------------------------------------------------------- user API

@@ -605,3 +605,19 @@ def _pp_jaxpr(jaxpr: Jaxpr, name: _Namer, indent: int) -> str:
   outs = ", ".join(name(x) for x in jaxpr.outs)
   lines.append(f"{pad}  in ({outs}{',' if len(jaxpr.outs) == 1 else ''}) }}")
   return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------- JAX attribute names
+# Libraries written against JAX read jaxpr pieces by JAX's attribute names; ours are shorter.
+
+JaxprEqn.invars = property(lambda self: self.inputs)
+JaxprEqn.outvars = property(lambda self: self.out_binders)
+JaxprEqn.effects = property(lambda self: frozenset())
+JaxprEqn.source_info = property(lambda self: None)
+Jaxpr.outvars = property(lambda self: self.outs)
+Jaxpr.effects = property(lambda self: frozenset())
+ClosedJaxpr.effects = property(lambda self: frozenset())
+ClosedJaxpr.literals = property(lambda self: self.consts)
+# Values here live on one device (or are traced): their sharding is left open.
+ShapedArray.sharding = property(lambda self: None)
+ShapedArray.vma = property(lambda self: frozenset())

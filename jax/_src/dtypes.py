@@ -288,3 +288,7 @@ def to_inexact_dtype(dt) -> np.dtype:
   """The float dtype integer/bool inputs become for float-only functions (sin, mean...)."""
   dt = np.dtype(dt)
   return dt if is_inexact(dt) else default_float_dtype()
+
+
+class TypePromotionError(ValueError):
+  """Two dtypes have no common type under the active promotion rules."""

@@ -41,6 +41,8 @@ def _jit_impl(*args, jaxpr: ClosedJaxpr, name: str, donated_invars=None):
   if _needs_host_callbacks(jaxpr):
     from jax._src import callback  # lazy: callback sits above this module
     return shard_map_jit.run_op_by_op(jaxpr, args, callback.contains_callback)
+  if _has_effects(jaxpr):
+    return core.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, args)
   outs = shard_map.partitioned_jit(jaxpr, args, name)
   if outs is None:
     outs = execution.compile_jaxpr(jaxpr, name, donated=donated_invars)(*args)
@@ -53,6 +55,13 @@ def _needs_host_callbacks(jaxpr: ClosedJaxpr) -> bool:
   from jax._src import callback  # lazy: callback sits above this module
   found = execution.memo(jaxpr, "has_callback", lambda: callback.contains_callback(jaxpr.jaxpr))
   return found and not callback.supports_host_callbacks(execution.get_backend())
+
+
+def _has_effects(jaxpr: ClosedJaxpr) -> bool:
+  """Side-effecting equations (jax.debug callbacks) are run eagerly, equation by equation:
+  the CPU compiler keeps only what the outputs depend on, which would drop them."""
+  return execution.memo(jaxpr, "has_effects", lambda: core.any_eqn(
+      jaxpr.jaxpr, lambda eqn: eqn.primitive in pe.effectful_primitives))
 
 
 def _has_shard_map(jaxpr: ClosedJaxpr) -> bool:

@@ -159,3 +159,10 @@ from jax._src.lax.generic_reduce import reduce_p as reduce_p
 from jax._src.lax.reduce_precision import reduce_precision as reduce_precision
 from jax.lax import linalg as linalg
 from jax._src.lax.shape import collapse as collapse
+
+# Every lax primitive under its `<name>_p` name, as libraries that register rules expect.
+from jax._src.custom_derivatives import stop_gradient_p as stop_gradient_p  # noqa: E402
+from jax._src.extend_core import _collect_primitives  # noqa: E402
+
+globals().update({k: v for k, v in _collect_primitives().items() if k not in globals()})
+del _collect_primitives

@@ -399,12 +399,16 @@ def partial_eval_jaxpr(jaxpr: Jaxpr, unknowns_in: Sequence[bool],
   return known, unknown_jaxpr, unknowns_out, len(residuals)
 
 
+# Primitives run for their side effect (e.g. jax.debug callbacks): never dropped as dead.
+effectful_primitives: set = set()
+
+
 def dce_jaxpr(jaxpr: Jaxpr) -> Jaxpr:
-  """Drop equations whose results are unused (all primitives here are pure)."""
+  """Drop equations whose results are unused, except those of effectful primitives."""
   live = {x for x in jaxpr.outs if isinstance(x, Var)}
   kept = []
   for eqn in reversed(jaxpr.eqns):
-    if any(v in live for v in eqn.out_binders):
+    if eqn.primitive in effectful_primitives or any(v in live for v in eqn.out_binders):
       kept.append(eqn)
       live.update(x for x in eqn.inputs if isinstance(x, Var))
   return Jaxpr(jaxpr.constvars, jaxpr.invars, kept[::-1], jaxpr.outs)

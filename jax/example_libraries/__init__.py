@@ -1,0 +1,1 @@
+"""Small reference libraries built on jax: optimizers and stax (neural-network layers)."""

@@ -1,0 +1,20 @@
+"""Checks whose failures become values (`jax.experimental.checkify`)."""
+
+from jax._src.checkify import DivisionByZeroError as DivisionByZeroError
+from jax._src.checkify import Error as Error
+from jax._src.checkify import ErrorCategory as ErrorCategory
+from jax._src.checkify import JaxRuntimeError as JaxRuntimeError
+from jax._src.checkify import NaNError as NaNError
+from jax._src.checkify import OOBError as OOBError
+from jax._src.checkify import UserCheckError as UserCheckError
+from jax._src.checkify import all_checks as all_checks
+from jax._src.checkify import automatic_checks as automatic_checks
+from jax._src.checkify import check as check
+from jax._src.checkify import check_error as check_error
+from jax._src.checkify import checkify as checkify
+from jax._src.checkify import debug_check as debug_check
+from jax._src.checkify import div_checks as div_checks
+from jax._src.checkify import float_checks as float_checks
+from jax._src.checkify import index_checks as index_checks
+from jax._src.checkify import nan_checks as nan_checks
+from jax._src.checkify import user_checks as user_checks

@@ -1,0 +1,6 @@
+"""Interfaces for libraries that extend jax with primitives and transformations."""
+
+from jax.extend import backend as backend
+from jax.extend import core as core
+from jax.extend import linear_util as linear_util
+from jax.extend import random as random

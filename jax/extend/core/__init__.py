@@ -1,0 +1,40 @@
+"""Primitives, jaxprs and traces for library authors (`jax.extend.core`)."""
+
+from jax._src.core import ClosedJaxpr as ClosedJaxpr
+from jax._src.core import Jaxpr as Jaxpr
+from jax._src.core import JaxprEqn as JaxprEqn
+from jax._src.core import JaxprTypeError as JaxprTypeError
+from jax._src.core import Literal as Literal
+from jax._src.core import Primitive as Primitive
+from jax._src.core import Var as Var
+from jax._src.core import check_jaxpr as check_jaxpr
+from jax._src.core import find_top_trace as find_top_trace
+from jax._src.extend_core import AbstractToken as AbstractToken
+from jax._src.extend_core import CallPrimitive as CallPrimitive
+from jax._src.extend_core import DebugInfo as DebugInfo
+from jax._src.extend_core import DropVar as DropVar
+from jax._src.extend_core import Effect as Effect
+from jax._src.extend_core import InconclusiveDimensionOperation as InconclusiveDimensionOperation
+from jax._src.extend_core import Token as Token
+from jax._src.extend_core import TraceTag as TraceTag
+from jax._src.extend_core import array_types as array_types
+from jax._src.extend_core import call_impl as call_impl
+from jax._src.extend_core import concrete_or_error as concrete_or_error
+from jax._src.extend_core import gensym as gensym
+from jax._src.extend_core import get_opaque_trace_state as get_opaque_trace_state
+from jax._src.extend_core import jaxpr_as_fun as jaxpr_as_fun
+from jax._src.extend_core import jaxprs_in_params as jaxprs_in_params
+from jax._src.extend_core import mapped_aval as mapped_aval
+from jax._src.extend_core import new_jaxpr_eqn as new_jaxpr_eqn
+from jax._src.extend_core import no_effects as no_effects
+from jax._src.extend_core import nonempty_axis_env_DO_NOT_USE as nonempty_axis_env_DO_NOT_USE
+from jax._src.extend_core import primal_dtype_to_tangent_dtype as primal_dtype_to_tangent_dtype
+from jax._src.extend_core import set_current_trace as set_current_trace
+from jax._src.extend_core import subjaxprs as subjaxprs
+from jax._src.extend_core import take_current_trace as take_current_trace
+from jax._src.extend_core import unmapped_aval as unmapped_aval
+from jax._src.extend_core import unsafe_am_i_under_a_jit_DO_NOT_USE as unsafe_am_i_under_a_jit_DO_NOT_USE
+from jax._src.extend_core import unsafe_am_i_under_a_vmap_DO_NOT_USE as unsafe_am_i_under_a_vmap_DO_NOT_USE
+from jax._src.extend_core import unsafe_get_axis_names_DO_NOT_USE as unsafe_get_axis_names_DO_NOT_USE
+from jax._src.extend_core import valid_jaxtype as valid_jaxtype
+from jax.extend.core import primitives as primitives  # noqa: E402

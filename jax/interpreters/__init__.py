@@ -1,0 +1,1 @@
+"""Transformation interpreters and their rule tables."""

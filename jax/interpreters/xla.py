@@ -1,0 +1,3 @@
+"""XLA-level helpers (`jax.interpreters.xla`)."""
+
+from jax._src.execution import apply_primitive as apply_primitive

@@ -1,0 +1,12 @@
+"""Recording traces of host activity (`jax.profiler`)."""
+
+from jax._src.profiler import StepTraceAnnotation as StepTraceAnnotation
+from jax._src.profiler import TraceAnnotation as TraceAnnotation
+from jax._src.profiler import annotate_function as annotate_function
+from jax._src.profiler import device_memory_profile as device_memory_profile
+from jax._src.profiler import save_device_memory_profile as save_device_memory_profile
+from jax._src.profiler import start_server as start_server
+from jax._src.profiler import start_trace as start_trace
+from jax._src.profiler import stop_server as stop_server
+from jax._src.profiler import stop_trace as stop_trace
+from jax._src.profiler import trace as trace

@@ -1,0 +1,43 @@
+"""jax.test_util: derivative checks pass for correct rules and catch wrong ones."""
+
+import numpy as np
+import pytest
+
+import jax
+import jax.numpy as jnp
+from jax.test_util import check_grads, check_jvp, check_vjp
+
+X = np.array([0.3, 0.7, -0.4], np.float32)
+
+
+def test_correct_derivatives_pass(backend):
+  check_grads(lambda x: jnp.sin(x) * x, (X,), 2, atol=2e-2, rtol=2e-2)
+  check_grads(lambda x, y: jnp.sum(x * y ** 2), (X, X + 1), 1, modes=["rev"],
+              atol=2e-2, rtol=2e-2)
+  check_grads(lambda x: jnp.tanh(x).sum(), (X,), 1, modes=["fwd"], atol=2e-2, rtol=2e-2)
+
+
+def _wrong_sin():
+  f = jax.custom_jvp(jnp.sin)
+  f.defjvp(lambda p, t: (jnp.sin(p[0]), 2 * t[0]))
+  return f
+
+
+def test_wrong_jvp_is_caught(backend):
+  with pytest.raises(AssertionError):
+    check_grads(_wrong_sin(), (X,), 1, modes=["fwd"], atol=2e-2, rtol=2e-2)
+
+
+def test_wrong_vjp_is_caught(backend):
+  f = _wrong_sin()
+  with pytest.raises(AssertionError, match="adjoint"):
+    check_vjp(jnp.sin, lambda x: jax.vjp(f, x), (X,), atol=2e-2, rtol=2e-2)
+
+
+def test_check_jvp_direct(backend):
+  check_jvp(jnp.exp, lambda p, t: jax.jvp(jnp.exp, p, t), (X,), atol=2e-2, rtol=2e-2)
+
+
+def test_bad_mode():
+  with pytest.raises(ValueError, match="mode"):
+    check_grads(jnp.sin, (X,), 1, modes=["sideways"])
