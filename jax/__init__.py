@@ -52,8 +52,8 @@ from jax.tools.env_info import print_environment_info as print_environment_info
 
 # Transformations and configuration context managers.
 from jax._src.api import jacobian as jacobian
-from jax._src.api import named_call as named_call
-from jax._src.api import named_scope as named_scope
+from jax._src.name_stack import named_call as named_call
+from jax._src.name_stack import named_scope as named_scope
 from jax._src.api import ensure_compile_time_eval as ensure_compile_time_eval
 from jax._src.custom_derivatives import custom_gradient as custom_gradient
 from jax._src.dtypes import float0 as float0

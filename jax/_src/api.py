@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
-import threading
 import types
 import weakref
 from typing import Any, Callable, Sequence
@@ -1248,42 +1247,6 @@ def hessian(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool =
 
 
 # ----------------------------------------------------------------------------- names and eval
-
-
-# The stack of names given by named_scope/named_call in this thread. JAX uses them
-# only as metadata of the operations traced inside (profiles and dumps); here they
-# are kept for `current_name_stack` and change no computation.
-_name_stack = threading.local()
-
-
-def current_name_stack() -> tuple[str, ...]:
-  """The names of the enclosing `named_scope`/`named_call` blocks, outermost first."""
-  return tuple(getattr(_name_stack, "names", ()))
-
-
-@contextlib.contextmanager
-def named_scope(name: str):
-  """Context manager naming the operations traced inside it (metadata only)."""
-  if not isinstance(name, str):
-    raise TypeError("named_scope name argument must be a string.")
-  prev = current_name_stack()
-  _name_stack.names = (*prev, name)
-  try:
-    yield
-  finally:
-    _name_stack.names = prev
-
-
-def named_call(fun: Callable, *, name: str | None = None) -> Callable:
-  """`fun`, with its operations traced under the name `name` (default: fun's name)."""
-  scope = _fun_name(fun) if name is None else name
-
-  @functools.wraps(fun)
-  def named(*args, **kwargs):
-    with named_scope(scope):
-      return fun(*args, **kwargs)
-
-  return named
 
 
 @contextlib.contextmanager

@@ -222,15 +222,26 @@ def new_dynamic_main(trace_type: type, global_data=None):
       _set_dynamic(prev)
 
 
+def current_dynamic_main() -> MainTrace:
+  """The main that captures this thread's binds of non-tracer values (the eval main
+  when nothing is being staged)."""
+  return _trace_state.dynamic
+
+
 @contextmanager
-def ensure_no_dynamic_trace():
-  """Run eagerly even inside a staging context (used by impls and constant folding)."""
+def use_dynamic_main(main: MainTrace):
+  """Send this thread's binds of non-tracer values to `main` inside the block."""
   prev = _trace_state.dynamic
-  _set_dynamic(_EVAL_MAIN)
+  _set_dynamic(main)
   try:
     yield
   finally:
     _set_dynamic(prev)
+
+
+def ensure_no_dynamic_trace():
+  """Run eagerly even inside a staging context (used by impls and constant folding)."""
+  return use_dynamic_main(_EVAL_MAIN)
 
 
 class Trace:

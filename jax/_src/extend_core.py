@@ -245,8 +245,8 @@ class OpaqueTraceState:
   """Compares equal to another state taken under the same stack of transformations."""
 
   def __init__(self):
-    self._stack = tuple(core.trace_stack)
-    self._dynamic = core.dynamic_trace
+    self._stack = tuple(core.current_trace_stack())
+    self._dynamic = core.current_dynamic_main()
 
   def __eq__(self, other):
     return (isinstance(other, OpaqueTraceState) and self._dynamic is other._dynamic
@@ -277,12 +277,8 @@ def take_current_trace():
 def set_current_trace(trace: Trace, check_leaks: bool = False):
   """Bind primitives on `trace` while inside this block."""
   del check_leaks
-  prev = core.dynamic_trace
-  core.dynamic_trace = trace.main
-  try:
+  with core.use_dynamic_main(trace.main):
     yield
-  finally:
-    core.dynamic_trace = prev
 
 
 @contextmanager
@@ -296,7 +292,7 @@ eval_context = ensure_compile_time_eval
 
 
 def _main_types() -> list[type]:
-  return [m.trace_type.__name__ for m in core.trace_stack[1:]]
+  return [m.trace_type.__name__ for m in core.current_trace_stack()[1:]]
 
 
 def unsafe_am_i_under_a_jit_DO_NOT_USE() -> bool:
@@ -308,7 +304,7 @@ def unsafe_am_i_under_a_vmap_DO_NOT_USE() -> bool:
 
 
 def unsafe_get_axis_names_DO_NOT_USE() -> list:
-  return [m.global_data.name for m in core.trace_stack[1:]
+  return [m.global_data.name for m in core.current_trace_stack()[1:]
           if m.trace_type.__name__ == "BatchTrace" and m.global_data.name is not None]
 
 

@@ -265,19 +265,19 @@ def test_custom_gradient():
 
 
 def test_named_call_and_named_scope_keep_values():
-  from jax._src import api  # the thread's name stack is internal
+  from jax._src import name_stack  # the thread's name stack is internal
 
   seen = []
 
   def inner(x):
-    seen.append(api.current_name_stack())
+    seen.append(name_stack.current_name_stack())
     return x * 2
 
   f = jax.named_call(inner, name="double")
   with jax.named_scope("outer"):
     assert float(jax.jit(f)(2.0)) == 4.0
-  assert seen == [("outer", "double")]
-  assert api.current_name_stack() == ()
+  assert seen == ["outer/double"]
+  assert name_stack.current_name_stack() == ""
   with pytest.raises(TypeError, match="must be a string"):
     with jax.named_scope(3):
       pass
