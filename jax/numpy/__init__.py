@@ -154,7 +154,7 @@ from jax._src.numpy.ufuncs import (  # noqa: E402
     atan as atan, asinh as asinh, acosh as acosh, atanh as atanh, atan2 as atan2,
     hypot as hypot, sinc as sinc, deg2rad as deg2rad, rad2deg as rad2deg, radians as radians,
     degrees as degrees, trunc as trunc, fix as fix, rint as rint, around as around,
-    round_ as round_, modf as modf, signbit as signbit, copysign as copysign, frexp as frexp,
+    modf as modf, signbit as signbit, copysign as copysign, frexp as frexp,
     ldexp as ldexp, nextafter as nextafter, heaviside as heaviside, real as real, imag as imag,
     conjugate as conjugate, conj as conj, angle as angle, isinf as isinf, isnan as isnan,
     isposinf as isposinf, isneginf as isneginf, nan_to_num as nan_to_num, isclose as isclose,
@@ -243,3 +243,10 @@ cdouble = complex128
 csingle = complex64
 index_exp = _np.index_exp
 s_ = _np.s_
+from jax._src.numpy.histograms import (  # noqa: E402
+    histogram2d as histogram2d, histogramdd as histogramdd)
+from jax._src.numpy.host_io import (  # noqa: E402
+    c_ as c_, einsum_path as einsum_path, frombuffer as frombuffer, fromfile as fromfile,
+    fromiter as fromiter, frompyfunc as frompyfunc, fromstring as fromstring,
+    get_printoptions as get_printoptions, load as load, printoptions as printoptions,
+    r_ as r_, set_printoptions as set_printoptions)

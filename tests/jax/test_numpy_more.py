@@ -254,3 +254,124 @@ def test_unwrap(backend):
   # The corrections are piecewise constant, so the gradient passes straight through.
   g = jax.grad(lambda t: (jnp.unwrap(t) * np.arange(5.0)).sum())(p)
   np.testing.assert_allclose(g, np.arange(5.0))
+
+
+# ----------------------------------------------------------------------------- histograms
+
+
+def test_histogramdd_and_histogram2d(backend):
+  r = np.random.RandomState(0)
+  s = r.rand(40, 3).astype(np.float32)
+  h, edges = jnp.histogramdd(s, bins=(3, 4, 2))
+  hn, en = np.histogramdd(s, bins=(3, 4, 2))
+  np.testing.assert_allclose(h, hn)
+  for g, w in zip(edges, en):
+    np.testing.assert_allclose(g, w, rtol=1e-6)
+  h, _ = jnp.histogramdd(s, bins=3, range=[(0, 1)] * 3, density=True)
+  np.testing.assert_allclose(h, np.histogramdd(s, bins=3, range=[(0, 1)] * 3, density=True)[0],
+                             rtol=1e-5)
+  w = r.rand(40).astype(np.float32)
+  h, xe, ye = jnp.histogram2d(s[:, 0], s[:, 1], bins=[3, 5], weights=w)
+  hn, xn, yn = np.histogram2d(s[:, 0], s[:, 1], bins=[3, 5], weights=w)
+  np.testing.assert_allclose(h, hn, rtol=1e-5)
+  np.testing.assert_allclose(ye, yn, rtol=1e-6)
+  edges = np.array([0, 0.5, 1.0], np.float32)
+  np.testing.assert_allclose(jnp.histogram2d(s[:, 0], s[:, 1], bins=edges)[0],
+                             np.histogram2d(s[:, 0], s[:, 1], bins=edges)[0])
+  f = jax.jit(lambda a, b: jnp.histogram2d(a, b, bins=4, range=[(0, 1), (0, 1)])[0])
+  assert float(f(s[:, 0], s[:, 1]).sum()) == 40.0
+  with pytest.raises(ValueError, match="2-D"):
+    jnp.histogramdd(s[:, 0])
+
+
+# ----------------------------------------------------------------------------- host helpers
+
+
+def test_index_tricks_and_host_constructors(backend):
+  _eq(jnp.r_[1:4, 0, np.array([7, 8])], np.r_[1:4, 0, np.array([7, 8])])
+  _eq(jnp.r_["0,2", [1, 2, 3], [4, 5, 6]], np.r_["0,2", [1, 2, 3], [4, 5, 6]])
+  _eq(jnp.r_["0,2,0", [1, 2, 3], [4, 5, 6]], np.r_["0,2,0", [1, 2, 3], [4, 5, 6]])
+  _eq(jnp.c_[np.array([1, 2, 3]), np.array([4, 5, 6])],
+      np.c_[np.array([1, 2, 3]), np.array([4, 5, 6])])
+  np.testing.assert_allclose(jnp.r_[-1:1:5j], np.r_[-1:1:5j])
+  _eq(jnp.frombuffer(b"\x01\x02", dtype=np.uint8), [1, 2])
+  _eq(jnp.fromstring("1 2 3", dtype=np.float32, sep=" "), [1, 2, 3])
+  with pytest.raises(NotImplementedError):
+    jnp.fromiter(iter([1, 2]), np.int32)
+  f = jnp.frompyfunc(lambda a, b: a * b + 1, 2, 1)
+  assert f.nin == 2 and f.nout == 1
+  _eq(f(jnp.arange(3), 2), [1, 3, 5])
+  path = jnp.einsum_path("ij,jk,kl->il", np.ones((2, 3)), np.ones((3, 4)), np.ones((4, 5)))
+  assert path[0][0] == "einsum_path" and len(path[0]) == 3
+  with jnp.printoptions(precision=2):
+    assert jnp.get_printoptions()["precision"] == 2
+
+
+# ----------------------------------------------------------------------------- parameters
+
+
+def test_creation_parameters(backend):
+  assert jnp.array([1, 2], ndmin=3).shape == (1, 1, 2)
+  assert jnp.array(3.0, ndmin=1).shape == (1,)
+  with pytest.raises(TypeError):
+    jnp.array(1, None, True)
+  z = jnp.zeros_like(jax.ShapeDtypeStruct((2, 3), jnp.int32))
+  assert z.shape == (2, 3) and z.dtype == np.int32
+  assert jnp.full_like(jax.ShapeDtypeStruct((2,), jnp.float32), 7.0).tolist() == [7.0, 7.0]
+  dev = jax.devices()[-1]
+  for x in (jnp.zeros(3, device=dev), jnp.arange(3, device=dev), jnp.eye(2, device=dev),
+            jnp.asarray(np.ones(2), device=dev), jnp.ones_like(np.ones(2), device=dev),
+            jnp.linspace(0, 1, 3, device=dev)):
+    assert x.sharding.device_set == {dev}
+  with pytest.raises(ValueError, match="Only one"):
+    jnp.zeros(2, device=dev, out_sharding=jax.sharding.SingleDeviceSharding(dev))
+
+
+def test_reduction_and_shape_parameters(backend):
+  a = np.arange(12.0, dtype=np.float32).reshape(3, 4)
+  m = a.mean(1, keepdims=True)
+  np.testing.assert_allclose(jnp.var(a, 1, mean=m), np.var(a, 1))
+  np.testing.assert_allclose(jnp.std(a, 1, ddof=1, mean=m), np.std(a, 1, ddof=1), rtol=1e-6)
+  np.testing.assert_allclose(jnp.nanstd(a, mean=a.mean(keepdims=True)), np.std(a), rtol=1e-6)
+  assert jnp.size(a, 1) == 4 and jnp.size(a, -2) == 3
+  assert jnp.concatenate([a, a], dtype=jnp.int32).dtype == np.int32
+  assert jnp.stack([a, a], dtype=jnp.float16).dtype == np.float16
+  assert jnp.argsort(a, dtype=jnp.int16).dtype == np.int16
+  assert jnp.dot(np.array([100, 100], np.int8), np.array([2, 2], np.int8),
+                 preferred_element_type=jnp.int32) == 400
+  c = np.array([1j, 2.0], np.complex64)
+  assert complex(jnp.vdot(c, c)) == pytest.approx(np.vdot(c, c))
+  _eq(jnp.trim_zeros(np.array([[0, 0, 0], [0, 1, 0]]), "b", axis=1),
+      np.trim_zeros(np.array([[0, 0, 0], [0, 1, 0]]), "b", axis=1))
+  x = np.random.RandomState(1).rand(3, 6)
+  np.testing.assert_allclose(jnp.cov(x, dtype=jnp.float32), np.cov(x), rtol=1e-5)
+  assert jnp.corrcoef(x, dtype=jnp.float16).dtype == np.float16
+  idx = np.array([[0, -1]])
+  vals = np.array([[1.0, 2.0, 3.0]], np.float32)
+  _eq(jnp.take_along_axis(vals, idx, 1), [[1.0, 3.0]])
+  got = jnp.take_along_axis(vals, idx, 1, wrap_negative_indices=False)
+  assert np.isnan(np.asarray(got)[0, 1])
+  assert jnp.linalg.matrix_rank(np.eye(3), hermitian=True) == 3
+  assert not hasattr(jnp, "round_")
+
+
+def test_einsum_dot_general_hook(backend):
+  from jax import lax
+  calls = []
+
+  def dot_general(x, y, dn, precision=None, preferred_element_type=None):
+    calls.append(dn)
+    return lax.dot_general(x, y, dn)
+
+  a, b = np.arange(6.0).reshape(2, 3), np.ones((3, 2))
+  np.testing.assert_allclose(jnp.einsum("ij,jk->ik", a, b, _dot_general=dot_general), a @ b)
+  assert calls == [(((1,), (0,)), ((), ()))]
+
+
+def test_new_functions_reject_python_sequences():
+  # As in JAX, lists and tuples must be converted explicitly.
+  for fn in (lambda: jnp.unique([1, 2]), lambda: jnp.polyval([1.0, 2.0], 3.0),
+             lambda: jnp.copy((1, 2)), lambda: jnp.isin(np.ones(2), [1.0]),
+             lambda: jnp.histogramdd([[0.0, 1.0]])):
+    with pytest.raises(TypeError, match="requires ndarray or scalar arguments"):
+      fn()

@@ -15,11 +15,12 @@ from jax._src.array import ArrayImpl
 from jax._src.lax import elementwise as lax_ew
 from jax._src.numpy import reductions
 from jax._src.numpy import ufuncs
-from jax._src.numpy.creation import arange, array, asarray, indices, ones, zeros
+from jax._src.numpy.creation import arange, array, asarray, ones, zeros
+from jax._src.numpy.creation import indices as _indices
 from jax._src.numpy.cumulative import cumsum
 from jax._src.numpy.shape_ops import (concatenate, expand_dims, moveaxis, reshape,
                                       swapaxes, transpose)
-from jax._src.numpy.util import canonical_axis, check_arraylike, promote_dtypes_inexact
+from jax._src.numpy.util import canonical_axis, check_arraylike_strict, promote_dtypes_inexact
 
 euler_gamma = 0.5772156649015329
 
@@ -39,13 +40,13 @@ def _static_int(x, name: str) -> int:
 
 
 def copy(a, order=None):
-  check_arraylike("copy", a)
+  check_arraylike_strict("copy", a)
   del order  # arrays have one layout
   return array(a, copy=True)
 
 
 def astype(x, dtype, /, *, copy: bool = False, device=None):
-  check_arraylike("astype", x)
+  check_arraylike_strict("astype", x)
   del copy, device  # arrays are immutable and live on the one default device
   x = asarray(x)
   if dtype is None:
@@ -68,13 +69,13 @@ def isrealobj(x) -> bool:
 
 
 def iscomplex(x):
-  check_arraylike("iscomplex", x)
+  check_arraylike_strict("iscomplex", x)
   x = asarray(x)
   return ufuncs.not_equal(ufuncs.imag(x), 0)
 
 
 def isreal(x):
-  check_arraylike("isreal", x)
+  check_arraylike_strict("isreal", x)
   x = asarray(x)
   return ufuncs.equal(ufuncs.imag(x), 0)
 
@@ -124,7 +125,7 @@ def isdtype(dtype, kind) -> bool:
 
 
 def permute_dims(a, /, axes):
-  check_arraylike("permute_dims", a)
+  check_arraylike_strict("permute_dims", a)
   return transpose(a, tuple(axes))
 
 
@@ -133,7 +134,7 @@ def concat(arrays, /, *, axis: int | None = 0):
 
 
 def unstack(x, /, *, axis: int = 0):
-  check_arraylike("unstack", x)
+  check_arraylike_strict("unstack", x)
   x = asarray(x)
   if x.ndim == 0:
     raise ValueError("Unstack requires arrays with rank > 0, however a scalar array was "
@@ -144,7 +145,7 @@ def unstack(x, /, *, axis: int = 0):
 
 
 def rollaxis(a, axis: int, start: int = 0):
-  check_arraylike("rollaxis", a)
+  check_arraylike_strict("rollaxis", a)
   a = asarray(a)
   n = a.ndim
   axis = canonical_axis(axis, n)
@@ -157,7 +158,7 @@ def rollaxis(a, axis: int, start: int = 0):
 
 
 def fabs(x, /):
-  check_arraylike("fabs", x)
+  check_arraylike_strict("fabs", x)
   (x,) = promote_dtypes_inexact(asarray(x))
   if dtypes.issubdtype(x.dtype, np.complexfloating):
     raise TypeError("ufunc 'fabs' does not support complex dtypes")
@@ -166,7 +167,7 @@ def fabs(x, /):
 
 def spacing(x, /):
   """Distance from x to the next representable number away from zero."""
-  check_arraylike("spacing", x)
+  check_arraylike_strict("spacing", x)
   (x,) = promote_dtypes_inexact(asarray(x))
   if dtypes.issubdtype(x.dtype, np.complexfloating):
     raise TypeError("spacing is not supported for complex inputs")
@@ -178,7 +179,7 @@ def spacing(x, /):
 def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=None):
   """Conjugated dot product of vectors along `axis`, broadcasting the other axes."""
   del precision  # one precision on this backend
-  check_arraylike("vecdot", x1, x2)
+  check_arraylike_strict("vecdot", x1, x2)
   x1, x2 = asarray(x1), asarray(x2)
   if x1.shape[axis] != x2.shape[axis]:
     raise ValueError("x1 and x2 must have the same size along the given axis.")
@@ -190,7 +191,7 @@ def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=
 
 def matvec(x1, x2, /):
   """Matrix-vector product over the last two / last one axes, broadcasting the rest."""
-  check_arraylike("matvec", x1, x2)
+  check_arraylike_strict("matvec", x1, x2)
   x1, x2 = asarray(x1), asarray(x2)
   if x1.ndim < 2 or x2.ndim < 1 or x1.shape[-1] != x2.shape[-1]:
     raise ValueError(f"matvec: shapes {x1.shape} and {x2.shape} are incompatible")
@@ -199,7 +200,7 @@ def matvec(x1, x2, /):
 
 def vecmat(x1, x2, /):
   """Conjugated vector-matrix product, broadcasting the leading axes."""
-  check_arraylike("vecmat", x1, x2)
+  check_arraylike_strict("vecmat", x1, x2)
   x1, x2 = asarray(x1), asarray(x2)
   if x1.ndim < 1 or x2.ndim < 2 or x1.shape[-1] != x2.shape[-2]:
     raise ValueError(f"vecmat: shapes {x1.shape} and {x2.shape} are incompatible")
@@ -254,7 +255,7 @@ def diag_indices(n, ndim=2):
 
 
 def diag_indices_from(arr):
-  check_arraylike("diag_indices_from", arr)
+  check_arraylike_strict("diag_indices_from", arr)
   shape = _aval(asarray(arr)).shape
   if len(shape) < 2:
     raise ValueError("input array must be at least 2-d")
@@ -271,13 +272,13 @@ def mask_indices(n, mask_func, k=0, *, size=None):
 def fromfunction(function, shape, *, dtype=float, **kwargs):
   """function(*coordinate arrays) over a grid of the given static shape."""
   shape = tuple(_static_int(d, "shape") for d in (shape if np.ndim(shape) else (shape,)))
-  grids = indices(shape, dtype=dtype)
+  grids = _indices(shape, dtype=dtype)
   return function(*(grids[i] for i in range(len(shape))), **kwargs)
 
 
-def unravel_index(indices_, shape):
-  check_arraylike("unravel_index", indices_)
-  idx = asarray(indices_)
+def unravel_index(indices, shape):
+  check_arraylike_strict("unravel_index", indices)
+  idx = asarray(indices)
   if not dtypes.issubdtype(idx.dtype, np.integer):
     raise TypeError("Only integer indices are supported in unravel_index, got "
                     f"{idx.dtype}")
@@ -374,7 +375,7 @@ def i0(x):
   """Modified Bessel function of the first kind, order 0."""
   # The Bessel series lives with the other special functions, which import this package.
   from jax._src.scipy import special
-  check_arraylike("i0", x)
+  check_arraylike_strict("i0", x)
   (x,) = promote_dtypes_inexact(asarray(x))
   if dtypes.issubdtype(x.dtype, np.complexfloating):
     raise ValueError("i0 does not support complex dtypes")
@@ -397,7 +398,7 @@ def kaiser(M, beta):
 
 
 def packbits(a, axis: int | None = None, bitorder: str = "big"):
-  check_arraylike("packbits", a)
+  check_arraylike_strict("packbits", a)
   a = asarray(a)
   if not (dtypes.issubdtype(a.dtype, np.integer) or a.dtype == np.bool_):
     raise TypeError("Expected an input array of integer or boolean data type")
@@ -424,7 +425,7 @@ def packbits(a, axis: int | None = None, bitorder: str = "big"):
 
 def unpackbits(a, axis: int | None = None, count: int | None = None,
                bitorder: str = "big"):
-  check_arraylike("unpackbits", a)
+  check_arraylike_strict("unpackbits", a)
   a = asarray(a)
   if a.dtype != np.uint8:
     raise TypeError("Expected an input array of unsigned byte data type")
@@ -495,14 +496,14 @@ def block(arrays):
   return _block(arrays, depth, result_ndim)
 
 
-def put_along_axis(arr, indices_, values, axis: int | None, inplace: bool = True, *,
+def put_along_axis(arr, indices, values, axis: int | None, inplace: bool = True, *,
                    mode=None):
   if inplace:
     raise ValueError("jax.numpy.put_along_axis cannot modify arrays in-place, because JAX "
                      "arrays are immutable. Pass inplace=False to instead return an "
                      "updated array.")
-  check_arraylike("put_along_axis", arr, indices_, values)
-  arr, idx, values = asarray(arr), asarray(indices_), asarray(values)
+  check_arraylike_strict("put_along_axis", arr, indices, values)
+  arr, idx, values = asarray(arr), asarray(indices), asarray(values)
   if axis is None:
     arr_shape = arr.shape
     flat = reshape(arr, (-1,))
@@ -532,7 +533,7 @@ def fill_diagonal(a, val, wrap: bool = False, *, inplace: bool = True):
   if inplace:
     raise ValueError("JAX arrays are immutable, so fill_diagonal cannot modify the array "
                      "in place; pass inplace=False to return an updated array.")
-  check_arraylike("fill_diagonal", a, val)
+  check_arraylike_strict("fill_diagonal", a, val)
   a = asarray(a)
   if a.ndim < 2:
     raise ValueError("array must be at least 2-d")
@@ -558,7 +559,7 @@ def fill_diagonal(a, val, wrap: bool = False, *, inplace: bool = True):
 
 def unwrap(p, discont=None, axis: int = -1, period=2 * np.pi):
   """Remove jumps larger than `discont` by adding multiples of `period` along `axis`."""
-  check_arraylike("unwrap", p)
+  check_arraylike_strict("unwrap", p)
   (p,) = promote_dtypes_inexact(asarray(p))
   if dtypes.issubdtype(p.dtype, np.complexfloating):
     raise ValueError("jnp.unwrap does not support complex inputs.")

@@ -16,7 +16,7 @@ from jax._src.numpy import ufuncs
 from jax._src.numpy.creation import asarray, ones, zeros
 from jax._src.numpy.numerical import convolve
 from jax._src.numpy.shape_ops import concatenate, stack
-from jax._src.numpy.util import check_arraylike, promote_dtypes, promote_dtypes_inexact
+from jax._src.numpy.util import check_arraylike_strict, promote_dtypes, promote_dtypes_inexact
 
 
 def _check_1d(name: str, *arrays) -> None:
@@ -43,7 +43,7 @@ def _trim_leading_zeros(a, name: str):
 def polyval(p, x, *, unroll: int = 16):
   """p[0] * x**(n-1) + ... + p[n-1], by Horner's scheme."""
   del unroll  # the loop over coefficients is unrolled completely
-  check_arraylike("polyval", p, x)
+  check_arraylike_strict("polyval", p, x)
   p, x = promote_dtypes(asarray(p), asarray(x))
   shape = core.get_aval(x).shape
   y = zeros(shape, p.dtype) * x
@@ -53,7 +53,7 @@ def polyval(p, x, *, unroll: int = 16):
 
 
 def polyadd(a1, a2):
-  check_arraylike("polyadd", a1, a2)
+  check_arraylike_strict("polyadd", a1, a2)
   a1, a2 = promote_dtypes(asarray(a1), asarray(a2))
   _check_1d("polyadd", a1, a2)
   n = max(a1.shape[0], a2.shape[0])
@@ -61,7 +61,7 @@ def polyadd(a1, a2):
 
 
 def polysub(a1, a2):
-  check_arraylike("polysub", a1, a2)
+  check_arraylike_strict("polysub", a1, a2)
   a1, a2 = promote_dtypes(asarray(a1), asarray(a2))
   _check_1d("polysub", a1, a2)
   n = max(a1.shape[0], a2.shape[0])
@@ -69,7 +69,7 @@ def polysub(a1, a2):
 
 
 def polymul(a1, a2, *, trim_leading_zeros: bool = False):
-  check_arraylike("polymul", a1, a2)
+  check_arraylike_strict("polymul", a1, a2)
   a1, a2 = promote_dtypes(asarray(a1), asarray(a2))
   a1 = a1.reshape(1) if a1.ndim == 0 else a1
   a2 = a2.reshape(1) if a2.ndim == 0 else a2
@@ -85,7 +85,7 @@ def polymul(a1, a2, *, trim_leading_zeros: bool = False):
 
 def polydiv(u, v, *, trim_leading_zeros: bool = False):
   """(quotient, remainder) of polynomial long division u / v."""
-  check_arraylike("polydiv", u, v)
+  check_arraylike_strict("polydiv", u, v)
   u, v = promote_dtypes_inexact(asarray(u), asarray(v))
   _check_1d("polydiv", u, v)
   m, n = u.shape[0] - 1, v.shape[0] - 1
@@ -102,7 +102,7 @@ def polydiv(u, v, *, trim_leading_zeros: bool = False):
 
 
 def polyder(p, m: int = 1):
-  check_arraylike("polyder", p)
+  check_arraylike_strict("polyder", p)
   m = core.concrete_value(m) if not isinstance(m, int) else m
   if m is None or int(m) < 0:
     raise ValueError("Order of derivative must be positive")
@@ -117,7 +117,7 @@ def polyder(p, m: int = 1):
 
 
 def polyint(p, m: int = 1, k=None):
-  check_arraylike("polyint", p)
+  check_arraylike_strict("polyint", p)
   m = int(m)
   if m < 0:
     raise ValueError("Order of integral must be positive (see polyder)")
@@ -138,7 +138,7 @@ def polyint(p, m: int = 1, k=None):
 
 def poly(seq_of_zeros):
   """Coefficients of the monic polynomial with the given roots."""
-  check_arraylike("poly", seq_of_zeros)
+  check_arraylike_strict("poly", seq_of_zeros)
   (z,) = promote_dtypes_inexact(asarray(seq_of_zeros))
   if z.ndim == 2 and z.shape[0] == z.shape[1] and z.shape[0]:
     raise NotImplementedError(
@@ -155,7 +155,7 @@ def poly(seq_of_zeros):
 def polyfit(x, y, deg: int, rcond=None, full: bool = False, w=None, cov=False):
   """Least-squares polynomial fit of degree `deg` (Vandermonde matrix and lstsq)."""
   from jax._src.numpy import linalg  # linalg imports the numpy layer that loads us
-  check_arraylike("polyfit", x, y)
+  check_arraylike_strict("polyfit", x, y)
   deg = int(deg)
   if deg < 0:
     raise ValueError("expected deg >= 0")

@@ -184,7 +184,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
 
 
 def var(a, axis=None, dtype=None, out=None, ddof: int = 0, keepdims=False, *, where=None,
-        correction=None):
+        mean=None, correction=None):
   _check_out("var", out)
   if correction is not None:
     ddof = correction
@@ -192,8 +192,10 @@ def var(a, axis=None, dtype=None, out=None, ddof: int = 0, keepdims=False, *, wh
   target = _mean_dtype(core.get_aval(a), dtype)
   a = lax_ew.convert_element_type(a, target, False)
   axes = _axes(a, axis)
-  centered = lax_ew.sub(a, broadcast_to(mean(a, axes, keepdims=True, where=where),
-                                        core.get_aval(a).shape))
+  # A precomputed mean (taken with keepdims=True) saves the first reduction.
+  center = _mean(a, axes, keepdims=True, where=where) if mean is None else \
+      lax_ew.convert_element_type(asarray_like(mean), target, False)
+  centered = lax_ew.sub(a, broadcast_to(center, core.get_aval(a).shape))
   if dtypes.is_complex(target):
     sq = lax_ew.real(lax_ew.mul(centered, lax_ew.conj(centered)))
   else:
@@ -207,9 +209,12 @@ def var(a, axis=None, dtype=None, out=None, ddof: int = 0, keepdims=False, *, wh
 
 
 def std(a, axis=None, dtype=None, out=None, ddof: int = 0, keepdims=False, *, where=None,
-        correction=None):
-  return lax_ew.sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where,
+        mean=None, correction=None):
+  return lax_ew.sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean,
                          correction=correction))
+
+
+_mean = mean
 
 
 def _arg_reduction(lax_fn, name):

@@ -24,7 +24,7 @@ from jax._src.numpy import ufuncs
 from jax._src.numpy.creation import asarray
 from jax._src.numpy.cumulative import cumsum
 from jax._src.numpy.shape_ops import concatenate, moveaxis, reshape
-from jax._src.numpy.util import canonical_axis, check_arraylike, promote_dtypes
+from jax._src.numpy.util import canonical_axis, check_arraylike_strict, promote_dtypes
 
 
 class _UniqueAll(NamedTuple):
@@ -161,7 +161,7 @@ def unique(ar, return_index: bool = False, return_inverse: bool = False,
            return_counts: bool = False, axis: int | None = None, *, equal_nan: bool = True,
            size: int | None = None, fill_value=None, sorted: bool = True):
   """Sorted unique elements (or slices along `axis`) of an array."""
-  check_arraylike("unique", ar)
+  check_arraylike_strict("unique", ar)
   if not sorted:
     raise ValueError("jnp.unique: sorted=False is not implemented.")
   ar = asarray(ar)
@@ -214,7 +214,7 @@ def isin(element, test_elements, assume_unique: bool = False, invert: bool = Fal
   del assume_unique  # comparing against every test element needs no uniqueness
   if method not in ("auto", "compare_all", "binary_search", "sort"):
     raise ValueError(f"jnp.isin: unrecognized method {method!r}")
-  check_arraylike("isin", element, test_elements)
+  check_arraylike_strict("isin", element, test_elements)
   element, test = promote_dtypes(asarray(element), asarray(test_elements))
   test = _flat(test)
   eq = ufuncs.equal(element[..., None], test)
@@ -230,7 +230,7 @@ def _set_result(x, valid, size, fill_value, name: str):
 
 
 def _two_flat(name, ar1, ar2):
-  check_arraylike(name, ar1, ar2)
+  check_arraylike_strict(name, ar1, ar2)
   a, b = promote_dtypes(asarray(ar1), asarray(ar2))
   return _flat(a), _flat(b)
 

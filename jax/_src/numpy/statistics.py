@@ -199,8 +199,16 @@ def average(a, axis=None, weights=None, returned: bool = False, keepdims: bool =
   return (avg, total_w) if returned else avg
 
 
+def _with_dtype(x, dtype):
+  if dtype is None or x is None:
+    return x
+  return lax_ew.convert_element_type(_as_array(x), dtypes.canonicalize_dtype(dtype), False)
+
+
 def cov(m, y=None, rowvar: bool = True, bias: bool = False, ddof=None, fweights=None,
-        aweights=None):
+        aweights=None, dtype=None):
+  """Covariance matrix; with `dtype` the data are converted to it before computing."""
+  m, y = _with_dtype(m, dtype), _with_dtype(y, dtype)
   from jax._src.numpy import reductions
   from jax._src.numpy.shape_ops import _atleast_2d, concatenate
   from jax._src.numpy.util import promote_dtypes_inexact
@@ -257,9 +265,9 @@ def cov(m, y=None, rowvar: bool = True, bias: bool = False, ddof=None, fweights=
   return c
 
 
-def corrcoef(x, y=None, rowvar: bool = True):
+def corrcoef(x, y=None, rowvar: bool = True, dtype=None):
   from jax._src.numpy.shape_ops import diagonal
-  c = cov(x, y, rowvar)
+  c = cov(x, y, rowvar, dtype=dtype)
   if core.get_aval(c).ndim == 0:
     return lax_ew.div(c, c)
   d = diagonal(c)
