@@ -6,7 +6,6 @@ from jax._src.array import Array as Array
 ndarray = Array
 from jax._src.numpy.creation import array as array
 from jax._src.numpy.creation import asarray as asarray
-from jax._src.dlpack import from_dlpack as from_dlpack
 from jax._src.numpy.creation import zeros as zeros
 from jax._src.numpy.creation import ones as ones
 from jax._src.numpy.creation import full as full
@@ -247,6 +246,6 @@ from jax._src.numpy.histograms import (  # noqa: E402
     histogram2d as histogram2d, histogramdd as histogramdd)
 from jax._src.numpy.host_io import (  # noqa: E402
     c_ as c_, einsum_path as einsum_path, frombuffer as frombuffer, fromfile as fromfile,
-    fromiter as fromiter, frompyfunc as frompyfunc, fromstring as fromstring,
+    from_dlpack as from_dlpack, fromiter as fromiter, frompyfunc as frompyfunc, fromstring as fromstring,
     get_printoptions as get_printoptions, load as load, printoptions as printoptions,
     r_ as r_, set_printoptions as set_printoptions)

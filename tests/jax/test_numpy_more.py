@@ -375,3 +375,27 @@ def test_new_functions_reject_python_sequences():
              lambda: jnp.histogramdd([[0.0, 1.0]])):
     with pytest.raises(TypeError, match="requires ndarray or scalar arguments"):
       fn()
+
+
+def test_weighted_quantiles(backend):
+  r = np.random.RandomState(0)
+  a, w = r.rand(4, 7).astype(np.float32), r.rand(4, 7).astype(np.float32)
+  q = np.array([0.0, 0.25, 0.5, 0.9, 1.0], np.float32)
+  for axis in (None, 1, 0):
+    np.testing.assert_allclose(
+        jnp.quantile(a, q, axis=axis, method="inverted_cdf", weights=w),
+        np.quantile(a, q, axis=axis, method="inverted_cdf", weights=w))
+  w1 = r.rand(7).astype(np.float32)
+  np.testing.assert_allclose(
+      jnp.percentile(a, 30, axis=1, method="inverted_cdf", weights=w1, keepdims=True),
+      np.percentile(a, 30, axis=1, method="inverted_cdf", weights=w1, keepdims=True))
+  an = a.copy()
+  an[0, 2] = np.nan
+  np.testing.assert_allclose(
+      jnp.nanquantile(an, q, axis=1, method="inverted_cdf", weights=w),
+      np.nanquantile(an, q, axis=1, method="inverted_cdf", weights=w))
+  assert np.isnan(np.asarray(jnp.quantile(an, 0.5, axis=1, method="inverted_cdf", weights=w))[0])
+  with pytest.raises(ValueError, match="inverted_cdf"):
+    jnp.quantile(a, 0.5, weights=w)
+  f = jax.jit(lambda x, ww: jnp.quantile(x, 0.5, method="inverted_cdf", weights=ww))
+  np.testing.assert_allclose(f(a, w), np.quantile(a, 0.5, method="inverted_cdf", weights=w))

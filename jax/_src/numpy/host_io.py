@@ -134,3 +134,9 @@ def _promote_ndim(x, ndmin: int, trans1d: int):
 
 r_ = _AxisConcat(0, 1, -1)
 c_ = _AxisConcat(-1, 2, 0)
+
+
+def from_dlpack(x, /, *, device=None, copy=None):
+  """jnp.from_dlpack: the Array API spelling (positional-only input) of jax.dlpack's."""
+  from jax._src import dlpack  # dlpack sits with the api layer, which loads before numpy
+  return dlpack.from_dlpack(x, device=device, copy=copy)
