@@ -217,7 +217,7 @@ from jax._src.numpy.extras import (  # noqa: E402
 from jax._src.numpy.polynomial import (  # noqa: E402
     poly as poly, polyadd as polyadd, polyder as polyder, polydiv as polydiv,
     polyfit as polyfit, polyint as polyint, polymul as polymul, polysub as polysub,
-    polyval as polyval)
+    polyval as polyval, roots as roots)
 from jax._src.numpy.scalar_types import (  # noqa: E402
     float4_e2m1fn as float4_e2m1fn, float6_e2m3fn as float6_e2m3fn,
     float6_e3m2fn as float6_e3m2fn, float8_e3m4 as float8_e3m4, float8_e4m3 as float8_e4m3,

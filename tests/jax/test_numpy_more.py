@@ -399,3 +399,23 @@ def test_weighted_quantiles(backend):
     jnp.quantile(a, 0.5, weights=w)
   f = jax.jit(lambda x, ww: jnp.quantile(x, 0.5, method="inverted_cdf", weights=ww))
   np.testing.assert_allclose(f(a, w), np.quantile(a, 0.5, method="inverted_cdf", weights=w))
+
+
+def _sorted_roots(r):
+  r = np.asarray(r)
+  return r[np.lexsort((r.imag.round(3), r.real.round(3)))]
+
+
+def test_roots(backend):
+  for coeffs in ([1.0, -6.0, 11.0, -6.0], [1.0, 0.0, 1.0], [0.0, 2.0, -3.0, 1.0, 0.0, 0.0],
+                 [3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0]):
+    p = np.array(coeffs, np.float32)
+    got = jnp.roots(p)
+    assert got.dtype == np.complex64
+    np.testing.assert_allclose(_sorted_roots(got), _sorted_roots(np.roots(p)), atol=1e-3)
+  f = jax.jit(lambda c: jnp.roots(c, strip_zeros=False))
+  np.testing.assert_allclose(_sorted_roots(f(np.array([1.0, -3.0, 2.0], np.float32))), [1, 2],
+                             atol=1e-5)
+  assert np.isnan(np.asarray(jnp.roots(np.array([0.0, 1.0, -2.0]), strip_zeros=False))).all()
+  with pytest.raises(errors.ConcretizationTypeError):
+    jax.jit(jnp.roots)(np.array([1.0, -3.0, 2.0], np.float32))

@@ -16,8 +16,12 @@ from jax._src.numpy.creation import arange, array, asarray, linspace
 from jax._src.numpy.shape_ops import concatenate, reshape
 
 get_printoptions = np.get_printoptions
-set_printoptions = np.set_printoptions
 printoptions = np.printoptions
+
+
+def set_printoptions(*args, **kwargs):
+  """NumPy's print options, which also govern how jax arrays print."""
+  return np.set_printoptions(*args, **kwargs)
 
 
 def frombuffer(buffer, dtype=float, count: int = -1, offset: int = 0):

@@ -198,3 +198,62 @@ def polyfit(x, y, deg: int, rcond=None, full: bool = False, w=None, cov=False):
       return c, vbase * fac
     return c, vbase[:, :, None] * fac
   return c
+
+
+_ROOT_ITERATIONS = 100
+
+
+def _aberth_roots(a):
+  """All roots of the polynomial with (complex, nonzero-leading) coefficients `a`, by
+  Aberth-Ehrlich iteration from points on a circle enclosing every root."""
+  from jax._src.lax import control_flow  # loops live in lax; only roots needs one
+  n = a.shape[0] - 1
+  a = a / a[0]
+  radius = 1 + reductions.max(ufuncs.abs(a[1:]))
+  k = np.arange(n)
+  start = np.exp(1j * (2 * np.pi * k / n + 0.4)).astype(a.dtype)
+  z0 = radius.astype(a.dtype) * start
+  da = a[:-1] * np.arange(n, 0, -1).astype(a.dtype)
+  off_diag = ~np.eye(n, dtype=bool)
+
+  def step(_, z):
+    pz, dpz = polyval(a, z), polyval(da, z)
+    ratio = ufuncs.where(pz == 0, 0, pz / ufuncs.where(dpz == 0, 1, dpz))
+    diff = z[:, None] - z[None, :]
+    inv = ufuncs.where(off_diag, 1 / ufuncs.where(off_diag, diff, 1), 0)
+    repulsion = reductions.sum(inv, axis=1)
+    denom = 1 - ratio * repulsion
+    w = ratio / ufuncs.where(denom == 0, 1, denom)
+    return z - ufuncs.where(ufuncs.isfinite(w), w, 0)
+
+  return control_flow.fori_loop(0, _ROOT_ITERATIONS, step, z0)
+
+
+def roots(p, *, strip_zeros: bool = True):
+  """Complex roots of the polynomial with coefficients `p` (highest power first)."""
+  check_arraylike_strict("roots", p)
+  p = asarray(p)
+  if p.ndim != 1:
+    raise ValueError("Input must be a rank-1 array.")
+  (p,) = promote_dtypes_inexact(p)
+  cdtype = np.result_type(p.dtype, np.complex64)
+  if strip_zeros:
+    value = core.concrete_value(p)
+    if value is None:
+      raise errors.ConcretizationTypeError(
+          p, "The error occurred in jnp.roots(): strip_zeros=True needs concrete "
+          "coefficients; pass strip_zeros=False inside transformations.")
+    nz = np.flatnonzero(np.asarray(value))
+    if nz.size == 0:
+      return zeros((0,), cdtype)
+    # Leading zeros do not change the roots; trailing zeros are roots at the origin.
+    trailing = p.shape[0] - 1 - int(nz[-1])
+    core_p = p[int(nz[0]):int(nz[-1]) + 1]
+    inner = (_aberth_roots(core_p.astype(cdtype)) if core_p.shape[0] > 1
+             else zeros((0,), cdtype))
+    return concatenate([inner, zeros((trailing,), cdtype)])
+  if p.shape[0] < 2:
+    return zeros((0,), cdtype)
+  # Without stripping, a leading zero coefficient makes the roots NaN, as in JAX.
+  out = _aberth_roots(p.astype(cdtype))
+  return ufuncs.where(p[0] == 0, np.array(np.nan, cdtype), out)
