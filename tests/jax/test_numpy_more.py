@@ -372,7 +372,9 @@ def test_new_functions_reject_python_sequences():
   # As in JAX, lists and tuples must be converted explicitly.
   for fn in (lambda: jnp.unique([1, 2]), lambda: jnp.polyval([1.0, 2.0], 3.0),
              lambda: jnp.copy((1, 2)), lambda: jnp.isin(np.ones(2), [1.0]),
-             lambda: jnp.histogramdd([[0.0, 1.0]])):
+             lambda: jnp.histogramdd([[0.0, 1.0]]), lambda: jnp.sum([1, 2, 3]),
+             lambda: jnp.mean((1.0, 2.0)), lambda: jnp.argmax([1, 2]), lambda: jnp.any([True]),
+             lambda: jnp.var([1.0]), lambda: jnp.max([[1], [2]])):
     with pytest.raises(TypeError, match="requires ndarray or scalar arguments"):
       fn()
 
