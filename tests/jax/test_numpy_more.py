@@ -318,6 +318,8 @@ def test_creation_parameters(backend):
   z = jnp.zeros_like(jax.ShapeDtypeStruct((2, 3), jnp.int32))
   assert z.shape == (2, 3) and z.dtype == np.int32
   assert jnp.full_like(jax.ShapeDtypeStruct((2,), jnp.float32), 7.0).tolist() == [7.0, 7.0]
+  sds = jax.ShapeDtypeStruct((2, 3), jnp.float32)
+  assert (jnp.shape(sds), jnp.ndim(sds), jnp.size(sds), jnp.size(sds, -1)) == ((2, 3), 2, 6, 3)
   dev = jax.devices()[-1]
   for x in (jnp.zeros(3, device=dev), jnp.arange(3, device=dev), jnp.eye(2, device=dev),
             jnp.asarray(np.ones(2), device=dev), jnp.ones_like(np.ones(2), device=dev),

@@ -12,16 +12,23 @@ from jax._src.numpy.util import (asarray_like, broadcast_shapes, broadcast_to, c
                                  promote_dtypes)
 
 
+def _aval_of(a):
+  """The aval of an array-like, or shape and dtype of a ShapeDtypeStruct-like object."""
+  if not core.is_valid_jaxval(a) and hasattr(a, "shape") and hasattr(a, "dtype"):
+    return core.ShapedArray(tuple(a.shape), np.dtype(a.dtype))
+  return core.get_aval(asarray_like(a))
+
+
 def shape(a):
-  return core.get_aval(asarray_like(a)).shape
+  return _aval_of(a).shape
 
 
 def ndim(a) -> int:
-  return core.get_aval(asarray_like(a)).ndim
+  return _aval_of(a).ndim
 
 
 def size(a, axis: int | None = None) -> int:
-  aval = core.get_aval(asarray_like(a))
+  aval = _aval_of(a)
   if axis is None:
     return aval.size
   return aval.shape[canonical_axis(axis, aval.ndim)]
