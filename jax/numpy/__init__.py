@@ -214,6 +214,13 @@ from jax._src.numpy.extras import (  # noqa: E402
     triu_indices as triu_indices, triu_indices_from as triu_indices_from,
     unpackbits as unpackbits, unravel_index as unravel_index, unstack as unstack,
     unwrap as unwrap, vecdot as vecdot, vecmat as vecmat)
+from jax._src.numpy.histograms import (  # noqa: E402
+    histogram2d as histogram2d, histogramdd as histogramdd)
+from jax._src.numpy.host_io import (  # noqa: E402
+    c_ as c_, einsum_path as einsum_path, frombuffer as frombuffer, fromfile as fromfile,
+    from_dlpack as from_dlpack, fromiter as fromiter, frompyfunc as frompyfunc,
+    fromstring as fromstring, get_printoptions as get_printoptions, load as load, printoptions as printoptions,
+    r_ as r_, set_printoptions as set_printoptions)
 from jax._src.numpy.polynomial import (  # noqa: E402
     poly as poly, polyadd as polyadd, polyder as polyder, polydiv as polydiv,
     polyfit as polyfit, polyint as polyint, polymul as polymul, polysub as polysub,
@@ -242,10 +249,3 @@ cdouble = complex128
 csingle = complex64
 index_exp = _np.index_exp
 s_ = _np.s_
-from jax._src.numpy.histograms import (  # noqa: E402
-    histogram2d as histogram2d, histogramdd as histogramdd)
-from jax._src.numpy.host_io import (  # noqa: E402
-    c_ as c_, einsum_path as einsum_path, frombuffer as frombuffer, fromfile as fromfile,
-    from_dlpack as from_dlpack, fromiter as fromiter, frompyfunc as frompyfunc, fromstring as fromstring,
-    get_printoptions as get_printoptions, load as load, printoptions as printoptions,
-    r_ as r_, set_printoptions as set_printoptions)

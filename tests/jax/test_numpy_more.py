@@ -178,7 +178,8 @@ def test_array_api_aliases(backend):
 def test_index_helpers(backend):
   for g, w in zip(jnp.tril_indices(3, 1, 4), np.tril_indices(3, 1, 4)):
     _eq(g, w.astype(np.int32))
-  for g, w in zip(jnp.triu_indices_from(np.ones((3, 2)), -1), np.triu_indices_from(np.ones((3, 2)), -1)):
+  ones = np.ones((3, 2))
+  for g, w in zip(jnp.triu_indices_from(ones, -1), np.triu_indices_from(ones, -1)):
     _eq(g, w.astype(np.int32))
   _eq(jnp.diag_indices(3, 3)[2], [0, 1, 2])
   _eq(jnp.diag_indices_from(np.ones((2, 2)))[0], [0, 1])
