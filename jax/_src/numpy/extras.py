@@ -18,8 +18,7 @@ from jax._src.numpy import ufuncs
 from jax._src.numpy.creation import arange, array, asarray, ones, zeros
 from jax._src.numpy.creation import indices as _indices
 from jax._src.numpy.cumulative import cumsum
-from jax._src.numpy.shape_ops import (concatenate, expand_dims, moveaxis, reshape,
-                                      swapaxes, transpose)
+from jax._src.numpy.shape_ops import concatenate, expand_dims, moveaxis, reshape, transpose
 from jax._src.numpy.util import canonical_axis, check_arraylike_strict, promote_dtypes_inexact
 
 euler_gamma = 0.5772156649015329

@@ -68,14 +68,6 @@ def _static_size(size, name: str):
   return size
 
 
-def _sort_candidates(x, valid):
-  """Sort x (1-D) with the invalid elements last; returns (sorted x, sorted valid, perm)."""
-  n = core.get_aval(x).size
-  invalid = lax_ew.convert_element_type(lax_ew.bitwise_not(valid), np.int32)
-  inv_s, x_s, perm = lax_sort.sort((invalid, x, _iota(n)), 0, True, num_keys=2)
-  return x_s, lax_ew.eq(inv_s, lax_shape.full((n,), 0, np.int32)), perm
-
-
 def _rows_differ(s, equal_nan: bool):
   """Whether each row of the sorted 2-D `s` differs from the row before (row 0: True)."""
   prev, cur = s[:-1], s[1:]
@@ -87,10 +79,9 @@ def _rows_differ(s, equal_nan: bool):
   return concatenate([lax_shape.full((1,), True, np.bool_), diff])
 
 
-def _group_starts(num_groups_or_size, starts, name: str):
+def _group_starts(size: int, starts):
   """Sorted positions of the group starts, padded to `size` with the array length."""
   n = core.get_aval(starts).size
-  size = num_groups_or_size
   keys = lax_ew.select(starts, _iota(n), lax_shape.full((n,), n, _index_dtype()))
   keys = lax_sort.sort(keys, 0, True) if n else keys
   if size > n:
@@ -122,7 +113,7 @@ def _unique_rows(rows, valid, *, equal_nan: bool, size, fill_value, name: str):
           count, f"The size argument of jnp.{name} must be statically specified to use "
           f"jnp.{name} within JAX transformations.")
     size = int(value)
-  pos = _group_starts(size, starts, name)
+  pos = _group_starts(size, starts)
   in_range = lax_ew.lt(_iota(size), lax_shape.full((size,), count, _index_dtype()))
   safe_pos = lax_ew.select(in_range, pos, lax_shape.full((size,), 0, _index_dtype()))
   values = rows_s[safe_pos] if n else lax_shape.full((size, m), 0, core.get_aval(rows).dtype)
