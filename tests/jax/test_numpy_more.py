@@ -424,3 +424,26 @@ def test_roots(backend):
   assert np.isnan(np.asarray(jnp.roots(np.array([0.0, 1.0, -2.0]), strip_zeros=False))).all()
   with pytest.raises(errors.ConcretizationTypeError):
     jax.jit(jnp.roots)(np.array([1.0, -3.0, 2.0], np.float32))
+
+
+def test_eig_eigvals_and_poly_of_matrix(backend):
+  r = np.random.RandomState(0)
+  for n in (1, 2, 5):
+    a = r.randn(n, n).astype(np.float32)
+    np.testing.assert_allclose(_sorted_roots(jnp.linalg.eigvals(a)),
+                               _sorted_roots(np.linalg.eigvals(a)), atol=1e-5)
+  a = r.randn(4, 4).astype(np.float32)
+  w, v = jnp.linalg.eig(a)
+  assert w.dtype == np.complex64 and v.shape == (4, 4)
+  np.testing.assert_allclose(a @ np.asarray(v), np.asarray(v) * np.asarray(w), atol=1e-5)
+  np.testing.assert_allclose(np.linalg.norm(np.asarray(v), axis=0), 1, rtol=1e-5)
+  rot = np.array([[0.0, 1.0], [-1.0, 0.0]], np.float32)  # complex pair from real input
+  np.testing.assert_allclose(_sorted_roots(jnp.linalg.eigvals(rot)), [-1j, 1j], atol=1e-6)
+  stack = r.randn(3, 3, 3).astype(np.float32)
+  assert jnp.linalg.eig(stack).eigenvectors.shape == (3, 3, 3)
+  np.testing.assert_allclose(_sorted_roots(jax.jit(jnp.linalg.eigvals)(stack)[1]),
+                             _sorted_roots(np.linalg.eigvals(stack[1])), atol=1e-5)
+  m = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
+  np.testing.assert_allclose(jnp.poly(m), np.poly(m), atol=1e-4)
+  with pytest.raises(ValueError, match="square"):
+    jnp.linalg.eigvals(np.ones((2, 3), np.float32))

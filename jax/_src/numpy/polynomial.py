@@ -141,9 +141,11 @@ def poly(seq_of_zeros):
   check_arraylike_strict("poly", seq_of_zeros)
   (z,) = promote_dtypes_inexact(asarray(seq_of_zeros))
   if z.ndim == 2 and z.shape[0] == z.shape[1] and z.shape[0]:
-    raise NotImplementedError(
-        "jnp.poly of a square matrix needs its eigenvalues (jnp.linalg.eigvals), which "
-        "are not available yet; pass the roots instead.")
+    # The characteristic polynomial of a matrix: its eigenvalues are the roots.
+    from jax._src.numpy.eig import eigvals  # eig builds on linalg, which loads after us
+    real_input = not np.issubdtype(z.dtype, np.complexfloating)
+    coeffs = poly(eigvals(z))
+    return ufuncs.real(coeffs) if real_input else coeffs
   if z.ndim != 1:
     raise ValueError("Input must be 1d or non-empty square 2d array.")
   a = ones((1,), z.dtype)
