@@ -103,8 +103,18 @@ def _check(name, a):
   return a
 
 
+def _compiled(fn):
+  """fn compiled once per input shape: the iteration would otherwise dispatch op by op."""
+  from jax._src import api  # jit is an api-layer transform; numpy sits above it
+  return api.jit(fn)
+
+
 def eigvals(a):
   a = _check("eigvals", a)
+  return _compiled(_eigvals_batched)(a)
+
+
+def _eigvals_batched(a):
   return _batched(_eigvals_one, a)
 
 
@@ -135,13 +145,17 @@ def _eigvecs_one(a, w):
 
 def eig(a):
   a = _check("eig", a)
+  return EigResult(*_compiled(_eig)(a))
+
+
+def _eig(a):
   w = _batched(_eigvals_one, a)
   if a.ndim == 2:
-    return EigResult(w, _eigvecs_one(a, w))
+    return w, _eigvecs_one(a, w)
   from jax._src import api  # vmap over the stacked matrices
   lead = a.shape[:-2]
   fa = a.reshape((-1,) + a.shape[-2:])
   fw = w.reshape((-1, a.shape[-1]))
   v = api.vmap(_eigvecs_one)(fa, fw)
-  return EigResult(w, v.reshape(lead + v.shape[1:]))
+  return w, v.reshape(lead + v.shape[1:])
 
