@@ -240,7 +240,8 @@ def result_type(*args, return_weak_type_flag: bool = False):
   return (out, weak) if return_weak_type_flag else out
 
 
-def issubdtype(a, b) -> bool:
+def issubdtype(arg1, arg2) -> bool:
+  a, b = arg1, arg2
   a = _as_dtype_spec(a) if _as_dtype_spec(a) is not None else a
   b = _as_dtype_spec(b) if isinstance(b, (str, np.dtype)) or (
       isinstance(b, type) and not issubclass(b, np.generic)) else b

@@ -6,7 +6,6 @@ from jax._src.array import Array as Array
 ndarray = Array
 from jax._src.numpy.creation import array as array
 from jax._src.numpy.creation import asarray as asarray
-from jax._src.dlpack import from_dlpack as from_dlpack
 from jax._src.numpy.creation import zeros as zeros
 from jax._src.numpy.creation import ones as ones
 from jax._src.numpy.creation import full as full
@@ -154,7 +153,7 @@ from jax._src.numpy.ufuncs import (  # noqa: E402
     atan as atan, asinh as asinh, acosh as acosh, atanh as atanh, atan2 as atan2,
     hypot as hypot, sinc as sinc, deg2rad as deg2rad, rad2deg as rad2deg, radians as radians,
     degrees as degrees, trunc as trunc, fix as fix, rint as rint, around as around,
-    round_ as round_, modf as modf, signbit as signbit, copysign as copysign, frexp as frexp,
+    modf as modf, signbit as signbit, copysign as copysign, frexp as frexp,
     ldexp as ldexp, nextafter as nextafter, heaviside as heaviside, real as real, imag as imag,
     conjugate as conjugate, conj as conj, angle as angle, isinf as isinf, isnan as isnan,
     isposinf as isposinf, isneginf as isneginf, nan_to_num as nan_to_num, isclose as isclose,
@@ -201,3 +200,52 @@ from jax._src.numpy.indexing_funcs import trim_zeros as trim_zeros
 from jax._src.numpy.vectorize import (  # noqa: E402
     vectorize as vectorize, apply_along_axis as apply_along_axis,
     apply_over_axes as apply_over_axes)
+from jax._src.numpy.extras import (  # noqa: E402
+    astype as astype, bartlett as bartlett, blackman as blackman, block as block,
+    concat as concat, copy as copy, diag_indices as diag_indices,
+    diag_indices_from as diag_indices_from, euler_gamma as euler_gamma, fabs as fabs,
+    fill_diagonal as fill_diagonal, fromfunction as fromfunction, hamming as hamming,
+    hanning as hanning, i0 as i0, iscomplex as iscomplex, iscomplexobj as iscomplexobj,
+    isdtype as isdtype, isreal as isreal, isrealobj as isrealobj, isscalar as isscalar,
+    kaiser as kaiser, mask_indices as mask_indices, matvec as matvec, packbits as packbits,
+    permute_dims as permute_dims, put_along_axis as put_along_axis,
+    ravel_multi_index as ravel_multi_index, rollaxis as rollaxis, spacing as spacing,
+    tril_indices as tril_indices, tril_indices_from as tril_indices_from,
+    triu_indices as triu_indices, triu_indices_from as triu_indices_from,
+    unpackbits as unpackbits, unravel_index as unravel_index, unstack as unstack,
+    unwrap as unwrap, vecdot as vecdot, vecmat as vecmat)
+from jax._src.numpy.histograms import (  # noqa: E402
+    histogram2d as histogram2d, histogramdd as histogramdd)
+from jax._src.numpy.host_io import (  # noqa: E402
+    c_ as c_, einsum_path as einsum_path, frombuffer as frombuffer, fromfile as fromfile,
+    from_dlpack as from_dlpack, fromiter as fromiter, frompyfunc as frompyfunc,
+    fromstring as fromstring, get_printoptions as get_printoptions, load as load, printoptions as printoptions,
+    r_ as r_, set_printoptions as set_printoptions)
+from jax._src.numpy.polynomial import (  # noqa: E402
+    poly as poly, polyadd as polyadd, polyder as polyder, polydiv as polydiv,
+    polyfit as polyfit, polyint as polyint, polymul as polymul, polysub as polysub,
+    polyval as polyval, roots as roots)
+from jax._src.numpy.scalar_types import (  # noqa: E402
+    float4_e2m1fn as float4_e2m1fn, float6_e2m3fn as float6_e2m3fn,
+    float6_e3m2fn as float6_e3m2fn, float8_e3m4 as float8_e3m4, float8_e4m3 as float8_e4m3,
+    float8_e4m3b11fnuz as float8_e4m3b11fnuz, float8_e4m3fn as float8_e4m3fn,
+    float8_e4m3fnuz as float8_e4m3fnuz, float8_e5m2 as float8_e5m2,
+    float8_e5m2fnuz as float8_e5m2fnuz, float8_e8m0fnu as float8_e8m0fnu, int1 as int1,
+    int2 as int2, int4 as int4, uint1 as uint1, uint2 as uint2, uint4 as uint4)
+from jax._src.numpy.setops import (  # noqa: E402
+    intersect1d as intersect1d, isin as isin, setdiff1d as setdiff1d, setxor1d as setxor1d,
+    union1d as union1d, unique as unique, unique_all as unique_all,
+    unique_counts as unique_counts, unique_inverse as unique_inverse,
+    unique_values as unique_values)
+# NumPy's aliases of the fixed-width types.
+bool = bool_  # noqa: A001
+int_ = int64
+uint = uint64
+float_ = float64
+double = float64
+single = float32
+complex_ = complex128
+cdouble = complex128
+csingle = complex64
+index_exp = _np.index_exp
+s_ = _np.s_

@@ -29,3 +29,5 @@ from jax._src.numpy.linalg import tensorsolve as tensorsolve
 from jax._src.numpy.linalg import trace as trace
 from jax._src.numpy.linalg import vecdot as vecdot
 from jax._src.numpy.linalg import vector_norm as vector_norm
+from jax._src.numpy.eig import eig as eig  # noqa: E402
+from jax._src.numpy.eig import eigvals as eigvals  # noqa: E402

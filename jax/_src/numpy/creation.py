@@ -16,8 +16,43 @@ def _shape(shape) -> tuple[int, ...]:
   return (int(shape),) if np.ndim(shape) == 0 else tuple(int(d) for d in shape)
 
 
-def array(object, dtype=None, copy: bool = True):
+def _place(x, device=None, out_sharding=None):
+  """x on `device` or with `out_sharding` when one is given (a no-op while tracing)."""
+  if device is None and out_sharding is None:
+    return x
+  if device is not None and out_sharding is not None:
+    raise ValueError("Only one of device and out_sharding may be specified.")
+  from jax._src import api  # api sits below numpy but imports nothing from it at load
+  return api.device_put(x, device if device is not None else out_sharding)
+
+
+def _shape_aval(a):
+  """The aval of an array-like, or of a ShapeDtypeStruct-like object (shape and dtype)."""
+  if not core.is_valid_jaxval(a) and hasattr(a, "shape") and hasattr(a, "dtype"):
+    return core.ShapedArray(tuple(a.shape), np.dtype(a.dtype),
+                            weak_type=bool(getattr(a, "weak_type", False)))
+  if isinstance(a, (list, tuple)):
+    return core.get_aval(asarray(a))
+  return core.get_aval(a)
+
+
+def array(object, dtype=None, *args, copy: bool = True, order: str | None = "K",
+          ndmin: int = 0, device=None, out_sharding=None):
   """A (strongly typed) jax array from arrays, scalars or nested lists of them."""
+  if args:
+    raise TypeError("jnp.array() takes at most two positional arguments (object, dtype); "
+                    f"got {2 + len(args)}")
+  if order is not None and order not in ("K", "A", "C"):
+    raise NotImplementedError(f"jnp.array: order={order!r} is not supported.")
+  out = _array(object, dtype)
+  ndmin = int(ndmin)
+  if ndmin > core.get_aval(out).ndim:
+    shape = core.get_aval(out).shape
+    out = lax_shape.reshape(out, (1,) * (ndmin - len(shape)) + shape)
+  return _place(out, device, out_sharding)
+
+
+def _array(object, dtype):
   if isinstance(object, (core.Tracer, ArrayImpl)):
     out = object
   elif isinstance(object, (list, tuple)) and any(
@@ -62,13 +97,18 @@ def _leaves(obj):
       yield x
 
 
-def asarray(a, dtype=None, copy=None):
+def asarray(a, dtype=None, order: str | None = None, *, copy=None, device=None,
+            out_sharding=None):
   if isinstance(a, (core.Tracer, ArrayImpl)) and dtype is None:
-    return a
-  return array(a, dtype)
+    return _place(a, device, out_sharding)
+  return array(a, dtype, order=order, device=device, out_sharding=out_sharding)
 
 
-def full(shape, fill_value, dtype=None):
+def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
+  return _place(_full(shape, fill_value, dtype), device, out_sharding)
+
+
+def _full(shape, fill_value, dtype=None):
   weak = dtype is None and dtypes.is_weakly_typed(fill_value)
   dtype = dtypes.canonicalize_dtype(dtype) if dtype is not None else dtypes.dtype(fill_value)
   if np.ndim(fill_value) != 0 or isinstance(fill_value, (core.Tracer, ArrayImpl)) and \
@@ -78,33 +118,40 @@ def full(shape, fill_value, dtype=None):
   return lax_shape.full(_shape(shape), fill_value, dtype, weak)
 
 
-def zeros(shape, dtype=None):
-  return lax_shape.full(_shape(shape), 0, dtype or dtypes.default_float_dtype())
+def zeros(shape, dtype=None, *, device=None, out_sharding=None):
+  out = lax_shape.full(_shape(shape), 0, dtype or dtypes.default_float_dtype())
+  return _place(out, device, out_sharding)
 
 
-def ones(shape, dtype=None):
-  return lax_shape.full(_shape(shape), 1, dtype or dtypes.default_float_dtype())
+def ones(shape, dtype=None, *, device=None, out_sharding=None):
+  out = lax_shape.full(_shape(shape), 1, dtype or dtypes.default_float_dtype())
+  return _place(out, device, out_sharding)
 
 
-def full_like(a, fill_value, dtype=None, shape=None):
-  aval = core.get_aval(a)
-  return lax_shape.full(aval.shape if shape is None else _shape(shape), fill_value,
-                        dtype or aval.dtype, aval.weak_type and dtype is None)
+def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_sharding=None):
+  aval = _shape_aval(a)
+  out = lax_shape.full(aval.shape if shape is None else _shape(shape), fill_value,
+                       dtype or aval.dtype, aval.weak_type and dtype is None)
+  return _place(out, device, out_sharding)
 
 
-def zeros_like(a, dtype=None, shape=None):
-  return full_like(a, 0, dtype, shape)
+def zeros_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
+  return full_like(a, 0, dtype, shape, device=device, out_sharding=out_sharding)
 
 
-def ones_like(a, dtype=None, shape=None):
-  return full_like(a, 1, dtype, shape)
+def ones_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
+  return full_like(a, 1, dtype, shape, device=device, out_sharding=out_sharding)
 
 
-def empty(shape, dtype=None):
-  return zeros(shape, dtype)
+def empty(shape, dtype=None, *, device=None, out_sharding=None):
+  return zeros(shape, dtype, device=device, out_sharding=out_sharding)
 
 
-def arange(start, stop=None, step=None, dtype=None):
+def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding=None):
+  return _place(_arange(start, stop, step, dtype), device, out_sharding)
+
+
+def _arange(start, stop=None, step=None, dtype=None):
   for v in (start, stop, step):
     if isinstance(v, core.Tracer):
       raise core.errors.ConcretizationTypeError(
@@ -137,8 +184,8 @@ def _arange_values(start, stop, step, dt: np.dtype) -> np.ndarray:
     return lax_ew.host_convert(values.astype(work), dt)
 
 
-def empty_like(prototype, dtype=None, shape=None):
-  return zeros_like(prototype, dtype, shape)
+def empty_like(prototype, dtype=None, shape=None, *, device=None):
+  return zeros_like(prototype, dtype, shape, device=device)
 
 
 def _inexact_dtype(dtype, *args):
@@ -152,7 +199,7 @@ def _scalar_or_array(x, dtype):
 
 
 def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = False,
-             dtype=None, axis: int = 0):
+             dtype=None, axis: int = 0, *, device=None):
   """`num` evenly spaced values from start to stop, as start * (1 - t) + stop * t.
 
   Computed as one compiled function (like real JAX), so that eager results
@@ -163,7 +210,8 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
   num = int(num)
   if num < 0:
     raise ValueError(f"Number of samples, {num}, must be non-negative.")
-  return _jitted_linspace()(start, stop, num, bool(endpoint), bool(retstep), dtype, int(axis))
+  out = _jitted_linspace()(start, stop, num, bool(endpoint), bool(retstep), dtype, int(axis))
+  return out if device is None else _place(out, device)
 
 
 _linspace_jit = None
@@ -263,8 +311,12 @@ def geomspace(start, stop, num: int = 50, endpoint: bool = True, dtype=None, axi
   return _cast_result(lax_ew.mul(sign_b, out), dtype)
 
 
-def eye(N: int, M: int | None = None, k: int = 0, dtype=None):
+def eye(N: int, M: int | None = None, k: int = 0, dtype=None, *, device=None):
   """Ones on the k-th diagonal of an N x M matrix."""
+  return _place(_eye(N, M, k, dtype), device)
+
+
+def _eye(N, M, k, dtype):
   N = core.concrete_value(N) if isinstance(N, core.Tracer) else N
   M = N if M is None else M
   dt = dtypes.canonicalize_dtype(dtype) if dtype is not None else dtypes.default_float_dtype()

@@ -141,7 +141,7 @@ def _sum_labels(x, labels: str, keep: set):
   return reduce(x, axes), "".join(c for c in labels if c in keep)
 
 
-def _contract_pair(a, la: str, b, lb: str, keep: set):
+def _contract_pair(a, la: str, b, lb: str, keep: set, dot_general):
   """dot_general of two operands; returns the result and its labels."""
   sizes = dict(zip(la, _shape(a)))
   for c, n in zip(lb, _shape(b)):
@@ -161,13 +161,13 @@ def _contract_pair(a, la: str, b, lb: str, keep: set):
   contract = [c for c in shared if c not in keep]
   dn = ((tuple(la.index(c) for c in contract), tuple(lb.index(c) for c in contract)),
         (tuple(la.index(c) for c in batch), tuple(lb.index(c) for c in batch)))
-  out = lax_linalg.dot_general(a, b, dn)
+  out = dot_general(a, b, dn)
   free_a = [c for c in la if c not in shared]
   free_b = [c for c in lb if c not in shared]
   return out, "".join(batch + free_a + free_b)
 
 
-def _einsum(operands, inputs: list[str], output: str):
+def _einsum(operands, inputs: list[str], output: str, dot_general=lax_linalg.dot_general):
   terms = []
   for k, (op, labels) in enumerate(zip(operands, inputs)):
     op, labels = _take_diagonal(op, labels)
@@ -178,7 +178,7 @@ def _einsum(operands, inputs: list[str], output: str):
   for k in range(1, len(terms)):
     op, labels = terms[k]
     later = set(output).union(*(set(t[1]) for t in terms[k + 1:]))
-    acc, acc_labels = _contract_pair(acc, acc_labels, op, labels, later)
+    acc, acc_labels = _contract_pair(acc, acc_labels, op, labels, later, dot_general)
     acc, acc_labels = _sum_labels(acc, acc_labels, later | set(output))
   acc, acc_labels = _sum_labels(acc, acc_labels, set(output))
   perm = tuple(acc_labels.index(c) for c in output)
@@ -186,7 +186,8 @@ def _einsum(operands, inputs: list[str], output: str):
 
 
 def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
-           preferred_element_type=None):
+           preferred_element_type=None, _dot_general=lax_linalg.dot_general,
+           out_sharding=None):
   if out is not None:
     raise NotImplementedError("The 'out' argument to jnp.einsum is not supported.")
   if not isinstance(subscripts, str):
@@ -197,16 +198,30 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
   inputs, output = _parse(subscripts, operands)
   if len(operands) > 1:
     operands = promote_dtypes(*operands)
-  result = _einsum(list(operands), inputs, output)
+  def contract(a, b, dn):
+    return _dot_general(a, b, dn, precision)
+  result = _einsum(list(operands), inputs, output, contract)
   if preferred_element_type is not None:
     result = lax_ew.convert_element_type(result, preferred_element_type)
+  if out_sharding is not None:
+    from jax._src.numpy.creation import _place  # creation imports this package's modules
+    result = _place(result, out_sharding=out_sharding)
   return result
 
 
 # ----------------------------------------------------------------------------- tensor products
 
 
-def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
+def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None,
+              out_sharding=None):
+  out = _tensordot(a, b, axes, precision, preferred_element_type)
+  if out_sharding is not None:
+    from jax._src.numpy.creation import _place  # creation imports this package's modules
+    out = _place(out, out_sharding=out_sharding)
+  return out
+
+
+def _tensordot(a, b, axes, precision, preferred_element_type):
   a, b = promote_dtypes(asarray_like(a), asarray_like(b))
   na, nb = _ndim(a), _ndim(b)
   if isinstance(axes, (int, np.integer)):

@@ -92,7 +92,8 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices: bool = Fals
                                  normalize_indices=gather_mode is not GatherScatterMode.CLIP)
 
 
-def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
+def take_along_axis(arr, indices, axis, mode=None, fill_value=None, *,
+                    wrap_negative_indices: bool = True):
   """`arr` picked along `axis` by `indices` of the same rank (other axes broadcast)."""
   check_arraylike("take_along_axis", arr, indices)
   arr, indices = _asarray(arr), _asarray(indices)
@@ -106,6 +107,12 @@ def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
     raise ValueError("indices and arr must have the same number of dimensions; "
                      f"{core.get_aval(indices).ndim} vs. {ndim}")
   axis = canonical_axis(axis, ndim)
+  if not wrap_negative_indices:
+    # Moving negatives below -size keeps them out of bounds after the usual wrapping.
+    idt = core.get_aval(indices).dtype
+    shape = _shape(indices)
+    below = lax_shape.full(shape, -_shape(arr)[axis] - 1, idt)
+    indices = lax_ew.select(lax_ew.lt(indices, lax_shape.full(shape, 0, idt)), below, indices)
   indices, gather_mode = _take_mode("take_along_axis", mode, indices, _shape(arr)[axis])
   ishape, ashape = _shape(indices), _shape(arr)
   out_shape = [n if d == axis else broadcast_shapes((ashape[d],), (ishape[d],))[0]
@@ -494,16 +501,25 @@ def append(arr, values, axis=None):
   return concatenate([arr, values], axis)
 
 
-def trim_zeros(filt, trim: str = "fb"):
-  """`filt` (1-D) without its leading ('f') and/or trailing ('b') zeros."""
+def trim_zeros(filt, trim: str = "fb", axis=None):
+  """`filt` without its leading ('f') and/or trailing ('b') all-zero slices along `axis`
+  (every axis when None)."""
   check_arraylike("trim_zeros", filt)
   filt = _asarray(filt)
-  if core.get_aval(filt).ndim != 1:
-    raise ValueError("trim_zeros requires a 1-D array")
+  ndim = core.get_aval(filt).ndim
+  if ndim == 0:
+    raise ValueError("trim_zeros requires an array of at least one dimension")
   value = _concrete(filt, "jnp.trim_zeros needs a concrete array.")
-  nz = np.flatnonzero(value)
-  if nz.size == 0:
-    return lax_shape.slice(filt, (0,), (0,))
-  start = int(nz[0]) if "f" in trim.lower() else 0
-  stop = int(nz[-1]) + 1 if "b" in trim.lower() else value.shape[0]
-  return lax_shape.slice(filt, (start,), (stop,))
+  axes = range(ndim) if axis is None else [canonical_axis(a, ndim) for a in np.atleast_1d(axis)]
+  start, stop = [0] * ndim, list(value.shape)
+  for ax in axes:
+    others = tuple(d for d in range(ndim) if d != ax)
+    nz = np.flatnonzero(np.any(value != 0, axis=others) if others else value != 0)
+    if nz.size == 0:
+      start[ax] = stop[ax] = 0
+      continue
+    if "f" in trim.lower():
+      start[ax] = int(nz[0])
+    if "b" in trim.lower():
+      stop[ax] = int(nz[-1]) + 1
+  return lax_shape.slice(filt, tuple(start), tuple(stop))

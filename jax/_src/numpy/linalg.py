@@ -232,12 +232,12 @@ def _default_rtol(a, s):
   return jnp.finfo(s.dtype).eps * max(a.shape[-2:])
 
 
-def matrix_rank(M, rtol=None, *, tol=None):
+def matrix_rank(M, rtol=None, *, hermitian: bool = False, tol=None):
   jnp = _jnp()
   (M,) = _inexact(M)
   if M.ndim < 2:
     return jnp.any(M != 0).astype(np.int32)
-  s = svd(M, compute_uv=False)
+  s = svd(M, compute_uv=False, hermitian=hermitian)
   smax = jnp.max(s, axis=-1, keepdims=True)
   if tol is not None:
     threshold = jnp.expand_dims(jnp.asarray(tol, s.dtype), -1) if np.ndim(tol) else tol
@@ -497,9 +497,11 @@ def cross(x1, x2, /, *, axis: int = -1):
   return jnp.cross(x1, x2, axis=axis)
 
 
-def tensordot(x1, x2, /, *, axes=2, precision=None, preferred_element_type=None):
+def tensordot(x1, x2, /, *, axes=2, precision=None, preferred_element_type=None,
+              out_sharding=None):
   return _jnp().tensordot(x1, x2, axes=axes, precision=precision,
-                          preferred_element_type=preferred_element_type)
+                          preferred_element_type=preferred_element_type,
+                          out_sharding=out_sharding)
 
 
 def matmul(x1, x2, /, *, precision=None, preferred_element_type=None):

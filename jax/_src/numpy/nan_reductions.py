@@ -69,12 +69,14 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
   return lax_ew.div(total, count)
 
 
-def nanvar(a, axis=None, dtype=None, out=None, ddof: int = 0, keepdims=False, where=None):
+def nanvar(a, axis=None, dtype=None, out=None, ddof: int = 0, keepdims=False, where=None,
+           mean=None):
   a = asarray_like(a)
   if not dtypes.is_inexact(core.get_aval(a).dtype):
-    return reductions.var(a, axis, dtype, out, ddof, keepdims, where=where)
-  centered = lax_ew.sub(a, broadcast_to(nanmean(a, axis, dtype, keepdims=True, where=where),
-                                        core.get_aval(a).shape))
+    return reductions.var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean)
+  center = nanmean(a, axis, dtype, keepdims=True, where=where) if mean is None else \
+      asarray_like(mean)
+  centered = lax_ew.sub(a, broadcast_to(center, core.get_aval(a).shape))
   if dtypes.is_complex(core.get_aval(a).dtype):
     sq = lax_ew.real(lax_ew.mul(centered, lax_ew.conj(centered)))
   else:
@@ -84,8 +86,9 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof: int = 0, keepdims=False, wh
   return lax_ew.div(total, lax_ew.sub(count, lax_shape.full_like(count, ddof)))
 
 
-def nanstd(a, axis=None, dtype=None, out=None, ddof: int = 0, keepdims=False, where=None):
-  return lax_ew.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where))
+def nanstd(a, axis=None, dtype=None, out=None, ddof: int = 0, keepdims=False, where=None,
+           mean=None):
+  return lax_ew.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where, mean))
 
 
 def _nan_arg(arg_fn, fill):

@@ -15,7 +15,8 @@ from jax._src import dtypes
 from jax._src.lax import elementwise as lax_ew
 from jax._src.lax import reductions as lax_red
 from jax._src.lax import shape as lax_shape
-from jax._src.numpy.util import asarray_like, broadcast_to, canonical_axis
+from jax._src.numpy.util import (asarray_like, broadcast_to, canonical_axis,
+                                 check_arraylike_strict)
 
 
 def _axes(x, axis) -> tuple[int, ...]:
@@ -51,6 +52,11 @@ def _strong(x):
   return lax_ew.convert_element_type(x, aval.dtype, False) if aval.weak_type else x
 
 
+def _check_input(name, a):
+  # As in JAX, a Python list or tuple is not an array: jnp.sum([1, 2]) is a TypeError.
+  check_arraylike_strict(name, a)
+
+
 def _check_out(name, out):
   if out is not None:
     raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported.")
@@ -81,6 +87,7 @@ _LAX_REDUCERS = {"sum": lax_red.reduce_sum, "prod": lax_red.reduce_prod,
 
 def _reduce(kind, name, a, axis, dtype, out, keepdims, initial, where, upcast):
   _check_out(name, out)
+  _check_input(name, a)
   a = asarray_like(a)
   aval = core.get_aval(a)
   target = (dtypes.canonicalize_dtype(dtype) if dtype is not None
@@ -132,6 +139,7 @@ def _to_bool(a):
 
 def _logical_reduce(lax_fn, name, a, axis, out, keepdims, where, fill):
   _check_out(name, out)
+  _check_input(name, a)
   a = _strong(_to_bool(a))
   if where is not None:
     a = _mask(a, where, fill)
@@ -173,6 +181,7 @@ def _where_count(a, axes, where, keepdims, dtype):
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
   _check_out("mean", out)
+  _check_input("mean", a)
   a = asarray_like(a)
   target = _mean_dtype(core.get_aval(a), dtype)
   a = lax_ew.convert_element_type(a, target, False)
@@ -184,16 +193,19 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
 
 
 def var(a, axis=None, dtype=None, out=None, ddof: int = 0, keepdims=False, *, where=None,
-        correction=None):
+        mean=None, correction=None):
   _check_out("var", out)
+  _check_input("var", a)
   if correction is not None:
     ddof = correction
   a = asarray_like(a)
   target = _mean_dtype(core.get_aval(a), dtype)
   a = lax_ew.convert_element_type(a, target, False)
   axes = _axes(a, axis)
-  centered = lax_ew.sub(a, broadcast_to(mean(a, axes, keepdims=True, where=where),
-                                        core.get_aval(a).shape))
+  # A precomputed mean (taken with keepdims=True) saves the first reduction.
+  center = _mean(a, axes, keepdims=True, where=where) if mean is None else \
+      lax_ew.convert_element_type(asarray_like(mean), target, False)
+  centered = lax_ew.sub(a, broadcast_to(center, core.get_aval(a).shape))
   if dtypes.is_complex(target):
     sq = lax_ew.real(lax_ew.mul(centered, lax_ew.conj(centered)))
   else:
@@ -207,14 +219,18 @@ def var(a, axis=None, dtype=None, out=None, ddof: int = 0, keepdims=False, *, wh
 
 
 def std(a, axis=None, dtype=None, out=None, ddof: int = 0, keepdims=False, *, where=None,
-        correction=None):
-  return lax_ew.sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where,
+        mean=None, correction=None):
+  return lax_ew.sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean,
                          correction=correction))
+
+
+_mean = mean
 
 
 def _arg_reduction(lax_fn, name):
   def fn(a, axis=None, out=None, keepdims=False):
     _check_out(name, out)
+    _check_input(name, a)
     a = asarray_like(a)
     aval = core.get_aval(a)
     if axis is None:

@@ -8,6 +8,7 @@ keyed by numpy types keep working.
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
 from jax._src import dtypes
@@ -54,3 +55,22 @@ float32 = _make_scalar_type(np.float32)
 float64 = _make_scalar_type(np.float64)
 complex64 = _make_scalar_type(np.complex64)
 complex128 = _make_scalar_type(np.complex128)
+
+# Narrow floating and integer types come from ml_dtypes, as NumPy has none of them.
+float8_e3m4 = _make_scalar_type(ml_dtypes.float8_e3m4)
+float8_e4m3 = _make_scalar_type(ml_dtypes.float8_e4m3)
+float8_e4m3b11fnuz = _make_scalar_type(ml_dtypes.float8_e4m3b11fnuz)
+float8_e4m3fn = _make_scalar_type(ml_dtypes.float8_e4m3fn)
+float8_e4m3fnuz = _make_scalar_type(ml_dtypes.float8_e4m3fnuz)
+float8_e5m2 = _make_scalar_type(ml_dtypes.float8_e5m2)
+float8_e5m2fnuz = _make_scalar_type(ml_dtypes.float8_e5m2fnuz)
+float8_e8m0fnu = _make_scalar_type(ml_dtypes.float8_e8m0fnu)
+float6_e2m3fn = _make_scalar_type(ml_dtypes.float6_e2m3fn)
+float6_e3m2fn = _make_scalar_type(ml_dtypes.float6_e3m2fn)
+float4_e2m1fn = _make_scalar_type(ml_dtypes.float4_e2m1fn)
+int1 = _make_scalar_type(ml_dtypes.int1)
+int2 = _make_scalar_type(ml_dtypes.int2)
+int4 = _make_scalar_type(ml_dtypes.int4)
+uint1 = _make_scalar_type(ml_dtypes.uint1)
+uint2 = _make_scalar_type(ml_dtypes.uint2)
+uint4 = _make_scalar_type(ml_dtypes.uint4)

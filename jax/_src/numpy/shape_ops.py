@@ -12,19 +12,41 @@ from jax._src.numpy.util import (asarray_like, broadcast_shapes, broadcast_to, c
                                  promote_dtypes)
 
 
+def _aval_of(a):
+  """The aval of an array-like, or shape and dtype of a ShapeDtypeStruct-like object."""
+  if not core.is_valid_jaxval(a) and hasattr(a, "shape") and hasattr(a, "dtype"):
+    return core.ShapedArray(tuple(a.shape), np.dtype(a.dtype))
+  return core.get_aval(asarray_like(a))
+
+
 def shape(a):
-  return core.get_aval(asarray_like(a)).shape
+  return _aval_of(a).shape
 
 
 def ndim(a) -> int:
-  return core.get_aval(asarray_like(a)).ndim
+  return _aval_of(a).ndim
 
 
-def size(a) -> int:
-  return core.get_aval(asarray_like(a)).size
+def size(a, axis: int | None = None) -> int:
+  aval = _aval_of(a)
+  if axis is None:
+    return aval.size
+  return aval.shape[canonical_axis(axis, aval.ndim)]
 
 
-def reshape(a, shape, order: str = "C"):
+def _sharded(x, out_sharding):
+  if out_sharding is None:
+    return x
+  from jax._src.numpy.creation import _place  # creation builds on this module's stack()
+  return _place(x, out_sharding=out_sharding)
+
+
+def reshape(a, shape, order: str = "C", *, copy: bool | None = None, out_sharding=None):
+  del copy  # arrays are immutable: a reshaped array never aliases a mutable buffer
+  return _sharded(_reshape(a, shape, order), out_sharding)
+
+
+def _reshape(a, shape, order: str = "C"):
   if order not in ("C", "F", "A"):
     raise ValueError(f"order must be one of 'C', 'F' or 'A', got {order!r}")
   a = asarray_like(a)
@@ -48,8 +70,8 @@ def reshape(a, shape, order: str = "C"):
   return lax_shape.reshape(a, shape)
 
 
-def ravel(a, order: str = "C"):
-  return reshape(a, (-1,), order)
+def ravel(a, order: str = "C", *, out_sharding=None):
+  return reshape(a, (-1,), order, out_sharding=out_sharding)
 
 
 def transpose(a, axes=None):
@@ -98,8 +120,11 @@ def squeeze(a, axis=None):
   return lax_shape.squeeze(a, axes)
 
 
-def concatenate(arrays, axis: int | None = 0):
+def concatenate(arrays, axis: int | None = 0, dtype=None):
+  if not len(arrays):
+    raise ValueError("Need at least one array to concatenate.")
   arrays = promote_dtypes(*arrays) if len(arrays) > 1 else [asarray_like(arrays[0])]
+  arrays = [_cast(a, dtype) for a in arrays]
   if axis is None:
     arrays = [ravel(a) for a in arrays]
     axis = 0
@@ -109,8 +134,10 @@ def concatenate(arrays, axis: int | None = 0):
   return lax_shape.concatenate(arrays, canonical_axis(axis, n))
 
 
-def stack(arrays, axis: int = 0):
-  arrays = [asarray_like(a) for a in arrays]
+def stack(arrays, axis: int = 0, out=None, dtype=None):
+  if out is not None:
+    raise NotImplementedError("The 'out' argument to jnp.stack is not supported.")
+  arrays = [_cast(asarray_like(a), dtype) for a in arrays]
   if not arrays:
     raise ValueError("need at least one array to stack")
   n = core.get_aval(arrays[0]).ndim + 1
@@ -192,7 +219,21 @@ def atleast_3d(*arys):
   return _atleast(arys, _atleast_3d)
 
 
-def dot(a, b):
+def _preferred(args, preferred_element_type):
+  """Operands promoted together, then widened to the preferred result type if given."""
+  args = promote_dtypes(*args)
+  if preferred_element_type is None:
+    return args
+  return [_cast(x, preferred_element_type) for x in args]
+
+
+def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
+  del precision  # the CPU backend computes every dot at full precision
+  a, b = _preferred((a, b), preferred_element_type)
+  return _sharded(_dot(a, b), out_sharding)
+
+
+def _dot(a, b):
   a, b = promote_dtypes(a, b)
   an, bn = core.get_aval(a).ndim, core.get_aval(b).ndim
   if an == 0 or bn == 0:
@@ -202,7 +243,13 @@ def dot(a, b):
   return lax_linalg.dot_general(a, b, (((an - 1,), (contract_b,)), ((), ())))
 
 
-def matmul(a, b):
+def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
+  del precision  # the CPU backend computes every dot at full precision
+  a, b = _preferred((a, b), preferred_element_type)
+  return _sharded(_matmul(a, b), out_sharding)
+
+
+def _matmul(a, b):
   a, b = promote_dtypes(a, b)
   a_aval, b_aval = core.get_aval(a), core.get_aval(b)
   if a_aval.ndim == 0 or b_aval.ndim == 0:
@@ -222,12 +269,18 @@ def matmul(a, b):
   return out
 
 
-def outer(a, b):
+def outer(a, b, out=None):
+  if out is not None:
+    raise NotImplementedError("The 'out' argument to jnp.outer is not supported.")
   return dot(reshape(a, (-1, 1)), reshape(b, (1, -1)))
 
 
-def vdot(a, b):
-  return dot(ravel(a), ravel(b))
+def vdot(a, b, *, precision=None, preferred_element_type=None):
+  a, b = ravel(a), ravel(b)
+  if dtypes.issubdtype(core.get_aval(a).dtype, np.complexfloating):
+    from jax._src.lax import elementwise as lax_ew  # as in _cast: lax is loaded lazily here
+    a = lax_ew.conj(a)
+  return dot(a, b, precision=precision, preferred_element_type=preferred_element_type)
 
 
 # ----------------------------------------------------------------------------- splitting
@@ -317,7 +370,12 @@ def tile(A, reps):
   return lax_shape.reshape(x, tuple(r * s for r, s in zip(reps, shape)))
 
 
-def repeat(a, repeats, axis: int | None = None, *, total_repeat_length: int | None = None):
+def repeat(a, repeats, axis: int | None = None, *, total_repeat_length: int | None = None,
+           out_sharding=None):
+  return _sharded(_repeat(a, repeats, axis, total_repeat_length), out_sharding)
+
+
+def _repeat(a, repeats, axis, total_repeat_length):
   a = _as_array(a)
   if axis is None:
     a = ravel(a)

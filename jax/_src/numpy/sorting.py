@@ -61,10 +61,13 @@ def sort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True
 
 
 def argsort(a, axis: int | None = -1, *, kind=None, order=None, stable: bool = True,
-            descending: bool = False):
+            descending: bool = False, dtype=None):
   _check_kind(kind, order)
   a, axis = _prepare(a, axis)
-  idx = lax_shape.broadcasted_iota(_int_dtype(), core.get_aval(a).shape, axis)
+  idx_dtype = _int_dtype() if dtype is None else dtypes.canonicalize_dtype(dtype)
+  if not dtypes.is_integer(idx_dtype):
+    raise ValueError(f"argsort: dtype must be an integer type, got {np.dtype(idx_dtype)}")
+  idx = lax_shape.broadcasted_iota(idx_dtype, core.get_aval(a).shape, axis)
   if descending:
     # Sorting the reversed array with reversed indices keeps equal elements in their
     # original order once the result is reversed back.
@@ -265,7 +268,16 @@ def digitize(x, bins, right: bool = False, *, method: str | None = None):
 # ----------------------------------------------------------------------------- counting
 
 
-def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None):
+def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None,
+             out_sharding=None):
+  out = _bincount(x, weights, minlength, length)
+  if out_sharding is not None:
+    from jax._src.numpy.creation import _place  # creation loads after the numpy helpers
+    out = _place(out, out_sharding=out_sharding)
+  return out
+
+
+def _bincount(x, weights, minlength, length):
   x = _array(x)
   if not dtypes.is_integer(core.get_aval(x).dtype):
     raise TypeError(f"x argument to bincount must have an integer type; got "

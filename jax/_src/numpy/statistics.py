@@ -113,22 +113,90 @@ def _quantile(a, q, axis, method: str, keepdims: bool, squash_nans: bool, name: 
   return out
 
 
+def _weighted_quantile(a, q, axis, method: str, keepdims: bool, squash_nans: bool, weights,
+                       name: str):
+  """Quantiles of the distribution that puts weight w[i] on a[i] (the inverse of its
+  cumulative distribution function, so every result is one of the data values)."""
+  from jax._src.numpy.cumulative import cumsum  # cumulative imports this module's helpers
+  from jax._src.numpy.util import broadcast_to
+  if method != "inverted_cdf":
+    raise ValueError(f"{name}: only method='inverted_cdf' supports weights, got {method!r}")
+  a, q = _as_array(a), _as_array(q)
+  if dtypes.is_complex(core.get_aval(a).dtype):
+    raise ValueError(f"{name} does not support complex input")
+  dtype = dtypes.to_inexact_dtype(dtypes.result_type(a, q))
+  a = lax_ew.convert_element_type(a, dtype)
+  q = lax_ew.convert_element_type(q, dtype)
+  a_aval = core.get_aval(a)
+  w = lax_ew.convert_element_type(_as_array(weights), dtype)
+  w_shape = core.get_aval(w).shape
+  if w_shape != a_aval.shape:
+    if len(w_shape) == 1 and isinstance(axis, (int, np.integer)):
+      ax = canonical_axis(int(axis), a_aval.ndim)
+      if w_shape[0] != a_aval.shape[ax]:
+        raise ValueError(f"{name}: weights of shape {w_shape} do not match axis {axis} of "
+                         f"an array of shape {a_aval.shape}")
+      w = lax_shape.broadcast_in_dim(w, a_aval.shape, (ax,))
+    else:
+      w = broadcast_to(w, a_aval.shape)
+  axes = _reduce_axes(a_aval.ndim, axis)
+  keep = [i for i in range(a_aval.ndim) if i not in axes]
+  kept_shape = tuple(a_aval.shape[i] for i in keep)
+  n = int(np.prod([a_aval.shape[i] for i in axes], dtype=np.int64))
+  x = lax_shape.reshape(lax_shape.transpose(a, (*keep, *axes)), (*kept_shape, n))
+  w = lax_shape.reshape(lax_shape.transpose(w, (*keep, *axes)), (*kept_shape, n))
+  last = len(kept_shape)
+  x, w = lax_sort.sort((x, w), last, True, num_keys=1)  # NaNs sort last
+  is_nan = lax_ew.ne(x, x)
+  if squash_nans:
+    w = lax_ew.select(is_nan, lax_shape.full_like(w, 0), w)
+  cw = cumsum(w, axis=last)
+  total = lax_shape.slice(cw, (0,) * last + (n - 1,), kept_shape + (n,))
+  q_shape = core.get_aval(q).shape
+  out_shape = (*q_shape, *kept_shape)
+  full = (*out_shape, n)
+  qn = len(q_shape)
+  cdf = lax_ew.div(cw, lax_shape.broadcast_in_dim(
+      lax_shape.reshape(total, kept_shape), (*kept_shape, n), tuple(range(last))))
+  cdf_b = lax_shape.broadcast_in_dim(cdf, full, tuple(range(qn, len(full))))
+  q_b = lax_shape.broadcast_in_dim(q, full, tuple(range(qn)))
+  below = lax_ew.convert_element_type(lax_ew.lt(cdf_b, q_b), np.int32)
+  idx = lax_red.reduce_sum(below, (len(full) - 1,))
+  idx = lax_ew.min(idx, lax_shape.full(out_shape, n - 1, np.int32))
+  out = _gather_last(x, idx)
+  if not squash_nans:
+    nan_count = lax_red.reduce_sum(lax_ew.convert_element_type(is_nan, np.int32), (last,))
+    has_nan = lax_shape.broadcast_in_dim(
+        lax_ew.gt(nan_count, lax_shape.full(kept_shape, 0, np.int32)), out_shape,
+        tuple(range(qn, len(out_shape))))
+    out = lax_ew.select(has_nan, lax_shape.full(out_shape, np.nan, dtype), out)
+  if keepdims:
+    shape = (*q_shape, *(1 if i in axes else s for i, s in enumerate(a_aval.shape)))
+    out = lax_shape.reshape(out, shape)
+  return out
+
+
 def _check_out(name, out, overwrite_input=False):
   if out is not None:
     raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported.")
 
 
 def quantile(a, q, axis=None, out=None, overwrite_input: bool = False, method: str = "linear",
-             keepdims: bool = False, *, interpolation=None):
+             keepdims: bool = False, *, weights=None, interpolation=None):
   _check_out("quantile", out)
   if interpolation is not None:
     raise TypeError("quantile() argument interpolation was removed; use method instead")
+  if weights is not None:
+    return _weighted_quantile(a, q, axis, method, keepdims, False, weights, "quantile")
   return _quantile(a, q, axis, method, keepdims, False, "quantile")
 
 
 def nanquantile(a, q, axis=None, out=None, overwrite_input: bool = False,
-                method: str = "linear", keepdims: bool = False, *, interpolation=None):
+                method: str = "linear", keepdims: bool = False, *, weights=None,
+                interpolation=None):
   _check_out("nanquantile", out)
+  if weights is not None:
+    return _weighted_quantile(a, q, axis, method, keepdims, True, weights, "nanquantile")
   return _quantile(a, q, axis, method, keepdims, True, "nanquantile")
 
 
@@ -140,14 +208,26 @@ def _percent_to_fraction(q):
 
 
 def percentile(a, q, axis=None, out=None, overwrite_input: bool = False,
-               method: str = "linear", keepdims: bool = False, *, interpolation=None):
+               method: str = "linear", keepdims: bool = False, *, weights=None,
+               out_sharding=None, interpolation=None):
   _check_out("percentile", out)
+  if weights is not None or out_sharding is not None:
+    out = quantile(a, _percent_to_fraction(q), axis, None, False, method, keepdims,
+                   weights=weights)
+    if out_sharding is None:
+      return out
+    from jax._src.numpy.creation import _place  # creation imports this package's helpers
+    return _place(out, out_sharding=out_sharding)
   return _quantile(a, _percent_to_fraction(q), axis, method, keepdims, False, "percentile")
 
 
 def nanpercentile(a, q, axis=None, out=None, overwrite_input: bool = False,
-                  method: str = "linear", keepdims: bool = False, *, interpolation=None):
+                  method: str = "linear", keepdims: bool = False, *, weights=None,
+                  interpolation=None):
   _check_out("nanpercentile", out)
+  if weights is not None:
+    return nanquantile(a, _percent_to_fraction(q), axis, None, False, method, keepdims,
+                       weights=weights)
   return _quantile(a, _percent_to_fraction(q), axis, method, keepdims, True, "nanpercentile")
 
 
@@ -199,8 +279,16 @@ def average(a, axis=None, weights=None, returned: bool = False, keepdims: bool =
   return (avg, total_w) if returned else avg
 
 
+def _with_dtype(x, dtype):
+  if dtype is None or x is None:
+    return x
+  return lax_ew.convert_element_type(_as_array(x), dtypes.canonicalize_dtype(dtype), False)
+
+
 def cov(m, y=None, rowvar: bool = True, bias: bool = False, ddof=None, fweights=None,
-        aweights=None):
+        aweights=None, dtype=None):
+  """Covariance matrix; with `dtype` the data are converted to it before computing."""
+  m, y = _with_dtype(m, dtype), _with_dtype(y, dtype)
   from jax._src.numpy import reductions
   from jax._src.numpy.shape_ops import _atleast_2d, concatenate
   from jax._src.numpy.util import promote_dtypes_inexact
@@ -257,9 +345,9 @@ def cov(m, y=None, rowvar: bool = True, bias: bool = False, ddof=None, fweights=
   return c
 
 
-def corrcoef(x, y=None, rowvar: bool = True):
+def corrcoef(x, y=None, rowvar: bool = True, dtype=None):
   from jax._src.numpy.shape_ops import diagonal
-  c = cov(x, y, rowvar)
+  c = cov(x, y, rowvar, dtype=dtype)
   if core.get_aval(c).ndim == 0:
     return lax_ew.div(c, c)
   d = diagonal(c)

@@ -21,6 +21,14 @@ def check_arraylike(name: str, *args) -> None:
                       f"at position {i}.")
 
 
+def check_arraylike_strict(name: str, *args) -> None:
+  """As JAX does: Python lists and tuples are not arrays (convert them explicitly)."""
+  for i, a in enumerate(args):
+    if not core.is_valid_jaxval(a):
+      raise TypeError(f"{name} requires ndarray or scalar arguments, got {type(a).__name__} "
+                      f"at position {i}.")
+
+
 def asarray_like(x):
   """Lists/tuples become arrays; everything else is passed through."""
   if isinstance(x, (list, tuple)):
@@ -32,7 +40,15 @@ def asarray_like(x):
 broadcast_shapes = lax_shape.broadcast_shapes
 
 
-def broadcast_to(x, shape):
+def broadcast_to(array, shape, *, out_sharding=None):
+  out = _broadcast_to(array, shape)
+  if out_sharding is not None:
+    from jax._src.numpy.creation import _place  # creation imports this module
+    out = _place(out, out_sharding=out_sharding)
+  return out
+
+
+def _broadcast_to(x, shape):
   x = asarray_like(x)
   aval = core.get_aval(x)
   shape = tuple(int(d) for d in shape)
