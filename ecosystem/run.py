@@ -222,7 +222,7 @@ def pytest_command(python: str, root: str, lib: dict, quick: bool, jobs: int,
   cmd = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
          "-o", "python_files=*_test.py test_*.py", f"--junitxml={junit}",
          f"--timeout={PER_TEST_TIMEOUT}", "--rootdir", root,
-         "--import-mode=importlib"]
+         "--import-mode=importlib", "--continue-on-collection-errors"]
   if jobs > 1:
     cmd += ["-n", str(jobs)]
   for target, _ in lib.get("exclude", []):
@@ -406,8 +406,11 @@ def run(args: argparse.Namespace) -> int:
   table = load_libraries()
   names = select_libraries(table, args.libs)
   pythons = make_installs(args, progress)
+  # Every library goes into both installs whatever --libs says: suites import each
+  # other's libraries (einops tests flax layers), and a suite's result must not
+  # depend on which others ran before.
   for side, python in pythons.items():
-    install_libraries(python, table, names, progress)
+    install_libraries(python, table, list(table), progress)
   results = load_results()
   failures = []
   stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
