@@ -326,6 +326,14 @@ def load_results() -> dict:
   return {}
 
 
+def save_results(table: dict[str, dict], results: dict) -> None:
+  with open(RESULTS_JSON, "w", encoding="utf-8") as f:
+    json.dump(results, f, indent=1, sort_keys=True)
+    f.write("\n")
+  with open(RESULTS_MD, "w", encoding="utf-8") as f:
+    f.write(results_markdown(table, results))
+
+
 def cell(entry: dict | None) -> list[str]:
   if entry is None:
     return ["not run"] + [""] * 4
@@ -432,13 +440,9 @@ def run(args: argparse.Namespace) -> int:
         if entry.get("failed") or entry.get("errors") or "passed" not in entry:
           failures.append(f"{side} {name} tests: {summary} (log: {entry['log']})")
       else:
-        results.setdefault(name, {})[side] = entry
+        results.setdefault(name, {})[side] = {k: v for k, v in entry.items() if k != "log"}
+        save_results(table, results)  # after each suite: a long run stopped early keeps its part
   if not args.quick:
-    with open(RESULTS_JSON, "w", encoding="utf-8") as f:
-      json.dump(results, f, indent=1, sort_keys=True)
-      f.write("\n")
-    with open(RESULTS_MD, "w", encoding="utf-8") as f:
-      f.write(results_markdown(table, results))
     print(f"wrote {RESULTS_MD}")
     return 0
   for line in failures:
