@@ -41,7 +41,7 @@ LIBRARIES_TOML = os.path.join(HERE, "libraries.toml")
 RESULTS_JSON = os.path.join(HERE, "results.json")
 RESULTS_MD = os.path.join(HERE, "RESULTS.md")
 SIDES = ("ours", "jax")
-TEST_TOOLS = ["pytest", "pytest-xdist", "pytest-timeout"]
+TEST_TOOLS = ["pytest", "pytest-xdist", "pytest-timeout", "pytest-reportlog"]
 PER_TEST_TIMEOUT = 600   # seconds; a hung test fails alone instead of eating the suite's bound
 
 
@@ -218,9 +218,13 @@ def test_root(python: str, name: str, lib: dict) -> str | None:
 
 def pytest_command(python: str, root: str, lib: dict, quick: bool, jobs: int,
                    junit: str) -> list[str]:
+  """The junit xml is written at the end; the report log (beside it, .jsonl) as the
+  tests finish, so that a suite stopped at its time bound still has counts."""
   paths = lib["quick"] if quick else lib["test_paths"]
+  report_log = os.path.splitext(junit)[0] + ".jsonl"
   cmd = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
          "-o", "python_files=*_test.py test_*.py", f"--junitxml={junit}",
+         f"--report-log={report_log}",
          f"--timeout={PER_TEST_TIMEOUT}", "--rootdir", root,
          "--import-mode=importlib", "--continue-on-collection-errors"]
   if jobs > 1:
@@ -273,20 +277,51 @@ def parse_junit(path: str) -> dict[str, int]:
   return counts
 
 
+def parse_report_log(path: str) -> dict[str, int]:
+  """Counts of the tests a pytest report log has so far, like parse_junit's: a test
+  whose setup or teardown failed is an error, a module that failed to import too."""
+  outcomes: dict[str, str] = {}
+  counts = {"passed": 0, "failed": 0, "errors": 0, "skipped": 0}
+  with open(path, encoding="utf-8") as f:
+    for line in f:
+      try:
+        report = json.loads(line)
+      except json.JSONDecodeError:
+        continue  # the last line of a killed run may be cut short
+      kind, outcome = report.get("$report_type"), report.get("outcome")
+      if kind == "CollectReport" and outcome == "failed":
+        counts["errors"] += 1
+      elif kind == "TestReport":
+        node, when = report["nodeid"], report["when"]
+        if outcome == "failed":
+          outcomes[node] = "failed" if when == "call" else "errors"
+        elif outcome == "skipped" and outcomes.get(node) is None:
+          outcomes[node] = "skipped"
+        elif outcome == "passed" and when == "call" and node not in outcomes:
+          outcomes[node] = "passed"
+  for outcome in outcomes.values():
+    counts[outcome] += 1
+  return counts
+
+
 def run_suite(python: str, side: str, name: str, lib: dict, root: str, args: argparse.Namespace,
               progress: Progress) -> dict:
   out_dir = os.path.join(cache_dir(), "results", "quick" if args.quick else "full", side)
   os.makedirs(out_dir, exist_ok=True)
   junit, log = os.path.join(out_dir, f"{name}.xml"), os.path.join(out_dir, f"{name}.log")
-  if os.path.exists(junit):
-    os.remove(junit)
+  for stale in (junit, os.path.splitext(junit)[0] + ".jsonl"):
+    if os.path.exists(stale):
+      os.remove(stale)
   cmd = pytest_command(python, root, lib, args.quick, args.jobs, junit)
   progress.step(f"{side}: {name} tests (log: {log})")
   with tempfile.TemporaryDirectory() as cwd:
     code, seconds = run_bounded(cmd, args.timeout, child_env(lib), cwd, log)
   entry = {"seconds": round(seconds, 1), "log": log}
+  report_log = os.path.splitext(junit)[0] + ".jsonl"
   if code is None:
-    entry["status"] = f"timed out after {args.timeout:.0f} s"
+    entry["status"] = f"stopped at {args.timeout:.0f} s"
+    if os.path.exists(report_log):
+      entry.update(parse_report_log(report_log))
   elif not os.path.exists(junit):
     entry["status"] = f"pytest exited {code} without a report"
   else:

@@ -2,6 +2,7 @@
 junit parsing and the results table. No virtualenv or network is needed."""
 
 import importlib.util
+import json
 import os
 import sys
 
@@ -107,11 +108,31 @@ def test_results_table_has_both_columns_and_the_exclusions():
   results = {"einops": {
       "ours": {"passed": 3, "failed": 2, "errors": 1, "skipped": 0, "seconds": 4.2,
                "status": "ok", "date": "2026-01-01 00:00 UTC"},
-      "jax": {"status": "timed out after 10 s", "seconds": 10.0,
+      "jax": {"status": "stopped at 10 s", "seconds": 10.0,
               "date": "2026-01-01 00:00 UTC"}}}
   text = runner.results_markdown(table, results)
   row = next(line for line in text.splitlines() if line.startswith("| einops"))
-  assert row.split(" | ")[3:9] == ["3", "2", "1", "0", "4", "timed out after 10 s"]
+  assert row.split(" | ")[3:9] == ["3", "2", "1", "0", "4", "stopped at 10 s"]
   chex_row = next(line for line in text.splitlines() if line.startswith("| chex"))
   assert "not run" in chex_row
   assert "`tests/run_tests.py`" in text and "2026-01-01 00:00 UTC" in text
+
+
+def test_report_log_counts_what_finished_before_the_stop(tmp_path):
+  lines = [
+      {"$report_type": "SessionStart", "pytest_version": "8"},
+      {"$report_type": "CollectReport", "nodeid": "bad_test.py", "outcome": "failed"},
+      {"$report_type": "CollectReport", "nodeid": "a_test.py", "outcome": "passed"},
+      {"$report_type": "TestReport", "nodeid": "a::ok", "when": "setup", "outcome": "passed"},
+      {"$report_type": "TestReport", "nodeid": "a::ok", "when": "call", "outcome": "passed"},
+      {"$report_type": "TestReport", "nodeid": "a::ok", "when": "teardown", "outcome": "passed"},
+      {"$report_type": "TestReport", "nodeid": "a::bad", "when": "call", "outcome": "failed"},
+      {"$report_type": "TestReport", "nodeid": "a::fix", "when": "setup", "outcome": "failed"},
+      {"$report_type": "TestReport", "nodeid": "a::gpu", "when": "setup", "outcome": "skipped"},
+      {"$report_type": "TestReport", "nodeid": "a::td", "when": "call", "outcome": "passed"},
+      {"$report_type": "TestReport", "nodeid": "a::td", "when": "teardown", "outcome": "failed"},
+  ]
+  path = tmp_path / "r.jsonl"
+  path.write_text("\n".join(json.dumps(line) for line in lines) + '\n{"$report_type": "Te')
+  assert runner.parse_report_log(str(path)) == {"passed": 1, "failed": 1, "errors": 3,
+                                                "skipped": 1}
