@@ -1,0 +1,138 @@
+"""ecosystem/run.py's own logic: the library table, the pytest command it builds,
+junit parsing and the results table. No virtualenv or network is needed."""
+
+import importlib.util
+import json
+import os
+import sys
+
+import pytest
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _load_runner():
+  spec = importlib.util.spec_from_file_location(
+      "jax_ecosystem_run", os.path.join(REPO_ROOT, "ecosystem", "run.py"))
+  module = importlib.util.module_from_spec(spec)
+  sys.modules[spec.name] = module
+  spec.loader.exec_module(module)
+  return module
+
+
+runner = _load_runner()
+LIBRARIES = ["optax", "chex", "flax", "equinox", "numpyro", "dm-haiku", "distrax", "einops",
+             "diffrax"]
+
+
+def test_table_pins_every_library_with_an_exact_version():
+  table = runner.load_libraries()
+  assert list(table) == LIBRARIES
+  for name, lib in table.items():
+    assert lib["version"].count(".") >= 2, name
+    assert lib["step"].strip(), f"{name} has no training step for the fast run"
+    if lib["tests"] != "none":
+      assert lib["test_paths"] and lib["quick"], name
+
+
+def test_no_dependency_can_pull_in_jax():
+  """Whatever the table names a library of its own is installed without dependencies."""
+  table = runner.load_libraries()
+  with_deps, no_deps = runner.split_requirements(table, list(table))
+  for req in with_deps:
+    assert runner.requirement_name(req) not in table, req
+    assert runner.requirement_name(req) not in ("jax", "jaxlib"), req
+  for name, lib in table.items():
+    assert f"{name}=={lib['version']}" in no_deps
+  assert "optax==0.2.8" in no_deps and "equinox==0.13.8" in no_deps
+
+
+def test_exclusion_without_reason_is_rejected(tmp_path):
+  path = tmp_path / "libs.toml"
+  path.write_text('[x]\nversion = "1.0.0"\ntests = "wheel"\nexclude = [["a_test.py", ""]]\n')
+  with pytest.raises(runner.HarnessError, match="without a reason"):
+    runner.load_libraries(str(path))
+  path.write_text('[x]\nversion = "1.0.0"\ntests = "github"\n')
+  with pytest.raises(runner.HarnessError, match="wheel, sdist or none"):
+    runner.load_libraries(str(path))
+
+
+def test_unknown_library_is_named():
+  with pytest.raises(runner.HarnessError, match="unknown libraries nope"):
+    runner.select_libraries(runner.load_libraries(), "einops,nope")
+  assert runner.select_libraries(runner.load_libraries(), "chex, einops") == ["chex", "einops"]
+
+
+def test_pytest_command_excludes_files_and_test_ids():
+  lib = {"test_paths": ["tests"], "quick": ["tests/a_test.py"],
+         "exclude": [["tests/tf_test.py", "TensorFlow"], ["tests/b_test.py::T::test_gpu", "GPU"]]}
+  cmd = runner.pytest_command("py", "/src", lib, quick=False, jobs=2, junit="/r.xml")
+  assert cmd[:3] == ["py", "-m", "pytest"]
+  assert cmd[cmd.index("--ignore") + 1] == "/src/tests/tf_test.py"
+  assert cmd[cmd.index("--deselect") + 1] == "/src/tests/b_test.py::T::test_gpu"
+  assert cmd[cmd.index("-n") + 1] == "2"
+  assert cmd[-1] == "/src/tests" and "--junitxml=/r.xml" in cmd
+  quick = runner.pytest_command("py", "/src", lib, quick=True, jobs=1, junit="/r.xml")
+  assert quick[-1] == "/src/tests/a_test.py" and "-n" not in quick
+
+
+JUNIT = """<?xml version="1.0" encoding="utf-8"?>
+<testsuites><testsuite name="pytest" errors="1" failures="1" skipped="1" tests="5">
+<testcase classname="a" name="ok1" time="0.1"/>
+<testcase classname="a" name="ok2" time="0.1"><system-out>x</system-out></testcase>
+<testcase classname="a" name="bad" time="0.1"><failure message="boom">tb</failure></testcase>
+<testcase classname="a" name="err" time="0.1"><error message="fixture">tb</error></testcase>
+<testcase classname="a" name="skip" time="0.0"><skipped message="gpu"/></testcase>
+</testsuite></testsuites>
+"""
+
+
+def test_parse_junit_counts_each_outcome(tmp_path):
+  path = tmp_path / "r.xml"
+  path.write_text(JUNIT)
+  assert runner.parse_junit(str(path)) == {"passed": 2, "failed": 1, "errors": 1, "skipped": 1}
+
+
+def test_run_bounded_kills_a_suite_over_its_time(tmp_path):
+  log = str(tmp_path / "log")
+  code, seconds = runner.run_bounded([sys.executable, "-c", "import time; time.sleep(30)"],
+                                     1.0, dict(os.environ), str(tmp_path), log)
+  assert code is None and seconds < 20
+  code, _ = runner.run_bounded([sys.executable, "-c", "print('hi')"], 30.0,
+                               dict(os.environ), str(tmp_path), log)
+  assert code == 0 and open(log).read() == "hi\n"
+
+
+def test_results_table_has_both_columns_and_the_exclusions():
+  table = runner.load_libraries()
+  results = {"einops": {
+      "ours": {"passed": 3, "failed": 2, "errors": 1, "skipped": 0, "seconds": 4.2,
+               "status": "ok", "date": "2026-01-01 00:00 UTC"},
+      "jax": {"status": "stopped at 10 s", "seconds": 10.0,
+              "date": "2026-01-01 00:00 UTC"}}}
+  text = runner.results_markdown(table, results)
+  row = next(line for line in text.splitlines() if line.startswith("| einops"))
+  assert row.split(" | ")[3:9] == ["3", "2", "1", "0", "4", "stopped at 10 s"]
+  chex_row = next(line for line in text.splitlines() if line.startswith("| chex"))
+  assert "not run" in chex_row
+  assert "`tests/run_tests.py`" in text and "2026-01-01 00:00 UTC" in text
+
+
+def test_report_log_counts_what_finished_before_the_stop(tmp_path):
+  lines = [
+      {"$report_type": "SessionStart", "pytest_version": "8"},
+      {"$report_type": "CollectReport", "nodeid": "bad_test.py", "outcome": "failed"},
+      {"$report_type": "CollectReport", "nodeid": "a_test.py", "outcome": "passed"},
+      {"$report_type": "TestReport", "nodeid": "a::ok", "when": "setup", "outcome": "passed"},
+      {"$report_type": "TestReport", "nodeid": "a::ok", "when": "call", "outcome": "passed"},
+      {"$report_type": "TestReport", "nodeid": "a::ok", "when": "teardown", "outcome": "passed"},
+      {"$report_type": "TestReport", "nodeid": "a::bad", "when": "call", "outcome": "failed"},
+      {"$report_type": "TestReport", "nodeid": "a::fix", "when": "setup", "outcome": "failed"},
+      {"$report_type": "TestReport", "nodeid": "a::gpu", "when": "setup", "outcome": "skipped"},
+      {"$report_type": "TestReport", "nodeid": "a::td", "when": "call", "outcome": "passed"},
+      {"$report_type": "TestReport", "nodeid": "a::td", "when": "teardown", "outcome": "failed"},
+  ]
+  path = tmp_path / "r.jsonl"
+  path.write_text("\n".join(json.dumps(line) for line in lines) + '\n{"$report_type": "Te')
+  assert runner.parse_report_log(str(path)) == {"passed": 1, "failed": 1, "errors": 3,
+                                                "skipped": 1}
