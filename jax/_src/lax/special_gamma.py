@@ -81,8 +81,17 @@ def _primitive(name: str, nargs: int, expansion):
 
 
 def _no_grad(name: str, what: str):
+  """A JVP for an argument without a derivative. Tangents here are never symbolic zeros,
+  so a known all-zero tangent contributes nothing and a known non-zero one is an error;
+  a traced tangent (inside grad or jit) cannot be told apart from an unused argument's
+  zeros and contributes nothing."""
   def rule(t, *args, **params):
-    raise NotImplementedError(f"{name}: differentiation with respect to {what} is not supported")
+    if not isinstance(t, core.Tracer):
+      if np.any(np.asarray(t) != 0):
+        raise NotImplementedError(
+            f"{name}: differentiation with respect to {what} is not supported")
+      return lax_shape.full_like(t, 0)
+    return lax_shape.full_like(t, 0)
   return rule
 
 # ----------------------------------------------------------------------------- lgamma
@@ -118,7 +127,8 @@ def _lgamma_expansion(x):
   direct = _lgamma_lanczos(y)
   reflected = ew.sub(ew.log(ew.div(_c(x, math.pi), ew.abs(_sin_pi(x)))), direct)
   out = ew.select(reflect, reflected, direct)
-  return ew.select(ew.eq(ew.abs(x), _c(x, math.inf)), _c(x, math.inf), out)
+  pole = ew.bitwise_and(ew.le(x, _c(x, 0.0)), ew.eq(x, ew.floor(x)))
+  return ew.select(ew.bitwise_or(pole, ew.eq(ew.abs(x), _c(x, math.inf))), _c(x, math.inf), out)
 
 
 lgamma_p = _primitive("lgamma", 1, _lgamma_expansion)
