@@ -164,16 +164,24 @@ def cauchy_logsf(x, loc=0, scale=1):
   return jnp.log(cauchy_sf(x, loc, scale))
 
 
+def _cauchy_std_ppf(q):
+  """-cot(pi q), from the nearer end of (0, 1) so both tails keep relative accuracy."""
+  lower = q <= 0.5
+  out = jnp.where(lower, -1 / jnp.tan(math.pi * jnp.where(lower, q, 0.25)),
+                  1 / jnp.tan(math.pi * jnp.where(lower, 0.75, 1 - q)))
+  out = jnp.where(q == 0, -np.inf, jnp.where(q == 1, np.inf, out))
+  return jnp.where((q < 0) | (q > 1), np.nan, out)
+
+
 def cauchy_ppf(q, loc=0, scale=1):
   q, loc, scale = promote_args_inexact("cauchy.ppf", q, loc, scale)
-  out = loc + scale * jnp.tan(math.pi * (q - 0.5))
-  return jnp.where((q < 0) | (q > 1), np.nan, out)
+  return loc + scale * _cauchy_std_ppf(q)
 
 
 def cauchy_isf(q, loc=0, scale=1):
   q, loc, scale = promote_args_inexact("cauchy.isf", q, loc, scale)
-  out = loc + scale * jnp.tan(math.pi * (0.5 - q))
-  return jnp.where((q < 0) | (q > 1), np.nan, out)
+  return loc - scale * _cauchy_std_ppf(q)
+
 
 # ----------------------------------------------------------------------------- logistic
 

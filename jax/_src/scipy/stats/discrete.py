@@ -12,7 +12,7 @@ import numpy as np
 
 import jax.numpy as jnp  # scipy sits above numpy; the public namespace is loaded first
 from jax._src.lax import linalg as lax_linalg
-from jax._src.numpy.util import promote_args_inexact
+from jax._src.numpy.util import promote_args_inexact, promote_dtypes_inexact
 from jax._src.scipy import special as sp
 from jax._src.scipy import special_more as sp2
 
@@ -42,7 +42,7 @@ def bernoulli_cdf(k, p):
 
 def bernoulli_ppf(q, p):
   q, p = promote_args_inexact("bernoulli.ppf", q, p)
-  out = jnp.where(q <= 1 - p, 0.0, 1.0)
+  out = jnp.where(q == 0, -1.0, jnp.where(q <= 1 - p, 0.0, 1.0))  # SciPy: ppf(0) = -1
   return jnp.where((q < 0) | (q > 1) | (p < 0) | (p > 1), np.nan, out)
 
 # ----------------------------------------------------------------------------- poisson, geom
@@ -140,7 +140,7 @@ def betabinom_pmf(k, n, a, b, loc=0):
 
 def multinomial_logpmf(x, n, p):
   """x and p along the last axis; -inf unless the counts sum to n."""
-  x, n, p = promote_args_inexact("multinomial.logpmf", x, n, p)
+  x, n, p = promote_dtypes_inexact(jnp.asarray(x), jnp.asarray(n), jnp.asarray(p))
   out = sp.gammaln(n + 1) + jnp.sum(sp.xlogy(x, p) - sp.gammaln(x + 1), axis=-1)
   ok = (jnp.sum(x, axis=-1) == n) & jnp.all((x >= 0) & ~_off_integers(x), axis=-1)
   return jnp.where(ok, out, -np.inf)
@@ -152,7 +152,7 @@ def multinomial_pmf(x, n, p):
 
 def dirichlet_logpdf(x, alpha):
   """x has the K categories on its first axis (SciPy's layout); alpha is (K,)."""
-  x, alpha = promote_args_inexact("dirichlet.logpdf", x, alpha)
+  x, alpha = promote_dtypes_inexact(jnp.asarray(x), jnp.asarray(alpha))
   if jnp.ndim(alpha) != 1:
     raise ValueError(f"dirichlet: alpha must be one-dimensional, got shape {jnp.shape(alpha)}")
   k = alpha.shape[0]
@@ -175,7 +175,7 @@ def multivariate_normal_logpdf(x, mean, cov, allow_singular=None):
   """log N(x; mean, cov) with a scalar, (n,) diagonal or (n, n) covariance; x (..., n)."""
   if allow_singular is not None:
     raise NotImplementedError("multivariate_normal.logpdf: allow_singular is not supported")
-  x, mean, cov = promote_args_inexact("multivariate_normal.logpdf", x, mean, cov)
+  x, mean, cov = promote_dtypes_inexact(jnp.asarray(x), jnp.asarray(mean), jnp.asarray(cov))
   if jnp.ndim(mean) == 0:  # one-dimensional distribution
     return -0.5 * ((x - mean) ** 2 / cov + jnp.log(2 * math.pi * cov))
   n = mean.shape[-1]
