@@ -195,3 +195,12 @@ def test_log_ndtr_series_order(backend):
     sp.log_ndtr(x, series_order=31)
   with pytest.raises(TypeError, match="series_order"):
     sp.log_ndtr(x, series_order=2.0)
+
+
+def test_spence_hyp1f1(backend, dtype):
+  x = np.array([0.0, 1e-3, 0.3, 0.5, 0.9, 1.0, 1.5, 2.0, 3.0, 10.0, 100.0, 1e4], dtype)
+  _check(jax.jit(sp.spence)(x), ss.spence(x), dtype, 100, atol=_tol(dtype, 0.1))
+  assert np.isnan(np.asarray(sp.spence(np.array(-1.0, dtype))))
+  a, b, z = _grid(np.array([0.5, 1.0, 3.0]), np.array([1.5, 4.0, 10.0]),
+                  np.array([-20.0, -3.0, -0.5, 0.0, 0.5, 3.0, 20.0]), dtype=dtype)
+  _check(sp.hyp1f1(a, b, z), ss.hyp1f1(a, b, z), dtype, 500)

@@ -307,3 +307,73 @@ def expi(x):
   neg = jnp.negative(exp1(jnp.where(jnp.less(x, 0), jnp.negative(x), 1.0)))
   out = jnp.where(jnp.less(x, 0), neg, jnp.where(jnp.less(x, big), pos_mid, pos_big))
   return jnp.where(jnp.equal(x, 0), -np.inf, out)
+
+# ----------------------------------------------------------------------------- spence, hyp1f1
+
+
+def _li2_series(y, terms: int = 60):
+  """Li2(y) = sum_k y^k / k^2 for |y| <= 1/2 (60 terms reach double precision)."""
+  acc = jnp.multiply(y, 0.0)
+  for k in range(terms, 0, -1):
+    acc = jnp.multiply(y, jnp.add(acc, 1.0 / (k * k)))
+  return acc
+
+
+def _li2_near(y):
+  """Li2 on [-1, 1/2]: negative y through Landen's identity onto (0, 1/2]."""
+  neg = jnp.less(y, 0)
+  u = jnp.where(neg, jnp.divide(y, jnp.subtract(y, 1.0)), y)
+  l1 = jnp.log1p(jnp.negative(jnp.where(neg, y, 0.0)))
+  landen = jnp.subtract(jnp.negative(_li2_series(u)), jnp.multiply(0.5, jnp.multiply(l1, l1)))
+  return jnp.where(neg, landen, _li2_series(u))
+
+
+def spence(x):
+  """Spence's function int_1^x log(t) / (1 - t) dt = Li2(1 - x), for x >= 0."""
+  (x,) = promote_args_inexact("spence", x)
+  y = jnp.subtract(1.0, x)
+  pi2_6 = math.pi ** 2 / 6
+  # y > 1/2: reflection Li2(y) = pi^2/6 - log(y) log(1-y) - Li2(1-y), with 1 - y = x
+  high_y = jnp.minimum(jnp.maximum(y, 0.5), 1.0)
+  xs = jnp.maximum(jnp.subtract(1.0, high_y), 0.0)
+  refl = jnp.subtract(jnp.subtract(pi2_6, jnp.multiply(jnp.log(high_y), jnp.log(jnp.maximum(
+      xs, 1e-300 if core.get_aval(x).dtype == np.float64 else 1e-38)))), _li2_near(xs))
+  refl = jnp.where(jnp.equal(x, 0), pi2_6, refl)
+  # y < -1: inversion Li2(y) = -pi^2/6 - log(-y)^2 / 2 - Li2(1/y)
+  low_y = jnp.minimum(y, -1.0)
+  ly = jnp.log(jnp.negative(low_y))
+  inv = jnp.subtract(jnp.subtract(-pi2_6, jnp.multiply(0.5, jnp.multiply(ly, ly))),
+                     _li2_near(jnp.divide(1.0, low_y)))
+  mid = _li2_near(jnp.clip(y, -1.0, 0.5))
+  out = jnp.where(jnp.greater(y, 0.5), refl, jnp.where(jnp.less(y, -1.0), inv, mid))
+  return jnp.where(jnp.less(x, 0), np.nan, out)
+
+
+def _hyp1f1_series(a, b, x):
+  """sum_k (a)_k / (b)_k x^k / k!, to relative precision eps (x >= 0: no cancellation)."""
+  eps = _eps(x)
+
+  def cond(state):
+    k, t, s = state
+    return _any(jnp.greater(jnp.abs(t), jnp.multiply(eps, jnp.abs(s))), k, 2000)
+
+  def body(state):
+    k, t, s = state
+    t = jnp.multiply(t, jnp.divide(jnp.multiply(jnp.add(a, k), x),
+                                   jnp.multiply(jnp.add(b, k), jnp.add(k, 1.0))))
+    return jnp.add(k, 1.0), t, jnp.add(s, t)
+
+  zero = jnp.multiply(x, 0.0)
+  one = jnp.add(zero, 1.0)
+  return control_flow.while_loop(cond, body, (zero, one, one))[2]
+
+
+def hyp1f1(a, b, x):
+  """Kummer's confluent hypergeometric function 1F1(a; b; x); negative x goes through
+  Kummer's transformation 1F1(a; b; x) = exp(x) 1F1(b - a; b; -x) so the series has
+  terms of one sign when a >= 0 and b > a."""
+  a, b, x = promote_args_inexact("hyp1f1", a, b, x)
+  neg = jnp.less(x, 0)
+  aa = jnp.where(neg, jnp.subtract(b, a), a)
+  series = _hyp1f1_series(aa, b, jnp.abs(x))
+  return jnp.where(neg, jnp.multiply(jnp.exp(x), series), series)
