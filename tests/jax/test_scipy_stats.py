@@ -148,3 +148,30 @@ def test_summaries(backend):
   _cmp(st.sem(a, axis=None, ddof=0), ss.sem(a, axis=None, ddof=0), rtol=1e-5)
   with pytest.raises(ValueError, match="method"):
     st.rankdata(a, method="bogus")
+
+
+def test_gaussian_kde(backend):
+  rng = np.random.default_rng(1)
+  data = rng.normal(size=(2, 30)).astype(np.float32)
+  w = rng.uniform(size=30).astype(np.float32)
+  pts = rng.normal(size=(2, 5)).astype(np.float32)
+  for bw in (None, "silverman", 0.4):
+    ours, ref = st.gaussian_kde(data, bw, w), ss.gaussian_kde(data.astype(float), bw, w)
+    _cmp(ours(pts), ref(pts), rtol=1e-5)
+    _cmp(ours.logpdf(pts), ref.logpdf(pts), rtol=1e-5)
+    _cmp(ours.integrate_gaussian([0.1, 0.2], np.eye(2)),
+         ref.integrate_gaussian([0.1, 0.2], np.eye(2)), rtol=1e-5)
+  one = st.gaussian_kde(data[0], "silverman")
+  ref = ss.gaussian_kde(data[0].astype(float), "silverman")
+  _cmp(one.integrate_box_1d(-0.5, 1.0), ref.integrate_box_1d(-0.5, 1.0), rtol=1e-5)
+  _cmp(one.integrate_kde(one), ref.integrate_kde(ref), rtol=1e-5)
+  kde = st.gaussian_kde(data)
+  _cmp(jax.jit(lambda k, p: k.pdf(p))(kde, pts), ss.gaussian_kde(data.astype(float))(pts),
+       rtol=1e-5)
+  draws = kde.resample(jax.random.key(0), (4000,))
+  assert draws.shape == (2, 4000)
+  # a draw is a data point (biased data covariance) plus kernel noise (kde.covariance)
+  want = np.cov(data, bias=True) + np.asarray(kde.covariance)
+  np.testing.assert_allclose(np.cov(np.asarray(draws)), want, rtol=0.15, atol=0.05)
+  with pytest.raises(ValueError, match="bw_method"):
+    st.gaussian_kde(data, "bogus")

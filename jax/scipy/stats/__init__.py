@@ -29,3 +29,4 @@ from jax.scipy.stats import wrapcauchy as wrapcauchy
 from jax._src.scipy.stats.discrete import mode as mode
 from jax._src.scipy.stats.discrete import rankdata as rankdata
 from jax._src.scipy.stats.discrete import sem as sem
+from jax._src.scipy.stats.kde import gaussian_kde as gaussian_kde
