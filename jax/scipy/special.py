@@ -42,6 +42,7 @@ from jax._src.scipy.special_more import gammainc as gammainc
 from jax._src.scipy.special_more import gammaincc as gammaincc
 from jax._src.scipy.special_more import hyp1f1 as hyp1f1
 from jax._src.scipy.special_more import loggamma as loggamma
+from jax._src.scipy.special_more import owens_t as owens_t
 from jax._src.scipy.special_more import poch as poch
 from jax._src.scipy.special_more import polygamma as polygamma
 from jax._src.scipy.special_more import spence as spence

@@ -206,14 +206,14 @@ def logistic_sf(x, loc=0, scale=1):
   return sp.expit(-z)
 
 
-def logistic_ppf(q, loc=0, scale=1):
-  q, loc, scale = promote_args_inexact("logistic.ppf", q, loc, scale)
-  return jnp.where((q < 0) | (q > 1), np.nan, sp.logit(q) * scale + loc)
+def logistic_ppf(x, loc=0, scale=1):
+  x, loc, scale = promote_args_inexact("logistic.ppf", x, loc, scale)
+  return jnp.where((x < 0) | (x > 1), np.nan, sp.logit(x) * scale + loc)
 
 
-def logistic_isf(q, loc=0, scale=1):
-  q, loc, scale = promote_args_inexact("logistic.isf", q, loc, scale)
-  return jnp.where((q < 0) | (q > 1), np.nan, -sp.logit(q) * scale + loc)
+def logistic_isf(x, loc=0, scale=1):
+  x, loc, scale = promote_args_inexact("logistic.isf", x, loc, scale)
+  return jnp.where((x < 0) | (x > 1), np.nan, -sp.logit(x) * scale + loc)
 
 # ----------------------------------------------------------------------------- laplace
 
