@@ -38,6 +38,7 @@ from jax._src.scipy.special_more import exp1 as exp1
 from jax._src.scipy.special_more import expi as expi
 from jax._src.scipy.special_more import expn as expn
 from jax._src.scipy.special_more import factorial as factorial
+from jax._src.scipy.special_more import fresnel as fresnel
 from jax._src.scipy.special_more import gammainc as gammainc
 from jax._src.scipy.special_more import gammaincc as gammaincc
 from jax._src.scipy.special_more import hyp1f1 as hyp1f1
@@ -45,5 +46,6 @@ from jax._src.scipy.special_more import loggamma as loggamma
 from jax._src.scipy.special_more import owens_t as owens_t
 from jax._src.scipy.special_more import poch as poch
 from jax._src.scipy.special_more import polygamma as polygamma
+from jax._src.scipy.special_more import sici as sici
 from jax._src.scipy.special_more import spence as spence
 from jax._src.scipy.special_more import zeta as zeta

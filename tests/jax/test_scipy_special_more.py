@@ -211,3 +211,20 @@ def test_owens_t(backend, dtype):
                np.array([-4.0, -1.0, -0.3, 0.0, 0.5, 1.0, 2.0, 10.0]), dtype=dtype)
   # 40-point quadrature: ~3e-6 relative at worst (far tails), 2e-8 absolute
   np.testing.assert_allclose(jax.jit(sp.owens_t)(h, a), ss.owens_t(h, a), rtol=5e-6, atol=3e-8)
+
+
+def test_sici_fresnel(backend, dtype):
+  # float32 cannot hold the phase pi x^2 / 2 of large x, so its grid stops at 10
+  top = 10.0 if dtype == np.float32 else 1e3
+  x = np.array([-8.0, -3.0, -0.5, 0.0, 1e-3, 0.5, 1.4, 1.5, 1.6, 2.0, 2.1, 5.0, top], dtype)
+  s, c = jax.jit(sp.fresnel)(x)
+  want_s, want_c = ss.fresnel(x)
+  _check(s, want_s, dtype, 50, atol=_tol(dtype, 0.1))
+  _check(c, want_c, dtype, 50, atol=_tol(dtype, 0.1))
+  x = np.array([-30.0, -3.0, -0.5, 1e-3, 0.5, 1.9, 2.0, 2.1, 5.0, 10.0, 50.0, top], dtype)
+  si, ci = sp.sici(x)
+  want_si, want_ci = ss.sici(x)
+  _check(si, want_si, dtype, 50, atol=_tol(dtype, 0.1))
+  _check(ci, want_ci, dtype, 50, atol=_tol(dtype, 0.1))
+  si0, ci0 = sp.sici(np.array(0.0, dtype))
+  assert si0 == 0 and np.isneginf(ci0)

@@ -412,3 +412,143 @@ def owens_t(h, a):
                          _owens_t_quad(ahh, inv_a))
   out = jnp.where(small, direct, swapped)
   return jnp.where(jnp.less(a, 0), jnp.negative(out), out)
+
+# ----------------------------------------------------------------------------- sici
+
+
+def _sici_series(x):
+  """Si and Ci - gamma - log x by their power series (x <= 2: 20 terms are plenty)."""
+  x2 = jnp.multiply(x, x)
+  si, ci = jnp.multiply(x, 0.0), jnp.multiply(x, 0.0)
+  for k in range(20, 0, -1):  # Horner in x^2 from the highest term
+    si = jnp.add(si, (-1) ** k / ((2 * k + 1) * math.factorial(2 * k + 1)))
+    si = jnp.multiply(si, x2)
+    ci = jnp.add(ci, (-1) ** k / (2 * k * math.factorial(2 * k)))
+    ci = jnp.multiply(ci, x2)
+  return jnp.multiply(jnp.add(si, 1.0), x), ci
+
+
+def _cdiv(ar, ai, br, bi):
+  """(ar + i ai) / (br + i bi) on real pairs."""
+  den = jnp.add(jnp.multiply(br, br), jnp.multiply(bi, bi))
+  return (jnp.divide(jnp.add(jnp.multiply(ar, br), jnp.multiply(ai, bi)), den),
+          jnp.divide(jnp.subtract(jnp.multiply(ai, br), jnp.multiply(ar, bi)), den))
+
+
+def _cmul(ar, ai, br, bi):
+  return (jnp.subtract(jnp.multiply(ar, br), jnp.multiply(ai, bi)),
+          jnp.add(jnp.multiply(ar, bi), jnp.multiply(ai, br)))
+
+
+def _sici_cfrac(x):
+  """exp(ix) E1(ix) by its continued fraction (modified Lentz, complex numbers as pairs)."""
+  eps = _eps(x)
+  cdiv = _cdiv
+  one, zero = jnp.add(jnp.multiply(x, 0.0), 1.0), jnp.multiply(x, 0.0)
+  dr, di = cdiv(one, zero, one, x)  # 1 / (1 + ix)
+  state = (one, one, x, jnp.multiply(one, 1e30), zero, dr, di, dr, di, one)
+
+  def cond(s):
+    return _any(jnp.greater(s[-1], eps), s[0], 500)
+
+  def body(s):
+    i, br, bi, cr, ci_, dr, di, hr, hi, _ = s
+    i = jnp.add(i, 1.0)
+    a = jnp.negative(jnp.multiply(jnp.subtract(i, 1.0), jnp.subtract(i, 1.0)))
+    br = jnp.add(br, 2.0)
+    dr, di = cdiv(one, zero, jnp.add(jnp.multiply(a, dr), br), jnp.add(jnp.multiply(a, di), bi))
+    qr, qi = cdiv(jnp.multiply(a, one), zero, cr, ci_)
+    cr, ci_ = jnp.add(br, qr), jnp.add(bi, qi)
+    er = jnp.subtract(jnp.multiply(cr, dr), jnp.multiply(ci_, di))
+    ei = jnp.add(jnp.multiply(cr, di), jnp.multiply(ci_, dr))
+    hr, hi = (jnp.subtract(jnp.multiply(hr, er), jnp.multiply(hi, ei)),
+              jnp.add(jnp.multiply(hr, ei), jnp.multiply(hi, er)))
+    err = jnp.add(jnp.abs(jnp.subtract(er, 1.0)), jnp.abs(ei))
+    return i, br, bi, cr, ci_, dr, di, hr, hi, err
+
+  out = control_flow.while_loop(cond, body, state)
+  return out[7], out[8]
+
+
+def sici(x):
+  """The sine and cosine integrals (Si(x), Ci(x)); Ci(-x) is given as Ci(x), the real part."""
+  (x,) = promote_args_inexact("sici", x)
+  ax = jnp.abs(x)
+  small = jnp.less_equal(ax, 2.0)
+  xs = jnp.where(small, ax, 1.0)
+  si_s, ci_s = _sici_series(xs)
+  ci_s = jnp.add(jnp.add(ci_s, _EULER_GAMMA), jnp.log(xs))
+  xl = jnp.where(small, 3.0, ax)
+  hr, hi = _sici_cfrac(xl)
+  c, s = jnp.cos(xl), jnp.sin(xl)
+  # h = (cos x - i sin x) * cfrac; Ci = -Re h, Si = pi/2 + Im h
+  re = jnp.add(jnp.multiply(c, hr), jnp.multiply(s, hi))
+  im = jnp.subtract(jnp.multiply(c, hi), jnp.multiply(s, hr))
+  si = jnp.where(small, si_s, jnp.add(math.pi / 2, im))
+  ci = jnp.where(small, ci_s, jnp.negative(re))
+  si = jnp.where(jnp.less(x, 0), jnp.negative(si), si)
+  ci = jnp.where(jnp.equal(x, 0), -np.inf, ci)
+  return si, ci
+
+# ----------------------------------------------------------------------------- fresnel
+
+
+def _fresnel_series(x):
+  """(S, C) by their power series in t = pi x^2 / 2 (x <= 1.5)."""
+  t = jnp.multiply(jnp.multiply(x, x), math.pi / 2)
+  t2 = jnp.multiply(t, t)
+  s_acc, c_acc = jnp.multiply(x, 0.0), jnp.multiply(x, 0.0)
+  for k in range(16, 0, -1):
+    c_acc = jnp.multiply(jnp.add(c_acc, (-1) ** k / ((4 * k + 1) * math.factorial(2 * k))), t2)
+    s_acc = jnp.multiply(jnp.add(s_acc, (-1) ** k / ((4 * k + 3) * math.factorial(2 * k + 1))),
+                         t2)
+  c = jnp.multiply(x, jnp.add(c_acc, 1.0))
+  s = jnp.multiply(jnp.multiply(x, t), jnp.add(s_acc, 1.0 / 3))
+  return s, c
+
+
+def _fresnel_cfrac(x):
+  """(S, C) from the continued fraction of erfc((1 - i) sqrt(pi) x / 2) (modified Lentz)."""
+  eps = _eps(x)
+  pix2 = jnp.multiply(math.pi, jnp.multiply(x, x))
+  one, zero = jnp.add(jnp.multiply(x, 0.0), 1.0), jnp.multiply(x, 0.0)
+  dr, di = _cdiv(one, zero, one, jnp.negative(pix2))
+  state = (one, jnp.negative(one), one, jnp.negative(pix2), jnp.multiply(one, 1e30), zero,
+           dr, di, dr, di, one)
+
+  def cond(s):
+    return _any(jnp.greater(s[-1], eps), s[0], 500)
+
+  def body(s):
+    k, n, br, bi, cr, ci_, dr, di, hr, hi, _ = s
+    k, n = jnp.add(k, 1.0), jnp.add(n, 2.0)
+    a = jnp.negative(jnp.multiply(n, jnp.add(n, 1.0)))
+    br = jnp.add(br, 4.0)
+    dr, di = _cdiv(one, zero, jnp.add(jnp.multiply(a, dr), br), jnp.add(jnp.multiply(a, di), bi))
+    qr, qi = _cdiv(a, zero, cr, ci_)
+    cr, ci_ = jnp.add(br, qr), jnp.add(bi, qi)
+    er, ei = _cmul(cr, ci_, dr, di)
+    hr, hi = _cmul(hr, hi, er, ei)
+    return k, n, br, bi, cr, ci_, dr, di, hr, hi, jnp.add(jnp.abs(jnp.subtract(er, 1.0)),
+                                                          jnp.abs(ei))
+
+  out = control_flow.while_loop(cond, body, state)
+  hr, hi = _cmul(out[8], out[9], x, jnp.negative(x))
+  half = jnp.multiply(pix2, 0.5)
+  pr, pi_ = _cmul(jnp.cos(half), jnp.sin(half), hr, hi)
+  cs_r, cs_i = _cmul(jnp.multiply(one, 0.5), jnp.multiply(one, 0.5),
+                     jnp.subtract(1.0, pr), jnp.negative(pi_))
+  return cs_i, cs_r
+
+
+def fresnel(x):
+  """The Fresnel integrals (S(x), C(x)) = int_0^x (sin, cos)(pi t^2 / 2) dt."""
+  (x,) = promote_args_inexact("fresnel", x)
+  ax = jnp.abs(x)
+  small = jnp.less_equal(ax, 1.5)
+  ss_, cs_ = _fresnel_series(jnp.where(small, ax, 1.0))
+  sl, cl = _fresnel_cfrac(jnp.where(small, 2.0, ax))
+  s = jnp.where(small, ss_, sl)
+  c = jnp.where(small, cs_, cl)
+  neg = jnp.less(x, 0)
+  return jnp.where(neg, jnp.negative(s), s), jnp.where(neg, jnp.negative(c), c)
