@@ -28,6 +28,7 @@ from jax._src.scipy.special import softmax as softmax
 from jax._src.scipy.special import xlog1py as xlog1py
 from jax._src.scipy.special import xlogy as xlogy
 from jax._src.scipy.special_more import bernoulli as bernoulli
+from jax._src.scipy.special_more import bessel_jn as bessel_jn
 from jax._src.scipy.special_more import betainc as betainc
 from jax._src.scipy.special_more import boxcox as boxcox
 from jax._src.scipy.special_more import boxcox1p as boxcox1p

@@ -228,3 +228,14 @@ def test_sici_fresnel(backend, dtype):
   _check(ci, want_ci, dtype, 50, atol=_tol(dtype, 0.1))
   si0, ci0 = sp.sici(np.array(0.0, dtype))
   assert si0 == 0 and np.isneginf(ci0)
+
+
+def test_bessel_jn(backend, dtype):
+  z = np.array([0.0, 1e-3, 0.5, 1.0, 3.0, 7.5, 15.0, 24.0], dtype)
+  got = jax.jit(lambda v: sp.bessel_jn(v, v=6))(z)
+  assert got.shape == (7, 8) and got.dtype == dtype
+  want = ss.jv(np.arange(7)[:, None], z[None].astype(np.float64))
+  # absolute: the values pass through zeros of J_n
+  np.testing.assert_allclose(got, want, atol=_tol(dtype, 0.1), rtol=_tol(dtype, 5))
+  with pytest.raises(ValueError, match="v must be"):
+    sp.bessel_jn(z, v=-1)
