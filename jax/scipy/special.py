@@ -43,6 +43,7 @@ from jax._src.scipy.special_more import fresnel as fresnel
 from jax._src.scipy.special_more import gammainc as gammainc
 from jax._src.scipy.special_more import gammaincc as gammaincc
 from jax._src.scipy.special_more import hyp1f1 as hyp1f1
+from jax._src.scipy.special_more import hyp2f1 as hyp2f1
 from jax._src.scipy.special_more import loggamma as loggamma
 from jax._src.scipy.special_more import owens_t as owens_t
 from jax._src.scipy.special_more import poch as poch

@@ -239,3 +239,11 @@ def test_bessel_jn(backend, dtype):
   np.testing.assert_allclose(got, want, atol=_tol(dtype, 0.1), rtol=_tol(dtype, 5))
   with pytest.raises(ValueError, match="v must be"):
     sp.bessel_jn(z, v=-1)
+
+
+def test_hyp2f1(backend, dtype):
+  a, b, c, x = _grid(np.array([0.5, 1.0, -2.0]), np.array([1.5, 3.0]), np.array([2.5, 4.0]),
+                     np.array([-5.0, -1.0, -0.3, 0.0, 0.3, 0.7, 0.95, 1.0]), dtype=dtype)
+  # the terminating a = -2 polynomial cancels to ~1e-2 at x = 0.7, costing a few digits
+  _check(jax.jit(sp.hyp2f1)(a, b, c, x), ss.hyp2f1(a, b, c, x), dtype, 5e3)
+  assert np.isnan(np.asarray(sp.hyp2f1(1.0, 1.0, 2.0, np.array(1.5, dtype))))
