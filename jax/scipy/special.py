@@ -50,4 +50,6 @@ from jax._src.scipy.special_more import poch as poch
 from jax._src.scipy.special_more import polygamma as polygamma
 from jax._src.scipy.special_more import sici as sici
 from jax._src.scipy.special_more import spence as spence
+from jax._src.scipy.special_more import sph_harm_y as sph_harm_y
 from jax._src.scipy.special_more import zeta as zeta
+from jax._src.scipy.special_more import wofz as wofz

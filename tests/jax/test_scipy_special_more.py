@@ -247,3 +247,25 @@ def test_hyp2f1(backend, dtype):
   # the terminating a = -2 polynomial cancels to ~1e-2 at x = 0.7, costing a few digits
   _check(jax.jit(sp.hyp2f1)(a, b, c, x), ss.hyp2f1(a, b, c, x), dtype, 5e3)
   assert np.isnan(np.asarray(sp.hyp2f1(1.0, 1.0, 2.0, np.array(1.5, dtype))))
+
+
+def test_sph_harm_y(backend):
+  n, m = [v.ravel() for v in np.meshgrid(np.arange(0, 6), np.arange(-5, 6))]
+  theta = np.linspace(0.1, 3.0, n.size)
+  phi = np.linspace(-2.0, 5.0, n.size)
+  got = jax.jit(lambda *a: sp.sph_harm_y(*a, n_max=5))(n, m, theta.astype(np.float32),
+                                                       phi.astype(np.float32))
+  assert got.dtype == np.complex64
+  np.testing.assert_allclose(got, ss.sph_harm_y(n, m, theta, phi), atol=1e-6)
+  with pytest.raises(NotImplementedError, match="diff_n"):
+    sp.sph_harm_y(1, 0, 0.3, 0.2, diff_n=1)
+
+
+def test_wofz(backend):
+  x, y = np.meshgrid([-6.0, -2.0, -0.5, 0.0, 0.3, 1.0, 4.0, 10.0], [-2.0, -0.5, 0.0, 0.2, 1.0, 20.0])
+  z = (x + 1j * y).ravel()
+  got = jax.jit(sp.wofz)(z.astype(np.complex64))
+  assert got.dtype == np.complex64
+  np.testing.assert_allclose(got, ss.wofz(z), rtol=2e-6)
+  np.testing.assert_allclose(sp.wofz(np.array([0.5, 2.0], np.float32)), ss.wofz([0.5, 2.0]),
+                             rtol=2e-6)

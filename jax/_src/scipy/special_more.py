@@ -638,3 +638,89 @@ def hyp2f1(a, b, c, x):
   at_one = jnp.where(jnp.greater(cab, 0), gauss, np.inf)
   out = jnp.where(jnp.equal(x, 1.0), at_one, out)
   return jnp.where(jnp.greater(x, 1.0), np.nan, out)
+
+# ----------------------------------------------------------------------------- sph_harm_y
+
+
+def sph_harm_y(n, m, theta, phi, diff_n: int = 0, n_max: int | None = None):
+  """The spherical harmonic Y_n^m(theta, phi) (theta polar, phi azimuthal; Condon-Shortley
+  phase), by the recurrence of the fully normalized associated Legendre functions in
+  degree from |m| up to n_max (default: the largest n, which must then be concrete)."""
+  if diff_n != 0:
+    raise NotImplementedError("sph_harm_y: only diff_n=0 is supported")
+  n_arr = np.asarray(n) if n_max is None else None
+  n_max = int(np.max(n_arr)) if n_max is None else operator.index(n_max)
+  n, m, theta, phi = promote_args_inexact("sph_harm_y", n, m, theta, phi)
+  am = jnp.abs(m)
+  x, s = jnp.cos(theta), jnp.sin(theta)
+  # P_m^m = (-1)^m sqrt((2m+1)/(4 pi) prod_{k<=m} (2k-1)/(2k)) sin(theta)^m
+  pmm = jnp.add(jnp.multiply(x, 0.0), math.sqrt(1 / (4 * math.pi)))
+  for k in range(1, n_max + 1):
+    step = jnp.multiply(jnp.negative(s), math.sqrt((2 * k - 1) / (2 * k)))
+    pmm = jnp.where(jnp.less_equal(k, am), jnp.multiply(pmm, step), pmm)
+  pmm = jnp.multiply(pmm, jnp.sqrt(jnp.add(jnp.multiply(2.0, am), 1.0)))
+  # upward in degree: P_l^m = a_l (x P_{l-1}^m - P_{l-2}^m / a_{l-1}),
+  # a_l = sqrt((4 l^2 - 1) / (l^2 - m^2))
+  prev, cur = jnp.multiply(x, 0.0), pmm
+  a_prev = jnp.add(jnp.multiply(x, 0.0), 1.0)
+  result = jnp.where(jnp.equal(n, am), pmm, 0.0)
+  for l in range(1, n_max + 1):
+    active = jnp.greater(l, am)
+    denom = jnp.maximum(jnp.subtract(float(l * l), jnp.multiply(am, am)), 1.0)
+    a_l = jnp.sqrt(jnp.divide(4.0 * l * l - 1.0, denom))
+    nxt = jnp.multiply(a_l, jnp.subtract(jnp.multiply(x, cur), jnp.divide(prev, a_prev)))
+    prev, cur = jnp.where(active, cur, prev), jnp.where(active, nxt, cur)
+    a_prev = jnp.where(active, a_l, a_prev)
+    result = jnp.where(jnp.logical_and(active, jnp.equal(n, float(l))), cur, result)
+  # Y_n^{-m} = (-1)^m conj(Y_n^m)
+  sign = jnp.where(jnp.logical_and(jnp.less(m, 0), jnp.equal(jnp.remainder(am, 2.0), 1.0)),
+                   -1.0, 1.0)
+  result = jnp.multiply(result, sign)
+  phase = jnp.multiply(m, phi)
+  out = jnp.add(jnp.multiply(result, jnp.cos(phase)),
+                jnp.multiply(jnp.multiply(result, jnp.sin(phase)), 1j))
+  return jnp.where(jnp.greater(am, n), 0.0, out)
+
+# ----------------------------------------------------------------------------- wofz
+
+_WOFZ_N = 40
+_WOFZ_L = math.sqrt(_WOFZ_N / math.sqrt(2))
+
+
+def _wofz_coefficients():
+  """Weideman's (1994) expansion coefficients, from an FFT of exp(-t^2)(L^2 + t^2) sampled
+  at t = L tan(theta / 2)."""
+  m = 2 * _WOFZ_N
+  k = np.arange(-m + 1, m)
+  t = _WOFZ_L * np.tan(k * np.pi / m / 2)
+  f = np.concatenate([[0.0], np.exp(-t * t) * (_WOFZ_L ** 2 + t * t)])
+  a = np.real(np.fft.fft(np.fft.fftshift(f))) / (2 * m)
+  return tuple(np.flipud(a[1:_WOFZ_N + 1]))
+
+
+_WOFZ_A = _wofz_coefficients()
+
+
+def _wofz_upper(z):
+  """w(z) for Im z >= 0: 2 p(Z) / (L - iz)^2 + 1 / (sqrt(pi) (L - iz)), Z = (L + iz)/(L - iz)."""
+  iz = jnp.multiply(z, 1j)
+  den = jnp.subtract(_WOFZ_L, iz)
+  big_z = jnp.divide(jnp.add(_WOFZ_L, iz), den)
+  p = jnp.multiply(big_z, 0.0)
+  for coef in _WOFZ_A:
+    p = jnp.add(jnp.multiply(p, big_z), coef)
+  return jnp.add(jnp.divide(jnp.multiply(2.0, p), jnp.multiply(den, den)),
+                 jnp.divide(1 / math.sqrt(math.pi), den))
+
+
+def wofz(z):
+  """The Faddeeva function w(z) = exp(-z^2) erfc(-iz); the lower half plane through
+  w(z) = 2 exp(-z^2) - w(-z)."""
+  (z,) = promote_args_inexact("wofz", z)
+  if core.get_aval(z).dtype.kind != "c":
+    z = jnp.add(z, 0j)
+  lower = jnp.less(jnp.imag(z), 0)
+  zu = jnp.where(lower, jnp.negative(z), z)
+  wu = _wofz_upper(zu)
+  return jnp.where(lower, jnp.subtract(jnp.multiply(2.0, jnp.exp(jnp.negative(
+      jnp.multiply(z, z)))), wu), wu)
