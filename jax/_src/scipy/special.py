@@ -40,14 +40,6 @@ def _is_f64(x) -> bool:
   return core.get_aval(x).dtype == np.float64
 
 
-def _polyval(coeffs, x):
-  """Horner's rule, highest-degree coefficient first."""
-  acc = _full_like(x, coeffs[0])
-  for c in coeffs[1:]:
-    acc = jnp.add(jnp.multiply(acc, x), c)
-  return acc
-
-
 # ----------------------------------------------------------------------------- logistic family
 
 
