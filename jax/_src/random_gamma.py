@@ -6,7 +6,7 @@ method (2000) per element, each element with its own key split from the given on
 in the order JAX 0.10.2 uses, so a key gives JAX's samples. Its derivative with
 respect to alpha is the implicit reparameterization gradient (Figurnov et al., 2018):
 dx/da = -(dF/da)/(dF/dx) for the gamma CDF F, evaluated with a series below
-x = a + 1 and a continued fraction above it, differentiated alongside.
+x = a + 1 and a continued fraction above it, differentiated alongside (lax.random_gamma_grad).
 """
 
 from __future__ import annotations
@@ -28,9 +28,9 @@ from jax._src.lax import control_flow
 from jax._src.lax import elementwise as ew
 from jax._src.lax import reductions
 from jax._src.lax import shape as lax_shape
+from jax._src.lax.special_gamma import random_gamma_grad
 from jax._src.lax.utils import standard_primitive
 from jax._src.lowering import hlo
-from jax._src.scipy import special
 
 # ----------------------------------------------------------------------------- one sample
 
@@ -133,85 +133,6 @@ def _gamma_batch(axis_data, vals, dims, *, log_space):
 batching.batch_rules[random_gamma_p] = _gamma_batch
 
 # ----------------------------------------------------------------------------- d sample / d alpha
-
-
-def _gamma_grad_series(a, x):
-  """dx/da for x <= a + 1: from P(a, x) = exp(a log x - x - lgamma(a+1)) * sum_n t_n."""
-  c = lambda v: lax_shape.full_like(a, v)
-  eps = c(np.finfo(core.get_aval(a).dtype).eps)
-
-  def cond(state):
-    n, t, s, _, _, _ = state
-    return reductions.reduce_or(ew.bitwise_and(ew.lt(n, c(2000)),
-                                               ew.gt(ew.abs(t), ew.mul(eps, ew.abs(s)))))
-
-  def body(state):
-    n, t, s, dt_sum, dlog, ds = state
-    n = ew.add(n, c(1))
-    dlog = ew.sub(dlog, ew.div(c(1), ew.add(a, n)))  # d log t_n / da
-    t = ew.mul(t, ew.div(x, ew.add(a, n)))
-    return n, t, ew.add(s, t), dt_sum, dlog, ew.add(ds, ew.mul(t, dlog))
-
-  init = (c(0), c(1), c(1), c(0), c(0), c(0))
-  _, _, s, _, _, ds = control_flow.while_loop(cond, body, init)
-  log_x = ew.log(x)
-  # dP/da / pdf(x) = (x / a) * (s * (log x - digamma(a + 1)) + ds)
-  inner = ew.add(ew.mul(s, ew.sub(log_x, special.digamma(ew.add(a, c(1))))), ds)
-  return ew.neg(ew.mul(ew.div(x, a), inner))
-
-
-def _gamma_grad_cfrac(a, x):
-  """dx/da for x > a + 1: Q(a, x) = exp(a log x - x - lgamma(a)) * h, h a continued
-  fraction evaluated by the modified Lentz method with its derivative in a."""
-  c = lambda v: lax_shape.full_like(a, v)
-  dtype = core.get_aval(a).dtype
-  tiny, eps = c(np.finfo(dtype).tiny * 1e3), c(np.finfo(dtype).eps)
-  b0 = ew.sub(ew.add(x, c(1)), a)
-  d0 = ew.div(c(1), b0)
-  dd0 = ew.div(c(1), ew.mul(b0, b0))  # d(1/b)/da with db/da = -1
-  state0 = (c(0), b0, ew.div(c(1), tiny), c(0), d0, dd0, d0, dd0, c(1))
-
-  def cond(state):
-    i, *_, delta_err = state
-    return reductions.reduce_or(ew.bitwise_and(ew.lt(i, c(2000)), ew.gt(delta_err, eps)))
-
-  def body(state):
-    i, b, cf, dcf, d, dd, h, dh, _ = state
-    i = ew.add(i, c(1))
-    an = ew.mul(ew.neg(i), ew.sub(i, a))
-    dan = i
-    b = ew.add(b, c(2))
-    db = c(-1)
-    dn = ew.add(ew.mul(an, d), b)
-    ddn = ew.add(ew.add(ew.mul(dan, d), ew.mul(an, dd)), db)
-    dn = ew.select(ew.lt(ew.abs(dn), tiny), tiny, dn)
-    cn = ew.add(b, ew.div(an, cf))
-    dcn = ew.add(db, ew.div(ew.sub(ew.mul(dan, cf), ew.mul(an, dcf)), ew.mul(cf, cf)))
-    cn = ew.select(ew.lt(ew.abs(cn), tiny), tiny, cn)
-    d_inv = ew.div(c(1), dn)
-    dd_inv = ew.neg(ew.div(ddn, ew.mul(dn, dn)))
-    delta = ew.mul(d_inv, cn)
-    ddelta = ew.add(ew.mul(dd_inv, cn), ew.mul(d_inv, dcn))
-    h_new = ew.mul(h, delta)
-    dh_new = ew.add(ew.mul(dh, delta), ew.mul(h, ddelta))
-    return i, b, cn, dcn, d_inv, dd_inv, h_new, dh_new, ew.abs(ew.sub(delta, c(1)))
-
-  state0 = state0[:-1] + (c(1),)
-  _, _, _, _, _, _, h, dh, _ = control_flow.while_loop(cond, body, state0)
-  # dQ/da / pdf(x) = x * (h * (log x - digamma(a)) + dh)
-  return ew.mul(x, ew.add(ew.mul(h, ew.sub(ew.log(x), special.digamma(a))), dh))
-
-
-def random_gamma_grad(a, x):
-  """d x / d a for a Gamma(a, 1) sample x, holding the sample's CDF value fixed."""
-  a, x = ew._match(a, x)
-  c = lambda v: lax_shape.full_like(a, v)
-  small = ew.le(x, ew.add(a, c(1)))
-  # Each branch is evaluated where it converges; the other side gets a harmless input.
-  x_series = ew.select(small, x, a)
-  x_cfrac = ew.select(small, ew.add(a, c(2)), x)
-  grad = ew.select(small, _gamma_grad_series(a, x_series), _gamma_grad_cfrac(a, x_cfrac))
-  return ew.select(ew.eq(x, c(0)), c(0), grad)
 
 
 def _gamma_jvp(t, ans, key, a, *, log_space):

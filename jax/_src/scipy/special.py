@@ -1,8 +1,9 @@
 """jax.scipy.special: special functions built from lax operations.
 
-None of these is a primitive: each is a composition of elementwise lax ops
-(series, asymptotic expansions and rational approximations chosen per range),
-so jit, vmap and grad all work through them. Where the derivative of the
+The gamma family, erfc and the exponentially scaled Bessel functions bind the
+lax special-function primitives; the rest are compositions of elementwise lax
+ops (series, asymptotic expansions and rational approximations chosen per
+range), so jit, vmap and grad all work through them. Where the derivative of the
 composition would be wrong or inaccurate at a boundary (xlogy at 0, logsumexp's
 shift), the function carries a custom JVP or a stop_gradient.
 """
@@ -20,6 +21,7 @@ from jax._src.lax import elementwise as lax
 from jax._src.lax import reductions as lax_red
 from jax._src.lax import shape as lax_shape
 from jax._src.lax import special as lax_special
+from jax._src.lax import special_gamma as lax_gamma
 from jax._src.numpy import ufuncs as jnp
 from jax._src.numpy.util import promote_args_inexact, asarray_like
 
@@ -36,14 +38,6 @@ def _full_like(x, value):
 
 def _is_f64(x) -> bool:
   return core.get_aval(x).dtype == np.float64
-
-
-def _polyval(coeffs, x):
-  """Horner's rule, highest-degree coefficient first."""
-  acc = _full_like(x, coeffs[0])
-  for c in coeffs[1:]:
-    acc = jnp.add(jnp.multiply(acc, x), c)
-  return acc
 
 
 # ----------------------------------------------------------------------------- logistic family
@@ -72,36 +66,9 @@ def erfinv(x):
   return lax_special.erf_inv(x)
 
 
-# Chebyshev-fitted exponent for erfc (fractional error below 1.2e-7 for every x >= 0).
-_ERFC_EXPONENT = (0.17087277, -0.82215223, 1.48851587, -1.13520398, 0.27886807,
-                  -0.18628806, 0.09678418, 0.37409196, 1.00002368, -1.26551223)
-
-
-def _erfc_continued_fraction(ax, terms: int = 60):
-  """erfc(x) = exp(-x^2)/sqrt(pi) / (x + 1/2/(x + 1/(x + 3/2/(x + ...)))), for large x."""
-  acc = ax
-  for k in range(terms, 0, -1):
-    acc = jnp.add(ax, jnp.divide(k / 2.0, acc))
-  return jnp.divide(jnp.exp(jnp.negative(jnp.multiply(ax, ax))), jnp.multiply(acc, math.sqrt(math.pi)))
-
-
-def _erfc_nonneg(ax):
-  """erfc for ax >= 0 with relative accuracy in the tail (where 1 - erf cancels)."""
-  if _is_f64(ax):
-    # Below 2 the cancellation in 1 - erf costs at most a factor erfc(2)^-1 ~ 200 of relative
-    # precision; from 2 on, 60 terms of the continued fraction are exact to rounding.
-    safe = jnp.maximum(ax, 2.0)
-    return _where(jnp.less(ax, 2.0), jnp.subtract(1.0, lax.erf(ax)), _erfc_continued_fraction(safe))
-  t = jnp.divide(1.0, jnp.add(1.0, jnp.multiply(0.5, ax)))
-  exponent = jnp.subtract(_polyval(_ERFC_EXPONENT, t), jnp.multiply(ax, ax))
-  tail = jnp.multiply(t, jnp.exp(exponent))
-  return _where(jnp.less(ax, 0.5), jnp.subtract(1.0, lax.erf(ax)), tail)
-
-
 def erfc(x):
   (x,) = promote_args_inexact("erfc", x)
-  pos = _erfc_nonneg(jnp.abs(x))
-  return _where(jnp.less(x, 0), jnp.subtract(2.0, pos), pos)
+  return lax_gamma.erfc(x)
 
 
 def ndtr(x):
@@ -116,8 +83,15 @@ def ndtri(p):
   return jnp.multiply(math.sqrt(2), lax_special.erf_inv(jnp.subtract(jnp.multiply(2.0, p), 1.0)))
 
 
-def log_ndtr(x):
-  """log(ndtr(x)), accurate far into both tails."""
+def log_ndtr(x, series_order: int = 3):
+  """log(ndtr(x)), accurate far into both tails; the left tail is an asymptotic series with
+  `series_order` terms."""
+  if not isinstance(series_order, (int, np.integer)) or isinstance(series_order, bool):
+    raise TypeError("series_order must be a Python integer.")
+  if series_order < 0:
+    raise ValueError("series_order must be non-negative.")
+  if series_order > 30:
+    raise ValueError("series_order must be <= 30.")
   (x,) = promote_args_inexact("log_ndtr", x)
   lower = -20.0 if _is_f64(x) else -10.0
   # Negative side: the CDF itself is representable to full relative precision.
@@ -129,7 +103,7 @@ def log_ndtr(x):
   inv2 = jnp.divide(1.0, jnp.multiply(xl, xl))
   series = _full_like(xl, 1.0)
   term = _full_like(xl, 1.0)
-  for k in range(1, 8):
+  for k in range(1, int(series_order) + 1):
     term = jnp.multiply(term, jnp.multiply(inv2, -(2 * k - 1)))
     series = jnp.add(series, term)
   left = jnp.subtract(
@@ -141,38 +115,10 @@ def log_ndtr(x):
 
 # ----------------------------------------------------------------------------- gamma family
 
-# Lanczos approximation, g = 7, nine terms.
-_LANCZOS_G = 7.0
-_LANCZOS = (0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313,
-            -176.61502916214059, 12.507343278686905, -0.13857109526572012,
-            9.9843695780195716e-6, 1.5056327351493116e-7)
-
-
-def _lgamma_lanczos(x):
-  """log|Gamma(x)| for x >= 0.5."""
-  z = jnp.subtract(x, 1.0)
-  acc = _full_like(z, _LANCZOS[0])
-  for i, c in enumerate(_LANCZOS[1:], start=1):
-    acc = jnp.add(acc, jnp.divide(c, jnp.add(z, float(i))))
-  t = jnp.add(z, _LANCZOS_G + 0.5)
-  return jnp.add(jnp.subtract(jnp.multiply(jnp.add(z, 0.5), jnp.log(t)), t),
-                 jnp.add(jnp.log(acc), _HALF_LOG_2PI))
-
-
-def _sin_pi(x):
-  """sin(pi x), with the argument reduced first so that integers give exact zeros."""
-  r = jnp.subtract(x, jnp.multiply(2.0, jnp.floor(jnp.multiply(x, 0.5))))  # in [0, 2)
-  return jnp.sin(jnp.multiply(math.pi, r))
-
-
 def gammaln(x):
   """log|Gamma(x)|."""
   (x,) = promote_args_inexact("gammaln", x)
-  reflect = jnp.less(x, 0.5)
-  direct = _lgamma_lanczos(_where(reflect, jnp.subtract(1.0, x), x))
-  sin_term = jnp.abs(_sin_pi(x))
-  reflected = jnp.subtract(jnp.log(jnp.divide(math.pi, sin_term)), direct)
-  return _where(reflect, reflected, direct)
+  return lax_gamma.lgamma(x)
 
 
 def _gamma_sign(x):
@@ -206,25 +152,9 @@ def beta(a, b):
 
 
 def digamma(x):
-  """d/dx log Gamma(x): recurrence up to x >= 6, then the asymptotic series."""
+  """d/dx log Gamma(x)."""
   (x,) = promote_args_inexact("digamma", x)
-  reflect = jnp.less(x, 0.5)
-  y = _where(reflect, jnp.subtract(1.0, x), x)
-  shift = _full_like(y, 0.0)
-  for k in range(6):
-    shift = jnp.add(shift, jnp.divide(1.0, jnp.add(y, float(k))))
-  w = jnp.add(y, 6.0)
-  inv2 = jnp.divide(1.0, jnp.multiply(w, w))
-  # Bernoulli-number terms: 1/12, -1/120, 1/252, -1/240, 1/132 over even powers of w.
-  tail = jnp.multiply(inv2, _polyval((1 / 132, -1 / 240, 1 / 252, -1 / 120, 1 / 12), inv2))
-  psi = jnp.subtract(jnp.subtract(jnp.subtract(jnp.log(w), jnp.divide(0.5, w)), tail), shift)
-  # psi(1 - x) - psi(x) = pi / tan(pi x)
-  r = jnp.subtract(x, jnp.floor(x))
-  cot = jnp.divide(math.pi, jnp.tan(jnp.multiply(math.pi, r)))
-  reflected = jnp.subtract(psi, cot)
-  pole = jnp.logical_and(jnp.less_equal(x, 0), jnp.equal(x, jnp.floor(x)))
-  out = _where(reflect, reflected, psi)
-  return _where(pole, _full_like(x, np.nan), out)
+  return lax_gamma.digamma(x)
 
 
 def multigammaln(a, d: int):
@@ -240,31 +170,9 @@ def multigammaln(a, d: int):
 # ----------------------------------------------------------------------------- Bessel functions
 
 
-def _bessel_ie(ax, nu: int):
-  """exp(-x) I_nu(x) for x >= 0 and nu in {0, 1}: power series below 15, Hankel series above."""
-  terms = 60 if _is_f64(ax) else 40
-  small = jnp.minimum(ax, 15.0)
-  q = jnp.multiply(0.25, jnp.multiply(small, small))
-  # sum_k q^k / (k! (k + nu)!), by Horner from the highest term down.
-  coeffs = [1.0 / (math.factorial(k) * math.factorial(k + nu)) for k in range(terms)]
-  series = _polyval(coeffs[::-1], q)
-  if nu == 1:
-    series = jnp.multiply(series, jnp.multiply(0.5, small))
-  series = jnp.multiply(series, jnp.exp(jnp.negative(small)))
-  large = jnp.maximum(ax, 15.0)
-  inv8x = jnp.divide(1.0, jnp.multiply(8.0, large))
-  total = _full_like(large, 1.0)
-  term = _full_like(large, 1.0)
-  for k in range(1, 20):
-    term = jnp.multiply(term, jnp.multiply(inv8x, ((2 * k - 1) ** 2 - 4 * nu * nu) / k))
-    total = jnp.add(total, term)
-  asym = jnp.divide(total, jnp.sqrt(jnp.multiply(2 * math.pi, large)))
-  return _where(jnp.less_equal(ax, 15.0), series, asym)
-
-
 def i0e(x):
   (x,) = promote_args_inexact("i0e", x)
-  return _bessel_ie(jnp.abs(x), 0)
+  return lax_gamma.bessel_i0e(x)
 
 
 def i0(x):
@@ -274,8 +182,7 @@ def i0(x):
 
 def i1e(x):
   (x,) = promote_args_inexact("i1e", x)
-  out = _bessel_ie(jnp.abs(x), 1)
-  return _where(jnp.less(x, 0), jnp.negative(out), out)
+  return lax_gamma.bessel_i1e(x)
 
 
 def i1(x):

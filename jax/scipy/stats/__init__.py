@@ -1,0 +1,32 @@
+"""jax.scipy.stats: probability distributions and statistics (SciPy's conventions)."""
+
+from jax.scipy.stats import bernoulli as bernoulli
+from jax.scipy.stats import beta as beta
+from jax.scipy.stats import betabinom as betabinom
+from jax.scipy.stats import binom as binom
+from jax.scipy.stats import cauchy as cauchy
+from jax.scipy.stats import chi2 as chi2
+from jax.scipy.stats import dirichlet as dirichlet
+from jax.scipy.stats import expon as expon
+from jax.scipy.stats import gamma as gamma
+from jax.scipy.stats import gennorm as gennorm
+from jax.scipy.stats import geom as geom
+from jax.scipy.stats import gumbel_l as gumbel_l
+from jax.scipy.stats import gumbel_r as gumbel_r
+from jax.scipy.stats import laplace as laplace
+from jax.scipy.stats import logistic as logistic
+from jax.scipy.stats import multinomial as multinomial
+from jax.scipy.stats import multivariate_normal as multivariate_normal
+from jax.scipy.stats import nbinom as nbinom
+from jax.scipy.stats import norm as norm
+from jax.scipy.stats import pareto as pareto
+from jax.scipy.stats import poisson as poisson
+from jax.scipy.stats import t as t
+from jax.scipy.stats import truncnorm as truncnorm
+from jax.scipy.stats import uniform as uniform
+from jax.scipy.stats import vonmises as vonmises
+from jax.scipy.stats import wrapcauchy as wrapcauchy
+from jax._src.scipy.stats.discrete import mode as mode
+from jax._src.scipy.stats.discrete import rankdata as rankdata
+from jax._src.scipy.stats.discrete import sem as sem
+from jax._src.scipy.stats.kde import gaussian_kde as gaussian_kde
