@@ -120,6 +120,10 @@ from jax._src.numpy.scalar_types import (  # noqa: E402
     bfloat16 as bfloat16, float16 as float16, float32 as float32, float64 as float64,
     complex64 as complex64, complex128 as complex128)
 floating = _np.floating
+complexfloating = _np.complexfloating
+generic = _np.generic
+flexible = _np.flexible
+character = _np.character
 integer = _np.integer
 inexact = _np.inexact
 number = _np.number
