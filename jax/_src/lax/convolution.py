@@ -26,7 +26,7 @@ from jax._src.interpreters import ad
 from jax._src.interpreters import batching
 from jax._src.lax import elementwise as ew
 from jax._src.lax import shape as lax_shape
-from jax._src.lax.utils import standard_primitive
+from jax._src.lax.utils import place, standard_primitive
 from jax._src.lowering import hlo
 
 
@@ -190,8 +190,18 @@ def _ints(name, v, n):
 
 def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None, rhs_dilation=None,
                          dimension_numbers=None, feature_group_count: int = 1,
-                         batch_group_count: int = 1, precision=None, preferred_element_type=None):
+                         batch_group_count: int = 1, precision=None, preferred_element_type=None,
+                         out_sharding=None):
   """General N-d convolution with strides, padding, input/kernel dilation and groups."""
+  return place(_conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation,
+                                     rhs_dilation, dimension_numbers, feature_group_count,
+                                     batch_group_count, precision, preferred_element_type),
+               out_sharding)
+
+
+def _conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
+                          dimension_numbers, feature_group_count, batch_group_count, precision,
+                          preferred_element_type):
   lhs_aval, rhs_aval = core.get_aval(lhs), core.get_aval(rhs)
   dn = conv_dimension_numbers(lhs_aval.shape, rhs_aval.shape, dimension_numbers)
   nsp = lhs_aval.ndim - 2
@@ -242,8 +252,14 @@ def _conv_transpose_padding(k: int, s: int, padding: str) -> tuple[int, int]:
 
 
 def conv_transpose(lhs, rhs, strides, padding, rhs_dilation=None, dimension_numbers=None,
-                   transpose_kernel: bool = False, precision=None, preferred_element_type=None):
-  """A fractionally strided convolution (the adjoint shape-wise of a strided one)."""
+                   transpose_kernel: bool = False, precision=None, preferred_element_type=None,
+                   use_consistent_padding: bool = False):
+  """A fractionally strided convolution (the adjoint shape-wise of a strided one).
+
+  String padding is already the one that makes this the transpose of the strided
+  convolution with that padding, so `use_consistent_padding` changes nothing here.
+  """
+  del use_consistent_padding
   lhs_aval, rhs_aval = core.get_aval(lhs), core.get_aval(rhs)
   ndim = lhs_aval.ndim
   if dimension_numbers is None:
