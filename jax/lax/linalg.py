@@ -13,3 +13,17 @@ from jax._src.lax.linalg import svd as svd
 from jax._src.lax.linalg import svd_p as svd_p
 from jax._src.lax.linalg import triangular_solve as triangular_solve
 from jax._src.lax.linalg import triangular_solve_p as triangular_solve_p
+from jax._src.lax.eig import EigImplementation as EigImplementation
+from jax._src.lax.eig import EighImplementation as EighImplementation
+from jax._src.lax.eig import SvdAlgorithm as SvdAlgorithm
+from jax._src.lax.eig import eig as eig
+from jax._src.lax.eig import eig_p as eig_p
+from jax._src.lax.eig import hessenberg as hessenberg
+from jax._src.lax.eig import hessenberg_p as hessenberg_p
+from jax._src.lax.eig import householder_product as householder_product
+from jax._src.lax.eig import householder_product_p as householder_product_p
+from jax._src.lax.eig import ormqr as ormqr
+from jax._src.lax.eig import schur as schur
+from jax._src.lax.eig import schur_p as schur_p
+from jax._src.lax.eig import tridiagonal as tridiagonal
+from jax._src.lax.eig import tridiagonal_p as tridiagonal_p
