@@ -6,7 +6,6 @@ from jax._src.lax.linalg import eigh as eigh
 from jax._src.lax.linalg import eigh_p as eigh_p
 from jax._src.lax.linalg import lu as lu
 from jax._src.lax.linalg import lu_p as lu_p
-from jax._src.lax.linalg import lu_pivots_to_permutation as lu_pivots_to_permutation
 from jax._src.lax.linalg import qr as qr
 from jax._src.lax.linalg import qr_p as qr_p
 from jax._src.lax.linalg import svd as svd
@@ -27,3 +26,12 @@ from jax._src.lax.eig import schur as schur
 from jax._src.lax.eig import schur_p as schur_p
 from jax._src.lax.eig import tridiagonal as tridiagonal
 from jax._src.lax.eig import tridiagonal_p as tridiagonal_p
+from jax._src.lax.eig import lu_pivots_to_permutation as lu_pivots_to_permutation
+from jax._src.lax.eig import lu_pivots_to_permutation_p as lu_pivots_to_permutation_p
+from jax._src.lax.eig import tridiagonal_solve as tridiagonal_solve
+from jax._src.lax.eig import tridiagonal_solve_p as tridiagonal_solve_p
+from jax._src.lax.eig import cholesky_update as cholesky_update
+from jax._src.lax.eig import cholesky_update_p as cholesky_update_p
+from jax._src.lax.eig import symmetric_product as symmetric_product
+from jax._src.lax.eig import symmetric_product_p as symmetric_product_p
+from jax._src.lax.eig import qdwh as qdwh

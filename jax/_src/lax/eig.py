@@ -473,3 +473,285 @@ def schur(x, *, compute_schur_vectors: bool = True, sort_eig_vals: bool = False,
     raise NotImplementedError("schur with sorted eigenvalues is not supported")
   outs = schur_p.bind(_jnp().asarray(x), compute_schur_vectors=bool(compute_schur_vectors))
   return tuple(outs) if compute_schur_vectors else outs[0]
+
+
+# ----------------------------------------------------------------------------- tridiagonal_solve
+
+
+def _thomas_one(dl, d, du, b, *, perturb_singular):
+  """Thomas elimination (no pivoting) for one system with several right-hand sides."""
+  jnp, lax = _jnp(), _lax()
+  tiny = np.finfo(np.dtype(d.dtype)).eps * jnp.maximum(jnp.max(jnp.abs(d)), 1).astype(
+      base._real_dtype(d.dtype))
+
+  def pivot(p):
+    if not perturb_singular:
+      return p
+    return jnp.where(p == 0, tiny.astype(p.dtype), p)
+
+  def forward(carry, row):
+    c_prev, y_prev = carry
+    l, dd, u, bb = row
+    p = pivot(dd - l * c_prev)
+    c = u / p
+    y = (bb - l * y_prev) / p
+    return (c, y), (c, y)
+
+  zero_c = jnp.zeros((), d.dtype)
+  zero_y = jnp.zeros(b.shape[1:], b.dtype)
+  _, (cs, ys) = lax.scan(forward, (zero_c, zero_y), (dl, d, du, b))
+
+  def backward(x_next, row):
+    c, y = row
+    x = y - c * x_next
+    return x, x
+
+  _, xs = lax.scan(backward, zero_y, (cs, ys), reverse=True)
+  return xs
+
+
+def _tridiagonal_solve_abstract_eval(dl, d, du, b, *, perturb_singular):
+  if not (dl.shape == d.shape == du.shape) or b.ndim < 2 or b.shape[:-1] != d.shape:
+    raise ValueError("tridiagonal_solve requires dl, d and du of one shape (..., m) and b of "
+                     f"shape (..., m, n); got {dl.shape}, {d.shape}, {du.shape} and {b.shape}")
+  if len({dl.dtype, d.dtype, du.dtype, b.dtype}) != 1:
+    raise TypeError("tridiagonal_solve requires one dtype for all arguments, got "
+                    f"{dl.dtype}, {d.dtype}, {du.dtype} and {b.dtype}")
+  if not dtypes.issubdtype(b.dtype, np.inexact):
+    raise TypeError(f"tridiagonal_solve requires floating-point arguments, got {b.dtype}")
+  return ShapedArray(b.shape, b.dtype)
+
+
+tridiagonal_solve_p = standard_primitive("tridiagonal_solve", _tridiagonal_solve_abstract_eval)
+hlo.lowering_rules[tridiagonal_solve_p] = hlo.lower_fun(_per_matrix(_thomas_one, ncore=1))
+batching.batch_rules[tridiagonal_solve_p] = base._batch_first_rule(tridiagonal_solve_p)
+
+
+def _tridiagonal_matvec(dl, d, du, x):
+  """A x for the tridiagonal A (rows of x are the system's unknowns)."""
+  jnp = _jnp()
+  pad = [(0, 0)] * (x.ndim - 2)
+  up = jnp.pad(x[..., 1:, :], pad + [(0, 1), (0, 0)])
+  down = jnp.pad(x[..., :-1, :], pad + [(1, 0), (0, 0)])
+  return dl[..., None] * down + d[..., None] * x + du[..., None] * up
+
+
+def _transposed_bands(dl, du):
+  jnp = _jnp()
+  pad = [(0, 0)] * (dl.ndim - 1)
+  return jnp.pad(du[..., :-1], pad + [(1, 0)]), jnp.pad(dl[..., 1:], pad + [(0, 1)])
+
+
+def _tridiagonal_solve_jvp(primals, tangents, *, perturb_singular):
+  # A x = b  =>  dx = A^-1 (db - dA x).
+  dl, d, du, b = primals
+  x = tridiagonal_solve_p.bind(dl, d, du, b, perturb_singular=perturb_singular)
+  zs = [ad.instantiate_zeros(t, core.get_aval(p)) for t, p in zip(tangents, primals)]
+  rhs = zs[3] - _tridiagonal_matvec(zs[0], zs[1], zs[2], x)
+  return x, tridiagonal_solve_p.bind(dl, d, du, rhs, perturb_singular=perturb_singular)
+
+
+def _tridiagonal_solve_transpose(ct, dl, d, du, b, *, perturb_singular):
+  if any(ad.is_undefined_primal(v) for v in (dl, d, du)):
+    raise NotImplementedError("tridiagonal_solve is linear only in b")
+  ct = ad.instantiate_zeros(ct, b.aval)
+  tdl, tdu = _transposed_bands(dl, du)
+  return [None, None, None,
+          tridiagonal_solve_p.bind(tdl, d, tdu, ct, perturb_singular=perturb_singular)]
+
+
+ad.jvp_rules[tridiagonal_solve_p] = _tridiagonal_solve_jvp
+ad.transpose_rules[tridiagonal_solve_p] = _tridiagonal_solve_transpose
+
+
+def tridiagonal_solve(dl, d, du, b, *, perturb_singular: bool = False):
+  """Solves A x = b for tridiagonal A: sub-diagonal dl (dl[0] = 0), diagonal d and
+  super-diagonal du (du[-1] = 0), each (..., m); b is (..., m, n).
+
+  With `perturb_singular`, a zero pivot is replaced by a tiny one instead of giving
+  infinities.
+  """
+  jnp = _jnp()
+  dl, d, du, b = (jnp.asarray(v) for v in (dl, d, du, b))
+  return tridiagonal_solve_p.bind(dl, d, du, b, perturb_singular=bool(perturb_singular))
+
+
+# ----------------------------------------------------------------------------- cholesky_update
+
+
+def _cholesky_update_one(r, w):
+  jnp, lax = _jnp(), _lax()
+  n = r.shape[0]
+  idx = jnp.arange(n)
+
+  def step(k, carry):
+    r, w = carry
+    rkk, wk = r[k, k], w[k]
+    rad = jnp.sqrt(rkk * rkk + wk * wk)
+    c, s = rad / rkk, wk / rkk
+    after = idx > k
+    row = jnp.where(after, (r[k] + s * w) / c, r[k])
+    row = jnp.where(idx == k, rad, row)
+    w = jnp.where(after, c * w - s * row, w)
+    return r.at[k].set(row), w
+
+  return lax.fori_loop(0, n, step, (r, w))[0]
+
+
+def _cholesky_update_abstract_eval(r, w):
+  base._check_matrix("cholesky_update", r, square=True)
+  if w.shape != r.shape[:-1] or w.dtype != r.dtype:
+    raise ValueError(f"cholesky_update: w_vector {w.str_short()} does not match r_matrix "
+                     f"{r.str_short()}")
+  if dtypes.issubdtype(r.dtype, np.complexfloating):
+    raise TypeError("cholesky_update supports real matrices only")
+  return ShapedArray(r.shape, r.dtype)
+
+
+cholesky_update_p = standard_primitive("cholesky_update", _cholesky_update_abstract_eval)
+hlo.lowering_rules[cholesky_update_p] = hlo.lower_fun(_per_matrix(_cholesky_update_one))
+batching.batch_rules[cholesky_update_p] = base._batch_first_rule(cholesky_update_p)
+
+
+def cholesky_update(r_matrix, w_vector):
+  """The upper Cholesky factor of R^T R + w w^T, given the upper factor R."""
+  jnp = _jnp()
+  r = jnp.asarray(r_matrix)
+  return cholesky_update_p.bind(r, jnp.asarray(w_vector, r.dtype))
+
+
+# ----------------------------------------------------------------------------- symmetric_product
+
+
+def _symmetric_product_abstract_eval(a, c, *, alpha, beta, symmetrize_output):
+  if a.ndim < 2 or c.ndim < 2 or c.shape[-1] != c.shape[-2] or c.shape[-1] != a.shape[-2] \
+      or a.shape[:-2] != c.shape[:-2]:
+    raise ValueError(f"symmetric_product: a_matrix {a.str_short()} and c_matrix "
+                     f"{c.str_short()} need shapes (..., n, k) and (..., n, n)")
+  return ShapedArray(c.shape, c.dtype)
+
+
+def _symmetric_product_impl(a, c, *, alpha, beta, symmetrize_output):
+  jnp = _jnp()
+  out = alpha * base._mm(a, jnp.swapaxes(a, -1, -2)) + beta * c
+  if symmetrize_output:
+    lower = jnp.tril(out)
+    out = lower + jnp.swapaxes(jnp.tril(out, -1), -1, -2)
+  return out.astype(c.dtype)
+
+
+symmetric_product_p = standard_primitive("symmetric_product", _symmetric_product_abstract_eval)
+hlo.lowering_rules[symmetric_product_p] = hlo.lower_fun(_symmetric_product_impl)
+batching.batch_rules[symmetric_product_p] = base._batch_first_rule(symmetric_product_p)
+
+
+def _symmetric_product_jvp(primals, tangents, *, alpha, beta, symmetrize_output):
+  jnp = _jnp()
+  a, c = primals
+  da, dc = (ad.instantiate_zeros(t, core.get_aval(p)) for t, p in zip(tangents, primals))
+  out = symmetric_product_p.bind(a, c, alpha=alpha, beta=beta,
+                                 symmetrize_output=symmetrize_output)
+  t = alpha * (base._mm(da, jnp.swapaxes(a, -1, -2)) + base._mm(a, jnp.swapaxes(da, -1, -2)))
+  t = t + beta * dc
+  if symmetrize_output:
+    t = jnp.tril(t) + jnp.swapaxes(jnp.tril(t, -1), -1, -2)
+  return out, t.astype(out.dtype)
+
+
+ad.jvp_rules[symmetric_product_p] = _symmetric_product_jvp
+
+
+def symmetric_product(a_matrix, c_matrix, *, alpha: float = 1., beta: float = 0.,
+                      symmetrize_output: bool = False):
+  """alpha A A^T + beta C (C symmetric); `symmetrize_output` mirrors the lower triangle."""
+  jnp = _jnp()
+  return symmetric_product_p.bind(jnp.asarray(a_matrix), jnp.asarray(c_matrix),
+                                  alpha=float(alpha), beta=float(beta),
+                                  symmetrize_output=bool(symmetrize_output))
+
+
+# ----------------------------------------------------------------------------- qdwh
+
+
+def _qdwh_coefficients(l):
+  jnp = _jnp()
+  l2 = l * l
+  d = jnp.cbrt(4 * (1 - l2) / (l2 * l2))
+  sqd = jnp.sqrt(1 + d)
+  a = sqd + 0.5 * jnp.sqrt(8 - 4 * d + 8 * (2 - l2) / (l2 * sqd))
+  b = (a - 1) ** 2 / 4
+  return a, b, a + b - 1
+
+
+def qdwh(x, *, is_hermitian: bool = False, max_iterations=None, eps=None, dynamic_shape=None):
+  """Polar decomposition x = u h by the QR-based dynamically weighted Halley iteration
+  (Nakatsukasa, Bai & Gygi 2010): (u, h, num_iters, is_converged)."""
+  jnp, lax = _jnp(), _lax()
+  if dynamic_shape is not None:
+    raise NotImplementedError("qdwh with dynamic_shape is not supported")
+  x = jnp.asarray(x)
+  base._check_matrix("qdwh", core.get_aval(x))
+  m, n = x.shape[-2:]
+  if m < n:
+    raise ValueError(f"qdwh requires rows >= columns, got shape {x.shape}")
+  del is_hermitian  # the general iteration serves Hermitian inputs too
+  real = base._real_dtype(x.dtype)
+  eps = float(np.finfo(real).eps if eps is None else eps)
+  max_iterations = 10 if max_iterations is None else int(max_iterations)
+  alpha = jnp.sqrt(jnp.sum(jnp.abs(x) ** 2, axis=(-2, -1), keepdims=True))
+  u0 = x / jnp.where(alpha == 0, 1, alpha).astype(x.dtype)
+  tol = eps ** (1 / 3)
+  eye = jnp.eye(n, dtype=x.dtype)
+
+  def cond(state):
+    _, _, k, done = state
+    return (k < max_iterations) & ~done
+
+  def body(state):
+    u, l, k, _ = state
+    a, b, c = _qdwh_coefficients(l)
+    cx = jnp.sqrt(c).astype(x.dtype)
+    stacked = jnp.concatenate([cx[..., None, None] * u,
+                               jnp.broadcast_to(eye, u.shape[:-2] + (n, n))], axis=-2)
+    q, _ = base.qr(stacked, full_matrices=False)
+    q1, q2 = q[..., :m, :], q[..., m:, :]
+    ratio = (b / c).astype(x.dtype)[..., None, None]
+    new = ratio * u + ((a - b / c) / jnp.sqrt(c)).astype(x.dtype)[..., None, None] * \
+        base._mm(q1, base._h(q2))
+    l = jnp.minimum(l * (a + b * l * l) / (1 + c * l * l), 1)
+    change = jnp.sqrt(jnp.max(jnp.sum(jnp.abs(new - u) ** 2, axis=(-2, -1))))
+    return new, l, k + 1, (change < tol) & jnp.all(jnp.abs(1 - l) < 10 * eps)
+
+  l0 = jnp.asarray(eps, real)
+  u, _, iters, converged = lax.while_loop(
+      cond, body, (u0, l0, jnp.asarray(0, np.int32), jnp.asarray(False)))
+  h = base._mm(base._h(u), x)
+  h = (h + base._h(h)) / 2
+  return u, h, iters, converged
+
+
+# ----------------------------------------------------------------------------- pivots
+
+
+def _pivots_abstract_eval(pivots, *, permutation_size):
+  if pivots.ndim < 1 or not dtypes.issubdtype(pivots.dtype, np.integer):
+    raise ValueError(f"lu_pivots_to_permutation requires integer pivots of rank >= 1, got "
+                     f"{pivots.str_short()}")
+  if permutation_size < pivots.shape[-1]:
+    raise ValueError(f"Output permutation size {permutation_size} has to exceed the trailing "
+                     f"dimension of the pivots. Got pivots shape {pivots.shape}")
+  return ShapedArray(pivots.shape[:-1] + (permutation_size,), np.dtype(np.int32))
+
+
+lu_pivots_to_permutation_p = standard_primitive("lu_pivots_to_permutation",
+                                                _pivots_abstract_eval)
+hlo.lowering_rules[lu_pivots_to_permutation_p] = hlo.lower_fun(base.lu_pivots_to_permutation)
+batching.batch_rules[lu_pivots_to_permutation_p] = base._batch_first_rule(
+    lu_pivots_to_permutation_p)
+ad.defjvp_zero(lu_pivots_to_permutation_p)
+
+
+def lu_pivots_to_permutation(pivots, permutation_size: int):
+  """The permutation that applying the row interchanges `pivots` in order gives."""
+  pivots = _jnp().asarray(pivots, np.int32)
+  return lu_pivots_to_permutation_p.bind(pivots, permutation_size=int(permutation_size))

@@ -607,8 +607,14 @@ eigh_p = standard_primitive("eigh", _eigh_abstract_eval, multiple_results=True)
 
 
 def eigh(x, *, lower: bool = True, symmetrize_input: bool = True,
-         sort_eigenvalues: bool = True, subset_by_index=None):
-  """Eigenvectors (as columns) and ascending eigenvalues of Hermitian matrices: (v, w)."""
+         sort_eigenvalues: bool = True, subset_by_index=None, implementation=None):
+  """Eigenvectors (as columns) and ascending eigenvalues of Hermitian matrices: (v, w).
+
+  `implementation` (an EighImplementation) may be None or QR: the CPU kernel is syevd.
+  """
+  if implementation is not None and getattr(implementation, "value", implementation) != "qr":
+    raise NotImplementedError(f"eigh implementation {implementation} is not supported by the "
+                              "CPU backend")
   if subset_by_index is not None:
     raise NotImplementedError("eigh with subset_by_index is not supported by the CPU backend")
   x = _jnp().asarray(x)
