@@ -301,3 +301,9 @@ from jax._src.lax.parallel import all_to_all as all_to_all
 from jax._src.lax.parallel import pswapaxes as pswapaxes
 from jax._src.lax.parallel import pshuffle as pshuffle
 from jax._src.lax.parallel import pbroadcast as pbroadcast
+from jax._src.lax.convolution import ConvGeneralDilatedDimensionNumbers as ConvGeneralDilatedDimensionNumbers
+from jax._src.lax.convolution import conv_general_permutations as conv_general_permutations
+from jax._src.lax.convolution import conv_shape_tuple as conv_shape_tuple
+from jax._src.lax.convolution import conv_general_shape_tuple as conv_general_shape_tuple
+from jax._src.lax.convolution import conv_transpose_shape_tuple as conv_transpose_shape_tuple
+from jax._src.lax.convolution import conv_general_dilated_patches as conv_general_dilated_patches
