@@ -239,3 +239,36 @@ def test_with_sharding_constraint():
   out = lax.with_sharding_constraint({"a": jnp.arange(3.0)}, jax.sharding.SingleDeviceSharding(dev))
   assert out["a"].devices() == {dev}
   close(jax.jit(lambda x: lax.with_sharding_constraint(x * 2, dev))(jnp.arange(3.0)), [0, 2, 4])
+
+
+def _newton_sqrt(a):
+  f = lambda x: x * x - a
+  solve = lambda f, x0: lax.fori_loop(0, 30, lambda i, x: x - f(x) / (2 * x), x0)
+  return lax.custom_root(f, 1.0, solve, lambda g, y: y / g(1.0))
+
+
+def test_custom_root_implicit_gradient():
+  close(_newton_sqrt(2.0), np.sqrt(2.0))
+  close(jax.grad(_newton_sqrt)(2.0), 0.5 / np.sqrt(2.0))
+  close(jax.jit(jax.grad(_newton_sqrt))(4.0), 0.25)
+  close(jax.vmap(_newton_sqrt)(jnp.array([4.0, 9.0])), [2.0, 3.0])
+
+
+def test_custom_linear_solve_gradients():
+  a = np.array([[4.0, 1.0], [2.0, 3.0]], np.float32)
+  b = np.array([1.0, 2.0], np.float32)
+  w = jnp.array([1.0, 3.0])
+
+  def lin(a, b):
+    return lax.custom_linear_solve(lambda x: a @ x, b, lambda mv, r: jnp.linalg.solve(a, r),
+                                   transpose_solve=lambda vm, r: jnp.linalg.solve(a.T, r))
+
+  close(lin(a, b), np.linalg.solve(a, b))
+  got = jax.grad(lambda a, b: jnp.sum(lin(a, b) * w), (0, 1))(a, b)
+  want = jax.grad(lambda a, b: jnp.sum(jnp.linalg.solve(a, b) * w), (0, 1))(a, b)
+  close(got[0], want[0])
+  close(got[1], want[1])
+  no_transpose = lambda b: jnp.sum(lax.custom_linear_solve(
+      lambda x: a @ x, b, lambda mv, r: jnp.linalg.solve(a, r)))
+  with pytest.raises(TypeError, match="transpose_solve"):
+    jax.grad(no_transpose)(b)
