@@ -19,6 +19,7 @@ from jax._src import tree_util
 from jax._src.interpreters import ad
 from jax._src.interpreters import batching
 from jax._src.lax import elementwise as ew
+from jax._src.lax import generic_reduce
 from jax._src.lax import linalg as lax_linalg
 from jax._src.lax import shape as lax_shape
 from jax._src.lax import slicing
@@ -158,7 +159,6 @@ def reciprocal(x):
 
 def reduce_xor(operand, axes):
   """Bitwise xor of the elements over `axes` (booleans and integers)."""
-  from jax._src.lax import generic_reduce  # generic_reduce imports the reductions module
   aval = core.get_aval(operand)
   if not (dtypes.is_integer(aval.dtype) or aval.dtype == np.bool_):
     raise TypeError(f"reduce_xor requires a boolean or integer operand, got {aval.dtype}")

@@ -27,6 +27,7 @@ from jax._src.interpreters import batching
 from jax._src.lax import elementwise as ew
 from jax._src.lax import reductions
 from jax._src.lax import shape as lax_shape
+from jax._src.lax import slicing
 from jax._src.lowering import hlo
 
 # The named axes of the pmaps being traced, innermost last: (name, size).
@@ -380,7 +381,6 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis: int = 0, tiled: bo
 
 
 def _take_chunk(v, index, dim: int, chunk: int):
-  from jax._src.lax import slicing  # slicing imports this module's siblings only
   return slicing.dynamic_slice_in_dim(v, ew.mul(index, np.int32(chunk)), chunk, dim)
 
 
