@@ -310,3 +310,4 @@ from jax._src.lax.convolution import conv_general_dilated_patches as conv_genera
 from jax._src.lax.composites import with_sharding_constraint as with_sharding_constraint
 from jax._src.lax.linear_solve import custom_root as custom_root
 from jax._src.lax.linear_solve import custom_linear_solve as custom_linear_solve
+from jax._src.lax.composites import RandomAlgorithm as RandomAlgorithm

@@ -33,6 +33,7 @@ def test_enums_constructible_by_value_and_name():
   alg = lax.DotAlgorithm(np.float32, np.float32, np.float32)
   assert alg.lhs_component_count == 1 and hash(alg) == hash(lax.DotAlgorithm(*alg))
   assert lax.Tolerance(atol=1e-3).rtol == 0.0
+  assert lax.RandomAlgorithm(2) is lax.RandomAlgorithm.RNG_PHILOX
   with pytest.raises(ValueError):
     lax.Precision("nope")
 

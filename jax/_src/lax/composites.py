@@ -7,6 +7,7 @@ Derivatives, batching and lowering come from the primitives they are written wit
 
 from __future__ import annotations
 
+import enum
 import functools
 import operator
 from typing import Callable, Sequence
@@ -24,6 +25,7 @@ from jax._src.lax import linalg as lax_linalg
 from jax._src.lax import shape as lax_shape
 from jax._src.lax import slicing
 from jax._src.lax import sorting
+from jax._src.lax.precision import EnumMeta
 from jax._src.lax.utils import place, standard_primitive
 from jax._src.lowering import hlo
 
@@ -33,6 +35,16 @@ def _axis(axis: int, ndim: int, name: str) -> int:
   if not -ndim <= axis < max(ndim, 1):
     raise ValueError(f"{name}: axis {axis} is out of bounds for an array of rank {ndim}")
   return axis % ndim if ndim else 0
+
+
+class RandomAlgorithm(enum.IntEnum, metaclass=EnumMeta):
+  """The bit generator of rng_bit_generator: the backend's default, Threefry or Philox."""
+  RNG_DEFAULT = 0
+  RNG_THREE_FRY = 1
+  RNG_PHILOX = 2
+
+  def __str__(self):
+    return self.name
 
 
 # ----------------------------------------------------------------------------- indexing
