@@ -5,7 +5,9 @@ from jax._src.numpy.linalg import cond as cond
 from jax._src.numpy.linalg import cross as cross
 from jax._src.numpy.linalg import det as det
 from jax._src.numpy.linalg import diagonal as diagonal
+from jax._src.numpy.linalg import eig as eig
 from jax._src.numpy.linalg import eigh as eigh
+from jax._src.numpy.linalg import eigvals as eigvals
 from jax._src.numpy.linalg import eigvalsh as eigvalsh
 from jax._src.numpy.linalg import inv as inv
 from jax._src.numpy.linalg import lstsq as lstsq
@@ -29,5 +31,3 @@ from jax._src.numpy.linalg import tensorsolve as tensorsolve
 from jax._src.numpy.linalg import trace as trace
 from jax._src.numpy.linalg import vecdot as vecdot
 from jax._src.numpy.linalg import vector_norm as vector_norm
-from jax._src.numpy.eig import eig as eig  # noqa: E402
-from jax._src.numpy.eig import eigvals as eigvals  # noqa: E402

@@ -19,6 +19,8 @@ NO_JVP_YET = {"pmax", "pmin"}
 # lapack_call is a raw LAPACK-style kernel used only inside the lowering of the
 # linalg primitives, which carry the derivative rules.
 NO_JVP_YET |= {"lapack_call"}
+# Reductions to a form (and the rank-1 Cholesky update) that JAX does not differentiate either.
+NO_JVP_YET |= {"hessenberg", "householder_product", "schur", "tridiagonal", "cholesky_update"}
 
 
 def all_primitives():

@@ -116,8 +116,16 @@ def _cond_abstract_eval(index, *ops, branches):
 cond_p = standard_primitive("cond", _cond_abstract_eval, multiple_results=True)
 
 
-def switch(index, branches: Sequence[Callable], *operands):
-  """Apply `branches[clamp(index)]` to `operands`."""
+_NO_OPERAND = object()
+
+
+def switch(index, branches: Sequence[Callable], *operands, operand=_NO_OPERAND):
+  """Apply `branches[clamp(index)]` to `operands` (`operand=` is the older single-operand
+  spelling)."""
+  if operand is not _NO_OPERAND:
+    if operands:
+      raise TypeError("switch: pass the operands positionally or as operand=, not both")
+    operands = (operand,)
   branches = list(branches)
   if not branches:
     raise ValueError("switch: empty branches")

@@ -17,7 +17,9 @@ groups of the other.
 from __future__ import annotations
 
 import operator
-from typing import NamedTuple
+from typing import NamedTuple, Union
+
+import numpy as np
 
 from jax._src import core
 from jax._src import dtypes
@@ -26,7 +28,7 @@ from jax._src.interpreters import ad
 from jax._src.interpreters import batching
 from jax._src.lax import elementwise as ew
 from jax._src.lax import shape as lax_shape
-from jax._src.lax.utils import standard_primitive
+from jax._src.lax.utils import place, standard_primitive
 from jax._src.lowering import hlo
 
 
@@ -190,8 +192,18 @@ def _ints(name, v, n):
 
 def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None, rhs_dilation=None,
                          dimension_numbers=None, feature_group_count: int = 1,
-                         batch_group_count: int = 1, precision=None, preferred_element_type=None):
+                         batch_group_count: int = 1, precision=None, preferred_element_type=None,
+                         out_sharding=None):
   """General N-d convolution with strides, padding, input/kernel dilation and groups."""
+  return place(_conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation,
+                                     rhs_dilation, dimension_numbers, feature_group_count,
+                                     batch_group_count, precision, preferred_element_type),
+               out_sharding)
+
+
+def _conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
+                          dimension_numbers, feature_group_count, batch_group_count, precision,
+                          preferred_element_type):
   lhs_aval, rhs_aval = core.get_aval(lhs), core.get_aval(rhs)
   dn = conv_dimension_numbers(lhs_aval.shape, rhs_aval.shape, dimension_numbers)
   nsp = lhs_aval.ndim - 2
@@ -242,8 +254,14 @@ def _conv_transpose_padding(k: int, s: int, padding: str) -> tuple[int, int]:
 
 
 def conv_transpose(lhs, rhs, strides, padding, rhs_dilation=None, dimension_numbers=None,
-                   transpose_kernel: bool = False, precision=None, preferred_element_type=None):
-  """A fractionally strided convolution (the adjoint shape-wise of a strided one)."""
+                   transpose_kernel: bool = False, precision=None, preferred_element_type=None,
+                   use_consistent_padding: bool = False):
+  """A fractionally strided convolution (the adjoint shape-wise of a strided one).
+
+  String padding is already the one that makes this the transpose of the strided
+  convolution with that padding, so `use_consistent_padding` changes nothing here.
+  """
+  del use_consistent_padding
   lhs_aval, rhs_aval = core.get_aval(lhs), core.get_aval(rhs)
   ndim = lhs_aval.ndim
   if dimension_numbers is None:
@@ -484,3 +502,98 @@ ad.jvp_rules[conv_general_dilated_p] = _conv_jvp
 ad.transpose_rules[conv_general_dilated_p] = _conv_transpose_rule
 batching.batch_rules[conv_general_dilated_p] = _conv_batch
 hlo.lowering_rules[conv_general_dilated_p] = _conv_lowering
+
+
+# ----------------------------------------------------------------------------- shape helpers
+
+ConvGeneralDilatedDimensionNumbers = Union[None, ConvDimensionNumbers, tuple]
+
+
+def conv_general_permutations(dimension_numbers):
+  """(lhs_perm, rhs_perm, out_perm): where N/C, O/I and the spatial dimensions (in the
+  kernel spec's order) sit in each spec string."""
+  lhs_spec, rhs_spec, out_spec = dimension_numbers
+  if len({len(lhs_spec), len(rhs_spec), len(out_spec)}) != 1:
+    raise TypeError(f"conv_general_permutations: specs of one length expected, got "
+                    f"{dimension_numbers}")
+  for spec, chars in ((lhs_spec, "NC"), (rhs_spec, "OI"), (out_spec, "NC")):
+    if any(c not in spec for c in chars):
+      raise TypeError(f"conv_general_permutations: {spec!r} needs the dimensions {chars}")
+  spatial = [c for c in rhs_spec if c not in "OI"]
+  lhs = (lhs_spec.index("N"), lhs_spec.index("C")) + tuple(lhs_spec.index(c) for c in spatial)
+  rhs = (rhs_spec.index("O"), rhs_spec.index("I")) + tuple(rhs_spec.index(c) for c in spatial)
+  out = (out_spec.index("N"), out_spec.index("C")) + tuple(out_spec.index(c) for c in spatial)
+  return lhs, rhs, out
+
+
+def conv_shape_tuple(lhs_shape, rhs_shape, strides, pads, batch_group_count: int = 1):
+  """The output shape of an NC..., OI... convolution with explicit pads."""
+  if isinstance(pads, str):
+    pads = padtype_to_pads(lhs_shape[2:], rhs_shape[2:], strides, pads)
+  n = len(lhs_shape) - 2
+  dn = ConvDimensionNumbers(tuple(range(n + 2)), tuple(range(n + 2)), tuple(range(n + 2)))
+  return _conv_out_shape(lhs_shape, rhs_shape, dn, tuple(strides), tuple(map(tuple, pads)),
+                         (1,) * n, (1,) * n, batch_group_count)
+
+
+def _permuted(shape, perm):
+  return tuple(shape[p] for p in perm)
+
+
+def _unpermuted(shape, perm):
+  out = [0] * len(perm)
+  for i, p in enumerate(perm):
+    out[p] = shape[i]
+  return tuple(out)
+
+
+def conv_general_shape_tuple(lhs_shape, rhs_shape, window_strides, padding, dimension_numbers):
+  """The output shape of conv_general_dilated (no dilation) in the output spec's layout."""
+  lhs_perm, rhs_perm, out_perm = conv_general_permutations(dimension_numbers)
+  out = conv_shape_tuple(_permuted(lhs_shape, lhs_perm), _permuted(rhs_shape, rhs_perm),
+                         window_strides, padding)
+  return _unpermuted(out, out_perm)
+
+
+def conv_transpose_shape_tuple(lhs_shape, rhs_shape, window_strides, padding,
+                               dimension_numbers):
+  """The output shape of conv_transpose in the output spec's layout."""
+  lhs_perm, rhs_perm, out_perm = conv_general_permutations(dimension_numbers)
+  lhs, rhs = _permuted(lhs_shape, lhs_perm), _permuted(rhs_shape, rhs_perm)
+  kernel = rhs[2:]
+  if isinstance(padding, str):
+    padding = [_conv_transpose_padding(k, s, padding) for k, s in zip(kernel, window_strides)]
+  spatial = tuple(max(0, _dilate(n, s) + lo + hi - k + 1)
+                  for n, k, s, (lo, hi) in zip(lhs[2:], kernel, window_strides, padding))
+  return _unpermuted((lhs[0], rhs[0]) + spatial, out_perm)
+
+
+def conv_general_dilated_patches(lhs, filter_shape, window_strides, padding, lhs_dilation=None,
+                                 rhs_dilation=None, dimension_numbers=None, precision=None,
+                                 preferred_element_type=None):
+  """The patches a convolution with a `filter_shape` window sees: output features are
+  (input feature, window position) flattened, the input feature major."""
+  lhs_aval = core.get_aval(lhs)
+  filter_shape = tuple(int(k) for k in filter_shape)
+  nsp = lhs_aval.ndim - 2
+  if len(filter_shape) != nsp:
+    raise ValueError(f"conv_general_dilated_patches: filter_shape {filter_shape} needs "
+                     f"{nsp} entries")
+  dn_in = dimension_numbers
+  rhs_template = (1, 1) + filter_shape
+  if dn_in is None or isinstance(dn_in, ConvDimensionNumbers):
+    dn = conv_dimension_numbers(lhs_aval.shape, rhs_template, dn_in)
+  else:  # spec strings: the kernel spec may put O and I anywhere
+    lhs_perm, rhs_perm, out_perm = conv_general_permutations(dn_in)
+    dn = ConvDimensionNumbers(lhs_perm, rhs_perm, out_perm)
+  channels = lhs_aval.shape[dn.lhs_spec[1]]
+  window = int(np.prod(filter_shape))
+  eye = np.eye(window, dtype=lhs_aval.dtype).reshape((window, 1) + filter_shape)
+  kernel = np.tile(eye, (channels,) + (1,) * (nsp + 1))  # (C * window, 1, *filter)
+  inverse = [0] * (nsp + 2)
+  for logical, position in enumerate(dn.rhs_spec):
+    inverse[position] = logical
+  kernel = np.transpose(kernel, inverse)
+  return conv_general_dilated(lhs, kernel, window_strides, padding, lhs_dilation, rhs_dilation,
+                              dn, feature_group_count=channels, precision=precision,
+                              preferred_element_type=preferred_element_type)

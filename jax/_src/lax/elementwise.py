@@ -18,6 +18,7 @@ from jax._src.core import ShapedArray
 from jax._src.interpreters import ad
 from jax._src.interpreters import batching
 from jax._src.lax import shape as lax_shape
+from jax._src.lax.precision import EnumMeta, check_accuracy
 from jax._src.lax.utils import same_dtypes, same_shapes, standard_primitive
 from jax._src.lowering import hlo
 
@@ -102,7 +103,8 @@ def _convert_abstract_eval(x, *, new_dtype, weak_type):
 convert_element_type_p = standard_primitive("convert_element_type", _convert_abstract_eval)
 
 
-def convert_element_type(x, new_dtype, weak_type: bool = False):
+def convert_element_type(operand, new_dtype, weak_type: bool = False):
+  x = operand
   from jax._src import array
   new_dtype = dtypes.canonicalize_dtype(new_dtype)
   if isinstance(x, (core.Tracer, array.ArrayImpl)):
@@ -190,7 +192,11 @@ def sub(x, y): return sub_p.bind(*_match(x, y))
 ad.deflinear(sub_p, lambda ct, x, y: [ct, neg(ct)])
 
 mul_p = nary("mul", "multiply")
-def mul(x, y): return mul_p.bind(*_match(x, y))
+def mul(x, y, *, out_dtype=None):
+  """x * y; with out_dtype, both are widened to it first so the product is exact there."""
+  if out_dtype is not None:
+    x, y = convert_element_type(x, out_dtype), convert_element_type(y, out_dtype)
+  return mul_p.bind(*_match(x, y))
 ad.defjvp(mul_p, lambda t, x, y: mul(t, y), lambda t, x, y: mul(x, t))
 ad.transpose_rules[mul_p] = lambda ct, x, y: (
     [mul(ct, y), None] if ad.is_undefined_primal(x) else [None, mul(x, ct)])
@@ -288,7 +294,7 @@ ceil_p = unary("ceil", "ceil", _FLOAT)
 def ceil(x): return ceil_p.bind(x)
 ad.defjvp_zero(ceil_p)
 
-class RoundingMethod(enum.IntEnum):
+class RoundingMethod(enum.IntEnum, metaclass=EnumMeta):
   AWAY_FROM_ZERO = 0
   TO_NEAREST_EVEN = 1
 
@@ -313,33 +319,33 @@ hlo.def_elementwise_lowering(is_finite_p, "is-finite")
 # ----------------------------------------------------------------------------- transcendental
 
 exp_p = unary("exp", "exponential", _FLOAT)
-def exp(x): return exp_p.bind(x)
+def exp(x, accuracy=None): check_accuracy("exp", accuracy); return exp_p.bind(x)
 ad.defjvp2(exp_p, lambda t, ans, x: mul(t, ans))
 
 exp2_p = unary("exp2", None, _FLOAT)
-def exp2(x): return exp2_p.bind(x)
+def exp2(x, accuracy=None): check_accuracy("exp2", accuracy); return exp2_p.bind(x)
 ad.defjvp2(exp2_p, lambda t, ans, x: mul(t, mul(ans, _const(x, math.log(2)))))
 hlo.lowering_rules[exp2_p] = lambda ctx, x: ctx.op(
     "exponential", x.aval, ctx.op("multiply", x.aval, x, ctx.full(math.log(2), x.aval)))
 
 log_p = unary("log", "log", _FLOAT)
-def log(x): return log_p.bind(x)
+def log(x, accuracy=None): check_accuracy("log", accuracy); return log_p.bind(x)
 ad.defjvp(log_p, lambda t, x: div(t, x))
 
 log1p_p = unary("log1p", "log-plus-one", _FLOAT)
-def log1p(x): return log1p_p.bind(x)
+def log1p(x, accuracy=None): check_accuracy("log1p", accuracy); return log1p_p.bind(x)
 ad.defjvp(log1p_p, lambda t, x: div(t, add(x, _const(x, 1))))
 
 expm1_p = unary("expm1", "exponential-minus-one", _FLOAT)
-def expm1(x): return expm1_p.bind(x)
+def expm1(x, accuracy=None): check_accuracy("expm1", accuracy); return expm1_p.bind(x)
 ad.defjvp2(expm1_p, lambda t, ans, x: mul(t, add(ans, _const(ans, 1))))
 
 tanh_p = unary("tanh", "tanh", _FLOAT)
-def tanh(x): return tanh_p.bind(x)
+def tanh(x, accuracy=None): check_accuracy("tanh", accuracy); return tanh_p.bind(x)
 ad.defjvp2(tanh_p, lambda t, ans, x: mul(t, sub(_const(ans, 1), mul(ans, ans))))
 
 logistic_p = unary("logistic", None, _FLOAT)
-def logistic(x): return logistic_p.bind(x)
+def logistic(x, accuracy=None): check_accuracy("logistic", accuracy); return logistic_p.bind(x)
 ad.defjvp2(logistic_p, lambda t, ans, x: mul(t, mul(ans, sub(_const(ans, 1), ans))))
 
 
@@ -352,27 +358,27 @@ def _logistic_lowering(ctx, x):
 hlo.lowering_rules[logistic_p] = _logistic_lowering
 
 sin_p = unary("sin", "sine", _FLOAT)
-def sin(x): return sin_p.bind(x)
+def sin(x, accuracy=None): check_accuracy("sin", accuracy); return sin_p.bind(x)
 ad.defjvp(sin_p, lambda t, x: mul(t, cos(x)))
 
 cos_p = unary("cos", "cosine", _FLOAT)
-def cos(x): return cos_p.bind(x)
+def cos(x, accuracy=None): check_accuracy("cos", accuracy); return cos_p.bind(x)
 ad.defjvp(cos_p, lambda t, x: neg(mul(t, sin(x))))
 
 tan_p = unary("tan", "tan", _FLOAT)
-def tan(x): return tan_p.bind(x)
+def tan(x, accuracy=None): check_accuracy("tan", accuracy); return tan_p.bind(x)
 ad.defjvp2(tan_p, lambda t, ans, x: mul(t, add(_const(ans, 1), mul(ans, ans))))
 
 sqrt_p = unary("sqrt", "sqrt", _FLOAT)
-def sqrt(x): return sqrt_p.bind(x)
+def sqrt(x, accuracy=None): check_accuracy("sqrt", accuracy); return sqrt_p.bind(x)
 ad.defjvp2(sqrt_p, lambda t, ans, x: div(t, mul(_const(ans, 2), ans)))
 
 rsqrt_p = unary("rsqrt", "rsqrt", _FLOAT)
-def rsqrt(x): return rsqrt_p.bind(x)
+def rsqrt(x, accuracy=None): check_accuracy("rsqrt", accuracy); return rsqrt_p.bind(x)
 ad.defjvp2(rsqrt_p, lambda t, ans, x: mul(t, mul(_const(x, -0.5), div(ans, x))))
 
 cbrt_p = unary("cbrt", "cbrt", _FLOAT)
-def cbrt(x): return cbrt_p.bind(x)
+def cbrt(x, accuracy=None): check_accuracy("cbrt", accuracy); return cbrt_p.bind(x)
 ad.defjvp2(cbrt_p, lambda t, ans, x: mul(t, div(ans, mul(_const(x, 3), x))))
 
 erf_p = unary("erf", "erf", _FLOAT)
@@ -685,7 +691,8 @@ def _bitcast_abstract_eval(x, *, new_dtype):
 bitcast_convert_type_p = standard_primitive("bitcast_convert_type", _bitcast_abstract_eval)
 
 
-def bitcast_convert_type(x, new_dtype):
+def bitcast_convert_type(operand, new_dtype):
+  x = operand
   new_dtype = dtypes.canonicalize_dtype(new_dtype)
   if core.get_aval(x).dtype == new_dtype:
     return x

@@ -22,12 +22,13 @@ from jax._src.core import ShapedArray
 from jax._src.interpreters import ad
 from jax._src.interpreters import batching
 from jax._src.lax import elementwise as ew
+from jax._src.lax.precision import EnumMeta
 from jax._src.lax import shape as lax_shape
 from jax._src.lax.utils import standard_primitive
 from jax._src.lowering import hlo
 
 
-class FftType(enum.IntEnum):
+class FftType(enum.IntEnum, metaclass=EnumMeta):
   FFT = 0
   IFFT = 1
   RFFT = 2

@@ -26,7 +26,7 @@ from jax._src.interpreters import partial_eval as pe
 from jax._src.lax import elementwise as ew
 from jax._src.lax import reductions as lax_red
 from jax._src.lax import shape as lax_shape
-from jax._src.lax.utils import standard_primitive
+from jax._src.lax.utils import place, standard_primitive
 from jax._src.lowering import hlo
 
 # ----------------------------------------------------------------------------- monoids
@@ -255,8 +255,13 @@ def _dimensions(dimensions, ndim: int) -> tuple[int, ...]:
   return tuple(sorted(dims))
 
 
-def reduce(operands, init_values, computation: Callable, dimensions: Sequence[int]):  # noqa: A001
+def reduce(operands, init_values, computation: Callable, dimensions: Sequence[int],  # noqa: A001
+           out_sharding=None):
   """Reduce `operands` over `dimensions` with `computation`, starting from `init_values`."""
+  return place(_reduce(operands, init_values, computation, dimensions), out_sharding)
+
+
+def _reduce(operands, init_values, computation, dimensions):
   flat_ops, tree = tree_util.tree_flatten(operands)
   flat_inits, init_tree = tree_util.tree_flatten(init_values)
   if tree != init_tree:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from jax._src.lax.precision import canonicalize_precision
+from jax._src.lax.precision import canonicalize_dot_precision
 from jax._src import core
 from jax._src import dtypes
 from jax._src.core import ShapedArray
@@ -19,7 +19,7 @@ from jax._src.interpreters import ad
 from jax._src.interpreters import batching
 from jax._src.lax import elementwise as ew
 from jax._src.lax import shape as lax_shape
-from jax._src.lax.utils import standard_primitive
+from jax._src.lax.utils import place, standard_primitive
 from jax._src.lowering import hlo
 
 
@@ -47,21 +47,32 @@ def _dot_general_abstract_eval(lhs, rhs, *, dimension_numbers, precision, prefer
 dot_general_p = standard_primitive("dot_general", _dot_general_abstract_eval)
 
 
-def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):
+def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None, *,
+                out_sharding=None):
+  return place(_dot_general(lhs, rhs, dimension_numbers, precision, preferred_element_type),
+               out_sharding)
+
+
+def _dot_general(lhs, rhs, dimension_numbers, precision, preferred_element_type):
   (lc, rc), (lb, rb) = dimension_numbers
   dn = ((tuple(map(int, lc)), tuple(map(int, rc))), (tuple(map(int, lb)), tuple(map(int, rb))))
   pet = None if preferred_element_type is None else dtypes.canonicalize_dtype(preferred_element_type)
   return dot_general_p.bind(lhs, rhs, dimension_numbers=dn,
-                            precision=canonicalize_precision(precision),
+                            precision=canonicalize_dot_precision(precision),
                             preferred_element_type=pet)
 
 
-def dot(lhs, rhs, precision=None, preferred_element_type=None):
-  """Vector/matrix products of rank-1/2 operands, like lax.dot."""
+def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_type=None,
+        out_sharding=None):
+  """Vector/matrix products of rank-1/2 operands; with dimension_numbers, dot_general."""
+  if dimension_numbers is not None:
+    return dot_general(lhs, rhs, dimension_numbers, precision, preferred_element_type,
+                       out_sharding=out_sharding)
   lnd, rnd = core.get_aval(lhs).ndim, core.get_aval(rhs).ndim
   if not (1 <= lnd <= 2 and 1 <= rnd <= 2):
     raise TypeError(f"dot accepts rank 1 or 2 operands, got ranks {lnd} and {rnd}")
-  return dot_general(lhs, rhs, (((lnd - 1,), (0,)), ((), ())), precision, preferred_element_type)
+  return dot_general(lhs, rhs, (((lnd - 1,), (0,)), ((), ())), precision, preferred_element_type,
+                     out_sharding=out_sharding)
 
 
 def _ranges_like(*xs):
@@ -596,8 +607,14 @@ eigh_p = standard_primitive("eigh", _eigh_abstract_eval, multiple_results=True)
 
 
 def eigh(x, *, lower: bool = True, symmetrize_input: bool = True,
-         sort_eigenvalues: bool = True, subset_by_index=None):
-  """Eigenvectors (as columns) and ascending eigenvalues of Hermitian matrices: (v, w)."""
+         sort_eigenvalues: bool = True, subset_by_index=None, implementation=None):
+  """Eigenvectors (as columns) and ascending eigenvalues of Hermitian matrices: (v, w).
+
+  `implementation` (an EighImplementation) may be None or QR: the CPU kernel is syevd.
+  """
+  if implementation is not None and getattr(implementation, "value", implementation) != "qr":
+    raise NotImplementedError(f"eigh implementation {implementation} is not supported by the "
+                              "CPU backend")
   if subset_by_index is not None:
     raise NotImplementedError("eigh with subset_by_index is not supported by the CPU backend")
   x = _jnp().asarray(x)

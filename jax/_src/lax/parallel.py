@@ -27,6 +27,7 @@ from jax._src.interpreters import batching
 from jax._src.lax import elementwise as ew
 from jax._src.lax import reductions
 from jax._src.lax import shape as lax_shape
+from jax._src.lax import slicing
 from jax._src.lowering import hlo
 
 # The named axes of the pmaps being traced, innermost last: (name, size).
@@ -166,20 +167,35 @@ def _tree_apply(prim, x, axis_name):
   return tree_util.tree_map(lambda v: prim.bind(v, axis_name=axis_name), x)
 
 
-def psum(x, axis_name):
+def _no_groups(name: str, axis_index_groups) -> None:
+  if axis_index_groups is not None:
+    raise NotImplementedError(f"{name}: axis_index_groups is not supported: collectives here "
+                              "act on every member of the named axis")
+
+
+def psum(x, axis_name, *, axis_index_groups=None):
+  _no_groups("psum", axis_index_groups)
   return _tree_apply(psum_p, x, axis_name)
 
 
-def pmax(x, axis_name):
+def pmax(x, axis_name, *, axis_index_groups=None):
+  _no_groups("pmax", axis_index_groups)
   return _tree_apply(pmax_p, x, axis_name)
 
 
-def pmin(x, axis_name):
+def pmin(x, axis_name, *, axis_index_groups=None):
+  _no_groups("pmin", axis_index_groups)
   return _tree_apply(pmin_p, x, axis_name)
 
 
-def pmean(x, axis_name):
+def axis_size(axis_name) -> int:
+  """The number of members of the named axis (the product, for a tuple of names)."""
+  return _axis_size(axis_name)
+
+
+def pmean(x, axis_name, *, axis_index_groups=None):
   from jax._src import tree_util
+  _no_groups("pmean", axis_index_groups)
   n = _axis_size(axis_name)
   return tree_util.tree_map(lambda v: ew.div(v, ew.convert_element_type(
       n, core.get_aval(v).dtype, True)), psum(x, axis_name))
@@ -339,9 +355,15 @@ ad.jvp_rules[all_gather_p] = lambda primals, tangents, **params: (
     all_gather_p.bind(primals[0], **params), all_gather_p.bind(tangents[0], **params))
 
 
-def all_gather(x, axis_name, *, axis: int = 0, tiled: bool = False):
-  """Every member receives the stack (or concatenation, if tiled) of all members' `x`."""
+def all_gather(x, axis_name, *, axis_index_groups=None, axis: int = 0, tiled: bool = False,
+               to=None):
+  """Every member receives the stack (or concatenation, if tiled) of all members' `x`.
+
+  `to` names the varying-ness of the result in JAX's shard_map type system, which
+  values here do not carry: every choice gives the same values.
+  """
   from jax._src import tree_util
+  _no_groups("all_gather", axis_index_groups)
   size = _axis_size(axis_name)
 
   def gather(v):
@@ -351,3 +373,101 @@ def all_gather(x, axis_name, *, axis: int = 0, tiled: bool = False):
 
   return tree_util.tree_map(gather, x)
 
+
+
+# ----------------------------------------------------------------------------- built on the above
+# Each member's share of a gathered or reduced value, selected with its axis_index:
+# correct under vmap and pmap alike, with derivatives from the parts.
+
+
+def _take_chunk(v, index, dim: int, chunk: int):
+  return slicing.dynamic_slice_in_dim(v, ew.mul(index, np.int32(chunk)), chunk, dim)
+
+
+def psum_scatter(x, axis_name, *, scatter_dimension: int = 0, axis_index_groups=None,
+                 tiled: bool = False):
+  """psum, of which member i keeps the i-th block along `scatter_dimension`.
+
+  Untiled, that dimension must have the axis size and is removed.
+  """
+  from jax._src import tree_util
+  _no_groups("psum_scatter", axis_index_groups)
+  n = _axis_size(axis_name)
+
+  def scatter(v):
+    aval = core.get_aval(v)
+    dim = int(scatter_dimension) % max(aval.ndim, 1)
+    size = aval.shape[dim] if aval.ndim else 0
+    if tiled and size % n:
+      raise ValueError(f"psum_scatter: dimension {dim} of size {size} is not divisible by the "
+                       f"axis size {n}")
+    if not tiled and size != n:
+      raise ValueError(f"psum_scatter: dimension {dim} of size {size} must equal the axis size "
+                       f"{n} (or use tiled=True)")
+    total = psum_p.bind(v, axis_name=axis_name)
+    out = _take_chunk(total, axis_index(axis_name), dim, size // n)
+    return out if tiled else lax_shape.squeeze(out, (dim,))
+
+  return tree_util.tree_map(scatter, x)
+
+
+def all_to_all(x, axis_name, split_axis: int, concat_axis: int, *, axis_index_groups=None,
+               tiled: bool = False):
+  """Member i's block j along `split_axis` goes to member j, which concatenates the blocks
+  it receives along `concat_axis` in member order.
+
+  Untiled, `split_axis` must have the axis size: it is removed and a new axis of that
+  size is inserted at `concat_axis`.
+  """
+  from jax._src import tree_util
+  _no_groups("all_to_all", axis_index_groups)
+  n = _axis_size(axis_name)
+
+  def exchange(v):
+    aval = core.get_aval(v)
+    split = int(split_axis) % aval.ndim
+    size = aval.shape[split]
+    if tiled and size % n:
+      raise ValueError(f"all_to_all: split_axis {split} of size {size} is not divisible by "
+                       f"the axis size {n}")
+    if not tiled and size != n:
+      raise ValueError(f"all_to_all: split_axis {split} of size {size} must equal the axis "
+                       f"size {n} (or use tiled=True)")
+    gathered = all_gather(v, axis_name, axis=0)  # (n, *v.shape): member j's value at j
+    mine = _take_chunk(gathered, axis_index(axis_name), split + 1, size // n)
+    if not tiled:
+      mine = lax_shape.squeeze(mine, (split + 1,))  # (n, *rest)
+      concat = int(concat_axis) % (aval.ndim)
+      return batching.moveaxis(mine, 0, concat)
+    concat = int(concat_axis) % aval.ndim
+    mine = batching.moveaxis(mine, 0, concat)  # the member axis just before concat's
+    shape = list(core.get_aval(mine).shape)
+    shape[concat:concat + 2] = [shape[concat] * shape[concat + 1]]
+    return lax_shape.reshape(mine, tuple(shape))
+
+  return tree_util.tree_map(exchange, x)
+
+
+def pswapaxes(x, axis_name, axis, *, axis_index_groups=None):
+  """Swaps the named axis with positional `axis` (whose size must be the axis size)."""
+  return all_to_all(x, axis_name, axis, axis, axis_index_groups=axis_index_groups)
+
+
+def pshuffle(x, axis_name, perm):
+  """Member i receives the value of member perm[i]."""
+  perm = [int(p) for p in perm]
+  if sorted(perm) != list(range(len(perm))):
+    raise ValueError(f"pshuffle: perm must be a permutation of range({len(perm)}), got {perm}")
+  return ppermute(x, axis_name, list(zip(perm, range(len(perm)))))
+
+
+def pbroadcast(x, axis_name, source):
+  """Every member receives the value of member `source`."""
+  from jax._src import tree_util
+  n = _axis_size(axis_name)
+  if not 0 <= int(source) < n:
+    raise ValueError(f"pbroadcast: source {source} is not in [0, {n})")
+  return tree_util.tree_map(
+      lambda v: lax_shape.squeeze(
+          lax_shape.slice(all_gather(v, axis_name, axis=0), (int(source),) + (0,) * core.get_aval(v).ndim,
+                          (int(source) + 1,) + core.get_aval(v).shape), (0,)), x)

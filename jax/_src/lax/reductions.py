@@ -11,7 +11,7 @@ from jax._src.interpreters import ad
 from jax._src.interpreters import batching
 from jax._src.lax import elementwise as ew
 from jax._src.lax import shape as lax_shape
-from jax._src.lax.utils import standard_primitive
+from jax._src.lax.utils import standard_primitive, takes_out_sharding
 from jax._src.lowering import hlo
 
 
@@ -77,7 +77,9 @@ def _expand_to(x, out_aval_shape, axes):
 reduce_sum_p = standard_primitive("reduce_sum", _reduce_abstract_eval("reduce_sum"))
 
 
-def reduce_sum(x, axes=None):
+@takes_out_sharding
+def reduce_sum(operand, axes=None):
+  x = operand
   return reduce_sum_p.bind(x, axes=_canonical_axes(x, axes))
 
 
@@ -104,7 +106,8 @@ def _chooser_jvp(prim):
 reduce_max_p = standard_primitive("reduce_max", _reduce_abstract_eval("reduce_max"))
 
 
-def reduce_max(x, axes=None):
+def reduce_max(operand, axes=None):
+  x = operand
   return reduce_max_p.bind(x, axes=_canonical_axes(x, axes))
 
 
@@ -115,7 +118,8 @@ hlo.lowering_rules[reduce_max_p] = _reduce_lowering("max", "maximum", "or")
 reduce_min_p = standard_primitive("reduce_min", _reduce_abstract_eval("reduce_min"))
 
 
-def reduce_min(x, axes=None):
+def reduce_min(operand, axes=None):
+  x = operand
   return reduce_min_p.bind(x, axes=_canonical_axes(x, axes))
 
 
@@ -128,7 +132,8 @@ hlo.lowering_rules[reduce_min_p] = _reduce_lowering("min", "minimum", "and")
 reduce_prod_p = standard_primitive("reduce_prod", _reduce_abstract_eval("reduce_prod"))
 
 
-def reduce_prod(x, axes=None):
+def reduce_prod(operand, axes=None):
+  x = operand
   return reduce_prod_p.bind(x, axes=_canonical_axes(x, axes))
 
 
@@ -150,7 +155,8 @@ hlo.lowering_rules[reduce_prod_p] = _reduce_lowering("prod", "multiply", "and")
 reduce_and_p = standard_primitive("reduce_and", _reduce_abstract_eval("reduce_and"))
 
 
-def reduce_and(x, axes=None):
+def reduce_and(operand, axes=None):
+  x = operand
   return reduce_and_p.bind(x, axes=_canonical_axes(x, axes))
 
 
@@ -161,7 +167,8 @@ hlo.lowering_rules[reduce_and_p] = _reduce_lowering("min", "and")
 reduce_or_p = standard_primitive("reduce_or", _reduce_abstract_eval("reduce_or"))
 
 
-def reduce_or(x, axes=None):
+def reduce_or(operand, axes=None):
+  x = operand
   return reduce_or_p.bind(x, axes=_canonical_axes(x, axes))
 
 
@@ -238,11 +245,13 @@ for _prim, _dir in ((argmax_p, "GT"), (argmin_p, "LT")):
   hlo.lowering_rules[_prim] = _argminmax_lowering(_dir)
 
 
-def argmax(x, axis: int, index_dtype=np.int32):
+def argmax(operand, axis: int, index_dtype=np.int32):
+  x = operand
   return argmax_p.bind(x, axes=(int(axis),), index_dtype=np.dtype(index_dtype))
 
 
-def argmin(x, axis: int, index_dtype=np.int32):
+def argmin(operand, axis: int, index_dtype=np.int32):
+  x = operand
   return argmin_p.bind(x, axes=(int(axis),), index_dtype=np.dtype(index_dtype))
 
 

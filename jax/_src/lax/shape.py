@@ -15,7 +15,7 @@ from jax._src import dtypes
 from jax._src.core import ShapedArray
 from jax._src.interpreters import ad
 from jax._src.interpreters import batching
-from jax._src.lax.utils import standard_primitive
+from jax._src.lax.utils import place, standard_primitive, takes_out_sharding
 from jax._src.lowering import hlo
 
 
@@ -44,7 +44,9 @@ def _broadcast_in_dim_abstract_eval(x, *, shape, broadcast_dimensions):
 broadcast_in_dim_p = standard_primitive("broadcast_in_dim", _broadcast_in_dim_abstract_eval)
 
 
-def broadcast_in_dim(x, shape, broadcast_dimensions):
+@takes_out_sharding
+def broadcast_in_dim(operand, shape, broadcast_dimensions):
+  x = operand
   shape, dims = _shape_tuple(shape), tuple(int(d) for d in broadcast_dimensions)
   aval = core.get_aval(x)
   if aval.shape == shape and dims == tuple(range(len(shape))):
@@ -80,8 +82,10 @@ batching.batch_rules[broadcast_in_dim_p] = _broadcast_in_dim_batch
 hlo.lowering_rules[broadcast_in_dim_p] = _broadcast_in_dim_lowering
 
 
-def broadcast(x, sizes):
+@takes_out_sharding
+def broadcast(operand, sizes):
   """Add leading dimensions of the given sizes."""
+  x = operand
   aval = core.get_aval(x)
   sizes = _shape_tuple(sizes)
   return broadcast_in_dim(x, sizes + aval.shape, tuple(range(len(sizes), len(sizes) + aval.ndim)))
@@ -92,8 +96,12 @@ def broadcast_to_rank(x, rank: int):
   return broadcast(x, (1,) * (rank - aval.ndim)) if aval.ndim < rank else x
 
 
-def full(shape, fill_value, dtype=None, weak_type: bool = False):
+def full(shape, fill_value, dtype=None, weak_type: bool = False, *, sharding=None):
   """An array of `shape` filled with `fill_value` (a scalar), as broadcast(constant)."""
+  return place(_full(shape, fill_value, dtype, weak_type), sharding)
+
+
+def _full(shape, fill_value, dtype, weak_type):
   from jax._src.lax import elementwise
   shape = _shape_tuple(shape)
   dtype = dtypes.canonicalize_dtype(dtype if dtype is not None else dtypes.dtype(fill_value))
@@ -105,11 +113,11 @@ def full(shape, fill_value, dtype=None, weak_type: bool = False):
   return broadcast_in_dim_p.bind(value, shape=shape, broadcast_dimensions=())
 
 
-def full_like(x, fill_value, dtype=None, shape=None):
+def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
   aval = core.get_aval(x)
   weak = aval.weak_type if dtype is None else False
   return full(aval.shape if shape is None else shape, fill_value,
-              aval.dtype if dtype is None else dtype, weak)
+              aval.dtype if dtype is None else dtype, weak, sharding=sharding)
 
 
 def zeros_like_array(x):
@@ -128,7 +136,9 @@ def _reshape_abstract_eval(x, *, new_sizes, dimensions):
 reshape_p = standard_primitive("reshape", _reshape_abstract_eval)
 
 
-def reshape(x, new_sizes, dimensions=None):
+@takes_out_sharding
+def reshape(operand, new_sizes, dimensions=None):
+  x = operand
   new_sizes = _shape_tuple(new_sizes)
   if dimensions is not None:
     x = transpose(x, tuple(dimensions))
@@ -155,7 +165,8 @@ def _transpose_abstract_eval(x, *, permutation):
 transpose_p = standard_primitive("transpose", _transpose_abstract_eval)
 
 
-def transpose(x, permutation):
+def transpose(operand, permutation):
+  x = operand
   permutation = tuple(int(p) for p in permutation)
   if permutation == tuple(range(len(permutation))):
     return x
@@ -183,7 +194,8 @@ def _squeeze_abstract_eval(x, *, dimensions):
 squeeze_p = standard_primitive("squeeze", _squeeze_abstract_eval)
 
 
-def squeeze(x, dimensions):
+def squeeze(array, dimensions):
+  x = array
   ndim = core.get_aval(x).ndim
   dimensions = tuple(sorted(int(d) % ndim for d in dimensions)) if ndim else ()
   if not dimensions:
@@ -201,7 +213,8 @@ batching.batch_rules[squeeze_p] = _squeeze_batch
 hlo.lowering_rules[squeeze_p] = lambda ctx, x, **_: ctx.op("reshape", ctx.avals_out[0], x)
 
 
-def expand_dims(x, dimensions):
+def expand_dims(array, dimensions):
+  x = array
   aval = core.get_aval(x)
   ndim_out = aval.ndim + len(dimensions)
   dims = sorted(int(d) % ndim_out for d in dimensions)
@@ -218,7 +231,8 @@ def expand_dims(x, dimensions):
 rev_p = standard_primitive("rev", lambda x, *, dimensions: x)
 
 
-def rev(x, dimensions):
+def rev(operand, dimensions):
+  x = operand
   return rev_p.bind(x, dimensions=tuple(int(d) for d in dimensions))
 
 
@@ -246,9 +260,9 @@ def _slice_abstract_eval(x, *, start_indices, limit_indices, strides):
 slice_p = standard_primitive("slice", _slice_abstract_eval)
 
 
-def slice(x, start_indices, limit_indices, strides=None):  # noqa: A001 (lax name)
+def slice(operand, start_indices, limit_indices, strides=None):  # noqa: A001 (lax name)
   strides = None if strides is None or all(s == 1 for s in strides) else tuple(map(int, strides))
-  return slice_p.bind(x, start_indices=tuple(map(int, start_indices)),
+  return slice_p.bind(operand, start_indices=tuple(map(int, start_indices)),
                       limit_indices=tuple(map(int, limit_indices)), strides=strides)
 
 
@@ -352,7 +366,8 @@ def _pad_abstract_eval(x, padding_value, *, padding_config):
 pad_p = standard_primitive("pad", _pad_abstract_eval)
 
 
-def pad(x, padding_value, padding_config):
+def pad(operand, padding_value, padding_config):
+  x = operand
   config = tuple((int(lo), int(hi), int(i)) for lo, hi, i in padding_config)
   return pad_p.bind(x, padding_value, padding_config=config)
 
@@ -414,6 +429,7 @@ def _iota_abstract_eval(*, dtype, shape, dimension):
 iota_p = standard_primitive("iota", _iota_abstract_eval)
 
 
+@takes_out_sharding
 def broadcasted_iota(dtype, shape, dimension: int):
   return iota_p.bind(dtype=dtypes.canonicalize_dtype(dtype), shape=_shape_tuple(shape),
                      dimension=int(dimension))

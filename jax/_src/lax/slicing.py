@@ -25,6 +25,7 @@ from jax._src.interpreters import ad
 from jax._src.interpreters import batching
 from jax._src.lax import elementwise as ew
 from jax._src.lax import shape as lax_shape
+from jax._src.lax.precision import EnumMeta
 from jax._src.lax.utils import standard_primitive
 from jax._src.lowering import hlo
 
@@ -35,13 +36,22 @@ def _index_dtype(indices):
   return np.dtype(np.int64) if any(k.itemsize == 8 for k in kinds) else np.dtype(np.int32)
 
 
-def _normalize_indices(shape, indices) -> list:
-  """Wrap negative start indices and convert them all to one integer type."""
+def _normalize_indices(shape, indices, allow_negative_indices=True) -> list:
+  """Wrap negative start indices and convert them all to one integer type.
+
+  `allow_negative_indices` is a bool or one bool per dimension; where False a
+  negative index is left to the clamping every dynamic slice does.
+  """
   if len(indices) != len(shape):
     raise TypeError(f"dynamic slicing needs {len(shape)} start indices, got {len(indices)}")
   dt = _index_dtype(indices) if indices else np.dtype(np.int32)
+  if isinstance(allow_negative_indices, (bool, np.bool_)):
+    allow_negative_indices = [bool(allow_negative_indices)] * len(shape)
+  elif len(allow_negative_indices) != len(shape):
+    raise TypeError(f"allow_negative_indices needs {len(shape)} entries, got "
+                    f"{len(allow_negative_indices)}")
   out = []
-  for i, size in zip(indices, shape):
+  for i, size, wrap in zip(indices, shape, allow_negative_indices):
     aval = core.get_aval(i)
     if aval.shape != ():
       raise TypeError(f"start indices must be scalars, got {aval.str_short()}")
@@ -50,10 +60,10 @@ def _normalize_indices(shape, indices) -> list:
     value = core.concrete_value(i)
     if value is not None and not isinstance(i, core.Tracer):
       v = int(value)
-      out.append(ew.convert_element_type(v + size if v < 0 else v, dt))
+      out.append(ew.convert_element_type(v + size if v < 0 and wrap else v, dt))
       continue
     i = ew.convert_element_type(i, dt)
-    if aval.dtype.kind == "i":
+    if aval.dtype.kind == "i" and wrap:
       i = ew.select(ew.lt(i, 0), ew.add(i, size), i)
     out.append(i)
   return out
@@ -73,9 +83,11 @@ def _dynamic_slice_abstract_eval(x, *indices, slice_sizes):
 dynamic_slice_p = standard_primitive("dynamic_slice", _dynamic_slice_abstract_eval)
 
 
-def dynamic_slice(x, start_indices: Sequence, slice_sizes: Sequence[int]):
+def dynamic_slice(operand, start_indices: Sequence, slice_sizes: Sequence[int], *,
+                  allow_negative_indices=True):
+  x = operand
   shape = core.get_aval(x).shape
-  indices = _normalize_indices(shape, list(start_indices))
+  indices = _normalize_indices(shape, list(start_indices), allow_negative_indices)
   return dynamic_slice_p.bind(x, *indices, slice_sizes=tuple(int(s) for s in slice_sizes))
 
 
@@ -135,9 +147,11 @@ dynamic_update_slice_p = standard_primitive("dynamic_update_slice",
                                             _dynamic_update_slice_abstract_eval)
 
 
-def dynamic_update_slice(x, update, start_indices: Sequence):
+def dynamic_update_slice(operand, update, start_indices: Sequence, *,
+                         allow_negative_indices=True):
+  x = operand
   shape = core.get_aval(x).shape
-  indices = _normalize_indices(shape, list(start_indices))
+  indices = _normalize_indices(shape, list(start_indices), allow_negative_indices)
   update = ew.convert_element_type(update, core.get_aval(x).dtype, core.get_aval(x).weak_type)
   return dynamic_update_slice_p.bind(x, update, *indices)
 
@@ -179,39 +193,47 @@ hlo.lowering_rules[dynamic_update_slice_p] = lambda ctx, x, u, *idx: ctx.op(
 # ----------------------------------------------------------------------------- helpers
 
 
-def dynamic_index_in_dim(x, index, axis: int = 0, keepdims: bool = True):
+def dynamic_index_in_dim(operand, index, axis: int = 0, keepdims: bool = True, *,
+                         allow_negative_indices: bool = True):
+  x = operand
   aval = core.get_aval(x)
   starts = [0] * aval.ndim
   starts[axis] = index
   sizes = list(aval.shape)
   sizes[axis] = 1
-  out = dynamic_slice(x, starts, sizes)
+  out = dynamic_slice(x, starts, sizes, allow_negative_indices=allow_negative_indices)
   return out if keepdims else lax_shape.squeeze(out, (axis,))
 
 
-def dynamic_slice_in_dim(x, start_index, slice_size: int, axis: int = 0):
+def dynamic_slice_in_dim(operand, start_index, slice_size: int, axis: int = 0, *,
+                         allow_negative_indices: bool = True):
+  x = operand
   aval = core.get_aval(x)
   starts = [0] * aval.ndim
   starts[axis] = start_index
   sizes = list(aval.shape)
   sizes[axis] = int(slice_size)
-  return dynamic_slice(x, starts, sizes)
+  return dynamic_slice(x, starts, sizes, allow_negative_indices=allow_negative_indices)
 
 
-def dynamic_update_index_in_dim(x, update, index, axis: int = 0):
+def dynamic_update_index_in_dim(operand, update, index, axis: int = 0, *,
+                                allow_negative_indices: bool = True):
+  x = operand
   aval = core.get_aval(x)
   uaval = core.get_aval(update)
   if uaval.ndim == aval.ndim - 1:
     update = lax_shape.expand_dims(update, (axis,))
   starts = [0] * aval.ndim
   starts[axis] = index
-  return dynamic_update_slice(x, update, starts)
+  return dynamic_update_slice(x, update, starts, allow_negative_indices=allow_negative_indices)
 
 
-def dynamic_update_slice_in_dim(x, update, start_index, axis: int = 0):
-  starts = [0] * core.get_aval(x).ndim
+def dynamic_update_slice_in_dim(operand, update, start_index, axis: int = 0, *,
+                                allow_negative_indices: bool = True):
+  starts = [0] * core.get_aval(operand).ndim
   starts[axis] = start_index
-  return dynamic_update_slice(x, update, starts)
+  return dynamic_update_slice(operand, update, starts,
+                              allow_negative_indices=allow_negative_indices)
 
 
 # ----------------------------------------------------------------------------- gather / scatter
@@ -245,7 +267,7 @@ class ScatterDimensionNumbers(NamedTuple):
   scatter_indices_batching_dims: tuple[int, ...] = ()
 
 
-class GatherScatterMode(enum.Enum):
+class GatherScatterMode(enum.Enum, metaclass=EnumMeta):
   """What out-of-bounds indices do.
 
   CLIP: clamp each start index so the whole slice/window is in bounds.

@@ -212,12 +212,23 @@ def _top_k_abstract_eval(x, *, k):
 top_k_p = standard_primitive("top_k", _top_k_abstract_eval, multiple_results=True)
 
 
-def top_k(operand, k: int):
-  """The `k` largest entries along the last axis (stable: ties keep lower indices first)."""
+def top_k(operand, k: int, *, axis: int = -1):
+  """The `k` largest entries along `axis` (stable: ties keep lower indices first)."""
   k = int(k)
   if k < 0:
     raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
-  return tuple(top_k_p.bind(operand, k=k))
+  ndim = core.get_aval(operand).ndim
+  axis = int(axis)
+  if ndim and not -ndim <= axis < ndim:
+    raise ValueError(f"top_k: axis {axis} is out of bounds for an operand of rank {ndim}")
+  axis = axis % ndim if ndim else axis
+  if ndim == 0 or axis == ndim - 1:
+    return tuple(top_k_p.bind(operand, k=k))
+  # The primitive works on the last axis: move `axis` there and back.
+  perm = tuple(d for d in range(ndim) if d != axis) + (axis,)
+  inverse = tuple(perm.index(d) for d in range(ndim))
+  values, indices = top_k_p.bind(lax_shape.transpose(operand, perm), k=k)
+  return lax_shape.transpose(values, inverse), lax_shape.transpose(indices, inverse)
 
 
 def _top_k_jvp(primals, tangents, *, k):

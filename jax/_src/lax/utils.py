@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-
+import functools
+import inspect
 
 from jax._src import core
 
@@ -34,3 +35,24 @@ def same_dtypes(name: str, *avals) -> None:
                     f"{', '.join(a.str_short() for a in avals)}")
 
 
+
+def place(x, out_sharding):
+  """`x` placed with `out_sharding` (a Sharding or a device; None leaves it where it is)."""
+  if out_sharding is None:
+    return x
+  from jax._src.api import device_put  # lazy: placement lives in the api layer above lax
+  return device_put(x, out_sharding)
+
+
+def takes_out_sharding(fun):
+  """Adds JAX's keyword-only `out_sharding=` to `fun`: the result is placed with it."""
+
+  @functools.wraps(fun)
+  def wrapper(*args, out_sharding=None, **kwargs):
+    return place(fun(*args, **kwargs), out_sharding)
+
+  sig = inspect.signature(fun)
+  params = list(sig.parameters.values())
+  params.append(inspect.Parameter("out_sharding", inspect.Parameter.KEYWORD_ONLY, default=None))
+  wrapper.__signature__ = sig.replace(parameters=params)
+  return wrapper

@@ -13,8 +13,14 @@ from typing import NamedTuple
 
 import numpy as np
 
+from jax._src.lax import eig as lax_linalg_eig
 from jax._src.lax import linalg as lax_linalg
 from jax._src.numpy.util import asarray_like, promote_dtypes_inexact
+
+
+class EigResult(NamedTuple):
+  eigenvalues: object
+  eigenvectors: object
 
 
 class EighResult(NamedTuple):
@@ -92,6 +98,23 @@ def eigh(a, UPLO: str | None = None, symmetrize_input: bool = True):
     raise ValueError(f"UPLO must be 'L' or 'U', got {UPLO!r}")
   v, w = lax_linalg.eigh(a, lower=UPLO != "U", symmetrize_input=symmetrize_input)
   return EighResult(w, v)
+
+
+def eig(a):
+  """Eigenvalues and right eigenvectors (columns of unit norm) of general square matrices;
+  both are complex."""
+  (a,) = _inexact(a)
+  _check_square("eig", a)
+  w, v = lax_linalg_eig.eig(a, compute_left_eigenvectors=False)
+  return EigResult(w, v)
+
+
+def eigvals(a):
+  """The (complex) eigenvalues of general square matrices."""
+  (a,) = _inexact(a)
+  _check_square("eigvals", a)
+  return lax_linalg_eig.eig(a, compute_left_eigenvectors=False,
+                            compute_right_eigenvectors=False)[0]
 
 
 def eigvalsh(a, UPLO: str | None = "L", *, symmetrize_input: bool = True):

@@ -1,0 +1,108 @@
+"""custom_root and custom_linear_solve: solvers differentiated implicitly.
+
+The solver runs as written; reverse-mode derivatives come from the implicit function
+theorem instead of from differentiating the solver's iterations. Values `f`/`matvec`
+close over (parameters being differentiated) are made explicit with closure
+conversion so their cotangents can be returned.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from jax._src import tree_util
+from jax._src.custom_derivatives import _closure_convert, custom_vjp, stop_gradient
+from jax._src.interpreters import ad
+from jax._src.lax import elementwise as ew
+
+
+def _vjp(fun: Callable, primal):
+  """The VJP of a pytree-to-pytree `fun` at `primal`, as a pytree function."""
+  leaves, tree = tree_util.tree_flatten(primal)
+  out_tree = []
+
+  def flat(*xs):
+    out, t = tree_util.tree_flatten(fun(tree.unflatten(xs)))
+    out_tree.append(t)
+    return out
+
+  _, f_vjp = ad.vjp_flat(flat, leaves)
+
+  def pullback(ct):
+    return tree.unflatten(f_vjp(*out_tree[0].flatten_up_to(ct)))
+
+  return pullback
+
+
+def _neg(tree):
+  return tree_util.tree_map(ew.neg, tree)
+
+
+def _split_aux(out, has_aux):
+  return (out[0], out[1]) if has_aux else (out, None)
+
+
+def custom_root(f: Callable, initial_guess, solve: Callable, tangent_solve: Callable,
+                has_aux: bool = False):
+  """`solve(f, initial_guess)`, a root x of f, with derivatives through f's parameters
+  from f(x(theta), theta) = 0: `tangent_solve(g, y)` must solve the linear g(x) = y."""
+  f_conv, consts = _closure_convert(f, initial_guess)
+  # What solve closes over (besides f) is held constant, as in JAX.
+  solve_conv, solve_consts = _closure_convert(lambda g: solve(f, g), initial_guess)
+
+  @custom_vjp
+  def root(consts, solve_consts, guess):
+    return solve_conv(guess, *solve_consts)
+
+  def fwd(consts, solve_consts, guess):
+    out = solve_conv(guess, *solve_consts)
+    return out, (consts, solve_consts, _split_aux(out, has_aux)[0], guess)
+
+  def bwd(res, ct):
+    consts, solve_consts, sol, guess = res
+    ct_sol, _ = _split_aux(ct, has_aux)
+    # w = J_x^-T ct, then the parameters get -(df/dtheta)^T w.
+    vjp_x = _vjp(lambda x: f_conv(x, *consts), sol)
+    w = tangent_solve(vjp_x, ct_sol)
+    vjp_c = _vjp(lambda c: f_conv(sol, *c), consts)
+    zeros = tree_util.tree_map(ad.zeros_like, guess)
+    return _neg(vjp_c(w)), [ad.zeros_like(c) for c in solve_consts], zeros
+
+  root.defvjp(fwd, bwd)
+  return root(consts, solve_consts, stop_gradient(initial_guess))
+
+
+def custom_linear_solve(matvec: Callable, b, solve: Callable, transpose_solve=None,
+                        symmetric: bool = False, has_aux: bool = False):
+  """x = solve(matvec, b) for the linear `matvec`, differentiated as A^-1 b is:
+  b's cotangent is A^-T ct (from `transpose_solve(vecmat, ct)`, or `solve` when
+  `symmetric`), and matvec's parameters get -(d(A x)/dtheta)^T of it."""
+  mv_conv, consts = _closure_convert(matvec, b)
+  # What solve closes over is held constant (not differentiated), as in JAX.
+  solve_conv, solve_consts = _closure_convert(lambda rhs: solve(matvec, rhs), b)
+
+  @custom_vjp
+  def linear_solve(consts, solve_consts, b):
+    return solve_conv(b, *solve_consts)
+
+  def fwd(consts, solve_consts, b):
+    out = solve_conv(b, *solve_consts)
+    return out, (consts, solve_consts, _split_aux(out, has_aux)[0])
+
+  def bwd(res, ct):
+    consts, solve_consts, x = res
+    ct_x, _ = _split_aux(ct, has_aux)
+    if symmetric:
+      ct_b = _split_aux(solve_conv(ct_x, *solve_consts), has_aux)[0]
+    elif transpose_solve is None:
+      raise TypeError("custom_linear_solve: reverse-mode differentiation needs "
+                      "transpose_solve (or symmetric=True)")
+    else:
+      vecmat = _vjp(lambda v: mv_conv(v, *consts), x)
+      ct_b = _split_aux(transpose_solve(vecmat, ct_x), has_aux)[0]
+    vjp_c = _vjp(lambda c: mv_conv(x, *c), consts)
+    zeros = [ad.zeros_like(c) for c in solve_consts]
+    return _neg(vjp_c(ct_b)), zeros, ct_b
+
+  linear_solve.defvjp(fwd, bwd)
+  return linear_solve(consts, solve_consts, b)
