@@ -14,6 +14,7 @@ from jax._src import errors
 from jax._src.numpy import reductions
 from jax._src.numpy import ufuncs
 from jax._src.numpy.creation import asarray, ones, zeros
+from jax._src.numpy.linalg import eigvals
 from jax._src.numpy.numerical import convolve
 from jax._src.numpy.shape_ops import concatenate, stack
 from jax._src.numpy.util import check_arraylike_strict, promote_dtypes, promote_dtypes_inexact
@@ -142,7 +143,6 @@ def poly(seq_of_zeros):
   (z,) = promote_dtypes_inexact(asarray(seq_of_zeros))
   if z.ndim == 2 and z.shape[0] == z.shape[1] and z.shape[0]:
     # The characteristic polynomial of a matrix: its eigenvalues are the roots.
-    from jax._src.numpy.eig import eigvals  # eig builds on linalg, which loads after us
     real_input = not np.issubdtype(z.dtype, np.complexfloating)
     coeffs = poly(eigvals(z))
     return ufuncs.real(coeffs) if real_input else coeffs
