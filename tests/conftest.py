@@ -3,6 +3,9 @@ virtualenvs with this project's wheels installed from dist/.
 
 Markers (declared in pytest.ini):
   slow          skipped unless --runslow is given.
+  ecosystem     runs JAX libraries (flax, equinox, numpyro, ...) installed from the
+                package index on our wheels; skipped unless --run-ecosystem is given
+                (the full measurement is `python3 ecosystem/run.py`).
   needs_wheels  the test uses wheels from dist/; it is skipped when they are
                 missing, and fails instead when JAX_REQUIRE_WHEELS=1 (CI sets it,
                 so a broken build cannot hide behind skips).
@@ -43,6 +46,8 @@ build_driver = _load_build_driver()
 def pytest_addoption(parser):
   parser.addoption("--runslow", action="store_true", default=False,
                    help="also run tests marked slow")
+  parser.addoption("--run-ecosystem", action="store_true", default=False,
+                   help="also run tests marked ecosystem (they install JAX libraries)")
   parser.addoption("--wheel-pythons", default=None,
                    help="comma-separated Python versions to install the wheels into "
                    "(default: those with a jaxlib wheel in dist/)")
@@ -81,6 +86,9 @@ def pytest_collection_modifyitems(config, items):
   for item in items:
     if "slow" in item.keywords and not runslow:
       item.add_marker(pytest.mark.skip(reason="slow: pass --runslow to run it"))
+    if "ecosystem" in item.keywords and not config.getoption("--run-ecosystem"):
+      item.add_marker(pytest.mark.skip(
+          reason="ecosystem: pass --run-ecosystem (installs JAX libraries from the index)"))
     if "needs_gpu" in item.keywords:
       if gpu is None:
         gpu = _gpu_present()

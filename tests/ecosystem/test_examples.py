@@ -23,7 +23,7 @@ import tempfile
 
 import pytest
 
-pytestmark = pytest.mark.needs_wheels
+pytestmark = [pytest.mark.needs_wheels, pytest.mark.ecosystem]
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EXAMPLES_DIR = os.path.join(REPO_ROOT, "examples")
