@@ -2,3 +2,8 @@
 
 from jax.scipy import special as special
 from jax.scipy import linalg as linalg
+from jax.scipy import cluster as cluster
+from jax.scipy import fft as fft
+from jax.scipy import integrate as integrate
+from jax.scipy import optimize as optimize
+from jax.scipy import signal as signal

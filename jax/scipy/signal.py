@@ -1,0 +1,8 @@
+"""jax.scipy.signal: convolution, correlation and detrending."""
+
+from jax._src.scipy.signal import convolve as convolve
+from jax._src.scipy.signal import convolve2d as convolve2d
+from jax._src.scipy.signal import correlate as correlate
+from jax._src.scipy.signal import correlate2d as correlate2d
+from jax._src.scipy.signal import detrend as detrend
+from jax._src.scipy.signal import fftconvolve as fftconvolve
