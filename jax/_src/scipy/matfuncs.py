@@ -76,7 +76,8 @@ def _expm_unbatched(a, max_squarings):
   branches = [lambda x, m=m: _pade(x, m) for m in degrees]
   u, v = lax.switch(index, branches, scaled)
   r = jnp.linalg.solve(v - u, v + u)
-  r = lax.fori_loop(0, s, lambda _, x: x @ x, r)
+  # A fixed trip count (squarings past s are skipped) keeps the loop reverse-differentiable.
+  r = lax.fori_loop(0, max_squarings, lambda i, x: jnp.where(i < s, x @ x, x), r)
   return jnp.where(s > max_squarings, jnp.full_like(r, jnp.nan), r)
 
 
