@@ -1,4 +1,5 @@
-"""jax.nn.dot_product_attention against a NumPy reference (float64)."""
+"""jax.nn.dot_product_attention against a NumPy reference (float64), and
+standardize(algorithm=)."""
 
 import numpy as np
 import pytest
@@ -98,3 +99,14 @@ def test_bad_inputs():
     jax.nn.dot_product_attention(Q[0, 0], K, V)
   with pytest.raises(NotImplementedError, match="GPU"):
     jax.nn.dot_product_attention(Q, K, V, implementation="cudnn")
+
+
+def test_standardize_stable_algorithm_avoids_cancellation():
+  x = (1e4 + np.array([[1., 2., 3., 4.]])).astype(np.float32)
+  ref = (x - 1e4 - 2.5) / np.sqrt(1.25 + 1e-5)
+  close(jax.nn.standardize(x, algorithm="stable"), ref, 1e-3)
+  # E[x^2] - E[x]^2 loses the variance entirely at this offset in float32.
+  assert not np.allclose(np.asarray(jax.nn.standardize(x)), ref, atol=0.1)
+  close(jax.nn.standardize(x[0] - 1e4, algorithm="stable"), ref[0], 1e-4)
+  with pytest.raises(ValueError, match="algorithm"):
+    jax.nn.standardize(x, algorithm="exact")
