@@ -7,3 +7,4 @@ from jax.scipy import fft as fft
 from jax.scipy import integrate as integrate
 from jax.scipy import optimize as optimize
 from jax.scipy import signal as signal
+from jax.scipy import sparse as sparse

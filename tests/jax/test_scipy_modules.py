@@ -275,3 +275,24 @@ def test_segment_reductions():
       2, 3, 2)
   with pytest.raises(ValueError, match="num_segments must be given"):
     jax.jit(jax.ops.segment_sum)(data, ids)
+
+
+# ----------------------------------------------------------------------------- sparse.linalg
+
+
+def test_krylov_solvers():
+  import jax.scipy.sparse.linalg as sla
+  b_mat = RNG.normal(size=(6, 6)).astype(np.float32)
+  spd = b_mat @ b_mat.T + 6 * np.eye(6, dtype=np.float32)
+  general = RNG.normal(size=(6, 6)).astype(np.float32) + 4 * np.eye(6, dtype=np.float32)
+  b = RNG.normal(size=6).astype(np.float32)
+  ref_spd, ref_gen = np.linalg.solve(spd, b), np.linalg.solve(general, b)
+  close(sla.cg(spd, b)[0], ref_spd, 1e-4)
+  close(sla.cg(lambda x: spd @ x, b, M=np.diag(1 / np.diag(spd)))[0], ref_spd, 1e-4)
+  close(sla.bicgstab(general, b)[0], ref_gen, 1e-4)
+  close(sla.gmres(general, b)[0], ref_gen, 1e-4)
+  close(sla.gmres(general, b, restart=3)[0], ref_gen, 1e-4)
+  close(jax.jit(lambda v: sla.gmres(general, v)[0])(b), ref_gen, 1e-4)
+  close(jax.vmap(lambda v: sla.cg(spd, v)[0])(np.stack([b, 2 * b]))[1], 2 * ref_spd, 1e-4)
+  with pytest.raises(ValueError, match="square"):
+    sla.cg(np.ones((2, 3)), b)
