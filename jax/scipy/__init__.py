@@ -8,3 +8,4 @@ from jax.scipy import integrate as integrate
 from jax.scipy import optimize as optimize
 from jax.scipy import signal as signal
 from jax.scipy import sparse as sparse
+from jax.scipy import ndimage as ndimage

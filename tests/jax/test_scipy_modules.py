@@ -296,3 +296,35 @@ def test_krylov_solvers():
   close(jax.vmap(lambda v: sla.cg(spd, v)[0])(np.stack([b, 2 * b]))[1], 2 * ref_spd, 1e-4)
   with pytest.raises(ValueError, match="square"):
     sla.cg(np.ones((2, 3)), b)
+
+
+# ----------------------------------------------------------------------------- ndimage
+
+
+@pytest.mark.parametrize("mode,scipy_mode", [("constant", "grid-constant"), ("nearest", "nearest"),
+                                             ("wrap", "grid-wrap"), ("mirror", "mirror"),
+                                             ("reflect", "reflect")])
+@pytest.mark.parametrize("order", [0, 1])
+def test_map_coordinates_modes(mode, scipy_mode, order):
+  import scipy.ndimage as sp_nd
+  import jax.scipy.ndimage as nd
+  img = RNG.normal(size=(4, 5)).astype(np.float32)
+  # Coordinates chosen off the half-integers, where order-0 rounding conventions differ.
+  coords = [np.linspace(-3, 6, 23).astype(np.float32), np.linspace(-2.7, 7.3, 23).astype(np.float32)]
+  ref = sp_nd.map_coordinates(img.astype(np.float64), np.array(coords, np.float64), order=order,
+                              mode=scipy_mode, cval=1.5)
+  close(nd.map_coordinates(img, coords, order, mode=mode, cval=1.5), ref)
+
+
+def test_map_coordinates_rounding_jit_grad():
+  import jax.scipy.ndimage as nd
+  # Recorded from JAX 0.10.2: halves round up, integer results round half up.
+  np.testing.assert_array_equal(
+      nd.map_coordinates(np.arange(10, dtype=np.int32) * 3, [np.array([0.4, 2.6, 7.5, 8.5])], 1),
+      [1, 8, 23, 26])
+  close(nd.map_coordinates(np.arange(10.), [np.array([0.5, 1.5, 2.5, 3.5])], 0), [1, 2, 3, 4])
+  f = lambda x: nd.map_coordinates(jnp.arange(6.) ** 2, [x], 1)
+  close(jax.jit(f)(jnp.array([1.25])), [1 + 0.25 * 3])
+  close(jax.grad(lambda x: f(x).sum())(jnp.array([1.25, 3.5])), [3., 7.])
+  with pytest.raises(NotImplementedError, match="order"):
+    nd.map_coordinates(np.ones(3), [np.zeros(2)], 3)
