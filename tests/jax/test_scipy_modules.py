@@ -328,3 +328,33 @@ def test_map_coordinates_rounding_jit_grad():
   close(jax.grad(lambda x: f(x).sum())(jnp.array([1.25, 3.5])), [3., 7.])
   with pytest.raises(NotImplementedError, match="order"):
     nd.map_coordinates(np.ones(3), [np.zeros(2)], 3)
+
+
+# ----------------------------------------------------------------------------- interpolate
+
+
+@pytest.mark.parametrize("method", ["linear", "nearest"])
+@pytest.mark.parametrize("fill_value", [np.nan, None])
+def test_regular_grid_interpolator(method, fill_value):
+  import scipy.interpolate as sp_interp
+  import jax.scipy.interpolate as ji
+  x, y = np.sort(RNG.random(5)), np.sort(RNG.random(4)) * 3
+  values = RNG.normal(size=(5, 4, 2))
+  pts = np.stack([RNG.random(10) * 1.2 - 0.1, RNG.random(10) * 3], -1)
+  ours = ji.RegularGridInterpolator((x, y), values, method, fill_value=fill_value)(pts)
+  ref = sp_interp.RegularGridInterpolator((x, y), values, method, bounds_error=False,
+                                          fill_value=fill_value)(pts)
+  np.testing.assert_array_equal(np.isnan(ours), np.isnan(ref))
+  close(np.nan_to_num(ours), np.nan_to_num(ref), 1e-4)
+
+
+def test_regular_grid_interpolator_jit_grad():
+  import jax.scipy.interpolate as ji
+  f = ji.RegularGridInterpolator((np.arange(3.), np.arange(4.)),
+                                 np.add.outer(2 * np.arange(3.), 5 * np.arange(4.)))
+  pts = jnp.array([[0.5, 1.5], [1.25, 2.0]])
+  close(jax.jit(lambda f, p: f(p))(f, pts), [8.5, 12.5])
+  # The data is linear (2x + 5y), so the interpolant's gradient is exactly (2, 5).
+  close(jax.grad(lambda p: f(p).sum())(pts), [[2., 5.], [2., 5.]])
+  with pytest.raises(NotImplementedError):
+    ji.RegularGridInterpolator((np.arange(3.),), np.ones(3), bounds_error=True)
