@@ -6,3 +6,7 @@ from jax._src.scipy.signal import correlate as correlate
 from jax._src.scipy.signal import correlate2d as correlate2d
 from jax._src.scipy.signal import detrend as detrend
 from jax._src.scipy.signal import fftconvolve as fftconvolve
+from jax._src.scipy.spectral import csd as csd
+from jax._src.scipy.spectral import stft as stft
+from jax._src.scipy.spectral import welch as welch
+from jax._src.scipy.spectral import istft as istft

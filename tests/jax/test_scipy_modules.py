@@ -358,3 +358,53 @@ def test_regular_grid_interpolator_jit_grad():
   close(jax.grad(lambda p: f(p).sum())(pts), [[2., 5.], [2., 5.]])
   with pytest.raises(NotImplementedError):
     ji.RegularGridInterpolator((np.arange(3.),), np.ones(3), bounds_error=True)
+
+
+# ----------------------------------------------------------------------------- spectral
+
+
+@pytest.mark.parametrize("kw", [dict(nperseg=16),
+                                dict(nperseg=20, noverlap=5, nfft=33, window="hamming",
+                                     scaling="spectrum"),
+                                dict(nperseg=16, detrend="linear", return_onesided=False)])
+def test_csd_welch(kw):
+  x = RNG.normal(size=(2, 100)).astype(np.float32)
+  y = RNG.normal(size=(2, 100)).astype(np.float32)
+  for ours, ref in [(jsp.signal.csd(x, y, **kw), ss.csd(x, y, **kw)),
+                    (jsp.signal.welch(x, **kw), ss.welch(x, **kw))]:
+    close(ours[0], ref[0])
+    assert ours[1].shape == ref[1].shape
+    close(ours[1], ref[1], 1e-5)
+  f, p = jsp.signal.welch(x.T, nperseg=16, axis=0)
+  close(p, ss.welch(x.T, nperseg=16, axis=0)[1])
+
+
+@pytest.mark.parametrize("kw", [dict(nperseg=16), dict(nperseg=15, noverlap=4, boundary="even"),
+                                dict(nperseg=16, boundary=None, padded=False),
+                                dict(nperseg=16, boundary="odd", window="blackman", nfft=20)])
+def test_stft_istft_roundtrip(kw):
+  x = RNG.normal(size=(2, 100)).astype(np.float32)
+  f, t, z = jsp.signal.stft(x, **kw)
+  rf, rt, rz = ss.stft(x, **kw)
+  close(f, rf)
+  close(t, rt)
+  assert z.shape == rz.shape
+  close(z, rz)
+  inv_kw = {k: v for k, v in kw.items() if k in ("nperseg", "noverlap", "nfft", "window")}
+  if kw.get("boundary", "zeros") is not None:
+    _, back = jsp.signal.istft(rz, **inv_kw)
+    close(back, ss.istft(rz, **inv_kw)[1])
+    close(back[..., :100], x, 1e-5)
+
+
+def test_spectral_jit_grad_errors():
+  x = jnp.asarray(RNG.normal(size=64), jnp.float32)
+  close(jax.jit(lambda v: jsp.signal.welch(v, nperseg=16)[1])(x), ss.welch(x, nperseg=16)[1])
+  # Power is quadratic: d sum(Pxx) / dx is finite and scales linearly with x.
+  g1 = jax.grad(lambda v: jsp.signal.welch(v, nperseg=16)[1].sum())(x)
+  g2 = jax.grad(lambda v: jsp.signal.welch(v, nperseg=16)[1].sum())(2 * x)
+  close(g2, 2 * g1, 1e-4)
+  with pytest.raises(ValueError, match="noverlap"):
+    jsp.signal.welch(x, nperseg=16, noverlap=16)
+  with pytest.raises(ValueError, match="Unknown window"):
+    jsp.signal.stft(x, window="kaiser")
