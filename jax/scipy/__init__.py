@@ -10,3 +10,4 @@ from jax.scipy import signal as signal
 from jax.scipy import sparse as sparse
 from jax.scipy import ndimage as ndimage
 from jax.scipy import interpolate as interpolate
+from jax.scipy import spatial as spatial

@@ -408,3 +408,52 @@ def test_spectral_jit_grad_errors():
     jsp.signal.welch(x, nperseg=16, noverlap=16)
   with pytest.raises(ValueError, match="Unknown window"):
     jsp.signal.stft(x, window="kaiser")
+
+
+# ----------------------------------------------------------------------------- spatial.transform
+
+
+def test_rotation_conversions_match_scipy():
+  from scipy.spatial.transform import Rotation as SR
+  from jax.scipy.spatial.transform import Rotation as R
+  q = RNG.normal(size=(5, 4))
+  s, r = SR.from_quat(q), R.from_quat(q)
+  close(r.as_matrix(), s.as_matrix())
+  close(R.from_matrix(s.as_matrix()).as_quat(canonical=True), s.as_quat(canonical=True))
+  close(r.as_rotvec(), s.as_rotvec())
+  close(R.from_rotvec(s.as_rotvec()).as_quat(True), s.as_quat(True))
+  close(r.as_mrp(), s.as_mrp())
+  close(R.from_mrp(s.as_mrp()).as_quat(True), s.as_quat(True))
+  close(r.as_quat(scalar_first=True), s.as_quat(scalar_first=True))
+  for seq in ("xyz", "ZXZ", "yx", "z"):
+    a = RNG.normal(size=(3, len(seq)))
+    close(R.from_euler(seq, a).as_quat(True), SR.from_euler(seq, a).as_quat(True))
+  close(R.from_euler("xyz", [10, 20, 30], degrees=True).as_matrix(),
+        SR.from_euler("xyz", [10, 20, 30], degrees=True).as_matrix())
+  v = RNG.normal(size=(5, 3))
+  close(r.apply(v), s.apply(v))
+  close(r.apply(v, inverse=True), s.apply(v, inverse=True))
+  close((r * r.inv()[::-1]).as_quat(True), (s * s.inv()[::-1]).as_quat(True))
+  close(r.magnitude(), s.magnitude())
+  close(r.mean().as_quat(True), s.mean().as_quat(True))
+  assert len(r) == 5 and r[0].single
+  with pytest.raises(TypeError):
+    len(r[0])
+
+
+def test_slerp_and_transforms():
+  from scipy.spatial.transform import Rotation as SR, Slerp as SS
+  from jax.scipy.spatial.transform import Rotation as R, Slerp
+  q = RNG.normal(size=(5, 4))
+  times = np.array([0, 1, 2.5, 3, 4.])
+  ours, ref = Slerp(times, R.from_quat(q)), SS(times, SR.from_quat(q))
+  t = np.array([0, 0.3, 1.7, 2.9, 4.])
+  close(ours(t).as_quat(True), ref(t).as_quat(True))
+  assert ours(1.5).single
+  close(jax.jit(lambda r: r.as_matrix())(R.from_quat(q)), SR.from_quat(q).as_matrix())
+  # At the identity d R(v) / dv_k is the cross-product generator, whose entries sum to 0.
+  close(jax.grad(lambda v: R.from_rotvec(v).as_matrix().sum())(jnp.zeros(3)), np.zeros(3))
+  g = jax.grad(lambda v: R.from_rotvec(v).as_matrix()[1, 0])(jnp.zeros(3))
+  close(g, [0., 0., 1.])
+  with pytest.raises(ValueError, match="axis specification"):
+    R.from_euler("xYz", [1., 2., 3.])
