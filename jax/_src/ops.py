@@ -65,24 +65,27 @@ def segment_sum(data, segment_ids, num_segments=None, indices_are_sorted=False,
 
 
 def segment_prod(data, segment_ids, num_segments=None, indices_are_sorted=False,
-                 unique_indices=False, bucket_size=None, mode=None):
+                unique_indices=False, bucket_size=None, mode=None, out_sharding=None):
   """out[i] = product of data[j] over j with segment_ids[j] == i."""
+  del out_sharding
   return _segment_reduce("segment_prod", lambda r, v, **kw: r.multiply(v, **kw), lambda d: 1,
                          data, segment_ids, num_segments, indices_are_sorted, unique_indices,
                          bucket_size, mode)
 
 
 def segment_max(data, segment_ids, num_segments=None, indices_are_sorted=False,
-                unique_indices=False, bucket_size=None, mode=None):
+                unique_indices=False, bucket_size=None, mode=None, out_sharding=None):
   """out[i] = max of data[j] over j with segment_ids[j] == i (-inf / dtype min if empty)."""
+  del out_sharding
   return _segment_reduce("segment_max", lambda r, v, **kw: r.max(v, **kw), _low,
                          data, segment_ids, num_segments, indices_are_sorted, unique_indices,
                          bucket_size, mode)
 
 
 def segment_min(data, segment_ids, num_segments=None, indices_are_sorted=False,
-                unique_indices=False, bucket_size=None, mode=None):
+                unique_indices=False, bucket_size=None, mode=None, out_sharding=None):
   """out[i] = min of data[j] over j with segment_ids[j] == i (+inf / dtype max if empty)."""
+  del out_sharding
   return _segment_reduce("segment_min", lambda r, v, **kw: r.min(v, **kw), _high,
                          data, segment_ids, num_segments, indices_are_sorted, unique_indices,
                          bucket_size, mode)

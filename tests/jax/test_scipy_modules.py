@@ -446,7 +446,7 @@ def test_slerp_and_transforms():
   from jax.scipy.spatial.transform import Rotation as R, Slerp
   q = RNG.normal(size=(5, 4))
   times = np.array([0, 1, 2.5, 3, 4.])
-  ours, ref = Slerp(times, R.from_quat(q)), SS(times, SR.from_quat(q))
+  ours, ref = Slerp.init(times, R.from_quat(q)), SS(times, SR.from_quat(q))
   t = np.array([0, 0.3, 1.7, 2.9, 4.])
   close(ours(t).as_quat(True), ref(t).as_quat(True))
   assert ours(1.5).single

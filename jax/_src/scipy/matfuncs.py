@@ -128,10 +128,10 @@ def polar(a, side: str = "right", *, method: str = "svd", eps=None, max_iteratio
   return unitary, posdef
 
 
-def solve_sylvester(a, b, q, method: str = "schur", tol: float = 1e-6):
+def solve_sylvester(A, B, C, *, method: str = "schur", tol: float = 1e-6):
   """X with A X + X B = Q, solved as the Kronecker system (I kron A + B^T kron I) vec X."""
   del method, tol
-  a, b, q = promote_dtypes_inexact(jnp.asarray(a), jnp.asarray(b), jnp.asarray(q))
+  a, b, q = promote_dtypes_inexact(jnp.asarray(A), jnp.asarray(B), jnp.asarray(C))
   m, n = a.shape[-1], b.shape[-1]
   if a.shape != (m, m) or b.shape != (n, n) or q.shape != (m, n):
     raise ValueError(f"solve_sylvester: incompatible shapes a {a.shape}, b {b.shape}, "
@@ -171,10 +171,10 @@ def qr_multiply(a, c, mode: str = "right", pivoting: bool = False, conjugate: bo
 
 
 def eigh_tridiagonal(d, e, *, eigvals_only: bool = False, select: str = "a",
-                     select_range=None, tol=None):
+                     select_range=None, tol=None, key=None):
   """Eigenvalues (ascending) of the symmetric tridiagonal matrix with diagonal d and
   off-diagonal e."""
-  del tol
+  del tol, key  # the dense symmetric solver needs neither
   if not eigvals_only:
     raise NotImplementedError("Calculation of eigenvectors is not implemented")
   d, e = promote_dtypes_inexact(jnp.asarray(d), jnp.asarray(e))

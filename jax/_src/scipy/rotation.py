@@ -215,19 +215,28 @@ class Rotation:
 
 
 class Slerp:
-  """Spherical linear interpolation between key rotations at increasing times."""
+  """Spherical linear interpolation between key rotations at increasing times.
 
-  def __init__(self, times, rotations):
+  Build it with Slerp.init(times, rotations); the fields are the key times, their
+  gaps, the key rotations and the rotation vectors between consecutive keys.
+  """
+
+  def __init__(self, times, timedelta, rotations, rotvecs):
+    self.times = times
+    self.timedelta = timedelta
+    self.rotations = rotations
+    self.rotvecs = rotvecs
+
+  @classmethod
+  def init(cls, times, rotations):
     if rotations.single or len(rotations) < 2:
       raise ValueError("`rotations` must contain at least 2 rotations.")
     times = jnp.asarray(times)
     if times.ndim != 1 or times.shape[0] != len(rotations):
       raise ValueError("Expected number of rotations to be equal to number of timestamps "
                        f"given, got {len(rotations)} rotations and {times.shape} times.")
-    self.times = times
-    self.timedelta = jnp.diff(times)
-    self.rotations = rotations
-    self.rotvecs = (rotations[:-1].inv() * rotations[1:]).as_rotvec()
+    rotvecs = (rotations[:-1].inv() * rotations[1:]).as_rotvec()
+    return cls(times, jnp.diff(times), rotations, rotvecs)
 
   def __call__(self, times):
     t = jnp.asarray(times)
@@ -240,3 +249,5 @@ class Slerp:
 
 
 register_pytree_node(Rotation, lambda r: ((r.quat,), None), lambda _, c: Rotation(c[0]))
+register_pytree_node(Slerp, lambda s: ((s.times, s.timedelta, s.rotations, s.rotvecs), None),
+                     lambda _, c: Slerp(*c))

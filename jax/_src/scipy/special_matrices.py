@@ -142,7 +142,7 @@ def convolution_matrix(a, n, mode="full"):
   return full[lo:full.shape[0] - hi]
 
 
-def dft(n, scale=None):
+def dft(n, scale=None, *, dtype=None):
   """Matrix of the n-point discrete Fourier transform: exp(-2 pi i j k / n)."""
   n = _static_size("dft", n)
   if scale not in (None, "sqrtn", "n"):
@@ -153,7 +153,7 @@ def dft(n, scale=None):
     m = m / math.sqrt(n)
   elif scale == "n":
     m = m / n
-  return jnp.asarray(m, dtype=dtypes.default_complex_dtype())
+  return jnp.asarray(m, dtype=dtypes.default_complex_dtype() if dtype is None else dtype)
 
 
 def hadamard(n, dtype=int):
