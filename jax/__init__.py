@@ -38,6 +38,9 @@ from jax import numpy as numpy
 from jax import lax as lax
 from jax import nn as nn
 from jax import random as random
+from jax import image as image
+from jax import ops as ops
+from jax import scipy as scipy
 from jax import tree_util as tree_util
 from jax import tree as tree
 from jax._src.api import device_get as device_get

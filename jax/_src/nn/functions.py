@@ -273,14 +273,24 @@ def _masked_mean(x, axes, where):
   return jnp.divide(total, count)
 
 
-def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None):
-  """(x - mean) / sqrt(variance + epsilon), with the statistics taken along `axis`."""
+def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None, *,
+                algorithm: str = "fast"):
+  """(x - mean) / sqrt(variance + epsilon), with the statistics taken along `axis`.
+
+  algorithm 'fast' takes the variance as E[x^2] - E[x]^2 (one pass over x);
+  'stable' as E[(x - E[x])^2], which does not cancel when |mean| >> std.
+  """
+  if algorithm not in ("fast", "stable"):
+    raise ValueError(f"algorithm must be 'fast' or 'stable', got {algorithm!r}")
   x = _inexact("standardize", x)
   shape = core.get_aval(x).shape
   axes = _reduce_axes(len(shape), axis)
   where = _where_mask(where, shape)
   if mean is None:
     mean = _broadcast_back(_masked_mean(x, axes, where), shape, axes)
+  if variance is None and algorithm == "stable":
+    variance = _broadcast_back(
+        _masked_mean(jnp.square(jnp.subtract(x, mean)), axes, where), shape, axes)
   if variance is None:
     # E[x^2] - E[x]^2 reuses the mean and needs one pass over x.
     sq_mean = _broadcast_back(_masked_mean(jnp.square(x), axes, where), shape, axes)

@@ -1,0 +1,3 @@
+"""jax.scipy.cluster: vector quantisation."""
+
+from jax.scipy.cluster import vq as vq

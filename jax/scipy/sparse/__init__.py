@@ -1,0 +1,3 @@
+"""jax.scipy.sparse: iterative solvers."""
+
+from jax.scipy.sparse import linalg as linalg
