@@ -42,11 +42,6 @@ _PARAMS = {
                              for d in DTYPES if d != "bool"],
 }
 
-# Our CPU compiler's float64 -> float16 conversion returns wrong values (eager on host
-# values converts correctly). Recorded here until the compiler is fixed.
-_COMPILER_BUGS = {("convert_element_type", "float64", "float16"),
-                  ("convert_element_type", "complex128", "float16")}
-
 
 # Primitives whose lax function may compute on the host instead of binding.
 _USER_FUNCTIONS = {"convert_element_type": lax_ew.convert_element_type}
@@ -202,12 +197,7 @@ def test_eager_equals_jit_bit_for_bit(results):
   """Eager results (host and device operands) equal jitted ones bit for bit."""
   failures = []
   for case, host, device, jitted in results:
-    prim, params, _, name = case
-    target = getattr(params.get("new_dtype"), "name", None)
-    known = (prim.name, name, target) in _COMPILER_BUGS
     for label, eager in (("host", host), ("device", device)):
-      if known and label == "device":
-        continue
       if isinstance(eager, str) or isinstance(jitted, str):
         if eager != jitted:
           failures.append(f"{_key(case)} {label}: {eager} vs jit {jitted}")
@@ -215,27 +205,11 @@ def test_eager_equals_jit_bit_for_bit(results):
       e, j = _bits(eager), _bits(jitted)
       same = e.shape == j.shape and np.asarray(eager).dtype == np.asarray(jitted).dtype and \
           np.array_equal(e, j)
-      if not same and not known:
+      if not same:
         bad = np.flatnonzero((e != j).reshape(e.shape[0], -1).any(-1)) if e.shape == j.shape \
             else "shape/dtype"
         failures.append(f"{_key(case)} {label}: differs at {bad}")
   assert not failures, "\n".join(failures)
-
-
-def test_known_compiler_bugs_still_differ(results):
-  """When the compiler's conversion is fixed this fails: drop the entry from _COMPILER_BUGS."""
-  for case, host, device, jitted in results:
-    prim, params, _, name = case
-    target = getattr(params.get("new_dtype"), "name", None)
-    if (prim.name, name, target) in _COMPILER_BUGS:
-      assert not np.array_equal(_bits(host), _bits(jitted)), _key(case)
-      # The host path gives the correctly rounded conversion.
-      expected = np.asarray(edge_values(name))
-      if expected.dtype.kind == "c":
-        expected = expected.real
-      with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        np.testing.assert_array_equal(np.asarray(host), expected.astype(np.float16))
 
 
 def test_python_scalar_conversions_match_jit(backend):

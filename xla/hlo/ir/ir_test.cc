@@ -60,6 +60,27 @@ TEST(HalfConversions) {
   EXPECT_TRUE(std::isnan(HalfToFloat(FloatToHalf(NAN))));
 }
 
+// double -> f16 rounds once: values just above a tie round up even where the
+// float in between would be the tie itself (and round to even, down).
+TEST(DoubleToHalfRoundsOnce) {
+  EXPECT_EQ(DoubleToHalf(1.0 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40)).bits, 0x3c01);
+  EXPECT_EQ(FloatToHalf(static_cast<float>(1.0 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40))).bits,
+            0x3c00);
+  EXPECT_EQ(DoubleToHalf(1.0 + std::ldexp(1.0, -11)).bits, 0x3c00);  // a real tie: to even
+  EXPECT_EQ(DoubleToHalf(std::ldexp(1.0, -25) + std::ldexp(1.0, -50)).bits, 0x0001);
+  EXPECT_EQ(DoubleToHalf(std::ldexp(1.0, -25)).bits, 0x0000);
+  EXPECT_EQ(DoubleToHalf(-std::ldexp(1.0, -14)).bits, 0x8400);
+  EXPECT_EQ(DoubleToHalf(65519.99).bits, 0x7bff);
+  EXPECT_EQ(DoubleToHalf(65520.0).bits, 0x7c00);
+  EXPECT_EQ(DoubleToHalf(-1e300).bits, 0xfc00);
+  EXPECT_EQ(DoubleToHalf(-0.0).bits, 0x8000);
+  EXPECT_EQ(DoubleToHalf(INFINITY).bits, 0x7c00);
+  EXPECT_TRUE(std::isnan(HalfToFloat(DoubleToHalf(NAN))));
+  for (float f : {0.1f, 1.5f, 3.14159f, 1e-5f, 6e-8f, 65504.0f, 2e-3f}) {
+    EXPECT_EQ(DoubleToHalf(f).bits, FloatToHalf(f).bits);  // exact floats agree
+  }
+}
+
 // Operand mutation keeps users lists in sync; RAUW moves the root too.
 TEST(UsersAndReplace) {
   HloComputation comp("c");

@@ -90,7 +90,7 @@ void Literal::SetFromDouble(int64_t i, double v) {
       shape_.element_type(),
       [&](auto tag) -> int {
         using T = typename decltype(tag)::type;
-        if constexpr (std::is_same_v<T, half>) Set<T>(i, FloatToHalf(static_cast<float>(v)));
+        if constexpr (std::is_same_v<T, half>) Set<T>(i, DoubleToHalf(v));
         else if constexpr (std::is_same_v<T, bfloat16>) Set<T>(i, FloatToBF16(static_cast<float>(v)));
         else if constexpr (std::is_same_v<T, bool>) Set<T>(i, v != 0);
         else Set<T>(i, static_cast<T>(v));
@@ -141,7 +141,7 @@ std::string ElementToString(const Literal& l, int64_t i) {
       return l.Get<bool>(i) ? "true" : "false";
     case PrimitiveType::F16:
       return FloatToString(l.GetAsDouble(i), 3, 5,
-                           [](double d) { return FloatToHalf(static_cast<float>(d)).bits; });
+                           [](double d) { return DoubleToHalf(d).bits; });
     case PrimitiveType::BF16:
       return FloatToString(l.GetAsDouble(i), 2, 4,
                            [](double d) { return FloatToBF16(static_cast<float>(d)).bits; });

@@ -49,6 +49,35 @@ half FloatToHalf(float f) {
   return h;
 }
 
+half DoubleToHalf(double d) {
+  uint64_t u;
+  std::memcpy(&u, &d, 8);
+  uint16_t sign = static_cast<uint16_t>((u >> 48) & 0x8000);
+  uint64_t abs = u & 0x7fffffffffffffffull;
+  half h;
+  if (abs >= 0x7ff0000000000000ull) {  // inf or nan
+    h.bits = sign | 0x7c00 | (abs > 0x7ff0000000000000ull ? 0x200 : 0);
+    return h;
+  }
+  if (abs >= 0x40effe0000000000ull) {  // >= 65520 rounds to inf
+    h.bits = sign | 0x7c00;
+    return h;
+  }
+  if (abs < 0x3f10000000000000ull) {  // below 2^-14: subnormal or zero half
+    double a;
+    std::memcpy(&a, &abs, 8);
+    // 2^24 * a is exact; rounding it to an integer (ties to even) is the subnormal.
+    h.bits = sign | static_cast<uint16_t>(std::nearbyint(a * 16777216.0));
+    return h;
+  }
+  // Normal: rebias the exponent (1023 -> 15) and round the 42 dropped bits to even.
+  uint64_t rebased = abs - (static_cast<uint64_t>(1023 - 15) << 52);
+  uint64_t lsb = (rebased >> 42) & 1;
+  rebased += ((1ull << 41) - 1) + lsb;
+  h.bits = sign | static_cast<uint16_t>(rebased >> 42);
+  return h;
+}
+
 bfloat16 FloatToBF16(float f) {
   uint32_t u;
   std::memcpy(&u, &f, 4);

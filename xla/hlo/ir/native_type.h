@@ -23,6 +23,9 @@ struct bfloat16 {
 
 float HalfToFloat(half h);
 half FloatToHalf(float f);  // round to nearest even; overflow -> inf; NaN kept
+// The same, rounding once from double: going through float first rounds twice and
+// can land one ulp off when the float is a tie that the double was not.
+half DoubleToHalf(double d);
 inline float BF16ToFloat(bfloat16 b) {
   uint32_t u = static_cast<uint32_t>(b.bits) << 16;
   float f;

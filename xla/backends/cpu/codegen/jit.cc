@@ -29,6 +29,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
+#include "xla/hlo/ir/native_type.h"
 
 namespace xla::cpu {
 namespace {
@@ -45,55 +46,12 @@ StatusOr<T> ToStatusOr(llvm::Expected<T> value, const std::string& what) {
   return std::move(*value);
 }
 
-// IEEE half <-> float, for targets without F16C where LLVM lowers `fpext half`
-// and `fptrunc to half` into these compiler-rt calls. Our own code so the
-// plugin does not depend on which libgcc the host has.
-float HalfToFloat(uint16_t h) {
-  uint32_t sign = (h & 0x8000u) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ffu;
-  uint32_t bits;
-  if (exp == 0x1f) {
-    bits = sign | 0x7f800000u | (man << 13);
-  } else if (exp != 0) {
-    bits = sign | ((exp + 112) << 23) | (man << 13);
-  } else if (man == 0) {
-    bits = sign;
-  } else {  // subnormal half: normalise
-    int e = -1;
-    do { man <<= 1; ++e; } while ((man & 0x400u) == 0);
-    bits = sign | ((112 - e) << 23) | ((man & 0x3ffu) << 13);
-  }
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-
-uint16_t FloatToHalf(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  uint32_t sign = (x >> 16) & 0x8000u;
-  uint32_t ax = x & 0x7fffffffu;
-  if (ax >= 0x7f800000u) return sign | 0x7c00u | (ax > 0x7f800000u ? 0x200u : 0);
-  if (ax >= 0x477ff000u) return sign | 0x7c00u;  // rounds to infinity
-  if (ax < 0x38800000u) {                        // subnormal or zero half
-    float a;
-    std::memcpy(&a, &ax, 4);
-    // Adding 0.5 pushes the value into the [0.5, 1) binade where the low bits
-    // of the mantissa are the half subnormal, rounded to nearest even.
-    float t = a + 0.5f;
-    uint32_t tb;
-    std::memcpy(&tb, &t, 4);
-    return sign | static_cast<uint16_t>(tb - 0x3f000000u);
-  }
-  uint32_t odd = (ax >> 13) & 1u;
-  ax += 0xc8000fffu + odd;  // rebias exponent (-112 << 23) and round to nearest even
-  return sign | static_cast<uint16_t>(ax >> 13);
-}
-
-extern "C" float XlaCpuExtendHalf(uint16_t h) { return HalfToFloat(h); }
-extern "C" uint16_t XlaCpuTruncFloatToHalf(float f) { return FloatToHalf(f); }
-extern "C" uint16_t XlaCpuTruncDoubleToHalf(double d) {
-  return FloatToHalf(static_cast<float>(d));  // double rounding is acceptable here
-}
+// IEEE half conversions for targets without F16C, where LLVM lowers `fpext half`
+// and `fptrunc to half` into these compiler-rt calls; ours (the IR's conversions),
+// so the plugin does not depend on which libgcc the host has.
+extern "C" float XlaCpuExtendHalf(uint16_t h) { return HalfToFloat(half{h}); }
+extern "C" uint16_t XlaCpuTruncFloatToHalf(float f) { return FloatToHalf(f).bits; }
+extern "C" uint16_t XlaCpuTruncDoubleToHalf(double d) { return DoubleToHalf(d).bits; }
 
 // Every external symbol a kernel may reference. The plugin is loaded with
 // hidden symbols and RTLD_LOCAL, so nothing is looked up in the global
