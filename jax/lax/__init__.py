@@ -349,3 +349,4 @@ from jax._src.extend_core import _collect_primitives  # noqa: E402
 
 globals().update({k: v for k, v in _collect_primitives().items() if k not in globals()})
 del _collect_primitives
+from jax._src.lax.composites import shape_as_value as shape_as_value

@@ -34,3 +34,4 @@ from jax._src.nn.functions import one_hot as one_hot
 
 from jax.nn import initializers as initializers
 from jax._src.nn.attention import dot_product_attention as dot_product_attention
+from jax._src.nn.functions import scaled_matmul as scaled_matmul

@@ -152,3 +152,18 @@ def test_identity_like_primitives():
   assert "dce_sink" in str(jax.make_jaxpr(lambda v: (lax.dce_sink(v), v + 1)[1])(x))
   np.testing.assert_array_equal(lax.copy_p.bind(x), x)
   assert lax.device_put_p.multiple_results
+
+
+def test_shape_as_value_and_ormqr_primitive():
+  v = lax.shape_as_value((2, 3))
+  assert v.dtype == jnp.int32
+  np.testing.assert_array_equal(v, [2, 3])
+  rng = np.random.default_rng(0)
+  packed = rng.standard_normal((4, 4)).astype(np.float32)
+  taus = rng.random(3).astype(np.float32)
+  c = rng.standard_normal((4, 2)).astype(np.float32)
+  q = lax.linalg.householder_product(packed, taus)
+  np.testing.assert_allclose(lax.linalg.ormqr(packed, taus, c), q @ c, atol=1e-5)
+  np.testing.assert_allclose(lax.linalg.ormqr(packed, taus, c, transpose=True), q.T @ c,
+                             atol=1e-5)
+  assert "ormqr" in str(jax.make_jaxpr(lambda c_: lax.linalg.ormqr(packed, taus, c_))(c))

@@ -180,6 +180,12 @@ def broadcast_like(arr, like_arr):
                                                              len(target))))
 
 
+def shape_as_value(shape):
+  """The dimensions of `shape` as an int32 array (shapes are static here)."""
+  dims = tuple(operator.index(d) for d in shape)
+  return ew.convert_element_type(np.array(dims, np.int32), np.int32)
+
+
 def dtype(x):
   """The canonical dtype of `x` (an array or a Python scalar)."""
   return dtypes.canonicalize_dtype(dtypes.dtype(x))

@@ -169,6 +169,25 @@ kaiming_uniform = he_uniform
 kaiming_normal = he_normal
 
 
+def delta_orthogonal(scale=1.0, column_axis=-1, dtype=None) -> Initializer:
+  """A convolution kernel (spatial dims, in, out) that is zero except at the spatial
+  center, where it holds an orthogonal in x out matrix (Xiao et al., 2018)."""
+  default = dtype
+
+  def init(key, shape, dtype=default):
+    dt = _dtype(dtype)
+    shape = _shape(shape)
+    if len(shape) not in (3, 4, 5):
+      raise ValueError("Delta orthogonal initializer requires a 3D, 4D or 5D shape.")
+    if shape[-2] > shape[-1]:
+      raise ValueError("`fan_in` must be less or equal than `fan_out`. ")
+    center = orthogonal(scale, column_axis, dt)(key, shape[-2:], dt)
+    kernel = lax_shape.full(shape, 0, dt)
+    mid = tuple(d // 2 for d in shape[:-2])
+    return kernel.at[mid].set(center)
+  return init
+
+
 def orthogonal(scale=1.0, column_axis=-1, dtype=None) -> Initializer:
   """A (semi-)orthogonal matrix along `column_axis` against the other axes
   flattened: the Q of a QR decomposition of a normal draw, with the signs of
