@@ -253,3 +253,7 @@ cdouble = complex128
 csingle = complex64
 index_exp = _np.index_exp
 s_ = _np.s_
+
+from jax._src.numpy import arraylike_checks as _arraylike_checks  # noqa: E402
+_arraylike_checks.install(globals())
+del _arraylike_checks
