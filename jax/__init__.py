@@ -132,6 +132,7 @@ from jax import api_util as api_util
 from jax import dlpack as dlpack
 from jax import experimental as experimental
 from jax import lib as lib
+from jax import export as export
 from jax._src.ref import Ref as Ref
 from jax._src.ref import ds as ds
 from jax._src.ref import empty_ref as empty_ref

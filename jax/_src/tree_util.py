@@ -85,11 +85,17 @@ _pytree.set_default_registry(_registry)  # unpickled treedefs look their node ty
 
 PyTreeDef = _pytree.PyTreeDef
 
+# Types registered through this module (the built-in node types are known below).
+_registered_types: set = set()
+# nodetype -> its unflatten function, for rebuilding nodes from their data (serialization).
+unflatten_funcs: dict = {}
+
 
 def register_pytree_node(nodetype: type, flatten_func, unflatten_func,
                          flatten_with_keys_func=None) -> None:
   """Register `nodetype`: flatten_func(x) -> (children, aux); unflatten_func(aux, children) -> x."""
   _registered_types.add(nodetype)
+  unflatten_funcs[nodetype] = unflatten_func
   _registry.register_node(nodetype, flatten_func, unflatten_func, flatten_with_keys_func)
 
 
@@ -101,6 +107,7 @@ def register_pytree_with_keys(nodetype: type, flatten_with_keys, unflatten_func,
       pairs, aux = flatten_with_keys(x)
       return [c for _, c in pairs], aux
   _registered_types.add(nodetype)
+  unflatten_funcs[nodetype] = unflatten_func
   _registry.register_node(nodetype, flatten_func, unflatten_func, flatten_with_keys)
 
 
@@ -258,8 +265,6 @@ def flatten_one_level_with_keys(tree) -> tuple[list, Any]:
   return [(p[0], c) for p, c in pairs], one_level.node_data()[1]
 
 
-# Types registered through this module (the built-in node types are known below).
-_registered_types: set = set()
 _BUILTIN_NODES = (tuple, list, dict, type(None), collections.OrderedDict,
                   collections.defaultdict)
 
