@@ -550,11 +550,15 @@ def jit(fun: Callable | None = None, *, static_argnums=(), static_argnames=(),
 class ShapeDtypeStruct:
   """The type of an array (shape, dtype, optional sharding and weak type), without data."""
 
-  __slots__ = ("shape", "dtype", "sharding", "weak_type")
+  __slots__ = ("shape", "dtype", "sharding", "weak_type", "manual_axis_type", "is_ref")
 
-  def __init__(self, shape, dtype, *, sharding=None, weak_type: bool = False):
+  def __init__(self, shape, dtype, *, sharding=None, weak_type: bool = False,
+               manual_axis_type=None, is_ref: bool = False):
     self.shape, self.dtype = tuple(int(d) for d in shape), np.dtype(dtype)
     self.sharding, self.weak_type = sharding, bool(weak_type)
+    # The varying/unreduced mesh axes of a value inside shard_map, and whether this is the
+    # type of a jax.Ref rather than of an array (see jax.empty_ref).
+    self.manual_axis_type, self.is_ref = manual_axis_type, bool(is_ref)
 
   ndim = property(lambda self: len(self.shape))
   size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))

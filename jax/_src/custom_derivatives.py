@@ -513,11 +513,14 @@ checkpoint_policies = _CheckpointPolicies()
 
 
 def checkpoint(fun: Callable | None = None, *, prevent_cse: bool = True, policy=None,
-               static_argnums=()) -> Callable:
+               static_argnums=(), static_argnames=(), concrete: bool = False) -> Callable:
   """Rematerialization marker: numerically `fun` itself (we do not yet save memory)."""
+  if concrete:
+    raise NotImplementedError("The `concrete` option to jax.checkpoint was removed in JAX; "
+                              "mark the arguments static with static_argnums instead.")
   if fun is None:
     return lambda f: checkpoint(f, prevent_cse=prevent_cse, policy=policy,
-                                static_argnums=static_argnums)
+                                static_argnums=static_argnums, static_argnames=static_argnames)
 
   @functools.wraps(fun)
   def wrapped(*args, **kwargs):

@@ -189,6 +189,10 @@ class Exported:
   calling_convention_version: int
   module_kept_var_idx: tuple
   uses_global_constants: bool
+  _has_named_shardings: bool = False
+  _in_named_shardings: tuple = ()
+  _out_named_shardings: tuple = ()
+  _get_vjp: Callable | None = None
 
   def mlir_module(self) -> str:
     """The module as text (XLA HLO text in this stack)."""

@@ -99,3 +99,31 @@ def test_jet_factorial_scaled_false():
   from jax.experimental.jet import jet
   _, coeffs = jet(jnp.exp, (0.,), ((1., 0., 0.),), factorial_scaled=False)
   np.testing.assert_allclose(coeffs, [1., 0.5, 1. / 6], rtol=1e-6)
+
+
+def test_plain_function_ufunc_signatures():
+  assert str(inspect.signature(jnp.fmax)) == "(x1, x2)"
+  assert float(jnp.fmax(x1=1., x2=jnp.nan)) == 1. and float(jnp.gcd(12, x2=18)) == 6
+  assert str(inspect.signature(jnp.equal)) == "(x, y, /)"
+  assert str(inspect.signature(jnp.negative)) == "(*args, out=None, where=None)"
+  assert float(jnp.negative(2., out=None)) == -2.
+  assert int(jnp.power(2, 3)) == 8 and jnp.power.reduce(jnp.array([2, 3])) == 8
+  with pytest.raises(TypeError, match="boolean"):
+    jnp.negative(True)
+
+
+def test_checkpoint_static_argnames_and_concrete():
+  f = jax.ad_checkpoint.checkpoint(lambda x, *, n: x ** n, static_argnames=("n",))
+  assert float(f(2., n=3)) == 8. and float(jax.grad(lambda x: f(x, n=3))(2.)) == 12.
+  assert float(jax.checkpoint(lambda x: x * 2, static_argnames=())(1.)) == 2.
+  with pytest.raises(NotImplementedError, match="concrete"):
+    jax.checkpoint(lambda x: x, concrete=True)
+  with pytest.raises(NotImplementedError, match="concrete"):
+    jax.ad_checkpoint.checkpoint(lambda x: x, concrete=True)
+
+
+def test_shape_dtype_struct_ref_and_manual_axis_type():
+  s = jax.ShapeDtypeStruct((2,), jnp.float32, is_ref=True,
+                           manual_axis_type=jax.sharding.ManualAxisType(varying={"i"}))
+  assert s.is_ref and s.manual_axis_type.varying == frozenset({"i"})
+  assert not jax.ShapeDtypeStruct((2,), jnp.float32).is_ref

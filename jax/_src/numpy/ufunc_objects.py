@@ -86,6 +86,15 @@ class ufunc(JitWrapped):
     else:
       params = [P(n, P.POSITIONAL_ONLY) for n in positional]
     self.__signature__ = inspect.Signature(params)
+    self._keyword_params: tuple[str, ...] = ()
+
+  def _set_plain_signature(self, names: tuple[str, ...], keywords: bool) -> None:
+    """Called as a plain function with these parameters (positional-only unless
+    `keywords`), as JAX exposes some ufuncs."""
+    P = inspect.Parameter
+    kind = P.POSITIONAL_OR_KEYWORD if keywords else P.POSITIONAL_ONLY
+    self.__signature__ = inspect.Signature([P(n, kind) for n in names])
+    self._keyword_params = tuple(names) if keywords else ()
 
   def __repr__(self):
     return f"<jnp.ufunc '{self.__name__}'>"
@@ -94,6 +103,13 @@ class ufunc(JitWrapped):
     return self  # like numpy's ufuncs, never bound as a method
 
   def _call_python(self, args, kwargs):
+    if kwargs and self._keyword_params:
+      # Keyword arguments of a plain-function signature become positional ones.
+      args = list(args)
+      for name in self._keyword_params[len(args):]:
+        if name in kwargs:
+          args.append(kwargs.pop(name))
+      args = tuple(args)
     if kwargs:
       if kwargs.get("out") is not None:
         raise NotImplementedError(

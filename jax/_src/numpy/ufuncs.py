@@ -154,12 +154,14 @@ fmax = _make_ufunc(fmax, "fmax")
 fmin = _make_ufunc(fmin, "fmin")
 
 
-@_compiled
-def negative(x, /):
+def _negative(x, /):
   (x,) = promote_args("negative", x)
   if _is_bool(x):
     raise TypeError("jnp.negative does not support boolean inputs; use jnp.logical_not.")
   return lax.neg(x)
+
+
+negative = _make_ufunc(_negative, "negative", nin=1)
 
 
 @_compiled
@@ -930,3 +932,24 @@ def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):  #
   if max is not None:
     arr = _minimum(max, arr)
   return arr
+
+
+# The ufuncs that JAX exposes as plain functions, with their parameters (True: the
+# parameters may also be passed by keyword).
+_PLAIN_FUNCTION_PARAMS = {
+    "arctan2": (("x1", "x2"), False), "copysign": (("x1", "x2"), False),
+    "divide": (("x1", "x2"), False), "floor_divide": (("x1", "x2"), False),
+    "fmod": (("x1", "x2"), False), "heaviside": (("x1", "x2"), False),
+    "hypot": (("x1", "x2"), False), "ldexp": (("x1", "x2"), False),
+    "remainder": (("x1", "x2"), False), "power": (("x1", "x2"), False),
+    "right_shift": (("x1", "x2"), False), "left_shift": (("x", "y"), False),
+    "equal": (("x", "y"), False), "not_equal": (("x", "y"), False),
+    "greater": (("x", "y"), False), "greater_equal": (("x", "y"), False),
+    "less": (("x", "y"), False), "less_equal": (("x", "y"), False),
+    "float_power": (("x", "y"), False), "nextafter": (("x", "y"), False),
+    "fmax": (("x1", "x2"), True), "fmin": (("x1", "x2"), True),
+    "gcd": (("x1", "x2"), True), "lcm": (("x1", "x2"), True),
+}
+for _name, (_params, _keywords) in _PLAIN_FUNCTION_PARAMS.items():
+  globals()[_name]._set_plain_signature(_params, _keywords)
+del _name, _params, _keywords
