@@ -340,3 +340,11 @@ register_pytree_node(
     Partial,
     lambda p: ((p.args, p.keywords), p.func),
     lambda func, xs: Partial(func, *xs[0], **xs[1]))
+
+
+def static(**kwargs):
+  """A dataclass field (dataclasses.field arguments) marked static: register_dataclass
+  keeps it in the tree structure instead of making it a leaf."""
+  metadata = dict(kwargs.pop("metadata", None) or {})
+  metadata["static"] = True
+  return dataclasses.field(metadata=metadata, **kwargs)

@@ -167,3 +167,19 @@ def test_prng_impls():
   assert impl.key_shape == (2,) and impl.name == "mine"
   with pytest.raises(TypeError, match="callable"):
     xr.define_prng_impl(key_shape=(2,), seed=1, split=1, random_bits=1, fold_in=1)
+
+
+def test_tree_static_fields():
+  @jax.tree_util.register_dataclass
+  @dataclasses.dataclass
+  class MyOp:
+    x: jax.Array
+    y: jax.Array
+    op: str = jax.tree.static(default="add")
+
+  m = MyOp(x=jnp.ones(3), y=jnp.arange(3))
+  leaves, treedef = jax.tree.flatten(m)
+  assert len(leaves) == 2 and m.op == "add"
+  back = jax.tree.unflatten(treedef, leaves)
+  assert back.op == "add" and np.array_equal(back.y, np.arange(3))
+  assert dataclasses.fields(MyOp)[2].metadata["static"] is True
