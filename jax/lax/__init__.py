@@ -350,3 +350,4 @@ from jax._src.extend_core import _collect_primitives  # noqa: E402
 globals().update({k: v for k, v in _collect_primitives().items() if k not in globals()})
 del _collect_primitives
 from jax._src.lax.composites import shape_as_value as shape_as_value
+from jax._src.lax.convolution import conv_general_dilated_local as conv_general_dilated_local
