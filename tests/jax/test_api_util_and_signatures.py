@@ -127,3 +127,15 @@ def test_shape_dtype_struct_ref_and_manual_axis_type():
                            manual_axis_type=jax.sharding.ManualAxisType(varying={"i"}))
   assert s.is_ref and s.manual_axis_type.varying == frozenset({"i"})
   assert not jax.ShapeDtypeStruct((2,), jnp.float32).is_ref
+
+
+def test_shaped_array_annotations_and_random_gamma_grad_arguments():
+  a = jax.core.ShapedArray((2,), jnp.float32, sharding=None, memory_space=None)
+  assert a == jax.core.ShapedArray((2,), jnp.float32)
+  with pytest.raises(NotImplementedError, match="sharding"):
+    jax.core.ShapedArray((2,), jnp.float32, sharding=jax.sharding.SingleDeviceSharding(
+        jax.devices()[0]))
+  g = jax.lax.random_gamma_grad(2., 1.5)
+  assert np.isfinite(float(g)) and float(g) > 0
+  with pytest.raises(TypeError, match="two arguments"):
+    jax.lax.random_gamma_grad(1.)
