@@ -12,8 +12,8 @@ from jax._src.sharding import make_single_device_sharding as make_single_device_
 from jax._src.mesh_context import AbstractDevice as AbstractDevice
 from jax._src.mesh_context import AbstractMesh as AbstractMesh
 from jax._src.mesh_context import ManualAxisType as ManualAxisType
-from jax._src.mesh_context import auto_axes as auto_axes
-from jax._src.mesh_context import explicit_axes as explicit_axes
+from jax._src.array_constructors import auto_axes as auto_axes
+from jax._src.array_constructors import explicit_axes as explicit_axes
 from jax._src.mesh_context import get_abstract_mesh as get_abstract_mesh
 from jax._src.mesh_context import set_mesh as set_mesh
 from jax._src.mesh_context import use_abstract_mesh as use_abstract_mesh

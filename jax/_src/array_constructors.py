@@ -4,6 +4,7 @@ with them (`jax.make_array_from_callback`, `jax.live_arrays`, `jax.process_indic
 
 from __future__ import annotations
 
+import functools
 import gc
 from typing import Callable, Sequence
 
@@ -166,3 +167,37 @@ def reshard(xs, out_shardings):
   is_spec = lambda s: isinstance(s, (sh.Sharding, sh.PartitionSpec)) or s is None
   targets = tree_util.tree_map(to_sharding, out_shardings, is_leaf=is_spec)
   return api.device_put(xs, targets)
+
+
+# Meshes here have Auto axes (the computation decides layouts), so auto_axes and
+# explicit_axes apply the shardings they are given to results or arguments.
+
+
+def _reshard(x, shardings):
+  return x if shardings is None else reshard(x, shardings)
+
+
+def auto_axes(f: Callable | None = None, /, *, axes=None, out_sharding=None):
+  """Run `f` with `axes` of the mesh in Auto mode; its results are laid out as
+  `out_sharding` says (a Sharding, a PartitionSpec of the mesh in context, or a prefix)."""
+  del axes  # every axis is Auto here already
+
+  def wrap(fun):
+    @functools.wraps(fun)
+    def wrapped(*args, **kwargs):
+      return _reshard(fun(*args, **kwargs), out_sharding)
+    return wrapped
+  return wrap if f is None else wrap(f)
+
+
+def explicit_axes(f: Callable | None = None, /, *, axes=None, in_sharding=None):
+  """Run `f` with `axes` of the mesh in Explicit mode, its arguments first laid out as
+  `in_sharding` says."""
+  del axes
+
+  def wrap(fun):
+    @functools.wraps(fun)
+    def wrapped(*args, **kwargs):
+      return fun(*_reshard(args, in_sharding), **kwargs)
+    return wrapped
+  return wrap if f is None else wrap(f)

@@ -25,6 +25,7 @@ from jax._src.interpreters import ad
 from jax._src.lax import elementwise as ew
 from jax._src.lax import reductions
 from jax._src.lax import shape as lax_shape
+from jax._src.numpy import creation
 from jax._src.tree_util import register_pytree_node, tree_flatten, tree_structure
 from jax._src.tree_util import tree_unflatten, treedef_is_leaf
 from jax._src.util import safe_map, safe_zip, unzip2, weakref_lru_cache
@@ -333,7 +334,6 @@ def jet(fun: Callable, primals, series, *, factorial_scaled: bool = True):
 
 
 def _as_array(x):
-  from jax._src.numpy import creation  # jet is above jax.numpy; converts Python scalars
   return creation.asarray(x)
 
 

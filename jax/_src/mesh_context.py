@@ -2,17 +2,14 @@
 meshes: a mesh's axis names, sizes and types without its devices, which is all that
 tracing needs.
 
-Meshes here have Auto axes (the computation decides layouts), so `auto_axes` and
-`explicit_axes` only apply the shardings they are given to results or arguments.
+Meshes here have Auto axes (the computation decides layouts).
 """
 
 from __future__ import annotations
 
 import collections
 import dataclasses
-import functools
 import threading
-from typing import Callable
 
 from jax._src import sharding as sh
 
@@ -164,34 +161,3 @@ class use_abstract_mesh:  # noqa: N801 (JAX's name)
   def __exit__(self, *exc):
     _abstract_stack.meshes.pop()
     return False
-
-
-def _reshard(x, shardings):
-  from jax._src import array_constructors  # placement lives in the api layer above
-  return x if shardings is None else array_constructors.reshard(x, shardings)
-
-
-def auto_axes(f: Callable | None = None, /, *, axes=None, out_sharding=None):
-  """Run `f` with `axes` of the mesh in Auto mode; its results are laid out as
-  `out_sharding` says (a Sharding, a PartitionSpec of the mesh in context, or a prefix)."""
-  del axes  # every axis is Auto here already
-
-  def wrap(fun):
-    @functools.wraps(fun)
-    def wrapped(*args, **kwargs):
-      return _reshard(fun(*args, **kwargs), out_sharding)
-    return wrapped
-  return wrap if f is None else wrap(f)
-
-
-def explicit_axes(f: Callable | None = None, /, *, axes=None, in_sharding=None):
-  """Run `f` with `axes` of the mesh in Explicit mode, its arguments first laid out as
-  `in_sharding` says."""
-  del axes
-
-  def wrap(fun):
-    @functools.wraps(fun)
-    def wrapped(*args, **kwargs):
-      return fun(*_reshard(args, in_sharding), **kwargs)
-    return wrapped
-  return wrap if f is None else wrap(f)

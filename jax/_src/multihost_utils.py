@@ -19,6 +19,7 @@ import numpy as np
 
 from jax._src import api
 from jax._src import core
+from jax._src import distributed
 from jax._src import xla_bridge
 from jax._src.interpreters import ad
 from jax._src.interpreters import batching
@@ -96,7 +97,6 @@ def sync_global_devices(name: str):
 
 def reached_preemption_sync_point(step_id: int) -> bool:
   """Whether every process should stop at `step_id` to save a checkpoint before preemption."""
-  from jax._src import distributed  # the coordination service lives with initialize()
   if not distributed.is_initialized():
     raise RuntimeError("Preemption sync manager has not been initialized. Make sure "
                        "jax.distributed.initialize() is called.")

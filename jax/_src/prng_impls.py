@@ -15,6 +15,7 @@ import numpy as np
 
 from jax._src import core
 from jax._src import prng
+from jax._src import random
 from jax._src import rng_bit_generator as rbg
 from jax._src.lax import composites
 from jax._src.lax import elementwise as ew
@@ -84,7 +85,6 @@ unsafe_rbg_prng_impl = PRNGImpl((4,), _rbg_seed, _rbg_split, _rbg_random_bits, _
 
 
 def _typed(impl: PRNGImpl, data):
-  from jax._src import random  # typed key arrays belong to jax.random, built over this module
   if impl.name != "threefry2x32":
     raise NotImplementedError(f"typed keys of the {impl.name} implementation are not "
                               "supported; use its functions on raw key data")

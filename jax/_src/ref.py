@@ -17,6 +17,7 @@ from jax._src import core
 from jax._src import dtypes
 from jax._src.lax import shape as lax_shape
 from jax._src.lax import slicing
+import jax.numpy as jnp
 
 
 class AbstractRef:
@@ -102,20 +103,14 @@ class Ref:
     return self.shape[0]
 
 
-def _jnp():
-  import jax.numpy as jnp  # indexing of the held value uses jax.numpy, above this module
-  return jnp
-
-
 def _as_array(x, aval):
-  jnp = _jnp()
   x = jnp.asarray(x)
   return x if x.dtype == aval.dtype else x.astype(aval.dtype)
 
 
 def new_ref(init_val, *, memory_space=None, kind=None) -> Ref:
   """A Ref holding `init_val` (an array)."""
-  value = _jnp().asarray(init_val)
+  value = jnp.asarray(init_val)
   aval = core.get_aval(value)
   return Ref(AbstractRef(aval.update(weak_type=False), memory_space, kind), value)
 
@@ -172,7 +167,6 @@ def _read(value, idx):
 
 
 def _write(value, idx, update, combine):
-  jnp = _jnp()
   dynamic, rest = _split_index(idx, core.get_aval(value).ndim)
   if not dynamic:
     if not rest:

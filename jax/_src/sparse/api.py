@@ -9,6 +9,7 @@ import numpy as np
 
 import jax.numpy as jnp
 from jax._src import dtypes
+from jax._src import random
 from jax._src.lax.utils import derived_primitive
 from jax._src.sparse import bcoo as bcoo_mod
 from jax._src.sparse import formats
@@ -64,7 +65,6 @@ def random_bcoo(key, shape, *, dtype=jnp.float_, indices_dtype=None, nse=0.2, n_
                 generator=None, **kwds):
   """A random BCOO: nse stored entries (a count, or a fraction of the sparse size) at
   random positions, their values drawn by generator(key, shape, dtype, **kwds)."""
-  from jax._src import random  # the samplers sit beside this module, above jax.numpy
   generator = random.normal if generator is None else generator
   shape = tuple(int(s) for s in shape)
   n_sparse = len(shape) - n_batch - n_dense

@@ -9,6 +9,7 @@ import numpy as np
 
 import jax.numpy as jnp
 from jax._src import core
+from jax._src.api import vmap
 
 
 class SparseEfficiencyError(ValueError):
@@ -61,7 +62,6 @@ class JAXSparse:
 
 def nfold_vmap(fun, n: int, in_axes=0):
   """`fun` mapped over n leading axes (n nested vmaps)."""
-  from jax._src.api import vmap  # the sparse formats sit above the api layer
   for _ in range(n):
     fun = vmap(fun, in_axes=in_axes)
   return fun
