@@ -61,7 +61,6 @@ from jax._src.lax.shape import iota as iota
 from jax._src.lax.shape import broadcasted_iota as broadcasted_iota
 from jax._src.lax.shape import full as full
 from jax._src.lax.shape import full_like as full_like
-from jax._src.lax.shape import zeros_like_array as zeros_like_array
 from jax._src.lax.reductions import reduce_sum as reduce_sum
 from jax._src.lax.reductions import reduce_max as reduce_max
 from jax._src.lax.reductions import reduce_min as reduce_min
