@@ -13,7 +13,8 @@ from jax._src.tree_util import tree_reduce_associative as reduce_associative
 from jax._src.tree_util import tree_structure as structure
 from jax._src.tree_util import tree_transpose as transpose
 from jax._src.tree_util import tree_unflatten as unflatten
+from jax._src.tree_util import static as static
 
 __all__ = ["all", "broadcast", "flatten", "flatten_with_path", "leaves", "leaves_with_path",
-           "map", "map_with_path", "reduce", "reduce_associative", "structure", "transpose",
-           "unflatten"]
+           "map", "map_with_path", "reduce", "reduce_associative", "static", "structure",
+           "transpose", "unflatten"]

@@ -128,3 +128,44 @@ def custom_call_targets(platform: str) -> dict[str, Any]:
   plat = canonical_platform(platform)
   with _lock:
     return {name: entry[0] for name, entry in _targets.get(plat, {}).items()}
+
+
+# name -> the partitioning callbacks of a custom call (see register_custom_call_partitioner)
+_partitioners: dict[str, dict[str, Any]] = {}
+
+
+def register_custom_call_partitioner(name: str, prop_user_sharding: Callable,
+                                     partition: Callable,
+                                     infer_sharding_from_operands: Callable,
+                                     can_side_effecting_have_replicated_sharding: bool = False,
+                                     c_api: Any = None) -> None:
+  """Records how a custom call `name` is partitioned over devices: callbacks that
+  propagate a user's sharding, partition the call, and infer the result sharding from
+  the operands'. A name has one partitioner.
+
+  The records are what a partitioner consults; the plugins of this release partition
+  programs without consulting them (see custom_call_partitioners)."""
+  if isinstance(name, bytes):
+    name = name.decode("utf-8")
+  if not isinstance(name, str) or not name:
+    raise TypeError(f"a custom-call name must be a non-empty str, got {name!r}")
+  for what, fn in (("prop_user_sharding", prop_user_sharding), ("partition", partition),
+                   ("infer_sharding_from_operands", infer_sharding_from_operands)):
+    if not callable(fn):
+      raise TypeError(f"{what} must be callable, got {type(fn).__name__}")
+  with _lock:
+    if name in _partitioners:
+      raise ValueError(f"a partitioner for custom call {name!r} is already registered")
+    _partitioners[name] = {
+        "prop_user_sharding": prop_user_sharding, "partition": partition,
+        "infer_sharding_from_operands": infer_sharding_from_operands,
+        "can_side_effecting_have_replicated_sharding":
+            bool(can_side_effecting_have_replicated_sharding),
+        "c_api": c_api,
+    }
+
+
+def custom_call_partitioners() -> dict[str, dict[str, Any]]:
+  """The registered partitioners, by custom-call name (a copy)."""
+  with _lock:
+    return {k: dict(v) for k, v in _partitioners.items()}

@@ -21,6 +21,8 @@ from jaxlib.batched_transfers import reorder_shards as reorder_shards
 from jaxlib.custom_calls import custom_call_targets as custom_call_targets
 from jaxlib.custom_calls import register_custom_call_handler as register_custom_call_handler
 from jaxlib.custom_calls import register_custom_call_target as register_custom_call_target
+from jaxlib.custom_calls import custom_call_partitioners as custom_call_partitioners
+from jaxlib.custom_calls import register_custom_call_partitioner as register_custom_call_partitioner
 from jaxlib.hlo_sharding import HloSharding as HloSharding
 from jaxlib.sharding import GSPMDSharding as GSPMDSharding
 from jaxlib.sharding import NamedSharding as NamedSharding
@@ -97,17 +99,40 @@ def etype_to_dtype(etype) -> np.dtype:
   return _TYPE_TO_DTYPE[PrimitiveType(etype)]
 
 
-class Shape:
-  """An array shape (element type and dimensions) or a tuple of shapes."""
+def _as_dtype(element_type) -> np.dtype:
+  """A numpy dtype from a dtype-like or a PrimitiveType (as XLA's Shape takes either)."""
+  if isinstance(element_type, PrimitiveType):
+    if element_type not in _TYPE_TO_DTYPE:
+      raise TypeError(f"element type {element_type.name} has no array dtype")
+    return _TYPE_TO_DTYPE[element_type]
+  return np.dtype(element_type)
 
-  def __init__(self, dtype=None, dims: Sequence[int] = (), tuple_shapes=None):
-    self._dtype = None if dtype is None else np.dtype(dtype)
+
+class Shape:
+  """An array shape (element type and dimensions, optionally a layout given as the
+  dimensions in minor-to-major order) or a tuple of shapes."""
+
+  def __init__(self, dtype=None, dims: Sequence[int] = (), tuple_shapes=None, layout=None):
+    self._dtype = None if dtype is None else _as_dtype(dtype)
     self._dims = tuple(int(d) for d in dims)
     self._tuple = None if tuple_shapes is None else list(tuple_shapes)
+    if layout is not None:
+      layout = tuple(int(d) for d in layout)
+      if sorted(layout) != list(range(len(self._dims))):
+        raise ValueError(f"layout {layout} is not a minor-to-major permutation of the "
+                         f"{len(self._dims)} dimensions")
+    self._layout = layout
 
   @staticmethod
   def array_shape(dtype, dims, layout=None) -> "Shape":
-    return Shape(dtype, dims)
+    """The shape of an array of `dtype` (a numpy dtype or a PrimitiveType) and `dims`."""
+    return Shape(dtype, dims, layout=layout)
+
+  def minor_to_major(self) -> tuple[int, ...]:
+    """The layout: dimensions from the fastest-varying; row-major unless one was given."""
+    if self._layout is not None:
+      return self._layout
+    return tuple(range(len(self._dims) - 1, -1, -1))
 
   @staticmethod
   def tuple_shape(shapes) -> "Shape":
@@ -145,6 +170,12 @@ class Shape:
     if self._tuple is not None:
       return "(" + ", ".join(repr(s) for s in self._tuple) + ")"
     return f"{self._dtype}[{','.join(map(str, self._dims))}]"
+
+
+class CustomCallTargetTraits(enum.IntFlag):
+  """Properties of a custom-call target that the compiler may rely on."""
+  DEFAULT = 0
+  COMMAND_BUFFER_COMPATIBLE = 1
 
 
 class CompileOptions:

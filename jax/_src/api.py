@@ -15,6 +15,7 @@ from jax._src import core
 from jax._src import dtypes
 from jax._src import execution
 from jax._src import tree_util
+from jax._src import xla_bridge
 from jax._src.array import ArrayImpl
 from jax._src.config import config
 from jax._src.interpreters import ad
@@ -549,11 +550,15 @@ def jit(fun: Callable | None = None, *, static_argnums=(), static_argnames=(),
 class ShapeDtypeStruct:
   """The type of an array (shape, dtype, optional sharding and weak type), without data."""
 
-  __slots__ = ("shape", "dtype", "sharding", "weak_type")
+  __slots__ = ("shape", "dtype", "sharding", "weak_type", "manual_axis_type", "is_ref")
 
-  def __init__(self, shape, dtype, *, sharding=None, weak_type: bool = False):
+  def __init__(self, shape, dtype, *, sharding=None, weak_type: bool = False,
+               manual_axis_type=None, is_ref: bool = False):
     self.shape, self.dtype = tuple(int(d) for d in shape), np.dtype(dtype)
     self.sharding, self.weak_type = sharding, bool(weak_type)
+    # The varying/unreduced mesh axes of a value inside shard_map, and whether this is the
+    # type of a jax.Ref rather than of an array (see jax.empty_ref).
+    self.manual_axis_type, self.is_ref = manual_axis_type, bool(is_ref)
 
   ndim = property(lambda self: len(self.shape))
   size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
@@ -941,7 +946,15 @@ def device_count(backend=None) -> int:
   return len(devices(backend))
 
 
-local_devices = devices
+def local_devices(process_index: int | None = None, backend=None, host_id: int | None = None):
+  """The devices of process `process_index` (default: this process's)."""
+  index = host_id if process_index is None else process_index
+  if index not in (None, xla_bridge.process_index(backend)):
+    raise ValueError(f"process_index {index} is not this process (only process "
+                     f"{xla_bridge.process_index(backend)} has local devices here)")
+  return devices(backend)
+
+
 local_device_count = device_count
 
 

@@ -79,6 +79,10 @@ class Error:
     return f"Error({self._message!r})" if self._message else "Error(no error)"
 
 
+# The Error of a computation whose checks all passed.
+init_error = Error()
+
+
 class _Collector:
   def __init__(self):
     self.first: str | None = None

@@ -34,7 +34,14 @@ class ShapedArray:
   __slots__ = ("shape", "dtype", "weak_type", "_hash")
   array_abstraction_level = 1
 
-  def __init__(self, shape, dtype, weak_type: bool = False):
+  def __init__(self, shape, dtype, weak_type: bool = False, *, sharding=None,
+               manual_axis_type=None, memory_space=None):
+    # Avals here carry no sharding, varying-axes or memory-space annotations: layouts are
+    # decided by the computation (see jax/_src/sharding.py), so only "none given" is valid.
+    if sharding is not None or manual_axis_type is not None or memory_space is not None:
+      raise NotImplementedError("ShapedArray with a sharding, manual_axis_type or "
+                                "memory_space is not supported: avals carry shape, dtype "
+                                "and weak type only")
     self.shape = tuple(int(d) for d in shape)
     self.dtype = np.dtype(dtype)
     self.weak_type = bool(weak_type)
@@ -289,6 +296,10 @@ class Tracer:
   __array_priority__ = 1000
   # Weak references let libraries key caches on traced values, as with JAX's tracers.
   __slots__ = ("_trace", "__weakref__")
+
+  def __init__(self, trace, aval=None):
+    # Subclasses keep their own value fields; the aval is computed from them.
+    self._trace = trace
 
   @property
   def aval(self) -> ShapedArray:

@@ -138,17 +138,26 @@ pe.def_partial_eval_jaxpr_rule(remat_p, _partial_eval_jaxpr)
 
 
 def checkpoint(fun: Callable | None = None, *, prevent_cse: bool = True, policy=None,
-               static_argnums: int | tuple[int, ...] = ()) -> Callable:
+               static_argnums: int | tuple[int, ...] = (),
+               static_argnames: str | tuple[str, ...] = (), concrete: bool = False) -> Callable:
   """`fun`, differentiated by recomputing its intermediates in the backward pass instead
-  of storing them (except those `policy` saves). Results are those of `fun`."""
+  of storing them (except those `policy` saves). Results are those of `fun`. Arguments
+  named by static_argnums/static_argnames are passed as they are (not traced)."""
+  if concrete:
+    raise NotImplementedError("The `concrete` option to jax.checkpoint was removed in JAX; "
+                              "mark the arguments static with static_argnums instead.")
   if fun is None:
     return functools.partial(checkpoint, prevent_cse=prevent_cse, policy=policy,
-                             static_argnums=static_argnums)
+                             static_argnums=static_argnums, static_argnames=static_argnames)
   static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+  static_names = ((static_argnames,) if isinstance(static_argnames, str)
+                  else tuple(static_argnames))
 
   @functools.wraps(fun)
   def wrapped(*args, **kwargs):
     static_args = {i: args[i] for i in static}
+    static_kwargs = {k: v for k, v in kwargs.items() if k in static_names}
+    kwargs = {k: v for k, v in kwargs.items() if k not in static_names}
     dyn = [a for i, a in enumerate(args) if i not in static]
     leaves, in_tree = tree_util.tree_flatten((dyn, kwargs))
     store = {}
@@ -157,7 +166,7 @@ def checkpoint(fun: Callable | None = None, *, prevent_cse: bool = True, policy=
       d, kw = tree_util.tree_unflatten(in_tree, xs)
       it = iter(d)
       full = [static_args[i] if i in static_args else next(it) for i in range(len(args))]
-      out = fun(*full, **kw)
+      out = fun(*full, **kw, **static_kwargs)
       out_leaves, store["tree"] = tree_util.tree_flatten(out)
       return out_leaves
 

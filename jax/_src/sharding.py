@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import collections
 import enum
+import inspect
 import math
 import threading
 from typing import Any, Sequence
@@ -35,6 +36,12 @@ class AxisType(enum.Enum):
 
   def __repr__(self):
     return self.name
+
+
+# Enum classes are called as AxisType(value); newer Pythons report that signature as
+# (*values), which is what JAX's reference shows.
+AxisType.__signature__ = inspect.Signature(
+    [inspect.Parameter("values", inspect.Parameter.VAR_POSITIONAL)])
 
 
 def _device_id(d) -> int:
@@ -90,6 +97,11 @@ class Mesh:
   @property
   def device_ids(self) -> np.ndarray:
     return np.vectorize(_device_id, otypes=[np.int64])(self.devices)
+
+  @property
+  def abstract_mesh(self):
+    from jax._src import mesh_context  # abstract meshes are defined over this module
+    return mesh_context.abstract_mesh_of(self)
 
   @property
   def local_devices(self) -> list:
@@ -190,31 +202,54 @@ class PartitionSpec(tuple):
 
   UNCONSTRAINED = UNCONSTRAINED
 
-  def __new__(cls, *partitions):
-    return super().__new__(cls, tuple(_canonical_entry(p) for p in partitions))
+  def __new__(cls, *partitions, unreduced=frozenset(), reduced=frozenset()):
+    self = super().__new__(cls, tuple(_canonical_entry(p) for p in partitions))
+    # Mesh axes over which the value holds partial sums not yet reduced (unreduced), or
+    # whose reduction was done (reduced); neither may also split a dimension.
+    self.unreduced, self.reduced = frozenset(unreduced), frozenset(reduced)
+    used = {n for e in self if isinstance(e, tuple) for n in e} | {
+        e for e in self if isinstance(e, str)}
+    both = (self.unreduced | self.reduced) & used
+    if both:
+      raise ValueError(f"mesh axes {sorted(both)} cannot both split a dimension and be "
+                       "unreduced/reduced in one PartitionSpec")
+    if self.unreduced & self.reduced:
+      raise ValueError(f"mesh axes {sorted(self.unreduced & self.reduced)} cannot be both "
+                       "unreduced and reduced")
+    return self
 
   def __repr__(self):
-    if not self:
+    parts = [repr(p) for p in self]
+    if self.unreduced:
+      parts.append(f"unreduced={set(self.unreduced)!r}")
+    if self.reduced:
+      parts.append(f"reduced={set(self.reduced)!r}")
+    if not parts:
       return "P()"
-    return "P(" + ", ".join(repr(p) for p in self) + ("," if len(self) == 1 else "") + ")"
+    return "P(" + ", ".join(parts) + ("," if len(self) == 1 and len(parts) == 1 else "") + ")"
 
   def __reduce__(self):
-    return (PartitionSpec, tuple(self))
+    return (_make_spec, (tuple(self), self.unreduced, self.reduced))
 
   def __eq__(self, other):
-    return isinstance(other, PartitionSpec) and tuple(self) == tuple(other)
+    return (isinstance(other, PartitionSpec) and tuple(self) == tuple(other)
+            and self.unreduced == other.unreduced and self.reduced == other.reduced)
 
   def __ne__(self, other):
     return not self == other
 
   def __hash__(self):
-    return hash((PartitionSpec, tuple(self)))
+    return hash((PartitionSpec, tuple(self), self.unreduced, self.reduced))
 
   def _normalized(self, ndim: int) -> tuple:
     """One tuple of mesh axis names per dimension (empty = not split)."""
     entries = list(self) + [None] * (ndim - len(self))
     return tuple(() if e is None or e is UNCONSTRAINED else (e,) if isinstance(e, str)
                  else tuple(e) for e in entries)
+
+
+def _make_spec(partitions, unreduced, reduced):
+  return PartitionSpec(*partitions, unreduced=unreduced, reduced=reduced)
 
 
 def spec_from_axes(per_dim: Sequence[tuple]) -> PartitionSpec:
@@ -348,15 +383,30 @@ class PmapSharding(Sharding):
 
 
 class Shard:
-  """One addressable piece of an Array: its device, index, replica id and data."""
+  """One addressable piece of an Array: its device, the sharding and global shape it comes
+  from (which give its index and replica id), and its data."""
 
-  def __init__(self, device, index, replica_id: int, data):
-    self.device, self.index, self.replica_id, self.data = device, index, replica_id, data
+  def __init__(self, device, sharding, global_shape, data=None):
+    self.device, self.sharding, self.global_shape = device, sharding, tuple(global_shape)
+    self.data = data
+
+  @property
+  def index(self) -> tuple:
+    return self.sharding.devices_indices_map(self.global_shape)[self.device]
+
+  @property
+  def replica_id(self) -> int:
+    mapping = self.sharding.devices_indices_map(self.global_shape)
+    if isinstance(self.sharding, NamedSharding):
+      return self.sharding.replica_ids(self.global_shape)[list(mapping).index(self.device)]
+    if isinstance(self.sharding, PmapSharding) and self.sharding.stack_axis is not None:
+      return 0
+    return list(mapping).index(self.device)
 
   def __repr__(self):
     return (f"Shard(device={self.device!r}, index={self.index}, replica_id={self.replica_id}, "
             f"data={self.data!r})")
 
 
-def make_single_device_sharding(device) -> SingleDeviceSharding:
-  return SingleDeviceSharding(device)
+def make_single_device_sharding(device, *, memory_kind=None) -> SingleDeviceSharding:
+  return SingleDeviceSharding(device, memory_kind=memory_kind)

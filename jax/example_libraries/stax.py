@@ -84,6 +84,33 @@ def GeneralConv(dimension_numbers, out_chan, filter_shape, strides=None, padding
 Conv = functools.partial(GeneralConv, ("NHWC", "HWIO", "NHWC"))
 
 
+def GeneralConvTranspose(dimension_numbers, out_chan, filter_shape, strides=None,
+                         padding="VALID", W_init=None, b_init=normal(1e-6)):
+  """A transposed convolution layer (lax.conv_transpose); `dimension_numbers` =
+  (lhs_spec, rhs_spec, out_spec) strings."""
+  lhs_spec, rhs_spec, out_spec = dimension_numbers
+  strides = strides or (1,) * len(filter_shape)
+  W_init = W_init or glorot_normal(rhs_spec.index("I"), rhs_spec.index("O"))
+
+  def conv(x, w):
+    return lax.conv_transpose(x, w, strides, padding, dimension_numbers=dimension_numbers)
+
+  def init_fun(rng, input_shape):
+    filter_shape_iter = iter(filter_shape)
+    kernel_shape = [out_chan if c == "O" else input_shape[lhs_spec.index("C")] if c == "I"
+                    else next(filter_shape_iter) for c in rhs_spec]
+    output_shape = _out_shape(conv, input_shape, kernel_shape)
+    bias_shape = [out_chan if c == "C" else 1 for c in out_spec]
+    k1, k2 = random.split(rng)
+    return output_shape, (W_init(k1, kernel_shape), b_init(k2, bias_shape))
+
+  def apply_fun(params, inputs, **kwargs):
+    W, b = params
+    return conv(inputs, W) + b
+
+  return init_fun, apply_fun
+
+
 def BatchNorm(axis=(0, 1, 2), epsilon=1e-5, center=True, scale=True, beta_init=zeros,
               gamma_init=ones):
   """Normalize over `axis` (batch statistics), then scale by gamma and shift by beta."""

@@ -18,3 +18,4 @@ from jax._src.checkify import float_checks as float_checks
 from jax._src.checkify import index_checks as index_checks
 from jax._src.checkify import nan_checks as nan_checks
 from jax._src.checkify import user_checks as user_checks
+from jax._src.checkify import init_error as init_error

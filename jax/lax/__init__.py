@@ -61,7 +61,6 @@ from jax._src.lax.shape import iota as iota
 from jax._src.lax.shape import broadcasted_iota as broadcasted_iota
 from jax._src.lax.shape import full as full
 from jax._src.lax.shape import full_like as full_like
-from jax._src.lax.shape import zeros_like_array as zeros_like_array
 from jax._src.lax.reductions import reduce_sum as reduce_sum
 from jax._src.lax.reductions import reduce_max as reduce_max
 from jax._src.lax.reductions import reduce_min as reduce_min
@@ -334,6 +333,14 @@ from jax._src.lax.composites import with_sharding_constraint as with_sharding_co
 from jax._src.lax.linear_solve import custom_root as custom_root
 from jax._src.lax.linear_solve import custom_linear_solve as custom_linear_solve
 from jax._src.lax.composites import RandomAlgorithm as RandomAlgorithm
+from jax._src.lax.ragged import RaggedDotDimensionNumbers as RaggedDotDimensionNumbers
+from jax._src.lax.ragged import ragged_dot as ragged_dot
+from jax._src.lax.ragged import ragged_dot_general as ragged_dot_general
+from jax._src.lax.ragged import scaled_dot as scaled_dot
+from jax._src.lax.placement_ops import dce_sink as dce_sink
+from jax._src.lax.placement_ops import pcast as pcast
+from jax._src.rng_bit_generator import rng_bit_generator as rng_bit_generator
+from jax._src.rng_bit_generator import rng_bit_generator_p as rng_bit_generator_p
 
 # Every lax primitive under its `<name>_p` name, as libraries that register rules expect.
 from jax._src.custom_derivatives import stop_gradient_p as stop_gradient_p  # noqa: E402
@@ -341,3 +348,5 @@ from jax._src.extend_core import _collect_primitives  # noqa: E402
 
 globals().update({k: v for k, v in _collect_primitives().items() if k not in globals()})
 del _collect_primitives
+from jax._src.lax.composites import shape_as_value as shape_as_value
+from jax._src.lax.convolution import conv_general_dilated_local as conv_general_dilated_local

@@ -35,3 +35,4 @@ from jax._src.lax.eig import cholesky_update_p as cholesky_update_p
 from jax._src.lax.eig import symmetric_product as symmetric_product
 from jax._src.lax.eig import symmetric_product_p as symmetric_product_p
 from jax._src.lax.eig import qdwh as qdwh
+from jax._src.lax.eig import ormqr_p as ormqr_p

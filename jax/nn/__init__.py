@@ -34,3 +34,6 @@ from jax._src.nn.functions import one_hot as one_hot
 
 from jax.nn import initializers as initializers
 from jax._src.nn.attention import dot_product_attention as dot_product_attention
+from jax._src.nn.functions import scaled_matmul as scaled_matmul
+from jax._src.nn.scaled_dot import get_scaled_dot_general_config as get_scaled_dot_general_config
+from jax._src.nn.scaled_dot import scaled_dot_general as scaled_dot_general

@@ -19,3 +19,4 @@ from jax._src.nn.initializers import variance_scaling as variance_scaling
 from jax._src.nn.initializers import xavier_normal as xavier_normal
 from jax._src.nn.initializers import xavier_uniform as xavier_uniform
 from jax._src.nn.initializers import zeros as zeros
+from jax._src.nn.initializers import delta_orthogonal as delta_orthogonal

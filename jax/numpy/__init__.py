@@ -156,7 +156,7 @@ from jax._src.numpy.ufuncs import (  # noqa: E402
     arcsinh as arcsinh, arccosh as arccosh, arctanh as arctanh, asin as asin, acos as acos,
     atan as atan, asinh as asinh, acosh as acosh, atanh as atanh, atan2 as atan2,
     hypot as hypot, sinc as sinc, deg2rad as deg2rad, rad2deg as rad2deg, radians as radians,
-    degrees as degrees, trunc as trunc, fix as fix, rint as rint, around as around,
+    degrees as degrees, trunc as trunc, rint as rint, around as around,
     modf as modf, signbit as signbit, copysign as copysign, frexp as frexp,
     ldexp as ldexp, nextafter as nextafter, heaviside as heaviside, real as real, imag as imag,
     conjugate as conjugate, conj as conj, angle as angle, isinf as isinf, isnan as isnan,
@@ -169,7 +169,7 @@ from jax._src.numpy.nan_reductions import (  # noqa: E402
     nanmean as nanmean, nanvar as nanvar, nanstd as nanstd, nanargmax as nanargmax,
     nanargmin as nanargmin, nancumsum as nancumsum, nancumprod as nancumprod)
 from jax._src.numpy.cumulative import (  # noqa: E402
-    cumsum as cumsum, cumprod as cumprod, cumproduct as cumproduct,
+    cumsum as cumsum, cumprod as cumprod,
     cumulative_sum as cumulative_sum, cumulative_prod as cumulative_prod, diff as diff,
     ediff1d as ediff1d)
 from jax._src.numpy.einsum import (  # noqa: E402
@@ -253,3 +253,7 @@ cdouble = complex128
 csingle = complex64
 index_exp = _np.index_exp
 s_ = _np.s_
+
+from jax._src.numpy import arraylike_checks as _arraylike_checks  # noqa: E402
+_arraylike_checks.install(globals())
+del _arraylike_checks

@@ -18,3 +18,7 @@ from jax._src.numpy.fft import fftfreq as fftfreq
 from jax._src.numpy.fft import rfftfreq as rfftfreq
 from jax._src.numpy.fft import fftshift as fftshift
 from jax._src.numpy.fft import ifftshift as ifftshift
+
+from jax._src.numpy import arraylike_checks as _arraylike_checks  # noqa: E402
+_arraylike_checks.install(globals())
+del _arraylike_checks

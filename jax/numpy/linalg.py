@@ -31,3 +31,7 @@ from jax._src.numpy.linalg import tensorsolve as tensorsolve
 from jax._src.numpy.linalg import trace as trace
 from jax._src.numpy.linalg import vecdot as vecdot
 from jax._src.numpy.linalg import vector_norm as vector_norm
+
+from jax._src.numpy import arraylike_checks as _arraylike_checks  # noqa: E402
+_arraylike_checks.install(globals())
+del _arraylike_checks

@@ -19,7 +19,6 @@ from jax._src.random import laplace as laplace
 from jax._src.random import logistic as logistic
 from jax._src.random import cauchy as cauchy
 from jax._src.random import categorical as categorical
-from jax._src.prng import PRNGKeyArray as PRNGKeyArray
 from jax._src.random import permutation as permutation
 from jax._src.random import choice as choice
 from jax._src.random_gamma import ball as ball

@@ -64,3 +64,9 @@ def test_bad_arguments():
     checkify.checkify(_f, errors=checkify.nan_checks)
   assert checkify.user_checks <= checkify.all_checks
   assert checkify.float_checks == checkify.nan_checks | checkify.div_checks
+
+
+def test_init_error_is_the_error_of_passing_checks():
+  from jax.experimental import checkify
+  assert checkify.init_error.get() is None
+  checkify.init_error.throw()  # nothing to raise

@@ -89,8 +89,8 @@ def test_enable_x64_context_is_thread_local():
     t.join()
   assert seen == [np.int32]
   assert jnp.arange(2).dtype == np.int32
-  with jax.experimental.enable_x64():
-    with jax.experimental.disable_x64():
+  with jax.enable_x64(True):
+    with jax.enable_x64(False):
       assert jnp.zeros(1).dtype == np.float32
     assert jnp.zeros(1).dtype == np.float64
 

@@ -238,3 +238,33 @@ def test_reduce_precision(backend):
   x = np.array([1.0 + 2.0 ** -12, 65504.0 * 2, 0.1], np.float32)
   got = lax.reduce_precision(x, 5, 10)
   np.testing.assert_array_equal(got, x.astype(np.float16).astype(np.float32))
+
+
+def test_conv_general_dilated_local_unshared_filters():
+  from jax import lax
+  rng = np.random.default_rng(0)
+  x = rng.standard_normal((2, 3, 5, 6)).astype(np.float32)       # NCHW
+  oh, ow = 4, 4
+  w = rng.standard_normal((4, 3 * 2 * 3, oh, ow)).astype(np.float32)  # a filter per position
+  out = lax.conv_general_dilated_local(x, w, (1, 1), "VALID", (2, 3))
+  want = np.zeros((2, 4, oh, ow), np.float32)
+  for i in range(oh):
+    for j in range(ow):
+      patch = x[:, :, i:i + 2, j:j + 3].reshape(2, -1)              # (C, kh, kw) C-major
+      want[:, :, i, j] = patch @ w[:, :, i, j].T
+  np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-5)
+  # The same in NHWC/HWIO layouts, and shared filters agree with conv_general_dilated.
+  out_h = lax.conv_general_dilated_local(x.transpose(0, 2, 3, 1), w.transpose(2, 3, 1, 0),
+                                         (1, 1), "VALID", (2, 3),
+                                         dimension_numbers=("NHWC", "HWIO", "NHWC"))
+  np.testing.assert_allclose(out_h, want.transpose(0, 2, 3, 1), rtol=1e-5, atol=1e-5)
+  shared = rng.standard_normal((4, 3, 2, 3)).astype(np.float32)
+  tiled = np.broadcast_to(shared.reshape(4, 18)[:, :, None, None], (4, 18, oh, ow))
+  np.testing.assert_allclose(lax.conv_general_dilated_local(x, tiled, (1, 1), "VALID", (2, 3)),
+                             lax.conv_general_dilated(x, shared, (1, 1), "VALID"),
+                             rtol=1e-5, atol=1e-5)
+  g = jax.grad(lambda w_: lax.conv_general_dilated_local(x, w_, (1, 1), "VALID",
+                                                         (2, 3)).sum())(w)
+  assert g.shape == w.shape
+  with pytest.raises(ValueError, match="fused input features"):
+    lax.conv_general_dilated_local(x, w[:, :5], (1, 1), "VALID", (2, 3))

@@ -241,7 +241,8 @@ def test_extend_random_threefry(backend):
   # Known-answer test of Threefry-2x32 (20 rounds), key (0x13198a2e, 0x03707344).
   k1, k2 = np.uint32(0x13198A2E), np.uint32(0x03707344)
   x0, x1 = np.uint32(0x243F6A88), np.uint32(0x85A308D3)
-  y0, y1 = xr.threefry_2x32(k1, k2, x0, x1)
+  # JAX's threefry_2x32(keypair, count) hashes the two halves of `count` as pairs.
+  y0, y1 = xr.threefry_2x32((k1, k2), np.array([x0, x1], np.uint32))
   assert (int(y0), int(y1)) == (0xC4923A9C, 0x483DF7A0)
 
 
@@ -283,8 +284,8 @@ def test_symbolic_zero_names():
 
 def test_legacy_core_names():
   aval = jcore.ShapedArray((2,), np.float32)
-  assert jcore.raise_to_shaped(aval) is aval
-  assert jcore.mapped_aval(2, 0, aval).shape == ()
-  assert jcore.unmapped_aval(3, 0, aval).shape == (3, 2)
+  assert xcore.mapped_aval(2, 0, aval).shape == ()
+  assert xcore.unmapped_aval(3, 0, aval).shape == (3, 2)
+  assert not hasattr(jcore, "raise_to_shaped")  # JAX 0.10.2 removed it from jax.core
   with xcore.take_current_trace() as trace:
     assert isinstance(trace, jcore.Trace)

@@ -27,6 +27,7 @@ from jax._src.core import ShapedArray
 from jax._src.interpreters import ad
 from jax._src.interpreters import batching
 from jax._src.lax import elementwise as ew
+from jax._src.lax import reductions
 from jax._src.lax import shape as lax_shape
 from jax._src.lax.utils import place, standard_primitive
 from jax._src.lowering import hlo
@@ -597,3 +598,43 @@ def conv_general_dilated_patches(lhs, filter_shape, window_strides, padding, lhs
   return conv_general_dilated(lhs, kernel, window_strides, padding, lhs_dilation, rhs_dilation,
                               dn, feature_group_count=channels, precision=precision,
                               preferred_element_type=preferred_element_type)
+
+
+def conv_general_dilated_local(lhs, rhs, window_strides, padding, filter_shape,
+                               lhs_dilation=None, rhs_dilation=None, dimension_numbers=None,
+                               precision=None):
+  """A locally connected (unshared) convolution: every output position has its own
+  filter. `rhs` has the output's spatial dimensions; its input-feature dimension holds
+  (input feature, window position) flattened, the window positions in the order the
+  rhs layout lists its spatial dimensions."""
+  lhs_aval, rhs_aval = core.get_aval(lhs), core.get_aval(rhs)
+  filter_shape = tuple(int(k) for k in filter_shape)
+  nsp = lhs_aval.ndim - 2
+  if rhs_aval.ndim != lhs_aval.ndim or len(filter_shape) != nsp:
+    raise ValueError(f"conv_general_dilated_local: lhs {lhs_aval.shape}, rhs "
+                     f"{rhs_aval.shape} and filter_shape {filter_shape} do not agree in rank")
+  dn = conv_dimension_numbers(lhs_aval.shape, rhs_aval.shape, dimension_numbers)
+  lhs_c = lax_shape.transpose(lhs, tuple(dn.lhs_spec))
+  patches = conv_general_dilated_patches(lhs_c, filter_shape, window_strides, padding,
+                                         lhs_dilation, rhs_dilation, precision=precision)
+  w = lax_shape.transpose(rhs, tuple(dn.rhs_spec))
+  n_out, fused = w.shape[0], w.shape[1]
+  out_sp = tuple(core.get_aval(patches).shape[2:])
+  channels = lhs_aval.shape[dn.lhs_spec[1]]
+  if fused != channels * int(np.prod(filter_shape)) or tuple(w.shape[2:]) != out_sp:
+    raise ValueError(f"conv_general_dilated_local: rhs of shape {rhs_aval.shape} must have "
+                     f"{channels * int(np.prod(filter_shape))} fused input features and the "
+                     f"output's spatial shape {out_sp}")
+  order = sorted(range(nsp), key=lambda j: dn.rhs_spec[2 + j])
+  if order != list(range(nsp)):
+    # Bring the window positions of the fused dimension into the patches' order.
+    w = lax_shape.reshape(w, (n_out, channels) + tuple(filter_shape[j] for j in order) + out_sp)
+    perm = (0, 1) + tuple(2 + order.index(j) for j in range(nsp)) + tuple(
+        range(2 + nsp, 2 + 2 * nsp))
+    w = lax_shape.reshape(lax_shape.transpose(w, perm), (n_out, fused) + out_sp)
+  batch = core.get_aval(patches).shape[0]
+  full = (batch, n_out, fused) + out_sp
+  prod = ew.mul(lax_shape.broadcast_in_dim(patches, full, (0, 2) + tuple(range(3, 3 + nsp))),
+                lax_shape.broadcast_in_dim(w, full, (1, 2) + tuple(range(3, 3 + nsp))))
+  out = reductions.reduce_sum(prod, (2,))
+  return lax_shape.transpose(out, tuple(int(i) for i in np.argsort(dn.out_spec)))

@@ -20,7 +20,7 @@ from jax._src.interpreters import ad
 from jax._src.interpreters import batching
 from jax._src.lax import linalg as base
 from jax._src.lax.precision import EnumMeta
-from jax._src.lax.utils import standard_primitive
+from jax._src.lax.utils import derived_primitive, standard_primitive
 from jax._src.lowering import hlo
 
 _jnp, _lax = base._jnp, base._lax
@@ -192,7 +192,12 @@ def householder_product(a, taus):
 def ormqr(a, taus, c, left: bool = True, transpose: bool = False):
   """Q c (left) or c Q, with Q^H instead of Q when `transpose`: Q from reflectors."""
   jnp = _jnp()
-  a = jnp.asarray(a)
+  return ormqr_p.bind(jnp.asarray(a), jnp.asarray(taus), jnp.asarray(c), left=bool(left),
+                      transpose=bool(transpose))
+
+
+def _ormqr_impl(a, taus, c, *, left, transpose):
+  jnp = _jnp()
   m = a.shape[-2]
   full = jnp.concatenate([a, jnp.zeros(a.shape[:-1] + (max(m - a.shape[-1], 0),), a.dtype)],
                          axis=-1)[..., :m] if a.shape[-1] < m else a[..., :m]
@@ -200,6 +205,9 @@ def ormqr(a, taus, c, left: bool = True, transpose: bool = False):
   if transpose:
     q = base._h(q)
   return base._mm(q, c) if left else base._mm(c, q)
+
+
+ormqr_p = derived_primitive("ormqr", _ormqr_impl)
 
 
 def _tridiagonal_one(a, *, lower):

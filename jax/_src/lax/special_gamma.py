@@ -364,7 +364,12 @@ random_gamma_grad_p = _primitive("random_gamma_grad", 2, _random_gamma_grad_expa
 def igamma(a, x): return igamma_p.bind(*ew._match(a, x))
 def igammac(a, x): return igammac_p.bind(*ew._match(a, x))
 def igamma_grad_a(a, x): return igamma_grad_a_p.bind(*ew._match(a, x))
-def random_gamma_grad(a, x): return random_gamma_grad_p.bind(*ew._match(a, x))
+def random_gamma_grad(*args):
+  """d x / d a of a gamma sample x with shape parameter a: random_gamma_grad(a, x)."""
+  if len(args) != 2:
+    raise TypeError(f"random_gamma_grad takes two arguments (a, x), got {len(args)}")
+  a, x = args
+  return random_gamma_grad_p.bind(*ew._match(a, x))
 
 
 def _igamma_dx(t, a, x):

@@ -16,6 +16,7 @@ from jax._src import core
 from jax._src import dtypes
 from jax._src.custom_derivatives import custom_jvp, stop_gradient
 from jax._src.lax import elementwise as lax
+from jax._src.lax import ragged
 from jax._src.lax import reductions as lax_red
 from jax._src.lax import shape as lax_shape
 from jax._src.numpy import ufuncs as jnp
@@ -321,3 +322,17 @@ def one_hot(x, num_classes: int, *, dtype=None, axis: int = -1):
                                    tuple(i for i in range(out_ndim) if i != axis))
   rhs = lax_shape.broadcasted_iota(aval.dtype, tuple(out_shape), axis)
   return lax.convert_element_type(lax.eq(lhs, rhs), dtype)
+
+
+def scaled_matmul(lhs, rhs, lhs_scales, rhs_scales, preferred_element_type=np.float32):
+  """Batched lhs @ rhs^T of block-scaled operands: lhs (B, M, K), rhs (B, N, K), scales
+  (B, M, K // block) and (B, N, K // block), each block of K multiplied by its scale
+  before the product; the result (B, M, N) has preferred_element_type."""
+  for name, x in (("lhs", lhs), ("rhs", rhs), ("lhs_scales", lhs_scales),
+                  ("rhs_scales", rhs_scales)):
+    if np.ndim(x) != 3:
+      raise ValueError(f"scaled_matmul expects 3-D operands, got {name} of shape "
+                       f"{np.shape(x)}")
+  return ragged.scaled_dot(lhs, rhs, lhs_scale=lhs_scales, rhs_scale=rhs_scales,
+                           dimension_numbers=(((2,), (2,)), ((0,), (0,))),
+                           preferred_element_type=preferred_element_type)

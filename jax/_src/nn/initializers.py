@@ -17,6 +17,7 @@ from jax._src import dtypes
 from jax._src import random
 from jax._src.lax import elementwise as lax
 from jax._src.lax import shape as lax_shape
+from jax._src.lax.utils import place
 
 Initializer = Callable
 
@@ -34,14 +35,14 @@ def _scaled(x, scale, dtype):
   return lax.mul(x, lax_shape.full_like(x, np.asarray(scale, dtype)))
 
 
-def zeros(key, shape, dtype=None):
+def zeros(key, shape, dtype=None, out_sharding=None):
   del key
-  return lax_shape.full(_shape(shape), 0, _dtype(dtype))
+  return place(lax_shape.full(_shape(shape), 0, _dtype(dtype)), out_sharding)
 
 
-def ones(key, shape, dtype=None):
+def ones(key, shape, dtype=None, out_sharding=None):
   del key
-  return lax_shape.full(_shape(shape), 1, _dtype(dtype))
+  return place(lax_shape.full(_shape(shape), 1, _dtype(dtype)), out_sharding)
 
 
 def constant(value, dtype=None) -> Initializer:
@@ -166,6 +167,25 @@ xavier_uniform = glorot_uniform
 xavier_normal = glorot_normal
 kaiming_uniform = he_uniform
 kaiming_normal = he_normal
+
+
+def delta_orthogonal(scale=1.0, column_axis=-1, dtype=None) -> Initializer:
+  """A convolution kernel (spatial dims, in, out) that is zero except at the spatial
+  center, where it holds an orthogonal in x out matrix (Xiao et al., 2018)."""
+  default = dtype
+
+  def init(key, shape, dtype=default):
+    dt = _dtype(dtype)
+    shape = _shape(shape)
+    if len(shape) not in (3, 4, 5):
+      raise ValueError("Delta orthogonal initializer requires a 3D, 4D or 5D shape.")
+    if shape[-2] > shape[-1]:
+      raise ValueError("`fan_in` must be less or equal than `fan_out`. ")
+    center = orthogonal(scale, column_axis, dt)(key, shape[-2:], dt)
+    kernel = lax_shape.full(shape, 0, dt)
+    mid = tuple(d // 2 for d in shape[:-2])
+    return kernel.at[mid].set(center)
+  return init
 
 
 def orthogonal(scale=1.0, column_axis=-1, dtype=None) -> Initializer:

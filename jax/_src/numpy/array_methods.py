@@ -48,7 +48,9 @@ _OPERATORS = {
     "__eq__": _defer(ufuncs.equal), "__ne__": _defer(ufuncs.not_equal),
     "__lt__": _defer(ufuncs.less), "__le__": _defer(ufuncs.less_equal),
     "__gt__": _defer(ufuncs.greater), "__ge__": _defer(ufuncs.greater_equal),
-    "__neg__": ufuncs.negative, "__pos__": ufuncs.positive, "__abs__": ufuncs.absolute,
+    # negative is a ufunc object (not bound as a method), so it is called explicitly.
+    "__neg__": lambda self: ufuncs.negative(self), "__pos__": ufuncs.positive,
+    "__abs__": ufuncs.absolute,
     "__invert__": ufuncs.invert,
     "__getitem__": indexing.getitem,
     "__lshift__": _defer(ufuncs.left_shift), "__rlshift__": _defer(_swap(ufuncs.left_shift)),

@@ -57,7 +57,8 @@ def _inexact(*args):
 def _check_square(name: str, a) -> None:
   shape = np.shape(a)
   if len(shape) < 2 or shape[-1] != shape[-2]:
-    raise ValueError(f"Argument to {name} must have shape [..., n, n], got {shape}.")
+    raise ValueError(f"Argument to {name} must have shape [..., n, n] (square matrices), "
+                     f"got {shape}.")
 
 
 def _check_rank2(name: str, a) -> None:

@@ -86,8 +86,8 @@ def _unary(lax_fn, name, inexact=True):
   return _compiled(fn)
 
 
-def _make_ufunc(fn, name, identity=None, nin=2):
-  return ufunc(fn, name=name, nin=nin, nout=1, identity=identity)
+def _make_ufunc(fn, name, identity=None, nin=2, positional=None):
+  return ufunc(fn, nin, 1, name=name, identity=identity, positional=positional)
 
 
 # ----------------------------------------------------------------------------- arithmetic
@@ -127,10 +127,12 @@ _minimum = _arithmetic("minimum", lax.min_p, lax.min, lax.bitwise_and)
 add = _make_ufunc(_add, "add", identity=0)
 subtract = _make_ufunc(_subtract, "subtract")
 multiply = _make_ufunc(_multiply, "multiply", identity=1)
-true_divide = divide = _make_ufunc(_binary(lax.div, "true_divide", inexact=True), "true_divide")
+true_divide = divide = _make_ufunc(_binary(lax.div, "true_divide", inexact=True), "true_divide",
+                                   positional=("x1", "x2"))
 maximum = _make_ufunc(_maximum, "maximum")
 minimum = _make_ufunc(_minimum, "minimum")
-arctan2 = _make_ufunc(_binary(lax.atan2, "arctan2", inexact=True), "arctan2")
+arctan2 = _make_ufunc(_binary(lax.atan2, "arctan2", inexact=True), "arctan2",
+                      positional=("x1", "x2"))
 
 
 def fmax(x1, x2, /):
@@ -152,12 +154,14 @@ fmax = _make_ufunc(fmax, "fmax")
 fmin = _make_ufunc(fmin, "fmin")
 
 
-@_compiled
-def negative(x, /):
+def _negative(x, /):
   (x,) = promote_args("negative", x)
   if _is_bool(x):
     raise TypeError("jnp.negative does not support boolean inputs; use jnp.logical_not.")
   return lax.neg(x)
+
+
+negative = _make_ufunc(_negative, "negative", nin=1)
 
 
 @_compiled
@@ -251,7 +255,7 @@ def _float_power(x1, x2, /):
   return lax.pow(*promote_args_inexact("float_power", x1, x2))
 
 
-float_power = _make_ufunc(_float_power, "float_power")
+float_power = _make_ufunc(_float_power, "float_power", positional=("x", "y"))
 
 # ----------------------------------------------------------------------------- division
 
@@ -361,7 +365,8 @@ def _shift_right(x, y):
 
 
 left_shift = _make_ufunc(_integer_binary(lax.shift_left, "left_shift"), "left_shift")
-right_shift = _make_ufunc(_integer_binary(_shift_right, "right_shift"), "right_shift")
+right_shift = _make_ufunc(_integer_binary(_shift_right, "right_shift"), "right_shift",
+                          positional=("x1", "x2"))
 bitwise_left_shift, bitwise_right_shift = left_shift, right_shift
 
 
@@ -728,7 +733,7 @@ def _nextafter(x1, x2, /):
   return lax_special.nextafter(*promote_args_inexact("nextafter", x1, x2))
 
 
-nextafter = _make_ufunc(_nextafter, "nextafter")
+nextafter = _make_ufunc(_nextafter, "nextafter", positional=("x", "y"))
 
 
 def _heaviside(x1, x2, /):
@@ -805,19 +810,31 @@ def isnan(x, /):
 
 
 @_compiled
-def isposinf(x, /):
+def _isposinf(x):
   (x,) = promote_args("isposinf", x)
   if not dtypes.is_inexact(_dtype(x)):
     return _bools(x, False)
   return lax.eq(x, _const(x, np.inf))
 
 
+def isposinf(x, /, out=None):
+  if out is not None:
+    raise NotImplementedError("The 'out' argument to jnp.isposinf is not supported.")
+  return _isposinf(x)
+
+
 @_compiled
-def isneginf(x, /):
+def _isneginf(x):
   (x,) = promote_args("isneginf", x)
   if not dtypes.is_inexact(_dtype(x)):
     return _bools(x, False)
   return lax.eq(x, _const(x, -np.inf))
+
+
+def isneginf(x, /, out=None):
+  if out is not None:
+    raise NotImplementedError("The 'out' argument to jnp.isneginf is not supported.")
+  return _isneginf(x)
 
 
 def nan_to_num(x, copy: bool = True, nan=0.0, posinf=None, neginf=None):
@@ -915,3 +932,24 @@ def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):  #
   if max is not None:
     arr = _minimum(max, arr)
   return arr
+
+
+# The ufuncs that JAX exposes as plain functions, with their parameters (True: the
+# parameters may also be passed by keyword).
+_PLAIN_FUNCTION_PARAMS = {
+    "arctan2": (("x1", "x2"), False), "copysign": (("x1", "x2"), False),
+    "divide": (("x1", "x2"), False), "floor_divide": (("x1", "x2"), False),
+    "fmod": (("x1", "x2"), False), "heaviside": (("x1", "x2"), False),
+    "hypot": (("x1", "x2"), False), "ldexp": (("x1", "x2"), False),
+    "remainder": (("x1", "x2"), False), "power": (("x1", "x2"), False),
+    "right_shift": (("x1", "x2"), False), "left_shift": (("x", "y"), False),
+    "equal": (("x", "y"), False), "not_equal": (("x", "y"), False),
+    "greater": (("x", "y"), False), "greater_equal": (("x", "y"), False),
+    "less": (("x", "y"), False), "less_equal": (("x", "y"), False),
+    "float_power": (("x", "y"), False), "nextafter": (("x", "y"), False),
+    "fmax": (("x1", "x2"), True), "fmin": (("x1", "x2"), True),
+    "gcd": (("x1", "x2"), True), "lcm": (("x1", "x2"), True),
+}
+for _name, (_params, _keywords) in _PLAIN_FUNCTION_PARAMS.items():
+  globals()[_name]._set_plain_signature(_params, _keywords)
+del _name, _params, _keywords

@@ -15,10 +15,8 @@ from jax._src.lax import shape as lax_shape
 
 
 def check_arraylike(name: str, *args) -> None:
-  for i, a in enumerate(args):
-    if not (core.is_valid_jaxval(a) or isinstance(a, (list, tuple))):
-      raise TypeError(f"{name} requires ndarray or scalar arguments, got {type(a).__name__} "
-                      f"at position {i}.")
+  """As JAX does: arrays and scalars only (a Python list or tuple is refused)."""
+  check_arraylike_strict(name, *args)
 
 
 def check_arraylike_strict(name: str, *args) -> None:

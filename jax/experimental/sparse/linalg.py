@@ -1,0 +1,3 @@
+"""Linear algebra on sparse matrices."""
+
+from jax._src.sparse.api import spsolve as spsolve

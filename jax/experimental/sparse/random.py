@@ -1,0 +1,3 @@
+"""Random sparse arrays."""
+
+from jax._src.sparse.api import random_bcoo as random_bcoo
