@@ -71,7 +71,7 @@ ENTRY main {
 """, r"shape f32\[4611686018427387904\] is too large: its size in bytes overflows int64"),
     "a name cut inside a two-byte character": (
         "HloModule m\n\nENTRY main {\n  a = f32[2] parameter(0)\n  ROOT r\u00e9 = f32[2] add(a, a)\n}\n",
-        r"INVALID_ARGUMENT: .*\\xC3"),
+        r"(?s)INVALID_ARGUMENT: .*\\xC3"),
 }
 
 _DRIVER = textwrap.dedent("""
