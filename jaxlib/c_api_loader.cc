@@ -3,7 +3,9 @@
 #include <dlfcn.h>
 #include <elf.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -13,6 +15,7 @@
 #include <string>
 
 #include "jaxlib/status_casters.h"
+#include "xla/pjrt/c/utf8.h"
 
 namespace jax {
 namespace {
@@ -33,9 +36,11 @@ std::map<std::string, AttributeValue> ReadAttributes(const PJRT_Api* api) {
   std::map<std::string, AttributeValue> out;
   for (size_t i = 0; i < args.num_attributes; ++i) {
     const PJRT_NamedValue& v = args.attributes[i];
-    std::string name(v.name, v.name_size);
+    std::string name = xla::ToValidUtf8(std::string_view(v.name, v.name_size));
     switch (v.type) {
-      case PJRT_NamedValue_kString: out[name] = std::string(v.string_value, v.value_size); break;
+      case PJRT_NamedValue_kString:
+        out[name] = xla::ToValidUtf8(std::string_view(v.string_value, v.value_size));
+        break;
       case PJRT_NamedValue_kInt64: out[name] = v.int64_value; break;
       case PJRT_NamedValue_kInt64List:
         out[name] = std::vector<int64_t>(v.int64_array_value, v.int64_array_value + v.value_size);
@@ -90,6 +95,23 @@ void CheckElfIsComplete(const std::string& path) {
   std::fclose(f);
 }
 
+// Every function of the table, as far as the plugin's table reaches, must be
+// present: the loader and the client call them without further checks.
+void CheckTableHasNoNullEntries(const PJRT_Api* api, const std::string& path) {
+  constexpr size_t kFirst = offsetof(PJRT_Api, PJRT_Error_Destroy);
+  const size_t end = std::min(api->struct_size, sizeof(PJRT_Api));
+  const char* base = reinterpret_cast<const char*>(api);
+  for (size_t offset = kFirst; offset + sizeof(void (*)()) <= end; offset += sizeof(void (*)())) {
+    void (*fn)() = nullptr;
+    std::memcpy(&fn, base + offset, sizeof(fn));
+    if (fn != nullptr) continue;
+    throw PluginLoadError("plugin library " + path + " has no function in entry " +
+                          std::to_string((offset - kFirst) / sizeof(fn)) +
+                          " of its C API table (byte offset " + std::to_string(offset) +
+                          "); the plugin is incomplete or built against another C API");
+  }
+}
+
 }  // namespace
 
 void ThrowIfError(const PJRT_Api* api, PJRT_Error* error) {
@@ -97,7 +119,9 @@ void ThrowIfError(const PJRT_Api* api, PJRT_Error* error) {
   auto margs = PjrtArgs<PJRT_Error_Message_Args>();
   margs.error = error;
   api->PJRT_Error_Message(&margs);
-  std::string message(margs.message, margs.message_size);
+  // Python decodes the message strictly; a plugin must not turn an error into a
+  // decoding failure.
+  std::string message = xla::ToValidUtf8(std::string_view(margs.message, margs.message_size));
   auto cargs = PjrtArgs<PJRT_Error_GetCode_Args>();
   cargs.error = error;
   PJRT_Error* code_error = api->PJRT_Error_GetCode(&cargs);
@@ -163,6 +187,7 @@ std::shared_ptr<Plugin> LoadPlugin(const std::string& path) {
                           std::to_string(api->struct_size) + " bytes ends before version 1." +
                           std::to_string(m) + "'s functions");
   }
+  CheckTableHasNoNullEntries(api, path);
   auto init = PjrtArgs<PJRT_Plugin_Initialize_Args>();
   ThrowIfError(api, api->PJRT_Plugin_Initialize(&init));
 

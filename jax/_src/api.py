@@ -972,7 +972,18 @@ def _placements(x, device) -> list:
   n = len(tree_util.tree_leaves(x))
   if _is_placement(device):
     return [device] * n
-  return _broadcast_prefix(device, x, is_leaf=_is_placement)
+  return _broadcast_prefix(device, x, is_leaf=_placement_or_error)
+
+
+def _placement_or_error(p) -> bool:
+  """`_is_placement`, raising for a leaf that is none (a string, a number): taken
+  for a pytree prefix it would never match and the prefix walk would not end."""
+  if _is_placement(p):
+    return True
+  if tree_util.treedef_is_leaf(tree_util.tree_structure(p)):
+    raise TypeError("device_put: `device` must be a jax.Device, a Sharding, None or a pytree "
+                    f"prefix of them, got {p!r} of type {type(p).__name__}")
+  return False
 
 
 def device_put(x, device=None, *, src=None, donate: bool = False, may_alias=None):
@@ -991,6 +1002,8 @@ def _put(leaf, target):
   from jax._src import array, sharding
   if isinstance(leaf, core.Tracer):
     return leaf
+  if isinstance(leaf, ArrayImpl):
+    leaf._check_alive()
   if target is None:
     if isinstance(leaf, ArrayImpl):
       leaf.device_buffers()

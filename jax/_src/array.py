@@ -177,6 +177,7 @@ class ArrayImpl:
     return sum(int(b.nbytes) for b in self.device_buffers())
 
   def block_until_ready(self) -> ArrayImpl:
+    self._check_alive()
     if self._buffers is not None:
       for b in self._buffers:
         b._block_until_ready()

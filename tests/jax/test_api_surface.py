@@ -38,6 +38,16 @@ def test_device_put_prefix_of_targets(backend):
   assert out[1][0].shape == (3,)
 
 
+@pytest.mark.parametrize("target", ["not a device", 3, ("cpu", None), ["x", None]])
+def test_device_put_to_something_that_is_not_a_placement(target):
+  # A leaf that is neither a device nor a sharding, alone or inside a prefix
+  # (it used to recurse without end).
+  bad = target if isinstance(target, (str, int)) else target[0]
+  with pytest.raises(TypeError, match=r"device_put: `device` must be a jax.Device, a Sharding, "
+                     rf"None or a pytree prefix of them, got {bad!r} of type {type(bad).__name__}"):
+    jax.device_put((np.ones(2), np.zeros(3)), target)
+
+
 def test_device_get_of_tracer_is_an_error(backend):
   with pytest.raises(TypeError, match="device_get"):
     jax.jit(lambda a: jax.device_get(a))(np.ones(2))

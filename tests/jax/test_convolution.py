@@ -99,6 +99,15 @@ def test_conv_errors():
   with pytest.raises(ValueError, match="String padding"):
     lax.conv_general_dilated(np.ones((1, 1, 4, 4), np.float32), np.ones((1, 1, 3, 3), np.float32),
                              (1, 1), "SAME", lhs_dilation=(2, 2))
+  # Padding that removes more than the whole input is an error, as in JAX, not an
+  # empty result.
+  with pytest.raises(ValueError, match=r"Negative padding is larger than the size of the "
+                     r"corresponding dimension: got padding=\(\(-5, 0\),\) for lhs_shape\[2:\]=\(3,\)"):
+    lax.conv_general_dilated(np.ones((1, 1, 3), np.float32), np.ones((1, 1, 1), np.float32), (1,),
+                             [(-5, 0)])
+  # Padding down to exactly nothing, or to less than the window, is a valid empty output.
+  assert lax.conv_general_dilated(np.ones((1, 1, 3), np.float32), np.ones((1, 1, 2), np.float32),
+                                  (1,), [(-2, 0)]).shape == (1, 1, 0)
 
 
 def _numeric_grad(f, x, eps=1e-3):

@@ -39,6 +39,30 @@ def test_using_a_donated_array_raises():
     f(x)
 
 
+def test_every_use_of_a_deleted_array_raises():
+  x = jnp.arange(3.0) + 1
+  x.delete()
+  assert x.is_deleted()
+  uses = {
+      "block_until_ready": x.block_until_ready,
+      "jax.block_until_ready": lambda: jax.block_until_ready(x),
+      "device_put": lambda: jax.device_put(x, jax.devices()[0]),
+      "device_put to another device": lambda: jax.device_put(x, jax.devices()[-1]),
+      "jit": lambda: jax.jit(lambda a: a * 2)(x),
+      "index": lambda: x[0],
+      "repr": lambda: repr(x),
+      "devices": x.devices,
+      "unsafe_buffer_pointer": x.unsafe_buffer_pointer,
+      "__dlpack__": x.__dlpack__,
+  }
+  for name, use in uses.items():
+    with pytest.raises(RuntimeError, match=r"Array has been deleted with shape=float32\[3\]"):
+      use()
+      pytest.fail(f"{name} of a deleted array did not raise")
+  x.delete()  # deleting again is allowed, as in JAX
+  assert x.shape == (3,) and x.dtype == np.float32  # metadata stays readable
+
+
 def test_loop_with_the_fast_path_matches_numpy():
   # The conformance case: x = step(x, g) with x donated, cached after the first call.
   @partial(jax.jit, donate_argnums=(0,))

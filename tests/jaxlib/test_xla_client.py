@@ -120,6 +120,15 @@ def test_deleted_buffer_is_a_clear_error(client):
   assert buf.is_deleted()
   with pytest.raises(xla_client.XlaRuntimeError, match="deleted"):
     np.asarray(buf)
+  # Waiting for it or taking its address is an error too (they used to succeed,
+  # the address being 0).
+  with pytest.raises(xla_client.XlaRuntimeError,
+                     match="FAILED_PRECONDITION: BlockUntilReady: the buffer has been deleted"):
+    buf._block_until_ready()
+  with pytest.raises(xla_client.XlaRuntimeError,
+                     match="FAILED_PRECONDITION: UnsafeBufferPointer: the buffer has been deleted"):
+    buf.unsafe_buffer_pointer()
+  buf.delete()  # a second delete is harmless
 
 
 def test_malformed_hlo_names_line_and_column(client):

@@ -53,6 +53,9 @@ const PJRT_Api* GetPjrtApi(void) {
   table.pjrt_api_version.major_version = MAJOR;
   table.pjrt_api_version.minor_version = MINOR;
   table.struct_size = PJRT_STRUCT_SIZE(PJRT_Api, LAST_FUNCTION);
+#ifdef NULL_FUNCTION
+  table.NULL_FUNCTION = NULL;
+#endif
   return &table;
 }
 """
@@ -62,13 +65,15 @@ const PJRT_Api* GetPjrtApi(void) {
 def shim_plugin(cpu_env, repo_root, tmp_path):
   """Builds a plugin library that reports C API `major.minor` with a table
   ending at `last_function`."""
-  def build(major, minor, last_function):
+  def build(major, minor, last_function, null_function=None):
     src = tmp_path / "shim.c"
     src.write_text(_SHIM)
     lib = tmp_path / f"shim_{major}_{minor}.so"
+    extra = [f"-DNULL_FUNCTION={null_function}"] if null_function else []
     subprocess.run(["cc", "-shared", "-fPIC", "-o", str(lib), str(src), f"-I{repo_root}",
                     f'-DREAL_PLUGIN="{_cpu_library(cpu_env)}"', f"-DMAJOR={major}",
-                    f"-DMINOR={minor}", f"-DLAST_FUNCTION={last_function}", "-ldl"], check=True)
+                    f"-DMINOR={minor}", f"-DLAST_FUNCTION={last_function}", *extra, "-ldl"],
+                   check=True)
     return str(lib)
   return build
 
@@ -290,3 +295,20 @@ def test_plugin_installed_twice_uses_one_copy_and_says_so(cpu_env, tmp_path):
   assert library.startswith(str(tmp_path))  # the first copy on sys.path wins
   assert proc.stderr.count("jax_plugins.xla_cpu is installed more than once") == 1, proc.stderr
   assert str(tmp_path) in proc.stderr and site in proc.stderr
+
+
+@pytest.mark.parametrize("null_function", ["PJRT_Plugin_Initialize", "PJRT_Client_Compile"])
+def test_table_with_a_null_function_is_refused(cpu_env, shim_plugin, null_function):
+  # A NULL entry within the table's length is refused at load time, before
+  # jaxlib calls anything through it (it used to jump to address 0).
+  lib = shim_plugin(1, 3, "PJRT_Buffer_DecreaseExternalReferenceCount", null_function)
+  proc = _run(cpu_env, f"""
+      from jaxlib import plugin_support as ps
+      try:
+        ps.load_pjrt_plugin_dynamically("holey", "{lib}")
+      except Exception as e:
+        print(type(e).__name__, e)
+  """)
+  assert proc.returncode == 0, proc.stderr
+  assert "PluginLoadError" in proc.stdout and lib in proc.stdout, proc.stdout
+  assert "has no function in entry" in proc.stdout, proc.stdout

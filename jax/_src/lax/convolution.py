@@ -113,6 +113,10 @@ def _conv_out_shape(lhs_shape, rhs_shape, dn, strides, padding, lhs_dilation, rh
     k = _dilate(rhs_shape[dn.rhs_spec[2 + i]], rhs_dilation[i])
     lo, hi = padding[i]
     padded = n + lo + hi
+    if padded < 0:
+      raise ValueError("Negative padding is larger than the size of the corresponding dimension: "
+                       f"got padding={tuple(map(tuple, padding))} for lhs_shape[2:]="
+                       f"{tuple(lhs_shape[d] for d in dn.lhs_spec[2:])}")
     spatial.append(max((padded - k) // strides[i] + 1, 0) if padded >= k else 0)
   out = [0] * len(dn.out_spec)
   out[dn.out_spec[0]] = lhs_shape[dn.lhs_spec[0]] // batch_group_count

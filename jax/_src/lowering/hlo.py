@@ -43,8 +43,21 @@ def hlo_type(dtype) -> str:
     raise TypeError(f"dtype {name} has no HLO element type") from None
 
 
+_MAX_BYTES = 2**63 - 1  # XLA counts elements and bytes in int64
+
+
+def check_shape_size(shape, dtype) -> None:
+  """Raises ValueError when an array of `shape` could not be addressed in int64 bytes."""
+  nbytes = math.prod(shape) * np.dtype(dtype).itemsize
+  if nbytes > _MAX_BYTES:
+    dims = ",".join(map(str, shape))
+    raise ValueError(f"shape {hlo_type(dtype)}[{dims}] is too large: its {math.prod(shape)} "
+                     f"elements take {nbytes} bytes, more than the 2**63 - 1 an array can hold")
+
+
 def shape_str(aval: ShapedArray) -> str:
   """`f32[3,4]{1,0}`; scalars have no layout: `f32[]`."""
+  check_shape_size(aval.shape, aval.dtype)
   dims = ",".join(map(str, aval.shape))
   if not aval.shape:
     return f"{hlo_type(aval.dtype)}[]"

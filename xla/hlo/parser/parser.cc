@@ -1,6 +1,7 @@
 // Module, computation, instruction, shape and literal grammar. Attribute
 // values are in parse_attributes.cc.
 #include "xla/hlo/parser/parser.h"
+#include "xla/hlo/ir/shape_size.h"
 
 #include <cerrno>
 #include <cmath>
@@ -362,6 +363,8 @@ StatusOr<Shape> HloParser::ParseShape(int depth) {
     } while (TryConsume(TokenKind::kComma));
     RETURN_IF_ERROR(Expect(TokenKind::kRBracket, "',' or ']'").status());
   }
+  // Everything after the parser counts elements and bytes in int64.
+  if (Status size = CheckArraySize(*type, dims); !size.ok()) return ErrorAt(tok, size.message());
   Shape shape(*type, dims);
   // A layout is "{" followed by a number or "}"; anything else after "{" is
   // a computation body following a signature's result shape.

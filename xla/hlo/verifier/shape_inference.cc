@@ -29,6 +29,21 @@ Status CheckDimensionIndex(int64_t d, int rank, const std::string& what) {
 
 bool IsIndexType(PrimitiveType t) { return IsInteger(t); }
 
+// `dims` must be distinct and each in [0, rank); `sorted` also requires ascending order.
+Status CheckDimensionList(const std::vector<int64_t>& dims, int64_t rank, const std::string& what,
+                          bool sorted) {
+  std::vector<bool> seen(rank, false);
+  for (size_t i = 0; i < dims.size(); ++i) {
+    RETURN_IF_ERROR(CheckDimensionIndex(dims[i], rank, what + " entry"));
+    if (seen[dims[i]]) return Fail(what + " {" + JoinInts(dims) + "} repeats " + std::to_string(dims[i]));
+    if (sorted && i > 0 && dims[i] < dims[i - 1]) {
+      return Fail(what + " {" + JoinInts(dims) + "} must be sorted");
+    }
+    seen[dims[i]] = true;
+  }
+  return OkStatus();
+}
+
 PrimitiveType ComplexComponentType(PrimitiveType t) {
   if (t == PrimitiveType::C64) return PrimitiveType::F32;
   if (t == PrimitiveType::C128) return PrimitiveType::F64;
@@ -181,7 +196,20 @@ StatusOr<Shape> InferReduceWindow(const HloInstruction& instr) {
     dims.push_back(d);
   }
   std::vector<PrimitiveType> types;
-  for (int64_t i = 0; i < n; ++i) types.push_back(instr.operand(i)->shape().element_type());
+  for (int64_t i = 0; i < n; ++i) {
+    const Shape& in = instr.operand(i)->shape();
+    const Shape& init = instr.operand(n + i)->shape();
+    RETURN_IF_ERROR(ExpectArray(in, "reduce-window input"));
+    if (in.dimensions() != in0.dimensions()) {
+      return Fail("reduce-window inputs have different dimensions: " + S(in0) + " vs " + S(in));
+    }
+    // The emitter starts each window from the init value in the input's type.
+    if (!init.IsArray() || init.rank() != 0 || init.element_type() != in.element_type()) {
+      return Fail("reduce-window init value " + std::to_string(i) + " must be a scalar of type " +
+                  std::string(PrimitiveTypeName(in.element_type())) + ", got " + S(init));
+    }
+    types.push_back(in.element_type());
+  }
   RETURN_IF_ERROR(CheckReducer(instr.to_apply(), types));
   if (n == 1) return Shape(types[0], dims);
   std::vector<Shape> outs;
@@ -327,6 +355,190 @@ StatusOr<Shape> InferGather(const HloInstruction& instr) {
   return Shape(operand.element_type(), dims);
 }
 
+// XLA's scatter rules: every operand and update, the index vectors and the
+// dimension numbers must agree, or the emitter indexes out of its buffers.
+StatusOr<Shape> InferScatter(const HloInstruction& instr) {
+  if (instr.operand_count() < 3 || instr.operand_count() % 2 == 0) {
+    return Fail("scatter takes operands, indices and as many updates");
+  }
+  const int64_t n = (instr.operand_count() - 1) / 2;
+  const Shape& operand = instr.operand(0)->shape();
+  const Shape& indices = instr.operand(n)->shape();
+  const Shape& updates = instr.operand(n + 1)->shape();
+  const ScatterDimensionNumbers& d = instr.scatter_dimension_numbers();
+  RETURN_IF_ERROR(ExpectArray(operand, "scatter operand"));
+  RETURN_IF_ERROR(ExpectArray(indices, "scatter indices"));
+  if (!IsIndexType(indices.element_type())) {
+    return Fail("scatter indices must be integers, got " + S(indices));
+  }
+  std::vector<PrimitiveType> types;
+  std::vector<Shape> outs;
+  for (int64_t i = 0; i < n; ++i) {
+    const Shape& op = instr.operand(i)->shape();
+    const Shape& up = instr.operand(n + 1 + i)->shape();
+    RETURN_IF_ERROR(ExpectArray(op, "scatter operand"));
+    RETURN_IF_ERROR(ExpectArray(up, "scatter update"));
+    if (op.dimensions() != operand.dimensions()) {
+      return Fail("scatter operands differ in dimensions: " + S(operand) + " vs " + S(op));
+    }
+    if (up.dimensions() != updates.dimensions()) {
+      return Fail("scatter updates differ in dimensions: " + S(updates) + " vs " + S(up));
+    }
+    if (up.element_type() != op.element_type()) {
+      return Fail("scatter update " + S(up) + " does not have the type of its operand " + S(op));
+    }
+    types.push_back(op.element_type());
+    outs.push_back(op);
+  }
+  const int64_t index_rank = indices.rank();
+  if (d.index_vector_dim < 0 || d.index_vector_dim > index_rank) {
+    return Fail("scatter index_vector_dim " + std::to_string(d.index_vector_dim) +
+                " is out of range for indices " + S(indices));
+  }
+  RETURN_IF_ERROR(CheckDimensionList(d.update_window_dims, updates.rank(), "update_window_dims",
+                                     /*sorted=*/true));
+  RETURN_IF_ERROR(CheckDimensionList(d.inserted_window_dims, operand.rank(),
+                                     "inserted_window_dims", /*sorted=*/true));
+  RETURN_IF_ERROR(CheckDimensionList(d.input_batching_dims, operand.rank(), "input_batching_dims",
+                                     /*sorted=*/true));
+  RETURN_IF_ERROR(CheckDimensionList(d.scatter_dims_to_operand_dims, operand.rank(),
+                                     "scatter_dims_to_operand_dims", /*sorted=*/false));
+  RETURN_IF_ERROR(CheckDimensionList(d.scatter_indices_batching_dims, index_rank,
+                                     "scatter_indices_batching_dims", /*sorted=*/false));
+  if (d.input_batching_dims.size() != d.scatter_indices_batching_dims.size()) {
+    return Fail("scatter input_batching_dims and scatter_indices_batching_dims differ in length");
+  }
+  for (int64_t b : d.scatter_indices_batching_dims) {
+    if (b == d.index_vector_dim) return Fail("scatter_indices_batching_dims holds index_vector_dim");
+  }
+  std::vector<bool> windowless(operand.rank(), false);  // inserted or batching
+  for (int64_t x : d.inserted_window_dims) windowless[x] = true;
+  for (int64_t x : d.input_batching_dims) {
+    if (windowless[x]) {
+      return Fail("scatter dimension " + std::to_string(x) +
+                  " is both an inserted window and an input batching dimension");
+    }
+    windowless[x] = true;
+  }
+  const int64_t window_rank = static_cast<int64_t>(d.update_window_dims.size());
+  if (window_rank + static_cast<int64_t>(d.inserted_window_dims.size() + d.input_batching_dims.size()) !=
+      operand.rank()) {
+    return Fail("scatter operand " + S(operand) + " has rank " + std::to_string(operand.rank()) +
+                ", but update_window_dims, inserted_window_dims and input_batching_dims have " +
+                std::to_string(window_rank) + " + " + std::to_string(d.inserted_window_dims.size()) +
+                " + " + std::to_string(d.input_batching_dims.size()) + " entries");
+  }
+  const int64_t index_len = d.index_vector_dim == index_rank ? 1 : indices.dimensions(d.index_vector_dim);
+  if (static_cast<int64_t>(d.scatter_dims_to_operand_dims.size()) != index_len) {
+    return Fail("scatter_dims_to_operand_dims has " +
+                std::to_string(d.scatter_dims_to_operand_dims.size()) +
+                " entries, index vectors have " + std::to_string(index_len));
+  }
+  for (int64_t x : d.scatter_dims_to_operand_dims) {
+    for (int64_t b : d.input_batching_dims) {
+      if (x == b) return Fail("scatter_dims_to_operand_dims holds input batching dimension " + std::to_string(x));
+    }
+  }
+  // The update's scatter dimensions are the indices' batch dimensions, in order.
+  std::vector<int64_t> scatter_dims;
+  for (int64_t i = 0; i < index_rank; ++i) {
+    if (i != d.index_vector_dim) scatter_dims.push_back(indices.dimensions(i));
+  }
+  if (updates.rank() != window_rank + static_cast<int64_t>(scatter_dims.size())) {
+    return Fail("scatter updates " + S(updates) + " must have rank " +
+                std::to_string(window_rank + scatter_dims.size()) + " (" +
+                std::to_string(window_rank) + " window dimensions and " +
+                std::to_string(scatter_dims.size()) + " scatter dimensions of indices " +
+                S(indices) + ")");
+  }
+  std::vector<bool> is_window(updates.rank(), false);
+  for (int64_t x : d.update_window_dims) is_window[x] = true;
+  size_t next_scatter = 0;
+  int64_t next_operand = 0;
+  for (int64_t i = 0; i < updates.rank(); ++i) {
+    if (is_window[i]) {
+      while (windowless[next_operand]) ++next_operand;
+      if (updates.dimensions(i) > operand.dimensions(next_operand)) {
+        return Fail("scatter update window dimension " + std::to_string(i) + " (size " +
+                    std::to_string(updates.dimensions(i)) + ") is larger than operand dimension " +
+                    std::to_string(next_operand) + " (size " +
+                    std::to_string(operand.dimensions(next_operand)) + ")");
+      }
+      ++next_operand;
+    } else {
+      if (updates.dimensions(i) != scatter_dims[next_scatter]) {
+        return Fail("scatter update dimension " + std::to_string(i) + " has size " +
+                    std::to_string(updates.dimensions(i)) + ", but the indices " + S(indices) +
+                    " give " + std::to_string(scatter_dims[next_scatter]) + " index vectors there");
+      }
+      ++next_scatter;
+    }
+  }
+  RETURN_IF_ERROR(CheckReducer(instr.to_apply(), types));
+  return n == 1 ? outs[0] : Shape::MakeTuple(outs);
+}
+
+// Collectives: the result is declared (group sizes come from the runtime), but
+// it must be the operands' shapes as each collective transforms them, or the
+// runtime copies between buffers of different sizes.
+StatusOr<Shape> InferCollective(const HloInstruction& instr) {
+  const HloOpcode op = instr.opcode();
+  const Shape& declared = instr.shape();
+  const std::string name(HloOpcodeString(op));
+  if (op == HloOpcode::kCollectivePermute && instr.operand_count() != 1) return declared;
+  std::vector<Shape> outs = FlattenShape(declared);
+  if (instr.operand_count() == 0 || outs.size() != static_cast<size_t>(instr.operand_count())) {
+    return Fail(name + " has " + std::to_string(instr.operand_count()) + " operands but " +
+                std::to_string(outs.size()) + " results in " + S(declared));
+  }
+  const int64_t group = instr.replica_groups().empty() || instr.replica_groups()[0].empty()
+                            ? 0  // every device: the count is known only at run time
+                            : static_cast<int64_t>(instr.replica_groups()[0].size());
+  std::vector<PrimitiveType> types;
+  for (int64_t k = 0; k < instr.operand_count(); ++k) {
+    const Shape& in = instr.operand(k)->shape();
+    const Shape& out = outs[k];
+    RETURN_IF_ERROR(ExpectArray(in, name + " operand"));
+    types.push_back(in.element_type());
+    if (out.element_type() != in.element_type() || out.rank() != in.rank()) {
+      return Fail(name + " result " + S(out) + " does not match operand " + S(in));
+    }
+    if (op == HloOpcode::kAllReduce || op == HloOpcode::kCollectivePermute) {
+      if (out.dimensions() != in.dimensions()) {
+        return Fail(name + " result " + S(out) + " does not match operand " + S(in));
+      }
+      continue;
+    }
+    if (op == HloOpcode::kAllToAll) {
+      if (out.element_count() != in.element_count()) {
+        return Fail("all-to-all result " + S(out) + " does not hold the elements of " + S(in));
+      }
+      continue;
+    }
+    // all-gather concatenates along its dimension, reduce-scatter splits along it.
+    if (instr.dimensions().size() != 1) return Fail(name + " needs one dimension");
+    const int64_t d = instr.dimensions(0);
+    RETURN_IF_ERROR(CheckDimensionIndex(d, in.rank(), name + " dimension"));
+    for (int i = 0; i < in.rank(); ++i) {
+      const bool gather = op == HloOpcode::kAllGather;
+      const int64_t small = gather ? in.dimensions(i) : out.dimensions(i);
+      const int64_t large = gather ? out.dimensions(i) : in.dimensions(i);
+      const bool fits = i != d ? small == large
+                       : group > 0 ? small * group == large
+                                   : (small == 0 ? large == 0 : large % small == 0);
+      if (!fits) {
+        return Fail(name + " result " + S(out) + " does not match operand " + S(in) +
+                    " along dimension " + std::to_string(d) +
+                    (group > 0 ? " for groups of " + std::to_string(group) : ""));
+      }
+    }
+  }
+  if (op == HloOpcode::kAllReduce || op == HloOpcode::kReduceScatter) {
+    RETURN_IF_ERROR(CheckReducer(instr.to_apply(), types));
+  }
+  return declared;
+}
+
 // The computation's parameters must match `args` and its root `result` (if given).
 Status CheckSignature(const HloComputation* c, const std::vector<Shape>& args, const char* role) {
   if (c == nullptr) return Fail(std::string("missing ") + role + " computation");
@@ -388,10 +600,12 @@ StatusOr<Shape> InferShape(const HloInstruction& instr) {
   if (IsElementwiseUnary(op) || IsElementwiseBinary(op)) return InferElementwise(instr);
 
   switch (op) {
+    case HloOpcode::kAllGather: case HloOpcode::kAllReduce: case HloOpcode::kAllToAll:
+    case HloOpcode::kCollectivePermute: case HloOpcode::kReduceScatter:
+      return InferCollective(instr);
     case HloOpcode::kParameter: case HloOpcode::kCustomCall: case HloOpcode::kRng:
-    case HloOpcode::kFusion: case HloOpcode::kAfterAll: case HloOpcode::kAllGather:
-    case HloOpcode::kAllReduce: case HloOpcode::kAllToAll: case HloOpcode::kCollectivePermute:
-    case HloOpcode::kReduceScatter: case HloOpcode::kPartitionId: case HloOpcode::kReplicaId:
+    case HloOpcode::kFusion: case HloOpcode::kAfterAll:
+    case HloOpcode::kPartitionId: case HloOpcode::kReplicaId:
     case HloOpcode::kBitcast: case HloOpcode::kMap:
       return declared;
     case HloOpcode::kConstant:
@@ -567,8 +781,26 @@ StatusOr<Shape> InferShape(const HloInstruction& instr) {
       return InferReduceWindow(instr);
     case HloOpcode::kSelectAndScatter: {
       const Shape& in = operand(0);
+      const Shape& source = operand(1);
+      const Shape& init = operand(2);
+      RETURN_IF_ERROR(ExpectArray(in, "select-and-scatter operand"));
+      RETURN_IF_ERROR(ExpectArray(source, "select-and-scatter source"));
       if (instr.window().dimensions.size() != static_cast<size_t>(in.rank())) {
         return Fail("window rank differs from operand rank");
+      }
+      // One source element per window position: the source is the windowed shape.
+      std::vector<int64_t> windows;
+      for (int i = 0; i < in.rank(); ++i) {
+        ASSIGN_OR_RETURN(int64_t w, WindowedSize(in.dimensions(i), instr.window().dimensions[i]));
+        windows.push_back(w);
+      }
+      if (source.dimensions() != windows || source.element_type() != in.element_type()) {
+        return Fail("select-and-scatter source " + S(source) + " must be " +
+                    S(Shape(in.element_type(), windows)) + ", one element per window of " + S(in));
+      }
+      if (!init.IsArray() || init.rank() != 0 || init.element_type() != in.element_type()) {
+        return Fail("select-and-scatter init value must be a scalar of type " +
+                    std::string(PrimitiveTypeName(in.element_type())) + ", got " + S(init));
       }
       RETURN_IF_ERROR(CheckSignature(instr.select(), {Shape::Scalar(in.element_type()),
                                                       Shape::Scalar(in.element_type())}, "select"));
@@ -581,20 +813,8 @@ StatusOr<Shape> InferShape(const HloInstruction& instr) {
       return InferConvolution(instr);
     case HloOpcode::kGather:
       return InferGather(instr);
-    case HloOpcode::kScatter: {
-      int64_t n = (instr.operand_count() - 1) / 2;
-      if (instr.operand_count() < 3 || instr.operand_count() % 2 == 0) {
-        return Fail("scatter takes operands, indices and as many updates");
-      }
-      std::vector<PrimitiveType> types;
-      std::vector<Shape> outs;
-      for (int64_t i = 0; i < n; ++i) {
-        types.push_back(operand(i).element_type());
-        outs.push_back(operand(i));
-      }
-      RETURN_IF_ERROR(CheckReducer(instr.to_apply(), types));
-      return n == 1 ? outs[0] : Shape::MakeTuple(outs);
-    }
+    case HloOpcode::kScatter:
+      return InferScatter(instr);
     case HloOpcode::kSort: {
       const Shape& first = operand(0);
       if (instr.dimensions().size() != 1) return Fail("sort needs one dimension");

@@ -1,4 +1,5 @@
 #include "xla/hlo/verifier/verifier.h"
+#include "xla/hlo/ir/shape_size.h"
 
 #include <string>
 #include <unordered_set>
@@ -47,6 +48,10 @@ Status VerifyComputation(const HloComputation& comp,
         return InvalidArgument(where + ": calls '" + callee->name() +
                                "', which is not defined before its caller (or is recursive)");
       }
+    }
+    // Before inference, which counts elements: an overflowing count is no count.
+    if (Status size = CheckShapeSize(instr->shape()); !size.ok()) {
+      return InvalidArgument(where + ": " + size.message());
     }
     StatusOr<Shape> inferred = InferShape(*instr);
     if (!inferred.ok()) return InvalidArgument(where + ": " + inferred.status().message());

@@ -2,6 +2,7 @@
 // exactly this message; valid tricky ones (layouts, variadic reduce, gather)
 // pass.
 #include "xla/hlo/parser/parser.h"
+#include "xla/hlo/ir/shape_size.h"
 #include "xla/hlo/testing/check.h"
 #include "xla/hlo/verifier/verifier.h"
 
@@ -67,6 +68,108 @@ TEST(RejectsInvalidModules) {
        "instruction 't' in computation 'e': topk k=6 is invalid for f32[5]"},
   };
   for (const Case& c : cases) EXPECT_EQ(VerifyError(c.text), c.message);
+}
+
+constexpr char kScatterHead[] = "  op = f32[3,4]{1,0} parameter(0)\n  idx = s32[2,1]{1,0} parameter(1)\n";
+
+std::string Scatter(const std::string& updates, const std::string& dims) {
+  return Module(std::string(kScatterHead) + "  up = " + updates + " parameter(2)\n" +
+                    "  ROOT s = f32[3,4]{1,0} scatter(op, idx, up), " + dims + ", to_apply=add\n",
+                kAdd);
+}
+
+// Scatter's dimension numbers are checked as XLA defines them: each of these
+// used to reach the emitter and crash (double free, out-of-bounds reads).
+TEST(RejectsInvalidScatter) {
+  const std::string ok_dims =
+      "update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, "
+      "index_vector_dim=1";
+  EXPECT_EQ(VerifyError(Scatter("f32[2,4]{1,0}", ok_dims)), "OK");
+  EXPECT_EQ(VerifyError(Scatter("f32[2,4]{1,0}",
+                                "update_window_dims={1}, inserted_window_dims={0}, "
+                                "scatter_dims_to_operand_dims={3}, index_vector_dim=1")),
+            "instruction 's' in computation 'e': scatter_dims_to_operand_dims entry 3 is out of "
+            "range for rank 2");
+  EXPECT_EQ(VerifyError(Scatter("f32[2,4]{1,0}",
+                                "update_window_dims={5}, inserted_window_dims={0}, "
+                                "scatter_dims_to_operand_dims={0}, index_vector_dim=1")),
+            "instruction 's' in computation 'e': update_window_dims entry 5 is out of range for "
+            "rank 2");
+  EXPECT_EQ(VerifyError(Scatter("s32[2,4]{1,0}", ok_dims)),
+            "instruction 's' in computation 'e': scatter update s32[2,4] does not have the type "
+            "of its operand f32[3,4]");
+  EXPECT_EQ(VerifyError(Scatter("f32[300,4]{1,0}", ok_dims)),
+            "instruction 's' in computation 'e': scatter update dimension 0 has size 300, but the "
+            "indices s32[2,1] give 2 index vectors there");
+  EXPECT_EQ(VerifyError(Scatter("f32[2,5]{1,0}", ok_dims)),
+            "instruction 's' in computation 'e': scatter update window dimension 1 (size 5) is "
+            "larger than operand dimension 1 (size 4)");
+  EXPECT_EQ(VerifyError(Scatter("f32[2,4]{1,0}",
+                                "update_window_dims={1}, inserted_window_dims={}, "
+                                "scatter_dims_to_operand_dims={0}, index_vector_dim=1")),
+            "instruction 's' in computation 'e': scatter operand f32[3,4] has rank 2, but "
+            "update_window_dims, inserted_window_dims and input_batching_dims have 1 + 0 + 0 "
+            "entries");
+  EXPECT_EQ(VerifyError(Scatter("f32[2,4]{1,0}",
+                                "update_window_dims={1}, inserted_window_dims={0}, "
+                                "scatter_dims_to_operand_dims={0,1}, index_vector_dim=1")),
+            "instruction 's' in computation 'e': scatter_dims_to_operand_dims has 2 entries, "
+            "index vectors have 1");
+  EXPECT_EQ(VerifyError(Scatter("f32[2,4]{1,0}",
+                                "update_window_dims={1}, inserted_window_dims={0}, "
+                                "scatter_dims_to_operand_dims={0}, index_vector_dim=3")),
+            "instruction 's' in computation 'e': scatter index_vector_dim 3 is out of range for "
+            "indices s32[2,1]");
+}
+
+// The init value of reduce-window (and select-and-scatter) must be a scalar of
+// the input's type: a u8 init for an f32 input used to crash LLVM.
+TEST(RejectsMistypedWindowInits) {
+  EXPECT_EQ(VerifyError(Module("  x = f32[4,4]{1,0} parameter(0)\n  z = u8[] constant(0)\n  ROOT w = f32[2,2]{1,0} reduce-window(x, z), window={size=2x2 stride=2x2}, to_apply=add\n", kAdd)),
+            "instruction 'w' in computation 'e': reduce-window init value 0 must be a scalar of "
+            "type f32, got u8[]");
+  const char* kGe = "ge {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = pred[] compare(a, b), direction=GE\n}\n\n";
+  const std::string sas_extra = std::string(kAdd) + kGe;
+  EXPECT_EQ(VerifyError(Module("  x = f32[4]{0} parameter(0)\n  s = f32[2]{0} parameter(1)\n  z = f32[] constant(0)\n  ROOT r = f32[4]{0} select-and-scatter(x, s, z), window={size=2 stride=2}, select=ge, scatter=add\n", sas_extra)),
+            "OK");
+  EXPECT_EQ(VerifyError(Module("  x = f32[4]{0} parameter(0)\n  s = f32[3]{0} parameter(1)\n  z = f32[] constant(0)\n  ROOT r = f32[4]{0} select-and-scatter(x, s, z), window={size=2 stride=2}, select=ge, scatter=add\n", sas_extra)),
+            "instruction 'r' in computation 'e': select-and-scatter source f32[3] must be f32[2], "
+            "one element per window of f32[4]");
+}
+
+// A collective's declared result must be its operand as the collective
+// transforms it: the runtime copies between buffers of those sizes.
+TEST(RejectsCollectiveResultShapes) {
+  EXPECT_EQ(VerifyError(Module("  x = f32[4]{0} parameter(0)\n  ROOT r = f32[4]{0} all-reduce(x), replica_groups={{0,1}}, to_apply=add\n", kAdd)),
+            "OK");
+  EXPECT_EQ(VerifyError(Module("  x = f32[4]{0} parameter(0)\n  ROOT r = f32[8]{0} all-reduce(x), replica_groups={{0,1}}, to_apply=add\n", kAdd)),
+            "instruction 'r' in computation 'e': all-reduce result f32[8] does not match operand f32[4]");
+  EXPECT_EQ(VerifyError(Module("  x = f32[4]{0} parameter(0)\n  ROOT g = f32[8]{0} all-gather(x), replica_groups={{0,1}}, dimensions={0}\n")),
+            "OK");
+  EXPECT_EQ(VerifyError(Module("  x = f32[4]{0} parameter(0)\n  ROOT g = f32[6]{0} all-gather(x), replica_groups={{0,1}}, dimensions={0}\n")),
+            "instruction 'g' in computation 'e': all-gather result f32[6] does not match operand "
+            "f32[4] along dimension 0 for groups of 2");
+  EXPECT_EQ(VerifyError(Module("  x = f32[4]{0} parameter(0)\n  ROOT g = f32[8]{0} all-gather(x), replica_groups={{0,1}}, dimensions={1}\n")),
+            "instruction 'g' in computation 'e': all-gather dimension 1 is out of range for rank 1");
+}
+
+std::string FirstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+// Element counts and byte sizes must fit in int64: the parser refuses larger
+// shapes with their position, before anything multiplies them.
+TEST(RejectsShapesTooLargeForInt64) {
+  EXPECT_EQ(FirstLine(VerifyError(Module("  c = f32[] constant(0)\n  ROOT b = f32[4611686018427387904]{0} broadcast(c), dimensions={}\n"))),
+            "PARSE ERROR: 5:12: shape f32[4611686018427387904] is too large: its size in bytes "
+            "overflows int64");
+  EXPECT_EQ(FirstLine(VerifyError(Module("  c = f32[] constant(0)\n  ROOT b = f32[4294967296,4294967296]{1,0} broadcast(c), dimensions={}\n"))),
+            "PARSE ERROR: 5:12: shape f32[4294967296,4294967296] is too large: its element count "
+            "overflows int64");
+  EXPECT_TRUE(CheckArraySize(PrimitiveType::F32, {int64_t{1} << 60}).ok());
+  EXPECT_TRUE(!CheckArraySize(PrimitiveType::F32, {int64_t{1} << 61}).ok());  // 2**63 bytes
+  EXPECT_TRUE(!CheckArraySize(PrimitiveType::F64, {int64_t{1} << 61}).ok());
+  EXPECT_TRUE(!CheckShapeSize(Shape::MakeTuple({Shape(PrimitiveType::S8, {int64_t{1} << 62}),
+                                                Shape(PrimitiveType::S8, {int64_t{1} << 62})}))
+                   .ok());
 }
 
 // The verifier ignores layouts: {0,1} on a transpose result is fine.

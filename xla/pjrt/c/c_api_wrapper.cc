@@ -1,6 +1,7 @@
 #include "xla/pjrt/c/c_api_wrapper.h"
 #include "xla/pjrt/c/custom_call_registry.h"
 #include "xla/pjrt/c/host_callback_registry.h"
+#include "xla/pjrt/c/utf8.h"
 
 #include <cstring>
 #include <exception>
@@ -52,7 +53,7 @@ std::map<Device*, std::vector<PJRT_Memory*>>& MemoryLists() {
 
 PJRT_Error* ToError(Status status) {
   if (status.ok()) return nullptr;
-  return new PJRT_Error{std::move(status)};
+  return new PJRT_Error{Status(status.code(), ToValidUtf8(status.message()))};
 }
 
 // C++ exceptions must never cross the C boundary: each entry point runs its
@@ -504,7 +505,11 @@ PJRT_Error* BufferDelete(PJRT_Buffer_Delete_Args* args) {
 PJRT_Error* BufferReadyEvent(PJRT_Buffer_ReadyEvent_Args* args) {
   return Guard(__func__, [&]() -> Status {
     CHECK_ARGS(PJRT_Buffer_ReadyEvent_Args, args, event);
-    args->event = new PJRT_Event{args->buffer->buffer->Await()};
+    // A deleted buffer will never hold a value: waiting for it is an error.
+    Buffer* b = args->buffer->buffer.get();
+    args->event = new PJRT_Event{
+        b->is_deleted() ? FailedPrecondition("BlockUntilReady: the buffer has been deleted")
+                        : b->Await()};
     return OkStatus();
   });
 }
@@ -512,6 +517,9 @@ PJRT_Error* BufferReadyEvent(PJRT_Buffer_ReadyEvent_Args* args) {
 PJRT_Error* BufferUnsafePointer(PJRT_Buffer_UnsafePointer_Args* args) {
   return Guard(__func__, [&]() -> Status {
     CHECK_ARGS(PJRT_Buffer_UnsafePointer_Args, args, buffer_pointer);
+    if (args->buffer->buffer->is_deleted()) {
+      return FailedPrecondition("UnsafeBufferPointer: the buffer has been deleted");
+    }
     args->buffer_pointer = args->buffer->buffer->UnsafePointer();
     return OkStatus();
   });

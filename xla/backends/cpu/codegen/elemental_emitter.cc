@@ -3,6 +3,7 @@
 #include "xla/backends/cpu/codegen/elemental_emitter.h"
 
 #include <algorithm>
+#include <set>
 #include <unordered_map>
 
 #include "llvm/IR/Module.h"
@@ -266,6 +267,61 @@ StatusOr<llvm::Value*> ElementalEmitter::At(const GraphNode* node, const IrIndex
   return v.at(0);
 }
 
+namespace {
+
+std::vector<const void*> CacheKey(const GraphNode* node, const IrIndex& index) {
+  std::vector<const void*> key = {node, index.linear};
+  key.insert(key.end(), index.multi.begin(), index.multi.end());
+  return key;
+}
+
+// Nodes that ComputeUncached emits through EmitElementwiseNode: they read
+// each operand of their own rank at their own index.
+bool ReadsOperandsAtOwnIndex(const GraphNode* node) {
+  return IsElementwiseOpcode(node->opcode()) && node->opcode() != HloOpcode::kBitcastConvert &&
+         node->shape().IsArray();
+}
+
+// Deeper nesting of index-changing producers than this is refused rather than
+// risking the stack (each level is a few frames of a few hundred bytes).
+constexpr int kMaxComputeDepth = 1000;
+
+}  // namespace
+
+bool ElementalEmitter::IsCached(const GraphNode* node, const IrIndex& index) const {
+  auto it = cache_.find(CacheKey(node, index));
+  return it != cache_.end() &&
+         (it->second.block == nullptr || it->second.block == b_.GetInsertBlock());
+}
+
+Status ElementalEmitter::PrecomputeElementwiseOperands(const GraphNode* node,
+                                                       const IrIndex& index) {
+  // The operands of `n` that are computed inline at `n`'s own index and not yet cached.
+  auto chained = [&](const GraphNode* n, const GraphNode* op) {
+    return ReadsOperandsAtOwnIndex(n) && plan_.role[op->id] == NodeRole::kInline &&
+           ReadsOperandsAtOwnIndex(op) && op->shape().rank() == n->shape().rank() &&
+           !(op == stash_.node && stash_.complete) && !IsCached(op, index);
+  };
+  // Iterative post-order: a node is computed after all its chained operands.
+  std::vector<std::pair<const GraphNode*, size_t>> stack = {{node, 0}};
+  std::set<const GraphNode*> visited = {node};
+  std::vector<const GraphNode*> order;
+  while (!stack.empty()) {
+    const GraphNode* n = stack.back().first;
+    size_t& next = stack.back().second;
+    if (next < n->operands.size()) {
+      const GraphNode* op = n->operands[next++];
+      if (chained(n, op) && visited.insert(op).second) stack.push_back({op, 0});
+      continue;
+    }
+    order.push_back(n);
+    stack.pop_back();
+  }
+  order.pop_back();  // `node` itself: the caller computes it
+  for (const GraphNode* n : order) RETURN_IF_ERROR(Compute(n, index).status());
+  return OkStatus();
+}
+
 StatusOr<std::vector<llvm::Value*>> ElementalEmitter::Compute(const GraphNode* node,
                                                              const IrIndex& index) {
   if (node == stash_.node && stash_.complete) {
@@ -273,14 +329,23 @@ StatusOr<std::vector<llvm::Value*>> ElementalEmitter::Compute(const GraphNode* n
     return std::vector<llvm::Value*>{LoadElement(b_, shape.element_type(), stash_.buffer,
                                                  LinearOf(b_, index, shape.dimensions()))};
   }
-  std::vector<const void*> key = {node, index.linear};
-  key.insert(key.end(), index.multi.begin(), index.multi.end());
+  std::vector<const void*> key = CacheKey(node, index);
   auto it = cache_.find(key);
   if (it != cache_.end() &&
       (it->second.block == nullptr || it->second.block == b_.GetInsertBlock())) {
     return it->second.values;
   }
-  ASSIGN_OR_RETURN(std::vector<llvm::Value*> values, ComputeUncached(node, index));
+  if (depth_ >= kMaxComputeDepth) {
+    return Unimplemented("CPU backend: more than " + std::to_string(kMaxComputeDepth) +
+                         " nested index-changing operations (broadcast, transpose, slice, ...) "
+                         "fused into one kernel at instruction " + node->instr->name());
+  }
+  ++depth_;
+  Status pre = PrecomputeElementwiseOperands(node, index);
+  StatusOr<std::vector<llvm::Value*>> computed =
+      pre.ok() ? ComputeUncached(node, index) : StatusOr<std::vector<llvm::Value*>>(pre);
+  --depth_;
+  ASSIGN_OR_RETURN(std::vector<llvm::Value*> values, std::move(computed));
   if (node == stash_.node) {
     const Shape& shape = node->shape();
     StoreElement(b_, shape.element_type(), values.at(0), stash_.buffer,
@@ -298,9 +363,7 @@ void ElementalEmitter::EndStash() { stash_.complete = true; }
 
 Status ElementalEmitter::Hoist(const GraphNode* node, const IrIndex& index) {
   ASSIGN_OR_RETURN(std::vector<llvm::Value*> values, Compute(node, index));
-  std::vector<const void*> key = {node, index.linear};
-  key.insert(key.end(), index.multi.begin(), index.multi.end());
-  cache_[key] = CacheEntry{nullptr, std::move(values)};
+  cache_[CacheKey(node, index)] = CacheEntry{nullptr, std::move(values)};
   return OkStatus();
 }
 

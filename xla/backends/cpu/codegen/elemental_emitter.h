@@ -88,6 +88,13 @@ class ElementalEmitter {
 
  private:
   StatusOr<std::vector<llvm::Value*>> ComputeUncached(const GraphNode* node, const IrIndex& index);
+  // Whether `node` at `index` is cached for the current block.
+  bool IsCached(const GraphNode* node, const IrIndex& index) const;
+  // Computes, bottom-up with an explicit stack, the inlined elementwise
+  // operands `node` reads at its own index (and theirs, transitively), so
+  // that computing `node` finds them cached instead of recursing once per op
+  // of a long elementwise chain.
+  Status PrecomputeElementwiseOperands(const GraphNode* node, const IrIndex& index);
   StatusOr<llvm::Value*> EmitElementwiseNode(const GraphNode* node, const IrIndex& index);
   StatusOr<llvm::Value*> EmitConcatenate(const GraphNode* node, const IrIndex& index);
   StatusOr<llvm::Value*> EmitPad(const GraphNode* node, const IrIndex& index);
@@ -123,6 +130,9 @@ class ElementalEmitter {
     bool complete = false;  // false: being written
   };
   Stash stash_;
+  // Nesting of Compute calls: producers read at another index (broadcast,
+  // transpose, slice...) still recurse, so the depth is bounded with an error.
+  int depth_ = 0;
 };
 
 }  // namespace xla::cpu

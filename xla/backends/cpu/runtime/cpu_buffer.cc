@@ -5,6 +5,7 @@
 #include <string>
 
 #include "xla/backends/cpu/runtime/host_memory_pool.h"
+#include "xla/hlo/ir/shape_size.h"
 
 namespace xla::cpu {
 
@@ -53,12 +54,11 @@ StatusOr<size_t> ArrayBytes(PrimitiveType type, const std::vector<int64_t>& dims
     return InvalidArgument("cannot allocate a buffer of type " +
                            std::string(PrimitiveTypeName(type)));
   }
-  int64_t count = 1;
   for (int64_t d : dims) {
     if (d < 0) return InvalidArgument("negative dimension in buffer shape");
-    count *= d;
   }
-  return static_cast<size_t>(count) * ByteWidth(type);
+  RETURN_IF_ERROR(CheckArraySize(type, dims));
+  return static_cast<size_t>(Shape(type, dims).byte_size());
 }
 }  // namespace
 
