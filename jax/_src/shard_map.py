@@ -246,9 +246,8 @@ def _is_spec(x) -> bool:
 
 
 def _flat_specs(specs, tree, what: str, fun_name: str) -> list[PartitionSpec]:
-  from jax._src import api
   try:
-    flat = api._broadcast_prefix(specs, tree, is_leaf=_is_spec)
+    flat = tree_util.prefix_per_leaf(specs, tree, is_leaf=_is_spec)
   except (ValueError, KeyError, TypeError) as e:
     raise ValueError(f"shard_map applied to the function '{fun_name}' was given {what} "
                      f"{specs!r} that is not a pytree prefix of the {('arguments' if what == 'in_specs' else 'outputs')}: {e}") from None
@@ -297,10 +296,10 @@ class ShardMapped:
     avals = [core.get_aval(x) for x in leaves]
     _check_divisible(self._name, mesh, avals, in_specs)
     local = [_local_aval(a, s, mesh) for a, s in zip(avals, in_specs)]
-    from jax._src import api
-    store = api._Store()
+    store = tree_util.OutTreeStore()
     with _mesh_axes_bound(mesh):
-      jaxpr, consts = pe.trace_to_jaxpr_dynamic(api._flat_fun(self._fun, in_tree, store), local)
+      jaxpr, consts = pe.trace_to_jaxpr_dynamic(tree_util.flatten_fun(self._fun, in_tree, store),
+                                                local)
     closed, hoisted = pe.close_jaxpr(jaxpr, consts)
     out_tree = store.value
     out_specs = _flat_specs(self._out_specs, out_tree.unflatten([0] * out_tree.num_leaves),

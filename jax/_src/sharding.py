@@ -22,6 +22,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from jax._src.devices import get_backend
 from jax._src.lib import xla_client as xc
 
 
@@ -144,14 +145,13 @@ def get_mesh() -> Mesh | None:
 def make_mesh(axis_shapes: Sequence[int], axis_names: Sequence[str], *, devices=None,
               axis_types=None) -> Mesh:
   """A mesh of the first prod(axis_shapes) devices, in device order, row-major."""
-  from jax._src import api
   axis_shapes = tuple(int(s) for s in axis_shapes)
   if isinstance(axis_names, str):
     axis_names = (axis_names,)
   if len(axis_shapes) != len(axis_names):
     raise ValueError(f"Length of axis_shapes {axis_shapes} and axis_names {tuple(axis_names)} "
                      "must be equal.")
-  devices = list(api.devices() if devices is None else devices)
+  devices = list(get_backend().devices() if devices is None else devices)
   n = math.prod(axis_shapes)
   if n > len(devices):
     raise ValueError(f"Number of devices {len(devices)} must be >= the product of mesh_shape "

@@ -524,17 +524,16 @@ def scan(f: Callable, init, xs=None, length: int | None = None, reverse: bool = 
 def map(f: Callable, xs, *, batch_size: int | None = None):  # noqa: A001 (lax name)
   """`stack([f(x) for x in xs])` as a scan (batch_size groups elements and vmaps f)."""
   if batch_size is not None:
-    from jax._src import api
     leaves, tree = tree_util.tree_flatten(xs)
     n = core.get_aval(leaves[0]).shape[0]
     nb, rem = divmod(n, batch_size)
     main = [lax_shape.reshape(_slice_in_dim(x, 0, nb * batch_size) if rem else x,
                               (nb, batch_size, *core.get_aval(x).shape[1:])) for x in leaves]
-    ys = map(api.vmap(f), tree.unflatten(main))
+    ys = map(batching.vmap_fun(f), tree.unflatten(main))
     ys = tree_util.tree_map(lambda y: lax_shape.reshape(y, (nb * batch_size, *y.shape[2:])), ys)
     if rem:
       tail = [_slice_in_dim(x, nb * batch_size, n) for x in leaves]
-      ys_tail = api.vmap(f)(tree.unflatten(tail))
+      ys_tail = batching.vmap_fun(f)(tree.unflatten(tail))
       ys = tree_util.tree_map(lambda a, b: lax_shape.concatenate([a, b], 0), ys, ys_tail)
     return ys
   _, ys = scan(lambda _, x: ((), f(x)), (), xs)

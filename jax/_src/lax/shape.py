@@ -476,3 +476,8 @@ def broadcast_shapes(*shapes) -> tuple[int, ...]:
       raise ValueError(f"Incompatible shapes for broadcasting: shapes={shapes}")
     out.append(sizes.pop() if sizes else 1)
   return tuple(out)
+
+
+# The interpreters, a layer below, build zeros and move batch axes with these.
+ad.register_full(full)
+batching.register_shape_ops(transpose=transpose, broadcast_in_dim=broadcast_in_dim)

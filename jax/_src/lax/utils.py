@@ -6,6 +6,7 @@ import functools
 import inspect
 
 from jax._src import core
+from jax._src import execution
 
 
 def standard_primitive(name: str, abstract_eval, multiple_results: bool = False) -> core.Primitive:
@@ -14,7 +15,6 @@ def standard_primitive(name: str, abstract_eval, multiple_results: bool = False)
   prim.def_abstract_eval(abstract_eval)
 
   def impl(*args, **params):
-    from jax._src import execution  # lazy: keeps `import jax` free of backends
     return execution.apply_primitive(prim, *args, **params)
 
   prim.def_impl(impl)
@@ -40,8 +40,7 @@ def place(x, out_sharding):
   """`x` placed with `out_sharding` (a Sharding or a device; None leaves it where it is)."""
   if out_sharding is None:
     return x
-  from jax._src.api import device_put  # lazy: placement lives in the api layer above lax
-  return device_put(x, out_sharding)
+  return execution.device_put(x, out_sharding)
 
 
 def takes_out_sharding(fun):
