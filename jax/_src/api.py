@@ -29,6 +29,10 @@ from jax._src.execution import device_put as device_put
 from jax._src.lib import _jax
 from jax._src.lib import xla_client
 from jax._src.tree_util import tree_flatten, tree_unflatten
+from jax._src.lax import elementwise
+from jax._src.lax import shape as lax_shape
+from jax._src.lowering import hlo
+from jax._src import sharding
 
 
 def _fun_name(fun) -> str:
@@ -147,7 +151,6 @@ class Lowered(_Stage):
                        f"got dialect={dialect!r}")
     if jit_primitive.has_shard_map(self._closed):
       return shard_map_jit.hlo_text(shard_map_jit.plan(self._closed, self._name), self._name)
-    from jax._src.lowering import hlo
     plan = donation.plan(self._closed.in_avals, self._closed.out_avals, self._donated_invars())
     return hlo.lower_jaxpr_to_module(self._closed, self._name, donation_plan=plan)
 
@@ -195,7 +198,6 @@ class Compiled(_Stage):
     return getattr(self._exe, "_loaded", None)
 
   def _default_sharding(self):
-    from jax._src import sharding
     return sharding.SingleDeviceSharding(execution.default_device())
 
   @property
@@ -720,7 +722,6 @@ def _as_jax_value(x, aval: core.ShapedArray):
   """`x` as a jax array of type `aval` (a rule may return a Python or numpy number)."""
   if isinstance(x, (core.Tracer, ArrayImpl)):
     return x
-  from jax._src.lax import elementwise  # lax sits above api's imports
   return elementwise.convert_element_type(x, aval.dtype, aval.weak_type)
 
 
@@ -787,7 +788,6 @@ def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic:
       raise TypeError(f"Gradient only defined for scalar-output functions. Output had shape: "
                       f"{shape}.")
     _check_output_dtype(out_aval, "grad", holomorphic)
-    from jax._src.lax import shape as lax_shape  # lax sits above api's imports
     float_grads = iter(f_vjp(lax_shape.full_like(out, 1)))
     grads = d_tree.unflatten([_float0_zeros(x) if i else next(float_grads)
                               for x, i in zip(d_leaves, is_int)])
@@ -983,7 +983,6 @@ def _std_basis(leaves):
   """One identity row per scalar input: per leaf an array (N, *leaf.shape)."""
   sizes = [int(np.prod(core.get_aval(x).shape, dtype=np.int64)) for x in leaves]
   total = sum(sizes)
-  from jax._src.lax import elementwise
   out, start = [], 0
   for x, n in zip(leaves, sizes):
     aval = core.get_aval(x)
@@ -995,7 +994,6 @@ def _std_basis(leaves):
 
 def _jac_blocks(batched, out_leaf_shape, in_shapes, sizes, batch_first: bool):
   """Split a batched result (N, *S) into blocks shaped S_out + S_in."""
-  from jax._src.lax import shape as lax_shape
   blocks, start = [], 0
   for shape, n in zip(in_shapes, sizes):
     part = lax_shape.slice(batched, (start,) + (0,) * len(out_leaf_shape),
@@ -1084,7 +1082,6 @@ def jacrev(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
     for y, n, start in zip(out_leaves, sizes, np.cumsum([0] + sizes[:-1])):
       yshape = core.get_aval(y).shape
       blocks = []
-      from jax._src.lax import shape as lax_shape
       for ct, shape in zip(cts, in_shapes):
         part = lax_shape.slice(ct, (int(start),) + (0,) * len(shape),
                                (int(start) + n,) + tuple(shape))

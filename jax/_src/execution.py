@@ -36,6 +36,8 @@ from jax._src.devices import buffer_from_numpy, default_device, get_backend  # n
 from jax._src.lowering import hlo
 from jax._src import tree_util
 from jax._src.sharding import NamedSharding, Sharding, SingleDeviceSharding
+from jax._src import sharding
+from jax._src.lib import xla_client
 
 
 def fast_buffer(x):
@@ -85,7 +87,6 @@ def _arg_buffer(x, aval: ShapedArray):
 
 
 def _is_placement(x) -> bool:
-  from jax._src import sharding
   return x is None or isinstance(x, Sharding) or hasattr(x, "platform")
 
 
@@ -129,7 +130,6 @@ def _put(leaf, target):
   if isinstance(target, NamedSharding):
     target.check_shape(aval.shape, "device_put args")
     blocks = target.devices_indices_map(aval.shape)
-    from jax._src.lib import xla_client  # a dev jaxlib may lack it: only sharded puts need it
     bufs = xla_client.batched_device_put(aval, target, [value[idx] for idx in blocks.values()],
                                          list(blocks))
     return ArrayImpl(aval, bufs, sharding=target)

@@ -29,6 +29,7 @@ from jax._src.core import ShapedArray
 from jax._src.interpreters import batching
 from jax._src.interpreters import partial_eval as pe
 from jax._src.lax import parallel
+from jax._src.lowering import hlo
 
 
 class _Compiled(NamedTuple):
@@ -200,7 +201,6 @@ class PmapWrapped:
     leaves, in_tree = tree_util.tree_flatten((dyn, kwargs))
     axes, n = self._check_axes(leaves, self._leaf_axes(in_axes, dyn, kwargs))
     avals = [_drop_axis(core.get_aval(x), a) for x, a in zip(leaves, axes)]
-    from jax._src.lowering import hlo
     fun = tree_util.flatten_fun(self._bind_static(static, len(args)), in_tree,
                                 tree_util.OutTreeStore())
     with parallel.pmap_axis_env(self._axis_name, n):

@@ -53,6 +53,7 @@ from jax._src.lax import reductions
 from jax._src.lax.shape import broadcast_in_dim_p
 from jax._src.lowering import hlo
 from jax._src.sharding import Mesh, NamedSharding, PartitionSpec, get_mesh, spec_from_axes
+from jax._src.lax import slicing
 
 
 # ----------------------------------------------------------------------------- layouts
@@ -397,7 +398,6 @@ class _Partitioner:
 
   def local_block(self, value, axes: tuple):
     """This device's block of a replicated `value` (device order is row-major over the mesh)."""
-    from jax._src.lax import slicing
     starts = []
     for names, local in zip(axes, self.local_shape(value.shape, axes)):
       index = 0

@@ -35,6 +35,9 @@ from jax._src import op_by_op
 from jax._src.core import ShapedArray
 from jax._src.sharding import Mesh, NamedSharding
 from jax._src import shard_map as sm
+from jax._src import callback
+from jax._src.lowering import hlo
+from jax._src.lax import elementwise
 
 
 class NotPartitionable(NotImplementedError):
@@ -89,7 +92,6 @@ _HINT = (". Calling the jit still works (each shard_map runs as its own program)
 
 
 def _build(closed: core.ClosedJaxpr, name: str) -> Plan:
-  from jax._src import callback
   what = f"jit of '{name}' cannot be lowered as one SPMD program: "
   meshes = _meshes(closed.jaxpr, [])
   if len(meshes) != 1:
@@ -119,7 +121,6 @@ def _in_control_flow(jaxpr: core.Jaxpr) -> bool:
 
 
 def hlo_text(p: Plan, name: str) -> str:
-  from jax._src.lowering import hlo
   return hlo.lower_jaxpr_to_module(p.local, name, kind="jit", axis_env=dict(p.mesh.shape),
                                    num_replicas=p.mesh.size)
 
@@ -160,7 +161,6 @@ def estimate_cost(jaxpr: core.Jaxpr) -> dict[str, float]:
   """Per-device flops and bytes accessed of `jaxpr`, counted the way XLA's analysis does:
   one flop per element an arithmetic op produces (per input element for reductions,
   2*M*N*K for a dot), and every operand and result read or written once."""
-  from jax._src.lax import elementwise
   arith = {p for p in vars(elementwise).values() if isinstance(p, core.Primitive)}
   flops = accessed = 0
   for eqn in jaxpr.eqns:

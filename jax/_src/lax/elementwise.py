@@ -21,6 +21,7 @@ from jax._src.lax import shape as lax_shape
 from jax._src.lax.precision import EnumMeta, check_accuracy
 from jax._src.lax.utils import same_dtypes, same_shapes, standard_primitive
 from jax._src.lowering import hlo
+from jax._src import array
 
 _FLOAT = "float"
 _NUM = "number"
@@ -105,7 +106,6 @@ convert_element_type_p = standard_primitive("convert_element_type", _convert_abs
 
 def convert_element_type(operand, new_dtype, weak_type: bool = False):
   x = operand
-  from jax._src import array
   new_dtype = dtypes.canonicalize_dtype(new_dtype)
   if isinstance(x, (core.Tracer, array.ArrayImpl)):
     aval = x.aval

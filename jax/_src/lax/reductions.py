@@ -13,6 +13,7 @@ from jax._src.lax import elementwise as ew
 from jax._src.lax import shape as lax_shape
 from jax._src.lax.utils import standard_primitive, takes_out_sharding
 from jax._src.lowering import hlo
+from jax._src.lowering.hlo import ComputationBuilder, HloValue
 
 
 def _reduce_abstract_eval(name):
@@ -191,7 +192,6 @@ def _argminmax_lowering(direction: str):
   """A variadic reduce over (value, index); NaN wins, ties pick the lower index."""
 
   def rule(ctx, x, *, axes, index_dtype):
-    from jax._src.lowering.hlo import ComputationBuilder, HloValue
     (axis,) = axes
     vt, it = ShapedArray((), x.aval.dtype), ShapedArray((), index_dtype)
     pred = ShapedArray((), dtypes.bool_)

@@ -28,6 +28,7 @@ from jax._src.lax import shape as lax_shape
 from jax._src.lax.precision import EnumMeta
 from jax._src.lax.utils import standard_primitive
 from jax._src.lowering import hlo
+from jax._src.interpreters import partial_eval as pe
 
 
 def _index_dtype(indices):
@@ -655,7 +656,6 @@ def scatter_apply(operand, scatter_indices, func, dimension_numbers: ScatterDime
                   update_shape=(), indices_are_sorted: bool = False, unique_indices: bool = False,
                   mode=None):
   """Apply the scalar function `func` at every scattered position (repeatedly for duplicates)."""
-  from jax._src.interpreters import partial_eval as pe
   aval = core.get_aval(operand)
   scalar = ShapedArray((), aval.dtype)
   jaxpr, consts = pe.trace_to_jaxpr_dynamic(

@@ -10,6 +10,8 @@ from jax._src import dtypes
 from jax._src.array import ArrayImpl, host_array
 from jax._src.lax import elementwise as lax_ew
 from jax._src.lax import shape as lax_shape
+from jax._src import api
+from jax._src.api import jit
 
 
 def _shape(shape) -> tuple[int, ...]:
@@ -22,7 +24,6 @@ def _place(x, device=None, out_sharding=None):
     return x
   if device is not None and out_sharding is not None:
     raise ValueError("Only one of device and out_sharding may be specified.")
-  from jax._src import api  # api sits below numpy but imports nothing from it at load
   return api.device_put(x, device if device is not None else out_sharding)
 
 
@@ -220,7 +221,6 @@ _linspace_jit = None
 def _jitted_linspace():
   global _linspace_jit
   if _linspace_jit is None:
-    from jax._src.api import jit  # creation is imported by api's own imports
     _linspace_jit = jit(_linspace, static_argnums=(2, 3, 4, 5, 6))
   return _linspace_jit
 

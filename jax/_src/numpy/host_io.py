@@ -14,6 +14,7 @@ from jax._src import core
 from jax._src import dtypes
 from jax._src.numpy.creation import arange, array, asarray, linspace
 from jax._src.numpy.shape_ops import concatenate, reshape
+from jax._src import dlpack
 
 get_printoptions = np.get_printoptions
 printoptions = np.printoptions
@@ -142,5 +143,4 @@ c_ = _AxisConcat(-1, 2, 0)
 
 def from_dlpack(x, /, *, device=None, copy=None):
   """jnp.from_dlpack: the Array API spelling (positional-only input) of jax.dlpack's."""
-  from jax._src import dlpack  # dlpack sits with the api layer, which loads before numpy
   return dlpack.from_dlpack(x, device=device, copy=copy)

@@ -19,6 +19,7 @@ from jax._src.lax import shape as lax_shape
 from jax._src.lax.slicing import GatherScatterMode
 from jax._src.numpy import indexing
 from jax._src.numpy.util import broadcast_shapes, broadcast_to, canonical_axis, check_arraylike
+from jax._src.lax import sorting
 
 
 def _asarray(a, dtype=None):
@@ -325,7 +326,6 @@ def nonzero(a, *, size=None, fill_value=None):
 
 def _nonzero_sized(a, size: int, fill_value):
   """First `size` nonzero positions by sorting the flat positions (misses sort last)."""
-  from jax._src.lax import sorting
   aval = core.get_aval(a)
   n = aval.size
   dtype = np.int32 if n < 2**31 - 1 else np.int64

@@ -10,6 +10,7 @@ from jax._src.lax import elementwise as lax_ew
 from jax._src.lax import reductions as lax_red
 from jax._src.lax import shape as lax_shape
 from jax._src.numpy.util import asarray_like, canonical_axis, promote_dtypes_inexact
+from jax._src.lax import sorting as lax_sort
 
 
 def _as_array(x):
@@ -89,7 +90,6 @@ def _fill(value, like, dtype):
 
 
 def _periodic(x, xp, fp, period, dtype):
-  from jax._src.lax import sorting as lax_sort
   period = lax_ew.convert_element_type(_as_array(period), dtype)
   if core.concrete_value(period) is not None and float(core.concrete_value(period)) == 0:
     raise ValueError("period must be a non-zero value")

@@ -18,6 +18,7 @@ from jax._src.numpy.linalg import eigvals
 from jax._src.numpy.numerical import convolve
 from jax._src.numpy.shape_ops import concatenate, stack
 from jax._src.numpy.util import check_arraylike_strict, promote_dtypes, promote_dtypes_inexact
+from jax._src.lax import control_flow
 
 
 def _check_1d(name: str, *arrays) -> None:
@@ -208,7 +209,6 @@ _ROOT_ITERATIONS = 100
 def _aberth_roots(a):
   """All roots of the polynomial with (complex, nonzero-leading) coefficients `a`, by
   Aberth-Ehrlich iteration from points on a circle enclosing every root."""
-  from jax._src.lax import control_flow  # loops live in lax; only roots needs one
   n = a.shape[0] - 1
   a = a / a[0]
   radius = 1 + reductions.max(ufuncs.abs(a[1:]))

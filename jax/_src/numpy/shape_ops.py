@@ -10,6 +10,8 @@ from jax._src.lax import linalg as lax_linalg
 from jax._src.lax import shape as lax_shape
 from jax._src.numpy.util import (asarray_like, broadcast_shapes, broadcast_to, canonical_axis,
                                  promote_dtypes)
+from jax._src.lax import elementwise as lax_ew
+from jax._src.lax import slicing
 
 
 def _aval_of(a):
@@ -170,7 +172,6 @@ def column_stack(tup):
 def _cast(x, dtype):
   if dtype is None:
     return x
-  from jax._src.lax import elementwise as lax_ew
   return lax_ew.convert_element_type(x, dtypes.canonicalize_dtype(dtype))
 
 
@@ -182,7 +183,6 @@ def _atleast(arrays, fn):
 def _as_array(a):
   from jax._src.numpy.creation import asarray
   if isinstance(a, (int, float, complex, bool)):
-    from jax._src.lax import elementwise as lax_ew
     return lax_ew.convert_element_type(a, dtypes.dtype(a), dtypes.is_weakly_typed(a))
   return asarray(a)
 
@@ -278,7 +278,6 @@ def outer(a, b, out=None):
 def vdot(a, b, *, precision=None, preferred_element_type=None):
   a, b = ravel(a), ravel(b)
   if dtypes.issubdtype(core.get_aval(a).dtype, np.complexfloating):
-    from jax._src.lax import elementwise as lax_ew  # as in _cast: lax is loaded lazily here
     a = lax_ew.conj(a)
   return dot(a, b, precision=precision, preferred_element_type=preferred_element_type)
 
@@ -479,8 +478,6 @@ def _roll_one(a, shift, axis: int):
     return lax_shape.concatenate([_take_slice(a, n - k, n, axis),
                                   _take_slice(a, 0, n - k, axis)], axis)
   # A traced shift: a window of length n taken from the array written twice.
-  from jax._src.lax import elementwise as lax_ew
-  from jax._src.lax import slicing
   dt = core.get_aval(shift).dtype
   k = lax_ew.rem(lax_ew.convert_element_type(shift, dt), lax_shape.full((), n, dt))
   k = lax_ew.select(lax_ew.lt(k, lax_shape.full((), 0, dt)), lax_ew.add(k, lax_shape.full((), n, dt)), k)
@@ -583,7 +580,6 @@ def diag(v, k: int = 0):
 
 
 def _diag_matrix(v, k: int):
-  from jax._src.lax import elementwise as lax_ew
   n = core.get_aval(v).shape[0]
   size = n + abs(k)
   shape = (size, size)

@@ -16,6 +16,7 @@ from jax._src import core
 from jax._src import dtypes
 from jax._src.api import JitWrapped
 from jax._src.lax import shape as lax_shape
+from jax._src.lax import reductions as lax_reductions
 
 # ufunc name -> name of the jnp reduction with NumPy's `reduce` semantics
 _REDUCERS = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
@@ -164,7 +165,6 @@ class ufunc(JitWrapped):
     axis = canonical_axis(operator.index(axis), aval.ndim)
     name = _ACCUMULATORS.get(self.__name__)
     if name is not None and aval.dtype != dtypes.bool_:
-      from jax._src.lax import reductions as lax_reductions
       if self.__name__ in ("add", "multiply"):
         from jax._src.numpy.reductions import _sum_dtype
         target = _sum_dtype(aval.dtype) if dtype is None else aval.dtype

@@ -19,6 +19,9 @@ from jax._src.lax import special as lax_special
 from jax._src.numpy.ufunc_objects import ufunc
 from jax._src.numpy.util import (_same_array_types, check_arraylike, promote_args,
                                  promote_args_inexact, promote_dtypes, promote_shapes)
+from jax._src.api import jit
+from jax._src.lax.control_flow import while_loop
+from jax._src.lax.reductions import reduce_or
 
 
 def _dtype(x) -> np.dtype:
@@ -64,7 +67,6 @@ def _compiled(fn):
   """`fn` made what JAX's jnp functions are: an eager call on jax arrays is one
   cached native call per input signature; inside other computations `fn` is traced
   in place (see `jit(inline=True)`)."""
-  from jax._src.api import jit
   return jit(fn, inline=True)
 
 
@@ -409,8 +411,6 @@ logical_xor = _make_ufunc(_logical(lax.bitwise_xor, "logical_xor"), "logical_xor
 
 
 def _gcd_loop(a, b):
-  from jax._src.lax.control_flow import while_loop
-  from jax._src.lax.reductions import reduce_or
 
   def cond(carry):
     return reduce_or(lax.ne(carry[1], _zeros(carry[1])), tuple(range(_ndim(carry[1]))))
