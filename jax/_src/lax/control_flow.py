@@ -26,7 +26,7 @@ from jax._src.lax import elementwise as ew
 from jax._src.lax import reductions
 from jax._src.lax import shape as lax_shape
 from jax._src.lax import slicing
-from jax._src.lax.utils import standard_primitive
+from jax._src.lax.utils import register_late_ops, standard_primitive
 from jax._src.lowering import hlo
 
 # ----------------------------------------------------------------------------- helpers
@@ -736,3 +736,7 @@ def associative_scan(fn: Callable, elems, reverse: bool = False, axis: int = 0):
   if reverse:
     outs = [lax_shape.rev(x, (axis,)) for x in outs]
   return tree.unflatten(outs)
+
+
+# reductions and slicing, below this module, scan and map with these (see utils.late_op).
+register_late_ops(associative_scan=associative_scan, map=map)

@@ -11,7 +11,7 @@ from jax._src.interpreters import ad
 from jax._src.interpreters import batching
 from jax._src.lax import elementwise as ew
 from jax._src.lax import shape as lax_shape
-from jax._src.lax.utils import standard_primitive, takes_out_sharding
+from jax._src.lax.utils import late_op, register_late_ops, standard_primitive, takes_out_sharding
 from jax._src.lowering import hlo
 from jax._src.lowering.hlo import ComputationBuilder, HloValue
 
@@ -284,9 +284,8 @@ def _cumulative_combiner(kind: str, dtype):
 
 def _cumulative_expansion(kind):
   def expand(x, *, axis, reverse):
-    from jax._src.lax.control_flow import associative_scan  # lazy: control_flow imports lax
     combine = _cumulative_combiner(kind, core.get_aval(x).dtype)
-    return associative_scan(combine, x, reverse=reverse, axis=axis)
+    return late_op("associative_scan")(combine, x, reverse=reverse, axis=axis)
   return expand
 
 
@@ -352,3 +351,6 @@ cumprod = _cumulative(cumprod_p)
 cummax = _cumulative(cummax_p)
 cummin = _cumulative(cummin_p)
 cumlogsumexp = _cumulative(cumlogsumexp_p)
+
+# lax.shape, below this module, needs reduce_sum (see utils.late_op).
+register_late_ops(reduce_sum=reduce_sum)
