@@ -19,7 +19,8 @@ from jax._src.lax import elementwise as lax_ew
 from jax._src.lax import linalg as lax_linalg
 from jax._src.lax import reductions as lax_red
 from jax._src.lax import shape as lax_shape
-from jax._src.numpy.util import asarray_like, canonical_axis, promote_dtypes
+from jax._src.numpy.util import (asarray_like, broadcast_shapes, broadcast_to, canonical_axis,
+                                 promote_dtypes)
 
 _LETTERS = string.ascii_letters
 
@@ -284,7 +285,6 @@ def _component(v, i: int):
 
 def cross(a, b, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis: int | None = None):
   from jax._src.numpy.ufuncs import multiply, subtract
-  from jax._src.numpy.util import broadcast_shapes, broadcast_to
   if axis is not None:
     axisa = axisb = axisc = axis
   a, b = promote_dtypes(asarray_like(a), asarray_like(b))

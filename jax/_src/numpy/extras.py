@@ -19,7 +19,8 @@ from jax._src.numpy.creation import arange, array, asarray, ones, zeros
 from jax._src.numpy.creation import indices as _indices
 from jax._src.numpy.cumulative import cumsum
 from jax._src.numpy.shape_ops import concatenate, expand_dims, moveaxis, reshape, transpose
-from jax._src.numpy.util import canonical_axis, check_arraylike_strict, promote_dtypes_inexact
+from jax._src.numpy.util import (broadcast_shapes, broadcast_to, canonical_axis,
+                                 check_arraylike_strict, promote_dtypes_inexact)
 
 euler_gamma = 0.5772156649015329
 
@@ -512,7 +513,6 @@ def put_along_axis(arr, indices, values, axis: int | None, inplace: bool = True,
   if idx.ndim != arr.ndim:
     raise ValueError("indices and arr must have the same number of dimensions")
   idx = ufuncs.where(idx < 0, idx + arr.shape[axis], idx)
-  from jax._src.numpy.util import broadcast_shapes, broadcast_to
   shape = broadcast_shapes(idx.shape, tuple(1 if i == axis else d
                                             for i, d in enumerate(arr.shape)))
   idx = broadcast_to(idx, shape)

@@ -17,8 +17,9 @@ from jax._src import errors
 from jax._src.lax import elementwise as lax_ew
 from jax._src.lax import shape as lax_shape
 from jax._src.lax.slicing import GatherScatterMode
-from jax._src.numpy import indexing
-from jax._src.numpy.util import broadcast_shapes, broadcast_to, canonical_axis, check_arraylike
+from jax._src.numpy import indexing, util
+from jax._src.numpy.util import (broadcast_shapes, broadcast_to, canonical_axis, check_arraylike,
+                                 promote_dtypes)
 from jax._src.lax import sorting
 
 
@@ -219,7 +220,6 @@ def choose(a, choices, out=None, mode: str = "raise"):
     a = ufuncs.clip(a, 0, n - 1)
   else:
     raise ValueError(f"mode={mode!r} not understood. Must be 'raise', 'wrap', or 'clip'")
-  from jax._src.numpy.util import promote_dtypes
   cases = promote_dtypes(*choices)
   shape = broadcast_shapes(_shape(a), *(_shape(c) for c in cases))
   which = lax_ew.convert_element_type(broadcast_to(a, shape), np.int32)
@@ -234,7 +234,6 @@ def select(condlist, choicelist, default=0):
   if not condlist:
     raise ValueError("condlist must be non-empty")
   check_arraylike("select", *condlist, *choicelist, default)
-  from jax._src.numpy.util import promote_dtypes
   conds = [_asarray(c) for c in condlist]
   for i, c in enumerate(conds):
     if core.get_aval(c).dtype != dtypes.bool_:
@@ -523,3 +522,6 @@ def trim_zeros(filt, trim: str = "fb", axis=None):
     if "b" in trim.lower():
       stop[ax] = int(nz[-1]) + 1
   return lax_shape.slice(filt, tuple(start), tuple(stop))
+
+# ufuncs, below this module, answers where(condition) with it (see util.late_op).
+util.register_late_ops(nonzero=nonzero)

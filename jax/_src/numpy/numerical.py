@@ -9,7 +9,7 @@ from jax._src import dtypes
 from jax._src.lax import elementwise as lax_ew
 from jax._src.lax import reductions as lax_red
 from jax._src.lax import shape as lax_shape
-from jax._src.numpy.util import asarray_like, canonical_axis, promote_dtypes_inexact
+from jax._src.numpy.util import asarray_like, broadcast_to, canonical_axis, promote_dtypes_inexact
 from jax._src.lax import sorting as lax_sort
 
 
@@ -84,7 +84,6 @@ def interp(x, xp, fp, left=None, right=None, period=None):
 
 
 def _fill(value, like, dtype):
-  from jax._src.numpy.util import broadcast_to
   v = lax_ew.convert_element_type(_as_array(value), dtype)
   return broadcast_to(v, core.get_aval(like).shape)
 

@@ -9,9 +9,11 @@ from jax._src import dtypes
 from jax._src.lax import linalg as lax_linalg
 from jax._src.lax import shape as lax_shape
 from jax._src.numpy.util import (asarray_like, broadcast_shapes, broadcast_to, canonical_axis,
-                                 promote_dtypes)
+                                 late_op, promote_dtypes)
+from jax._src.numpy.util import place as util_place
 from jax._src.lax import elementwise as lax_ew
 from jax._src.lax import slicing
+from jax._src.numpy import reductions
 
 
 def _aval_of(a):
@@ -39,8 +41,7 @@ def size(a, axis: int | None = None) -> int:
 def _sharded(x, out_sharding):
   if out_sharding is None:
     return x
-  from jax._src.numpy.creation import _place  # creation builds on this module's stack()
-  return _place(x, out_sharding=out_sharding)
+  return util_place(x, out_sharding=out_sharding)
 
 
 def reshape(a, shape, order: str = "C", *, copy: bool | None = None, out_sharding=None):
@@ -181,10 +182,9 @@ def _atleast(arrays, fn):
 
 
 def _as_array(a):
-  from jax._src.numpy.creation import asarray
   if isinstance(a, (int, float, complex, bool)):
     return lax_ew.convert_element_type(a, dtypes.dtype(a), dtypes.is_weakly_typed(a))
-  return asarray(a)
+  return late_op("asarray")(a)
 
 
 def _atleast_1d(a):
@@ -237,8 +237,7 @@ def _dot(a, b):
   a, b = promote_dtypes(a, b)
   an, bn = core.get_aval(a).ndim, core.get_aval(b).ndim
   if an == 0 or bn == 0:
-    from jax._src.numpy.ufuncs import multiply
-    return multiply(a, b)
+    return late_op("multiply")(a, b)
   contract_b = 0 if bn == 1 else bn - 2
   return lax_linalg.dot_general(a, b, (((an - 1,), (contract_b,)), ((), ())))
 
@@ -599,7 +598,6 @@ def diagflat(v, k: int = 0):
 
 
 def trace(a, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None, out=None):
-  from jax._src.numpy import reductions
   return reductions.sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
 
 

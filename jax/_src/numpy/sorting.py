@@ -16,6 +16,7 @@ from jax._src.lax import reductions as lax_red
 from jax._src.lax import shape as lax_shape
 from jax._src.lax import sorting as lax_sort
 from jax._src.numpy.util import asarray_like, canonical_axis, promote_dtypes
+from jax._src.numpy import reductions as jnp_red
 
 
 def _int_dtype():
@@ -322,7 +323,6 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
     return _array(bins)
   dtype = dtypes.to_inexact_dtype(core.get_aval(a).dtype)
   if range is None:
-    from jax._src.numpy import reductions as jnp_red
     lo, hi = jnp_red.min(a), jnp_red.max(a)
   else:
     lo, hi = (lax_ew.convert_element_type(_array(r), dtype) for r in range)
@@ -354,7 +354,6 @@ def histogram(a, bins=10, range=None, weights=None, density=None):  # noqa: A002
   counts = bincount(bin_idx, w, length=nb + 2)
   counts = lax_shape.slice(counts, (1,), (nb + 1,))
   if density:
-    from jax._src.numpy import reductions as jnp_red
     widths = lax_ew.sub(lax_shape.slice(edges, (1,), (nb + 1,)),
                         lax_shape.slice(edges, (0,), (nb,)))
     total = jnp_red.sum(counts)

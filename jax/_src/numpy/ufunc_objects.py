@@ -17,6 +17,9 @@ from jax._src import dtypes
 from jax._src.api import JitWrapped
 from jax._src.lax import shape as lax_shape
 from jax._src.lax import reductions as lax_reductions
+from jax._src.numpy.util import canonical_axis
+from jax._src.numpy import reductions
+from jax._src.numpy.reductions import _sum_dtype
 
 # ufunc name -> name of the jnp reduction with NumPy's `reduce` semantics
 _REDUCERS = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
@@ -106,7 +109,6 @@ class ufunc(JitWrapped):
       raise NotImplementedError(f"The 'out' argument to {self}.reduce is not supported.")
     reducer = _REDUCERS.get(self.__name__)
     if reducer is not None:
-      from jax._src.numpy import reductions
       kwargs = dict(axis=axis, keepdims=keepdims, where=where)
       if reducer in ("sum", "prod"):
         kwargs["dtype"] = dtype
@@ -161,12 +163,10 @@ class ufunc(JitWrapped):
     if dtype is not None:
       a = a.astype(dtype)
     aval = core.get_aval(a)
-    from jax._src.numpy.util import canonical_axis
     axis = canonical_axis(operator.index(axis), aval.ndim)
     name = _ACCUMULATORS.get(self.__name__)
     if name is not None and aval.dtype != dtypes.bool_:
       if self.__name__ in ("add", "multiply"):
-        from jax._src.numpy.reductions import _sum_dtype
         target = _sum_dtype(aval.dtype) if dtype is None else aval.dtype
         a = a.astype(target) if target != aval.dtype else a
       return getattr(lax_reductions, name)(a, axis)
@@ -210,7 +210,6 @@ class ufunc(JitWrapped):
     if dtype is not None:
       a = a.astype(dtype)
     aval = core.get_aval(a)
-    from jax._src.numpy.util import canonical_axis
     axis = canonical_axis(operator.index(axis), aval.ndim)
     idx = core.concrete_value(indices)
     if idx is None:

@@ -17,11 +17,13 @@ from jax._src.lax import elementwise as lax
 from jax._src.lax import shape as lax_shape
 from jax._src.lax import special as lax_special
 from jax._src.numpy.ufunc_objects import ufunc
-from jax._src.numpy.util import (_same_array_types, check_arraylike, promote_args,
-                                 promote_args_inexact, promote_dtypes, promote_shapes)
+from jax._src.numpy.util import (_same_array_types, asarray_like, broadcast_shapes, broadcast_to,
+                                 check_arraylike, late_op, promote_args, promote_args_inexact,
+                                 promote_dtypes, promote_shapes, register_late_ops)
 from jax._src.api import jit
 from jax._src.lax.control_flow import while_loop
 from jax._src.lax.reductions import reduce_or
+from jax._src.numpy.reductions import all as all_
 
 
 def _dtype(x) -> np.dtype:
@@ -860,13 +862,10 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
 
 
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
-  from jax._src.numpy.reductions import all as all_
   return all_(isclose(a, b, rtol, atol, equal_nan))
 
 
 def array_equal(a1, a2, equal_nan: bool = False):
-  from jax._src.numpy.reductions import all as all_
-  from jax._src.numpy.util import asarray_like
   a1, a2 = asarray_like(a1), asarray_like(a2)
   if core.get_aval(a1).shape != core.get_aval(a2).shape:
     return lax_shape.full((), False, dtypes.bool_)
@@ -878,7 +877,6 @@ def array_equal(a1, a2, equal_nan: bool = False):
 
 
 def array_equiv(a1, a2):
-  from jax._src.numpy.reductions import all as all_
   try:
     a1, a2 = promote_args("array_equiv", a1, a2)
   except ValueError:
@@ -891,12 +889,10 @@ def array_equiv(a1, a2):
 
 def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
   if x is None and y is None:
-    from jax._src.numpy.indexing_funcs import nonzero
-    return nonzero(condition, size=size, fill_value=fill_value)
+    return late_op("nonzero")(condition, size=size, fill_value=fill_value)
   if x is None or y is None:
     raise ValueError("Either both or neither of the x and y arguments should be provided to "
                      f"jax.numpy.where, got {x} and {y}.")
-  from jax._src.numpy.util import asarray_like, broadcast_shapes, broadcast_to
   condition = asarray_like(condition)
   x, y = promote_dtypes(x, y)
   shape = broadcast_shapes(*(core.get_aval(v).shape for v in (condition, x, y)))
@@ -915,3 +911,6 @@ def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):  #
   if max is not None:
     arr = _minimum(max, arr)
   return arr
+
+# shape_ops, below this module, multiplies by scalars with it (see util.late_op).
+register_late_ops(multiply=multiply)
