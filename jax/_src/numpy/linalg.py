@@ -8,13 +8,17 @@ squares and the spectral norms through the SVD.
 from __future__ import annotations
 
 import operator
+import types
 from functools import reduce
 from typing import NamedTuple
 
 import numpy as np
 
+from jax._src import dtypes
 from jax._src.lax import eig as lax_linalg_eig
 from jax._src.lax import linalg as lax_linalg
+from jax._src.numpy import (creation, einsum, indexing_funcs, reductions, shape_ops, sorting,
+                            ufuncs, util)
 from jax._src.numpy.util import asarray_like, promote_dtypes_inexact
 
 
@@ -44,9 +48,24 @@ class SVDResult(NamedTuple):
   Vh: object
 
 
+# The jax.numpy functions this module is written with, from the modules defining them.
+_NUMPY = types.SimpleNamespace(
+    abs=ufuncs.abs, any=reductions.any, arange=creation.arange, argsort=sorting.argsort,
+    array=creation.array, asarray=creation.asarray, bitwise_and=ufuncs.bitwise_and,
+    broadcast_to=util.broadcast_to, conj=ufuncs.conj, cross=einsum.cross,
+    diagonal=shape_ops.diagonal, expand_dims=shape_ops.expand_dims, eye=creation.eye,
+    finfo=dtypes.finfo, inf=np.inf, isnan=ufuncs.isnan, log=ufuncs.log,
+    matmul=shape_ops.matmul, max=reductions.max, min=reductions.min,
+    moveaxis=shape_ops.moveaxis, outer=shape_ops.outer, prod=reductions.prod,
+    ravel=shape_ops.ravel, real=ufuncs.real, reshape=shape_ops.reshape, sqrt=ufuncs.sqrt,
+    squeeze=shape_ops.squeeze, sum=reductions.sum, swapaxes=shape_ops.swapaxes,
+    take_along_axis=indexing_funcs.take_along_axis, tensordot=einsum.tensordot,
+    trace=shape_ops.trace, transpose=shape_ops.transpose, where=ufuncs.where,
+    zeros=creation.zeros)
+
+
 def _jnp():
-  import jax.numpy as jnp  # lazy: jax.numpy imports this module
-  return jnp
+  return _NUMPY
 
 
 def _inexact(*args):
@@ -536,3 +555,5 @@ def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=
   x1, x2 = jnp.asarray(asarray_like(x1)), jnp.asarray(asarray_like(x2))
   return jnp.sum(jnp.conj(x1) * x2, axis=axis)
 
+# lax's eig (in this layer, below this module) solves with it (see util.late_op).
+util.register_late_ops(solve=solve)
