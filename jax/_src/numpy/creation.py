@@ -13,6 +13,7 @@ from jax._src.lax import shape as lax_shape
 from jax._src.numpy import util
 from jax._src.api import jit
 from jax._src.numpy.util import broadcast_shapes, broadcast_to, canonical_axis, promote_dtypes
+from jax._src.numpy.shape_ops import stack
 
 
 def _shape(shape) -> tuple[int, ...]:
@@ -54,7 +55,6 @@ def _array(object, dtype):
   elif isinstance(object, (list, tuple)) and any(
       isinstance(x, core.Tracer) or (isinstance(x, (list, tuple))) for x in object) and any(
       isinstance(x, core.Tracer) for x in _leaves(object)):
-    from jax._src.numpy.shape_ops import stack
     out = stack([array(x) for x in object])
   elif dtype is not None and isinstance(object, (bool, int, float, complex, list, tuple)):
     # Python numbers are checked against the requested type as numpy checks them, so
@@ -393,7 +393,6 @@ def indices(dimensions, dtype=None, sparse: bool = False):
     return tuple(out)
   if not out:
     return lax_shape.full((0,), 0, dt)
-  from jax._src.numpy.shape_ops import stack
   return stack(out, 0)
 
 
@@ -420,7 +419,6 @@ class _Grid:
     grids = meshgrid(*axes, indexing="ij", sparse=self.sparse)
     if self.sparse:
       return grids
-    from jax._src.numpy.shape_ops import stack
     return stack(grids, 0)
 
   def __repr__(self):

@@ -21,6 +21,7 @@ from jax._src.numpy.cumulative import cumsum
 from jax._src.numpy.shape_ops import concatenate, expand_dims, moveaxis, reshape, transpose
 from jax._src.numpy.util import (broadcast_shapes, broadcast_to, canonical_axis,
                                  check_arraylike_strict, promote_dtypes_inexact)
+from jax._src.numpy.indexing_funcs import nonzero
 
 euler_gamma = 0.5772156649015329
 
@@ -265,7 +266,6 @@ def diag_indices_from(arr):
 
 
 def mask_indices(n, mask_func, k=0, *, size=None):
-  from jax._src.numpy.indexing_funcs import nonzero  # indexing_funcs loads after us
   return nonzero(mask_func(ones((n, n), np.bool_), k), size=size)
 
 

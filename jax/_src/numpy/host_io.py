@@ -15,6 +15,7 @@ from jax._src import dtypes
 from jax._src.numpy.creation import arange, array, asarray, linspace
 from jax._src.numpy.shape_ops import concatenate, reshape
 from jax._src import dlpack
+from jax._src.numpy.ufunc_objects import ufunc
 
 get_printoptions = np.get_printoptions
 printoptions = np.printoptions
@@ -63,7 +64,6 @@ def load(file, *args, **kwargs):
 
 def frompyfunc(func, /, nin: int, nout: int, *, identity=None):
   """A jnp.ufunc from a function of `nin` scalar-or-array arguments."""
-  from jax._src.numpy.ufunc_objects import ufunc  # ufunc objects build on vectorize
   return ufunc(func, name=getattr(func, "__name__", "<lambda>"), nin=int(nin),
                nout=int(nout), identity=identity)
 

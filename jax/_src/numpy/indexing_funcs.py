@@ -17,14 +17,15 @@ from jax._src import errors
 from jax._src.lax import elementwise as lax_ew
 from jax._src.lax import shape as lax_shape
 from jax._src.lax.slicing import GatherScatterMode
-from jax._src.numpy import indexing, util
+from jax._src.numpy import indexing, ufuncs, util
 from jax._src.numpy.util import (broadcast_shapes, broadcast_to, canonical_axis, check_arraylike,
                                  promote_dtypes)
 from jax._src.lax import sorting
+from jax._src.numpy.creation import asarray
+from jax._src.numpy.shape_ops import concatenate, moveaxis
 
 
 def _asarray(a, dtype=None):
-  from jax._src.numpy.creation import asarray
   return asarray(a, dtype)
 
 
@@ -62,7 +63,6 @@ def _take_mode(name: str, mode, indices, size: int):
   if mode == "raise":
     raise NotImplementedError(f"The 'raise' mode to jnp.{name} is not supported.")
   if mode == "wrap":
-    from jax._src.numpy import ufuncs
     return ufuncs.remainder(indices, lax_ew.convert_element_type(size, core.get_aval(indices).dtype)), \
         GatherScatterMode.PROMISE_IN_BOUNDS
   if mode == "clip":
@@ -165,7 +165,6 @@ def put(a, ind, v, mode=None, *, inplace: bool = True):
   elif mode == "clip":
     scatter_mode = GatherScatterMode.CLIP
   elif mode == "wrap":
-    from jax._src.numpy import ufuncs
     ind = ufuncs.remainder(ind, lax_ew.convert_element_type(size, core.get_aval(ind).dtype))
     scatter_mode = GatherScatterMode.PROMISE_IN_BOUNDS
   elif mode == "raise":
@@ -213,10 +212,8 @@ def choose(a, choices, out=None, mode: str = "raise"):
     if np.any((np.asarray(value) < 0) | (np.asarray(value) >= n)):
       raise ValueError("invalid entry in choice array")
   elif mode == "wrap":
-    from jax._src.numpy import ufuncs
     a = ufuncs.remainder(a, lax_ew.convert_element_type(n, core.get_aval(a).dtype))
   elif mode == "clip":
-    from jax._src.numpy import ufuncs
     a = ufuncs.clip(a, 0, n - 1)
   else:
     raise ValueError(f"mode={mode!r} not understood. Must be 'raise', 'wrap', or 'clip'")
@@ -444,7 +441,6 @@ def insert(arr, obj, values, axis=None):
     # becomes `axis` (a[:, i:i+1] = ... rather than a[:, i] = ...).
     vshape = _shape(values)
     values = lax_shape.reshape(values, (1,) * (ndim - len(vshape)) + vshape)
-    from jax._src.numpy.shape_ops import moveaxis
     values = moveaxis(values, 0, axis)
     count = _shape(values)[axis]
     new_pos = int(pos) + np.arange(count)
@@ -494,7 +490,6 @@ def delete(arr, obj, axis=None, *, assume_unique_indices: bool = False):
 def append(arr, values, axis=None):
   """`arr` followed by `values` along `axis` (both flattened if None)."""
   check_arraylike("append", arr, values)
-  from jax._src.numpy.shape_ops import concatenate
   if axis is None:
     return concatenate([_ravel(_asarray(arr)), _ravel(_asarray(values))], 0)
   return concatenate([arr, values], axis)

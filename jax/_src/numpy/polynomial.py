@@ -11,7 +11,7 @@ import numpy as np
 
 from jax._src import core
 from jax._src import errors
-from jax._src.numpy import reductions
+from jax._src.numpy import linalg, reductions
 from jax._src.numpy import ufuncs
 from jax._src.numpy.creation import asarray, ones, zeros
 from jax._src.numpy.linalg import eigvals
@@ -157,7 +157,6 @@ def poly(seq_of_zeros):
 
 def polyfit(x, y, deg: int, rcond=None, full: bool = False, w=None, cov=False):
   """Least-squares polynomial fit of degree `deg` (Vandermonde matrix and lstsq)."""
-  from jax._src.numpy import linalg  # linalg imports the numpy layer that loads us
   check_arraylike_strict("polyfit", x, y)
   deg = int(deg)
   if deg < 0:

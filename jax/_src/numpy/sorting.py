@@ -17,6 +17,8 @@ from jax._src.lax import shape as lax_shape
 from jax._src.lax import sorting as lax_sort
 from jax._src.numpy.util import asarray_like, canonical_axis, promote_dtypes
 from jax._src.numpy import reductions as jnp_red
+from jax._src.numpy.creation import _place, asarray, linspace
+from jax._src.numpy.shape_ops import moveaxis
 
 
 def _int_dtype():
@@ -24,7 +26,6 @@ def _int_dtype():
 
 
 def _array(a):
-  from jax._src.numpy.creation import asarray
   return asarray(a)
 
 
@@ -105,12 +106,10 @@ def lexsort(keys, axis: int = -1):
 
 
 def _to_last(a, axis):
-  from jax._src.numpy.shape_ops import moveaxis
   return moveaxis(a, axis, -1)
 
 
 def _from_last(a, axis):
-  from jax._src.numpy.shape_ops import moveaxis
   return moveaxis(a, -1, axis)
 
 
@@ -273,7 +272,6 @@ def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None,
              out_sharding=None):
   out = _bincount(x, weights, minlength, length)
   if out_sharding is not None:
-    from jax._src.numpy.creation import _place  # creation loads after the numpy helpers
     out = _place(out, out_sharding=out_sharding)
   return out
 
@@ -333,7 +331,6 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
   half = lax_shape.full_like(lo, 0.5)
   lo = lax_ew.select(same, lax_ew.sub(lo, half), lo)
   hi = lax_ew.select(same, lax_ew.add(hi, half), hi)
-  from jax._src.numpy.creation import linspace
   return linspace(lo, hi, int(bins) + 1, dtype=dtype)
 
 

@@ -20,6 +20,8 @@ from jax._src.lax import reductions as lax_reductions
 from jax._src.numpy.util import canonical_axis
 from jax._src.numpy import reductions
 from jax._src.numpy.reductions import _sum_dtype
+from jax._src.numpy.creation import asarray
+from jax._src.numpy.shape_ops import stack
 
 # ufunc name -> name of the jnp reduction with NumPy's `reduce` semantics
 _REDUCERS = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
@@ -32,7 +34,6 @@ _AT_METHODS = {"add": "add", "multiply": "multiply", "maximum": "max", "minimum"
 
 
 def _asarray(x):
-  from jax._src.numpy.creation import asarray
   return asarray(x)
 
 
@@ -170,7 +171,6 @@ class ufunc(JitWrapped):
         target = _sum_dtype(aval.dtype) if dtype is None else aval.dtype
         a = a.astype(target) if target != aval.dtype else a
       return getattr(lax_reductions, name)(a, axis)
-    from jax._src.numpy.shape_ops import stack
     pieces, acc = [], None
     for i in range(aval.shape[axis]):
       x = _take(a, i, axis)
@@ -217,7 +217,6 @@ class ufunc(JitWrapped):
           indices, f"{self}.reduceat needs concrete indices (they decide the output pieces).")
     idx = [int(i) for i in np.asarray(idx).reshape(-1)]
     n = aval.shape[axis]
-    from jax._src.numpy.shape_ops import stack
     pieces = []
     for k, start in enumerate(idx):
       if not 0 <= start < n:

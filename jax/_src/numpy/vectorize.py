@@ -10,6 +10,7 @@ from jax._src import core
 from jax._src.lax import shape as lax_shape
 from jax._src.numpy.util import asarray_like, broadcast_shapes, canonical_axis
 from jax._src.api import vmap
+from jax._src.numpy.creation import asarray
 
 _DIM = r"\w+"
 _CORE = rf"(?:{_DIM}(?:,{_DIM})*)?"
@@ -23,7 +24,6 @@ def _vmap(fun, in_axes, out_axes=0):
 
 
 def _as_array(x):
-  from jax._src.numpy.creation import asarray
   return asarray(asarray_like(x))
 
 
