@@ -13,6 +13,7 @@ from jax._src import dtypes
 from jax._src import errors
 from jax._src.array import ArrayImpl
 from jax._src.lax import elementwise as lax_ew
+from jax._src.lax import special_gamma
 from jax._src.numpy import reductions
 from jax._src.numpy import ufuncs
 from jax._src.numpy.creation import arange, array, asarray, ones, zeros
@@ -373,13 +374,11 @@ def hanning(M):
 
 def i0(x):
   """Modified Bessel function of the first kind, order 0."""
-  # The Bessel series lives with the other special functions, which import this package.
-  from jax._src.scipy import special
   check_arraylike_strict("i0", x)
   (x,) = promote_dtypes_inexact(asarray(x))
   if dtypes.issubdtype(x.dtype, np.complexfloating):
     raise ValueError("i0 does not support complex dtypes")
-  return special.i0(x)
+  return ufuncs.multiply(ufuncs.exp(ufuncs.abs(x)), special_gamma.bessel_i0e(x))
 
 
 def kaiser(M, beta):
