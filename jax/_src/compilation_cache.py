@@ -18,6 +18,7 @@ import time
 import warnings
 from typing import Any, Sequence
 
+from jax import version
 from jax._src.config import config
 
 
@@ -50,7 +51,6 @@ def cache_key(client, hlo_text: str, num_devices: int, options: Any = None) -> s
   """The file name of an executable's cache entry."""
   import hashlib
   import jaxlib
-  from jax import version
   h = hashlib.sha256()
   for part in (hlo_text, _options_key(options), str(num_devices), client.platform,
                client.platform_version, version.__version__, jaxlib.__version__):

@@ -32,7 +32,7 @@ def environment_info() -> str:
   if lib is None:
     return "\n".join(lines)
 
-  from jax._src import xla_bridge
+  from jax._src import xla_bridge  # only when jaxlib is there: it finds the backends
   error = None
   with warnings.catch_warnings(record=True):
     warnings.simplefilter("always")
