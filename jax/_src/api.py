@@ -25,7 +25,7 @@ from jax._src import jit_primitive
 from jax._src import shard_map_jit  # also registers how jit runs SPMD programs
 from jax._src.jit_primitive import donation_params, jit_p
 # Placement belongs to the execution layer (lax places results too); jax.device_put is it.
-from jax._src.execution import device_put as device_put
+from jax._src.execution import abstractify_value, device_put as device_put
 from jax._src.lib import _jax
 from jax._src.lib import xla_client
 from jax._src.tree_util import tree_flatten, tree_unflatten
@@ -261,7 +261,7 @@ class JitWrapped(_jax.jit.JitFunction):
     # arguments, no shardings requested.
     fast_ok = not (static_argnums or static_argnames
                    or in_shardings is not None or out_shardings is not None)
-    super().__init__(tree_util._registry, fast_ok)
+    super().__init__(tree_util.default_registry, fast_ok)
     self._fun = fun
     self._name = _fun_name(fun)
     self._static_argnums = static_argnums
@@ -554,7 +554,7 @@ class ShapeDtypeStruct:
     """The type of `x` (an array, a tracer, a Python or numpy scalar, or a ShapeDtypeStruct)."""
     if isinstance(x, ShapeDtypeStruct):
       return cls(x.shape, x.dtype, sharding=x.sharding, weak_type=x.weak_type)
-    aval = _abstractify_value(x) if not isinstance(x, core.Tracer) else x.aval
+    aval = abstractify_value(x) if not isinstance(x, core.Tracer) else x.aval
     return cls(aval.shape, aval.dtype, weak_type=aval.weak_type)
 
   def __len__(self):
@@ -1144,4 +1144,4 @@ def ensure_compile_time_eval():
 
 def typeof(x) -> core.ShapedArray:
   """The abstract type (shape, dtype, weak type) of an array, tracer or scalar."""
-  return core.get_aval(x) if isinstance(x, core.Tracer) else _abstractify_value(x)
+  return core.get_aval(x) if isinstance(x, core.Tracer) else abstractify_value(x)

@@ -36,7 +36,6 @@ from jax._src.devices import buffer_from_numpy, default_device, get_backend  # n
 from jax._src.lowering import hlo
 from jax._src import tree_util
 from jax._src.sharding import NamedSharding, Sharding, SingleDeviceSharding
-from jax._src import sharding
 from jax._src.lib import xla_client
 
 
@@ -120,7 +119,7 @@ def _put(leaf, target):
     target = SingleDeviceSharding(default_device())
   elif not isinstance(target, Sharding):
     target = SingleDeviceSharding(target)
-  aval = _abstractify_value(leaf)
+  aval = abstractify_value(leaf)
   if isinstance(leaf, ArrayImpl) and leaf._buffers and leaf.sharding == target:
     return leaf
   value = np.asarray(leaf, dtype=aval.dtype)
@@ -136,7 +135,7 @@ def _put(leaf, target):
   raise TypeError(f"device_put: unsupported sharding {target!r}")
 
 
-def _abstractify_value(leaf) -> core.ShapedArray:
+def abstractify_value(leaf) -> core.ShapedArray:
   aval = core.get_aval(leaf)
   return aval if isinstance(leaf, ArrayImpl) else aval.update(
       dtype=dtypes.canonicalize_dtype(aval.dtype), weak_type=dtypes.is_weakly_typed(leaf))

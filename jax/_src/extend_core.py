@@ -321,7 +321,7 @@ def min_dim(d1, d2):
   return min(int(d1), int(d2))
 
 
-def _collect_primitives() -> dict[str, Primitive]:
+def collect_primitives() -> dict[str, Primitive]:
   # The lax primitives are defined above the core; gather them when first asked for.
   found: dict[str, Primitive] = {}
   for info in pkgutil.iter_modules(lax_pkg.__path__):

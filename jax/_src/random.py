@@ -172,7 +172,7 @@ def _uniform_impl(data, shape, dtype, minval, maxval):
   finfo = np.finfo(dtype)
   nbits, nmant = finfo.bits, finfo.nmant
   rng_bits = 8 if nmant < 8 else nbits
-  uint = prng._UINT_DTYPES[nbits]
+  uint = prng.UINT_DTYPES[nbits]
   minval = lax_shape.broadcast_to_rank(ew.convert_element_type(minval, dtype), len(shape))
   maxval = lax_shape.broadcast_to_rank(ew.convert_element_type(maxval, dtype), len(shape))
   raw = prng.threefry_random_bits(data, rng_bits, shape)
@@ -335,7 +335,7 @@ def _randint(data, shape, minval, maxval, dtype):
   k2 = lax_shape.reshape(lax_shape.slice(keys, (1, 0), (2, 2)), (2,))
   higher = prng.threefry_random_bits(k1, nbits, shape)
   lower = prng.threefry_random_bits(k2, nbits, shape)
-  unsigned = prng._UINT_DTYPES[nbits]
+  unsigned = prng.UINT_DTYPES[nbits]
   span = ew.convert_element_type(ew.sub(maxval, minval), unsigned)
   one = lax_shape.full_like(span, 1)
   span = ew.select(ew.le(maxval, minval), one, span)

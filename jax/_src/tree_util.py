@@ -81,6 +81,7 @@ def keystr(keys: KeyPath, *, simple: bool = False, separator: str = "") -> str:
 # are handed to it so that key paths hold these Python objects.
 _registry = _pytree.PyTreeRegistry(SequenceKey, DictKey, GetAttrKey, FlattenedIndexKey)
 _pytree.set_default_registry(_registry)  # unpickled treedefs look their node types up here
+default_registry = _registry  # the registry jit's native fast path flattens with
 
 PyTreeDef = _pytree.PyTreeDef
 

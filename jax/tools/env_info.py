@@ -11,16 +11,16 @@ from __future__ import annotations
 import platform
 import sys
 import warnings
-from jax import version as jax_version
-from jax._src import lib
 
 
 def environment_info() -> str:
   lines: list[str] = []
   add = lines.append
   import numpy
+  from jax import version as jax_version  # with the jaxlib check below, at call time
   add(f"jax:          {jax_version.__version__}")
   try:
+    from jax._src import lib  # jaxlib may fail to import: reported, not raised
     add(f"jaxlib:       {lib.version_str} (extension version {lib.jaxlib_extension_version}, "
         f"C API {lib._jax.pjrt_c_api_major}.{lib._jax.pjrt_c_api_minor})")
   except ImportError as e:

@@ -33,7 +33,7 @@ def _reduce_batch(prim):
   return rule
 
 
-def _init_value(kind: str, dtype):
+def init_value(kind: str, dtype):
   dtype = np.dtype(dtype)
   if kind == "sum":
     return 0
@@ -51,7 +51,7 @@ def _reduce_lowering(kind: str, opcode: str, bool_opcode: str | None = None):
   def rule(ctx, x, *, axes):
     dtype = x.aval.dtype
     op = bool_opcode if (dtype == dtypes.bool_ and bool_opcode) else opcode
-    init = ctx.constant(_init_value(kind, dtype), dtype)
+    init = ctx.constant(init_value(kind, dtype), dtype)
     region = ctx.scalar_region(op, dtype)
     dims = ",".join(map(str, axes))
     return ctx.op("reduce", ctx.avals_out[0], x, init,
@@ -217,7 +217,7 @@ def _argminmax_lowering(direction: str):
                   attrs=f"dimensions={{{axis}}}")
     init = ctx.constant(-np.inf if direction == "GT" and dtypes.is_float(x.aval.dtype) else
                         np.inf if dtypes.is_float(x.aval.dtype) else
-                        _init_value("max" if direction == "GT" else "min", x.aval.dtype),
+                        init_value("max" if direction == "GT" else "min", x.aval.dtype),
                         x.aval.dtype)
     zero = ctx.constant(0, index_dtype)
     out_v = ctx.avals_out[0].update(dtype=x.aval.dtype)

@@ -73,7 +73,7 @@ def _inexact(*args):
   return promote_dtypes_inexact(*[_jnp().asarray(asarray_like(a)) for a in args])
 
 
-def _check_square(name: str, a) -> None:
+def check_square(name: str, a) -> None:
   shape = np.shape(a)
   if len(shape) < 2 or shape[-1] != shape[-2]:
     raise ValueError(f"Argument to {name} must have shape [..., n, n], got {shape}.")
@@ -94,7 +94,7 @@ def _h(x):
 
 def cholesky(a, *, upper: bool = False, symmetrize_input: bool = True):
   (a,) = _inexact(a)
-  _check_square("cholesky", a)
+  check_square("cholesky", a)
   l = lax_linalg.cholesky(a, symmetrize_input=symmetrize_input)
   return _h(l) if upper else l
 
@@ -112,7 +112,7 @@ def qr(a, mode: str = "reduced"):
 
 def eigh(a, UPLO: str | None = None, symmetrize_input: bool = True):
   (a,) = _inexact(a)
-  _check_square("eigh", a)
+  check_square("eigh", a)
   if UPLO not in (None, "L", "U"):
     raise ValueError(f"UPLO must be 'L' or 'U', got {UPLO!r}")
   v, w = lax_linalg.eigh(a, lower=UPLO != "U", symmetrize_input=symmetrize_input)
@@ -123,7 +123,7 @@ def eig(a):
   """Eigenvalues and right eigenvectors (columns of unit norm) of general square matrices;
   both are complex."""
   (a,) = _inexact(a)
-  _check_square("eig", a)
+  check_square("eig", a)
   w, v = lax_linalg_eig.eig(a, compute_left_eigenvectors=False)
   return EigResult(w, v)
 
@@ -131,7 +131,7 @@ def eig(a):
 def eigvals(a):
   """The (complex) eigenvalues of general square matrices."""
   (a,) = _inexact(a)
-  _check_square("eigvals", a)
+  check_square("eigvals", a)
   return lax_linalg_eig.eig(a, compute_left_eigenvectors=False,
                             compute_right_eigenvectors=False)[0]
 
@@ -186,7 +186,7 @@ def _lu_solve(lu, perm, b):
 def solve(a, b):
   jnp = _jnp()
   a, b = _inexact(a, b)
-  _check_square("solve", a)
+  check_square("solve", a)
   n = a.shape[-1]
   if b.ndim == 1:
     if b.shape[0] != n:
@@ -204,7 +204,7 @@ def solve(a, b):
 def inv(a):
   jnp = _jnp()
   (a,) = _inexact(a)
-  _check_square("inv", a)
+  check_square("inv", a)
   eye = jnp.broadcast_to(jnp.eye(a.shape[-1], dtype=a.dtype), a.shape)
   return solve(a, eye)
 
@@ -222,7 +222,7 @@ def _lu_sign_and_diag(a):
 def det(a):
   jnp = _jnp()
   (a,) = _inexact(a)
-  _check_square("det", a)
+  check_square("det", a)
   parity, diag = _lu_sign_and_diag(a)
   return parity * jnp.prod(diag, axis=-1)
 
@@ -230,7 +230,7 @@ def det(a):
 def slogdet(a, *, method: str | None = None):
   jnp = _jnp()
   (a,) = _inexact(a)
-  _check_square("slogdet", a)
+  check_square("slogdet", a)
   if method not in (None, "lu"):
     raise ValueError(f"Unknown slogdet method '{method}'. Supported methods are 'lu' (`None`).")
   parity, diag = _lu_sign_and_diag(a)
@@ -246,7 +246,7 @@ def slogdet(a, *, method: str | None = None):
 def matrix_power(a, n: int):
   jnp = _jnp()
   a = jnp.asarray(asarray_like(a))
-  _check_square("matrix_power", a)
+  check_square("matrix_power", a)
   try:
     n = operator.index(n)
   except TypeError as err:
@@ -348,7 +348,7 @@ def cond(x, p=None):
   if p == -2:
     s = svd(x, compute_uv=False)
     return s[..., -1] / s[..., 0]
-  _check_square("cond", x)
+  check_square("cond", x)
   r = norm(x, ord=p, axis=(-2, -1)) * norm(inv(x), ord=p, axis=(-2, -1))
   return jnp.where(jnp.isnan(r), jnp.inf, r)
 

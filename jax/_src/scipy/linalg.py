@@ -48,7 +48,7 @@ def cho_solve(c_and_lower, b, overwrite_b: bool = False, check_finite: bool = Tr
   del overwrite_b, check_finite
   c, lower = c_and_lower
   c, b = _inexact(c, b)
-  jnp_linalg._check_square("cho_solve", c)
+  jnp_linalg.check_square("cho_solve", c)
   b, undo = _as_matrix_rhs(b)
   if b.shape[-2] != c.shape[-1]:
     raise ValueError(f"cho_solve: b of shape {b.shape} does not match c of shape {c.shape}")
@@ -71,7 +71,7 @@ def solve_triangular(a, b, trans=0, lower: bool = False, unit_diagonal: bool = F
     raise ValueError(f"Invalid 'trans' value {trans}")
   transpose_a, conjugate_a = _TRANS[trans]
   a, b = _inexact(a, b)
-  jnp_linalg._check_square("solve_triangular", a)
+  jnp_linalg.check_square("solve_triangular", a)
   b, undo = _as_matrix_rhs(b)
   if b.shape[-2] != a.shape[-1]:
     raise ValueError(f"solve_triangular: b of shape {b.shape} does not match a of shape {a.shape}")
@@ -97,7 +97,7 @@ def lu_solve(lu_and_piv, b, trans: int = 0, overwrite_b: bool = False,
   jnp = _jnp()
   lu, pivots = lu_and_piv
   lu, b = _inexact(lu, b)
-  jnp_linalg._check_square("lu_solve", lu)
+  jnp_linalg.check_square("lu_solve", lu)
   if trans not in (0, 1, 2):
     raise ValueError(f"'trans' value must be 0, 1, or 2, got {trans}")
   b, undo = _as_matrix_rhs(b)
