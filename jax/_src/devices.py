@@ -8,17 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from jax._src.config import config
 from jax._src import xla_bridge
-
-_xla_bridge = None
-
+from jax._src.config import config
 
 def get_backend():
-  global _xla_bridge
-  if _xla_bridge is None:
-    _xla_bridge = xla_bridge
-  return _xla_bridge.get_backend()
+  """The default backend (discovered and initialised at the first call)."""
+  return xla_bridge.get_backend()
 
 
 _home: list = [None, None]  # [client, its first device], refreshed when the client changes
