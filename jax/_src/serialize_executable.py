@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from jax._src import core, execution
+from jax._src import core, execution, xla_bridge
 from jax._src.api import Compiled
 from jax._src.array import ArrayImpl
 
@@ -49,7 +49,6 @@ def serialize(compiled) -> tuple[bytes, Any, Any]:
 def deserialize_and_load(serialized: bytes, in_tree, out_tree, backend: str | None = None,
                          execution_devices=None):
   """Loads what `serialize` returned into a callable Compiled, without compiling."""
-  from jax._src import xla_bridge  # backend discovery loads at the first use, not at import
   payload = _read(serialized)
   client = xla_bridge.get_backend(backend)
   if payload["platform"] != client.platform:

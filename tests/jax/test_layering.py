@@ -8,8 +8,8 @@ the edge with its file and line, on
   (c) a private module (jax._src.*) importing the public API (jax.numpy, jax.lax...),
   (d) a function-level import of a jax module without a comment saying why, on
       that line or the line above.
-Known cycles and upward edges that are not fixed yet are listed below; those lists
-may only shrink: an entry that is no longer needed fails the test too.
+Upward imports that are not fixed yet are listed below; that list may only shrink:
+an entry that is no longer needed fails the test too.
 """
 
 from __future__ import annotations
@@ -57,10 +57,6 @@ LAYERS: list[tuple[str, str, tuple[str, ...]]] = [
 
 # Public modules a private module may import: leaves that hold no API.
 PRIVATE_MAY_IMPORT = {"jax.version"}
-
-# Cycles not broken yet: each strongly connected component found must lie inside one
-# of these groups, and every module listed must still be in a cycle (shrink only).
-KNOWN_CYCLES: list[frozenset[str]] = []
 
 # Upward or public imports not removed yet, as (importer, imported) (shrink only). These
 # library modules are written against the public jax.numpy / jax.lax namespaces; the fix is
@@ -300,16 +296,8 @@ def test_known_upward_imports_only_shrink(graph):
 
 def test_no_import_cycles(graph):
   modules, edges, _ = graph
-  bad = [c for c in strongly_connected(list(modules), edges)
-         if not any(set(c) <= known for known in KNOWN_CYCLES)]
+  bad = strongly_connected(list(modules), edges)
   assert not bad, "import cycles:\n  " + "\n  ".join(cycle_report(c, edges) for c in bad)
-
-
-def test_known_cycles_only_shrink(graph):
-  modules, edges, _ = graph
-  in_cycles = {m for c in strongly_connected(list(modules), edges) for m in c}
-  stale = sorted(m for known in KNOWN_CYCLES for m in known - in_cycles)
-  assert not stale, f"no longer in a cycle, remove from KNOWN_CYCLES: {stale}"
 
 
 def test_function_level_imports_say_why(graph):
