@@ -6,16 +6,25 @@ Differences from SciPy follow JAX: factor functions return clean triangles
 
 from __future__ import annotations
 
+import types
+
 import numpy as np
 
 from jax._src.lax import linalg as lax_linalg
+from jax._src.numpy import creation, shape_ops, ufuncs, util
 from jax._src.numpy import linalg as jnp_linalg
 from jax._src.numpy.util import asarray_like, promote_dtypes_inexact
 
 
+# The jax.numpy functions this module uses, from the modules defining them.
+_NUMPY = types.SimpleNamespace(
+    arange=creation.arange, asarray=creation.asarray, broadcast_to=util.broadcast_to,
+    conj=ufuncs.conj, eye=creation.eye, matmul=shape_ops.matmul, swapaxes=shape_ops.swapaxes,
+    tril=creation.tril, triu=creation.triu)
+
+
 def _jnp():
-  import jax.numpy as jnp  # lazy: keeps the import order free
-  return jnp
+  return _NUMPY
 
 
 def _inexact(*args):
