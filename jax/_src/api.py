@@ -22,10 +22,18 @@ from jax._src.interpreters import ad
 from jax._src.interpreters import batching
 from jax._src.interpreters import partial_eval as pe
 from jax._src import donation
+from jax._src import jit_primitive
+from jax._src import shard_map_jit  # also registers how jit runs SPMD programs
 from jax._src.jit_primitive import donation_params, jit_p
+# Placement belongs to the execution layer (lax places results too); jax.device_put is it.
+from jax._src.execution import abstractify_value, device_put as device_put
 from jax._src.lib import _jax
 from jax._src.lib import xla_client
 from jax._src.tree_util import tree_flatten, tree_unflatten
+from jax._src.lax import elementwise
+from jax._src.lax import shape as lax_shape
+from jax._src.lowering import hlo
+from jax._src import sharding
 
 
 def _fun_name(fun) -> str:
@@ -38,18 +46,8 @@ def _ensure_tuple(x) -> tuple:
   return (x,) if isinstance(x, (int, str)) else tuple(x)
 
 
-class _Store:
-  """Receives the output treedef of a function while it is being traced."""
-  value: Any = None
-
-
-def _flat_fun(fun: Callable, in_tree, store: _Store) -> Callable:
-  def flat(*leaves):
-    args, kwargs = in_tree.unflatten(leaves)
-    out = fun(*args, **kwargs)
-    out_leaves, store.value = tree_flatten(out)
-    return out_leaves
-  return flat
+_Store = tree_util.OutTreeStore
+_flat_fun = tree_util.flatten_fun
 
 
 # ----------------------------------------------------------------------------- jit
@@ -134,8 +132,7 @@ class Traced(_Stage):
     return self._closed
 
   def lower(self) -> Lowered:
-    from jax._src import jit_primitive, shard_map_jit
-    if jit_primitive._has_shard_map(self._closed):
+    if jit_primitive.has_shard_map(self._closed):
       shard_map_jit.plan(self._closed, self._name)  # raises now if it has no SPMD program
     return self._same(Lowered)
 
@@ -153,10 +150,8 @@ class Lowered(_Stage):
     if dialect not in (None, "hlo"):
       raise ValueError(f"this jax lowers to XLA HLO text only: as_text(dialect='hlo'); "
                        f"got dialect={dialect!r}")
-    from jax._src import jit_primitive, shard_map_jit
-    if jit_primitive._has_shard_map(self._closed):
+    if jit_primitive.has_shard_map(self._closed):
       return shard_map_jit.hlo_text(shard_map_jit.plan(self._closed, self._name), self._name)
-    from jax._src.lowering import hlo
     plan = donation.plan(self._closed.in_avals, self._closed.out_avals, self._donated_invars())
     return hlo.lower_jaxpr_to_module(self._closed, self._name, donation_plan=plan)
 
@@ -168,8 +163,7 @@ class Lowered(_Stage):
     return None
 
   def compile(self, compiler_options=None) -> Compiled:
-    from jax._src import jit_primitive, shard_map_jit
-    if jit_primitive._has_shard_map(self._closed):
+    if jit_primitive.has_shard_map(self._closed):
       exe = shard_map_jit.compile_program(self._closed, self._name)
     else:
       exe = execution.compile_jaxpr(self._closed, self._name, donated=self._donated_invars())
@@ -199,14 +193,12 @@ class Compiled(_Stage):
     return analysis() if analysis else None
 
   def memory_analysis(self):
-    from jax._src import shard_map_jit
     return shard_map_jit.memory_stats(self.runtime_executable())
 
   def runtime_executable(self):
     return getattr(self._exe, "_loaded", None)
 
   def _default_sharding(self):
-    from jax._src import sharding
     return sharding.SingleDeviceSharding(execution.default_device())
 
   @property
@@ -270,7 +262,7 @@ class JitWrapped(_jax.jit.JitFunction):
     # arguments, no shardings requested.
     fast_ok = not (static_argnums or static_argnames
                    or in_shardings is not None or out_shardings is not None)
-    super().__init__(tree_util._registry, fast_ok)
+    super().__init__(tree_util.default_registry, fast_ok)
     self._fun = fun
     self._name = _fun_name(fun)
     self._static_argnums = static_argnums
@@ -522,9 +514,8 @@ def _push_x64(name: str, value) -> None:
 
 def _plain_single_device(closed: core.ClosedJaxpr) -> bool:
   """Whether the eager jit of `closed` on unsharded arrays is one single-device executable."""
-  from jax._src import jit_primitive
-  return not (jit_primitive._has_shard_map(closed) or jit_primitive._needs_host_callbacks(closed)
-              or jit_primitive._has_effects(closed))
+  return not (jit_primitive.has_shard_map(closed) or jit_primitive.needs_host_callbacks(closed)
+              or jit_primitive.has_effects(closed))
 
 
 def jit(fun: Callable | None = None, *, static_argnums=(), static_argnames=(),
@@ -568,7 +559,7 @@ class ShapeDtypeStruct:
     """The type of `x` (an array, a tracer, a Python or numpy scalar, or a ShapeDtypeStruct)."""
     if isinstance(x, ShapeDtypeStruct):
       return cls(x.shape, x.dtype, sharding=x.sharding, weak_type=x.weak_type)
-    aval = _abstractify_value(x) if not isinstance(x, core.Tracer) else x.aval
+    aval = abstractify_value(x) if not isinstance(x, core.Tracer) else x.aval
     return cls(aval.shape, aval.dtype, weak_type=aval.weak_type)
 
   def __len__(self):
@@ -736,7 +727,6 @@ def _as_jax_value(x, aval: core.ShapedArray):
   """`x` as a jax array of type `aval` (a rule may return a Python or numpy number)."""
   if isinstance(x, (core.Tracer, ArrayImpl)):
     return x
-  from jax._src.lax import elementwise  # lax sits above api's imports
   return elementwise.convert_element_type(x, aval.dtype, aval.weak_type)
 
 
@@ -803,7 +793,6 @@ def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic:
       raise TypeError(f"Gradient only defined for scalar-output functions. Output had shape: "
                       f"{shape}.")
     _check_output_dtype(out_aval, "grad", holomorphic)
-    from jax._src.lax import shape as lax_shape  # lax sits above api's imports
     float_grads = iter(f_vjp(lax_shape.full_like(out, 1)))
     grads = d_tree.unflatten([_float0_zeros(x) if i else next(float_grads)
                               for x, i in zip(d_leaves, is_int)])
@@ -869,20 +858,7 @@ def linearize(fun: Callable, *primals, has_aux: bool = False):
 # ----------------------------------------------------------------------------- vmap
 
 
-def _broadcast_prefix(prefix, tree, is_leaf=lambda x: x is None or isinstance(x, int)) -> list:
-  """One entry of `prefix` per leaf of `tree` (prefix is a tree prefix of tree)."""
-  if is_leaf(prefix):
-    return [prefix] * len(tree_util.tree_leaves(tree))
-  if isinstance(prefix, (tuple, list)) and isinstance(tree, (tuple, list)):
-    if len(prefix) != len(tree):
-      raise ValueError(f"vmap axes specification {prefix} does not match arguments of length "
-                       f"{len(tree)}")
-    return [x for p, t in zip(prefix, tree) for x in _broadcast_prefix(p, t, is_leaf)]
-  if isinstance(prefix, dict) and isinstance(tree, dict):
-    return [x for k in sorted(tree) for x in _broadcast_prefix(prefix[k], tree[k], is_leaf)]
-  treedef = tree_util.tree_structure(tree)
-  return [x for sub, p in zip(treedef.flatten_up_to(tree), treedef.flatten_up_to(prefix))
-          for x in _broadcast_prefix(p, sub, is_leaf)]
+_broadcast_prefix = tree_util.prefix_per_leaf
 
 
 def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
@@ -899,40 +875,7 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
   del sum_match
   if isinstance(in_axes, list):
     in_axes = tuple(in_axes)
-
-  def batched(*args, **kwargs):
-    leaves, in_tree = tree_flatten(args)
-    axes = _broadcast_prefix(in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args),
-                             args)
-    dims, sizes = [], set()
-    for x, ax in zip(leaves, axes):
-      if ax is None:
-        dims.append(None)
-        continue
-      ndim = core.get_aval(x).ndim
-      if not -ndim <= ax < ndim:
-        raise ValueError(f"vmap: in_axes={ax} is out of bounds for an argument of rank {ndim}")
-      dims.append(ax % ndim)
-      sizes.add(core.get_aval(x).shape[ax % ndim])
-    if len(sizes) > 1:
-      raise ValueError(f"vmap got inconsistent sizes for the mapped axes: {sorted(sizes)}")
-    if not sizes and axis_size is None:
-      raise ValueError("vmap must have at least one non-None value in in_axes")
-    size = sizes.pop() if sizes else axis_size
-    store = _Store()
-
-    def flat(*xs):
-      out_leaves, store.value = tree_flatten(fun(*in_tree.unflatten(xs), **kwargs))
-      return out_leaves
-
-    def out_dims():
-      out = store.value.unflatten([0] * store.value.num_leaves)
-      return [None if a is None else a for a in _broadcast_prefix(out_axes, out)]
-
-    outs = batching.vmap_flat(flat, batching.AxisData(size, axis_name), dims, out_dims, leaves)
-    return store.value.unflatten(outs)
-
-  return batched
+  return batching.vmap_fun(fun, in_axes, out_axes, axis_name, axis_size)
 
 
 # ----------------------------------------------------------------------------- devices
@@ -960,77 +903,6 @@ local_device_count = device_count
 
 def default_backend() -> str:
   return devices()[0].platform
-
-
-def _is_placement(x) -> bool:
-  from jax._src import sharding
-  return x is None or isinstance(x, sharding.Sharding) or hasattr(x, "platform")
-
-
-def _placements(x, device) -> list:
-  """One target per leaf of `x`: `device` is one placement or a pytree prefix of them."""
-  n = len(tree_util.tree_leaves(x))
-  if _is_placement(device):
-    return [device] * n
-  return _broadcast_prefix(device, x, is_leaf=_placement_or_error)
-
-
-def _placement_or_error(p) -> bool:
-  """`_is_placement`, raising for a leaf that is none (a string, a number): taken
-  for a pytree prefix it would never match and the prefix walk would not end."""
-  if _is_placement(p):
-    return True
-  if tree_util.treedef_is_leaf(tree_util.tree_structure(p)):
-    raise TypeError("device_put: `device` must be a jax.Device, a Sharding, None or a pytree "
-                    f"prefix of them, got {p!r} of type {type(p).__name__}")
-  return False
-
-
-def device_put(x, device=None, *, src=None, donate: bool = False, may_alias=None):
-  """Place each leaf of `x` on a device or with a Sharding (a pytree prefix of targets).
-
-  A NamedSharding target splits the value into per-device blocks, one buffer per
-  device of the mesh. Inside a traced function placement has no effect.
-  """
-  del src, donate, may_alias
-  leaves, treedef = tree_flatten(x)
-  targets = _placements(x, device)
-  return treedef.unflatten(_put(leaf, t) for leaf, t in zip(leaves, targets))
-
-
-def _put(leaf, target):
-  from jax._src import array, sharding
-  if isinstance(leaf, core.Tracer):
-    return leaf
-  if isinstance(leaf, ArrayImpl):
-    leaf._check_alive()
-  if target is None:
-    if isinstance(leaf, ArrayImpl):
-      leaf.device_buffers()
-      return leaf
-    target = sharding.SingleDeviceSharding(execution.default_device())
-  elif not isinstance(target, sharding.Sharding):
-    target = sharding.SingleDeviceSharding(target)
-  aval = _abstractify_value(leaf)
-  if isinstance(leaf, ArrayImpl) and leaf._buffers and leaf.sharding == target:
-    return leaf
-  value = np.asarray(leaf, dtype=aval.dtype)
-  if isinstance(target, sharding.SingleDeviceSharding):
-    (device,) = target._device_assignment
-    return ArrayImpl(aval, [execution.buffer_from_numpy(value, device)], sharding=target)
-  if isinstance(target, sharding.NamedSharding):
-    target.check_shape(aval.shape, "device_put args")
-    blocks = target.devices_indices_map(aval.shape)
-    bufs = xla_client.batched_device_put(aval, target, [value[idx] for idx in blocks.values()],
-                                         list(blocks))
-    return ArrayImpl(aval, bufs, sharding=target)
-  raise TypeError(f"device_put: unsupported sharding {target!r}")
-
-
-def _abstractify_value(leaf) -> core.ShapedArray:
-  aval = core.get_aval(leaf)
-  return aval if isinstance(leaf, ArrayImpl) else aval.update(
-      dtype=dtypes.canonicalize_dtype(aval.dtype), weak_type=dtypes.is_weakly_typed(leaf))
 
 
 def device_get(x):
@@ -1124,7 +996,6 @@ def _std_basis(leaves):
   """One identity row per scalar input: per leaf an array (N, *leaf.shape)."""
   sizes = [int(np.prod(core.get_aval(x).shape, dtype=np.int64)) for x in leaves]
   total = sum(sizes)
-  from jax._src.lax import elementwise
   out, start = [], 0
   for x, n in zip(leaves, sizes):
     aval = core.get_aval(x)
@@ -1136,7 +1007,6 @@ def _std_basis(leaves):
 
 def _jac_blocks(batched, out_leaf_shape, in_shapes, sizes, batch_first: bool):
   """Split a batched result (N, *S) into blocks shaped S_out + S_in."""
-  from jax._src.lax import shape as lax_shape
   blocks, start = [], 0
   for shape, n in zip(in_shapes, sizes):
     part = lax_shape.slice(batched, (start,) + (0,) * len(out_leaf_shape),
@@ -1225,7 +1095,6 @@ def jacrev(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
     for y, n, start in zip(out_leaves, sizes, np.cumsum([0] + sizes[:-1])):
       yshape = core.get_aval(y).shape
       blocks = []
-      from jax._src.lax import shape as lax_shape
       for ct, shape in zip(cts, in_shapes):
         part = lax_shape.slice(ct, (int(start),) + (0,) * len(shape),
                                (int(start) + n,) + tuple(shape))
@@ -1288,4 +1157,4 @@ def ensure_compile_time_eval():
 
 def typeof(x) -> core.ShapedArray:
   """The abstract type (shape, dtype, weak type) of an array, tracer or scalar."""
-  return core.get_aval(x) if isinstance(x, core.Tracer) else _abstractify_value(x)
+  return core.get_aval(x) if isinstance(x, core.Tracer) else abstractify_value(x)

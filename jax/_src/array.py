@@ -18,7 +18,9 @@ import abc
 import numpy as np
 
 from jax._src import core
+from jax._src import devices
 from jax._src import dtypes
+from jax._src import sharding as sh
 from jax._src.core import ShapedArray
 
 
@@ -41,7 +43,7 @@ class ArrayImpl:
     self._sharding = sharding
     self.single_device_buffer = (
         buffers[0] if buffers is not None and len(buffers) == 1 and stack_axis is None
-        and (sharding is None or type(sharding) is _single_device_sharding()) else None)
+        and (sharding is None or type(sharding) is sh.SingleDeviceSharding) else None)
 
   shape = property(lambda self: self.aval.shape)
   dtype = property(lambda self: self.aval.dtype)
@@ -90,24 +92,22 @@ class ArrayImpl:
     """The buffers as stored: one, or one per device (shards or replicas)."""
     self._check_alive()
     if self._buffers is None:
-      from jax._src import execution  # lazy: execution imports this module
-      self._buffers = [execution.buffer_from_numpy(self._npy)]
+      self._buffers = [devices.buffer_from_numpy(self._npy)]
       if self._stack_axis is None and (
-          self._sharding is None or type(self._sharding) is _single_device_sharding()):
+          self._sharding is None or type(self._sharding) is sh.SingleDeviceSharding):
         self.single_device_buffer = self._buffers[0]
     return self._buffers
 
   def single_buffer(self):
     """One buffer holding the whole value on the default device (gathered once if needed)."""
-    from jax._src import execution  # lazy: execution imports this module
     if self._stack_axis is None:
       bufs = self.device_buffers()
-      home = execution.default_device()
+      home = devices.default_device()
       for b, d in zip(bufs, self._buffer_devices()):
         if d == home and (len(bufs) == 1 or self.sharding.is_fully_replicated):
           return b
     if self._whole is None:
-      self._whole = execution.buffer_from_numpy(self._value)
+      self._whole = devices.buffer_from_numpy(self._value)
     return self._whole
 
   def _buffer_devices(self) -> list:
@@ -118,15 +118,13 @@ class ArrayImpl:
 
   @property
   def sharding(self):
-    from jax._src import sharding as sh
     if self._sharding is not None:
       return self._sharding
     if self._stack_axis is not None or (self._buffers is not None and len(self._buffers) > 1):
       return sh.PmapSharding(self._buffer_devices(), self._stack_axis)
     if self._buffers:
       return sh.SingleDeviceSharding(_device_of(self._buffers[0]))
-    from jax._src import execution  # lazy: execution imports this module
-    return sh.SingleDeviceSharding(execution.default_device())
+    return sh.SingleDeviceSharding(devices.default_device())
 
   @property
   def is_fully_replicated(self) -> bool:
@@ -142,7 +140,6 @@ class ArrayImpl:
 
   @property
   def addressable_shards(self) -> list:
-    from jax._src import sharding as sh
     bufs = self.device_buffers()
     shd = self.sharding
     shards = []
@@ -292,14 +289,3 @@ Array.register(core.Tracer)
 core.concrete_array_types.add(ArrayImpl)
 core.Tracer.__array_priority__ = 1000
 
-
-_SingleDeviceSharding = None
-
-
-def _single_device_sharding():
-  global _SingleDeviceSharding
-  if _SingleDeviceSharding is None:
-    # sharding.py builds on arrays; its class is looked up on first use.
-    from jax._src.sharding import SingleDeviceSharding
-    _SingleDeviceSharding = SingleDeviceSharding
-  return _SingleDeviceSharding

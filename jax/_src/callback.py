@@ -25,15 +25,20 @@ from typing import Any, Callable
 
 import numpy as np
 
+from jax._src import compilation_cache
 from jax._src import core
+from jax._src import execution
 from jax._src import dtypes
 from jax._src import tree_util
+from jax._src.array import host_array
 from jax._src.core import ShapedArray
 from jax._src.interpreters import ad
 from jax._src.interpreters import batching
+from jax._src.lax import shape as lax_shape
 from jax._src.lowering import hlo
 
 CALLBACK_TARGET = "xla_ffi_python_cpu_callback"
+compilation_cache.register_uncacheable_target(CALLBACK_TARGET)
 _VMAP_METHODS = ("sequential", "expand_dims", "broadcast_all", "legacy_vectorized")
 
 
@@ -75,7 +80,6 @@ pure_callback_p = core.Primitive("pure_callback", multiple_results=True)
 
 
 def _impl(*args, callback: _FlatCallback, result_avals, vmap_method):
-  from jax._src.array import host_array
   outs = callback(*(np.array(x) for x in args))
   return [host_array(o) for o in outs]
 
@@ -98,7 +102,6 @@ def _batched_avals(result_avals, size: int) -> tuple:
 
 def _index(x, i: int, axis: int):
   """x[..., i, ...] along `axis`, the axis removed."""
-  from jax._src.lax import shape as lax_shape
   shape = core.get_aval(x).shape
   start = tuple(i if k == axis else 0 for k in range(len(shape)))
   limit = tuple(i + 1 if k == axis else d for k, d in enumerate(shape))
@@ -107,7 +110,6 @@ def _index(x, i: int, axis: int):
 
 
 def _sequential(args, dims, size, params) -> list:
-  from jax._src.lax import shape as lax_shape
   per_elem = []
   for i in range(size):
     sliced = [x if d is batching.not_mapped else _index(x, i, d) for x, d in zip(args, dims)]
@@ -130,7 +132,6 @@ def _batch(axis, vals, dims, *, callback, result_avals, vmap_method):
   if vmap_method == "sequential":
     return _sequential(vals, dims, size, params), [0] * len(result_avals)
   if vmap_method in ("expand_dims", "legacy_vectorized"):
-    from jax._src.lax import shape as lax_shape
     args = [batching.moveaxis(x, d, 0) if d is not batching.not_mapped else
             lax_shape.broadcast_in_dim(x, (1, *core.get_aval(x).shape),
                                        tuple(range(1, core.get_aval(x).ndim + 1)))
@@ -182,7 +183,6 @@ def supports_host_callbacks(client) -> bool:
 
 
 def _register(callback: _FlatCallback, in_avals, out_avals) -> int:
-  from jax._src import execution  # lazy: backends load at the first computation
   client = execution.get_backend()
   if not supports_host_callbacks(client):
     raise NotImplementedError(f"the {client.platform} backend does not support host callbacks "

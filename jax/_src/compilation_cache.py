@@ -18,6 +18,7 @@ import time
 import warnings
 from typing import Any, Sequence
 
+from jax import version
 from jax._src.config import config
 
 
@@ -50,7 +51,6 @@ def cache_key(client, hlo_text: str, num_devices: int, options: Any = None) -> s
   """The file name of an executable's cache entry."""
   import hashlib
   import jaxlib
-  from jax import version
   h = hashlib.sha256()
   for part in (hlo_text, _options_key(options), str(num_devices), client.platform,
                client.platform_version, version.__version__, jaxlib.__version__):
@@ -91,9 +91,17 @@ def compile_or_get_cached(client, hlo_text: str, devices: Sequence, options: Any
   return loaded
 
 
+# Custom-call targets whose programs must never be cached (host callbacks are numbered
+# per process); the modules defining them, in layers above, register them here.
+_uncacheable_targets: set[str] = set()
+
+
+def register_uncacheable_target(target: str) -> None:
+  _uncacheable_targets.add(target)
+
+
 def _uses_host_callbacks(hlo_text: str) -> bool:
-  from jax._src.callback import CALLBACK_TARGET
-  return CALLBACK_TARGET in hlo_text
+  return any(t in hlo_text for t in _uncacheable_targets)
 
 
 def _load(client, path: str, devices, name: str):

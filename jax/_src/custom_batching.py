@@ -18,6 +18,7 @@ from jax._src.interpreters import ad
 from jax._src.interpreters import batching
 from jax._src.interpreters import partial_eval as pe
 from jax._src.lowering import hlo
+from jax._src.lax import shape as lax_shape
 
 custom_vmap_call_p = core.Primitive("custom_vmap_call", multiple_results=True)
 
@@ -116,7 +117,6 @@ class custom_vmap:
 
 def sequential_vmap(f: Callable) -> custom_vmap:
   """`f` under vmap runs once per batch element, results stacked (for host callbacks...)."""
-  from jax._src.lax import shape as lax_shape  # lax sits above the batching layer
 
   f = custom_vmap(f)
 

@@ -439,7 +439,7 @@ def custom_gradient(fun: Callable) -> Callable:
     def fwd(*xs):
       out, rule = fun(*xs, **kwargs)
       # The rule may close over traced values: they become explicit residuals.
-      converted, residuals = _closure_convert(rule, out)
+      converted, residuals = convert_closure(rule, out)
       pullback_box[:] = [converted]
       return out, residuals
 
@@ -454,7 +454,7 @@ def custom_gradient(fun: Callable) -> Callable:
   return wrapper
 
 
-def _closure_convert(fun: Callable, example):
+def convert_closure(fun: Callable, example):
   """`(converted, consts)` with `converted(x, *consts) == fun(x)`; traced closed-over
   values become `consts` (see `jax.closure_convert`)."""
   leaves, in_tree = tree_util.tree_flatten(example)

@@ -25,6 +25,7 @@ from jax._src.interpreters import ad
 from jax._src.interpreters import batching
 from jax._src.interpreters import partial_eval as pe
 from jax._src.lowering import hlo
+from jax._src.lax import shape as lax_shape
 
 debug_callback_p = core.Primitive("debug_callback", multiple_results=True)
 
@@ -64,7 +65,6 @@ ad.transpose_rules[debug_callback_p] = lambda cts, *args, callback: [None] * len
 
 
 def _index(x, i: int, axis: int):
-  from jax._src.lax import shape as lax_shape  # lax sits above the interpreters
   shape = core.get_aval(x).shape
   start = tuple(i if k == axis else 0 for k in range(len(shape)))
   limit = tuple(i + 1 if k == axis else d for k, d in enumerate(shape))

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import numpy as np
+from jax._src import api
+from jax._src.array import ArrayImpl
 
 SUPPORTED_DTYPES = tuple(np.dtype(t) for t in (
     np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
@@ -18,8 +20,6 @@ def from_dlpack(external_array, device=None, copy=None):
   """A jax array with the contents of `external_array` (anything with
   ``__dlpack__``). The data is copied into a device buffer: the CPU backend's
   buffers own their memory, so an import never aliases the producer's."""
-  from jax._src import api
-  from jax._src.array import ArrayImpl
   if isinstance(external_array, ArrayImpl):
     return external_array if device is None else api.device_put(external_array, device)
   if not hasattr(external_array, "__dlpack__"):

@@ -31,31 +31,12 @@ from jax._src import dtypes
 from jax._src.array import ArrayImpl
 from jax._src.config import config, debug_checks, enable_x64
 from jax._src.core import ShapedArray
+# Placement is defined below this module; its names stay reachable from here.
+from jax._src.devices import buffer_from_numpy, default_device, get_backend  # noqa: F401
 from jax._src.lowering import hlo
-
-
-_xla_bridge = None
-
-
-def get_backend():
-  global _xla_bridge
-  if _xla_bridge is None:
-    from jax._src import xla_bridge  # lazy: importing jax must not load a backend
-    _xla_bridge = xla_bridge
-  return _xla_bridge.get_backend()
-
-
-_home: list = [None, None]  # [client, its first device], refreshed when the client changes
-
-
-def default_device():
-  chosen = config.read("jax_default_device")
-  if chosen is not None and not isinstance(chosen, str):
-    return chosen
-  client = get_backend()
-  if client is not _home[0]:
-    _home[:] = [client, client.devices()[0]]
-  return _home[1]
+from jax._src import tree_util
+from jax._src.sharding import NamedSharding, Sharding, SingleDeviceSharding
+from jax._src.lib import xla_client
 
 
 def fast_buffer(x):
@@ -70,31 +51,13 @@ def fast_buffer(x):
   return None if bufs is None else bufs[0]
 
 
-def buffer_from_numpy(value: np.ndarray, device=None):
-  client = get_backend()
-  # Copied: a jax Array must not change when the numpy array it came from does.
-  return client.buffer_from_pyval(np.asarray(value), device or default_device(),
-                                  force_copy=True)
-
-
-_SingleDeviceSharding = None
-
-
-def _single_device_sharding():
-  global _SingleDeviceSharding
-  if _SingleDeviceSharding is None:
-    from jax._src.sharding import SingleDeviceSharding
-    _SingleDeviceSharding = SingleDeviceSharding
-  return _SingleDeviceSharding
-
-
 def fast_buffers(xs) -> list | None:
   """`fast_buffer` of every element of `xs`, or None if one of them is not plain."""
   home = default_device()
   out = []
   for x in xs:
     if (type(x) is not ArrayImpl or x._stack_axis is not None
-        or (x._sharding is not None and type(x._sharding) is not _single_device_sharding())):
+        or (x._sharding is not None and type(x._sharding) is not SingleDeviceSharding)):
       return None
     bufs = x._buffers
     if bufs is None:
@@ -117,6 +80,78 @@ def _arg_buffer(x, aval: ShapedArray):
   if isinstance(x, ArrayImpl):
     return x.single_buffer()
   return buffer_from_numpy(np.asarray(x, dtype=aval.dtype))
+
+
+# ----------------------------------------------------------------------------- placement
+
+
+def _is_placement(x) -> bool:
+  return x is None or isinstance(x, Sharding) or hasattr(x, "platform")
+
+
+def _placements(x, device) -> list:
+  """One target per leaf of `x`: `device` is one placement or a pytree prefix of them."""
+  n = len(tree_util.tree_leaves(x))
+  if _is_placement(device):
+    return [device] * n
+  return tree_util.prefix_per_leaf(device, x, is_leaf=_placement_or_error)
+
+
+def _placement_or_error(p) -> bool:
+  """`_is_placement`, raising for a leaf that is none (a string, a number): taken
+  for a pytree prefix it would never match and the prefix walk would not end."""
+  if _is_placement(p):
+    return True
+  if tree_util.treedef_is_leaf(tree_util.tree_structure(p)):
+    raise TypeError("device_put: `device` must be a jax.Device, a Sharding, None or a pytree "
+                    f"prefix of them, got {p!r} of type {type(p).__name__}")
+  return False
+
+
+def device_put(x, device=None, *, src=None, donate: bool = False, may_alias=None):
+  """Place each leaf of `x` on a device or with a Sharding (a pytree prefix of targets).
+
+  A NamedSharding target splits the value into per-device blocks, one buffer per
+  device of the mesh. Inside a traced function placement has no effect.
+  """
+  del src, donate, may_alias
+  leaves, treedef = tree_util.tree_flatten(x)
+  targets = _placements(x, device)
+  return treedef.unflatten(_put(leaf, t) for leaf, t in zip(leaves, targets))
+
+
+def _put(leaf, target):
+  if isinstance(leaf, core.Tracer):
+    return leaf
+  if isinstance(leaf, ArrayImpl):
+    leaf._check_alive()
+  if target is None:
+    if isinstance(leaf, ArrayImpl):
+      leaf.device_buffers()
+      return leaf
+    target = SingleDeviceSharding(default_device())
+  elif not isinstance(target, Sharding):
+    target = SingleDeviceSharding(target)
+  aval = abstractify_value(leaf)
+  if isinstance(leaf, ArrayImpl) and leaf._buffers and leaf.sharding == target:
+    return leaf
+  value = np.asarray(leaf, dtype=aval.dtype)
+  if isinstance(target, SingleDeviceSharding):
+    (device,) = target._device_assignment
+    return ArrayImpl(aval, [buffer_from_numpy(value, device)], sharding=target)
+  if isinstance(target, NamedSharding):
+    target.check_shape(aval.shape, "device_put args")
+    blocks = target.devices_indices_map(aval.shape)
+    bufs = xla_client.batched_device_put(aval, target, [value[idx] for idx in blocks.values()],
+                                         list(blocks))
+    return ArrayImpl(aval, bufs, sharding=target)
+  raise TypeError(f"device_put: unsupported sharding {target!r}")
+
+
+def abstractify_value(leaf) -> core.ShapedArray:
+  aval = core.get_aval(leaf)
+  return aval if isinstance(leaf, ArrayImpl) else aval.update(
+      dtype=dtypes.canonicalize_dtype(aval.dtype), weak_type=dtypes.is_weakly_typed(leaf))
 
 
 # ----------------------------------------------------------------------------- config
@@ -143,7 +178,7 @@ class _CompileOptions:
 
 def compile_options(num_replicas: int):
   try:
-    from jax._src.lib import xla_client
+    from jax._src.lib import xla_client  # a dev jaxlib may lack it
   except ImportError:  # a dev client over another jaxlib (tests/jax/tools) reads the fields
     return _CompileOptions(num_replicas)
   opts = xla_client.CompileOptions()

@@ -20,6 +20,10 @@ from jax._src import dtypes
 from jax._src import errors
 from jax._src.core import (ClosedJaxpr, Jaxpr, JaxprEqn, JaxprTypeError, Literal, Primitive,
                            ShapedArray, Trace, Tracer, Var, check_jaxpr, find_top_trace)
+from jax._src.dtypes_public import float0
+from jax._src.interpreters import ad, batching
+from jax._src.lowering import hlo
+from jax._src import lax as lax_pkg
 
 
 class AbstractValue(abc.ABC):
@@ -159,7 +163,6 @@ def raise_to_shaped(aval, weak_type=None):
 
 def primal_dtype_to_tangent_dtype(primal_dtype) -> np.dtype:
   """Integer and boolean values have tangents of dtype float0."""
-  from jax._src.dtypes_public import float0  # float0 belongs to the public dtypes layer
   dt = np.dtype(primal_dtype)
   return dt if np.issubdtype(dt, np.inexact) else float0
 
@@ -215,8 +218,6 @@ def call_impl(*args, call_jaxpr, **_):
 
 def _register_call_rules(prim: Primitive) -> None:
   # Transformations run through the call: it is inlined, so every rule of its body applies.
-  from jax._src.interpreters import ad, batching  # the rule tables sit above the core
-  from jax._src.lowering import hlo  # lowering sits above the core too
 
   def jvp(primals, tangents, *, call_jaxpr, **params):
     closed = _closed(call_jaxpr)
@@ -320,9 +321,8 @@ def min_dim(d1, d2):
   return min(int(d1), int(d2))
 
 
-def _collect_primitives() -> dict[str, Primitive]:
+def collect_primitives() -> dict[str, Primitive]:
   # The lax primitives are defined above the core; gather them when first asked for.
-  from jax._src import lax as lax_pkg  # lax sits above the core
   found: dict[str, Primitive] = {}
   for info in pkgutil.iter_modules(lax_pkg.__path__):
     mod = importlib.import_module(f"{lax_pkg.__name__}.{info.name}")

@@ -3,17 +3,24 @@
 from __future__ import annotations
 
 import math
+import types
 
 import numpy as np
 
 from jax._src import core
 from jax._src import dtypes
 from jax._src import tree_util
+from jax._src.numpy import creation, shape_ops, ufuncs
+
+
+# The jax.numpy functions this module uses, from the modules defining them.
+_NUMPY = types.SimpleNamespace(
+    asarray=creation.asarray, concatenate=shape_ops.concatenate, ravel=shape_ops.ravel,
+    real=ufuncs.real, reshape=shape_ops.reshape, zeros=creation.zeros)
 
 
 def _jnp():
-  import jax.numpy as jnp  # jax.numpy sits above this module's layer
-  return jnp
+  return _NUMPY
 
 
 def ravel_pytree(pytree):

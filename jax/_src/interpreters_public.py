@@ -15,6 +15,8 @@ from typing import Callable
 from jax._src import core
 from jax._src.interpreters import batching
 from jax._src.lowering import hlo
+from jax._src.custom_derivatives_public import SymbolicZero
+from jax._src.interpreters import ad
 
 
 class _AdaptedBatchRule:
@@ -101,8 +103,6 @@ def lower_fun(fun: Callable, multiple_results: bool = True) -> Callable:
 
 def instantiate_zeros(tangent, aval=None):
   """A materialised tangent: symbolic zeros (`Zero`, or None with `aval`) become arrays."""
-  from jax._src.custom_derivatives_public import SymbolicZero  # defined with the AD types
-  from jax._src.interpreters import ad  # the AD helpers sit beside this module
   if isinstance(tangent, SymbolicZero):
     return ad.zeros_like_aval(tangent.aval)
   if tangent is None:

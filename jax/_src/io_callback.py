@@ -18,12 +18,14 @@ from jax._src.interpreters import ad
 from jax._src.interpreters import batching
 from jax._src.interpreters import partial_eval as pe
 from jax._src.lowering import hlo
+from jax._src.array import host_array
+from jax._src.lax import shape as lax_shape
+from jax._src.debugging import _index
 
 io_callback_p = core.Primitive("io_callback", multiple_results=True)
 
 
 def _impl(*args, callback, result_avals, ordered):
-  from jax._src.array import host_array  # arrays sit above the primitives' layer
   return [host_array(o) for o in callback(*(np.array(x) for x in args))]
 
 
@@ -32,8 +34,6 @@ def _jvp(primals, tangents, **params):
 
 
 def _batch(axis, vals, dims, *, callback, result_avals, ordered):
-  from jax._src.lax import shape as lax_shape  # lax sits above the batching layer
-  from jax._src.debugging import _index  # slicing needs lax, which sits above this layer
   rows = []
   for i in range(axis.size):
     sliced = [x if d is batching.not_mapped else _index(x, i, d) for x, d in zip(vals, dims)]

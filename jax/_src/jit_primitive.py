@@ -7,8 +7,12 @@ partial evaluation (trace- and jaxpr-level), transpose, batching and lowering
 
 from __future__ import annotations
 
+from typing import Callable
+
+from jax._src import callback
 from jax._src import core
 from jax._src import execution
+from jax._src import op_by_op
 from jax._src.core import ClosedJaxpr, JaxprEqn, Var
 from jax._src.interpreters import ad
 from jax._src.interpreters import batching
@@ -16,6 +20,20 @@ from jax._src.interpreters import partial_eval as pe
 from jax._src.lowering import hlo
 
 jit_p = core.Primitive("jit", multiple_results=True)
+
+
+# How jaxprs holding shard_maps or taking sharded arguments run: shard_map, a layer
+# above, registers these when it is imported (see `register_spmd_runners`).
+_spmd: dict[str, Callable] = {}
+
+
+def register_spmd_runners(*, contains_shard_map: Callable, run: Callable,
+                          run_op_by_op: Callable, partitioned_jit: Callable) -> None:
+  """`contains_shard_map(jaxpr)`; `run(closed, args, name)`, the SPMD program's results or
+  None; `run_op_by_op(closed, args)`; `partitioned_jit(closed, args, name)`, the results of
+  a jit over sharded arguments or None."""
+  _spmd.update(contains_shard_map=contains_shard_map, run=run, run_op_by_op=run_op_by_op,
+               partitioned_jit=partitioned_jit)
 
 
 def donation_params(donated_invars) -> dict:
@@ -31,43 +49,41 @@ def _jit_impl(*args, jaxpr: ClosedJaxpr, name: str, donated_invars=None):
   each shard_map its own multi-device program. Donation
   (`donated_invars`, one flag per argument) applies to the single-device program.
   """
-  from jax._src import shard_map, shard_map_jit  # lazy: they sit above this module
-  if _has_shard_map(jaxpr):
-    outs = shard_map_jit.run(jaxpr, args, name)
+  if has_shard_map(jaxpr):
+    outs = _spmd["run"](jaxpr, args, name)
     if outs is not None:
       return outs
-  if _has_shard_map(jaxpr):
-    return shard_map_jit.run_op_by_op(jaxpr, args)
-  if _needs_host_callbacks(jaxpr):
-    from jax._src import callback  # lazy: callback sits above this module
-    return shard_map_jit.run_op_by_op(jaxpr, args, callback.contains_callback)
-  if _has_effects(jaxpr):
+    return _spmd["run_op_by_op"](jaxpr, args)
+  if needs_host_callbacks(jaxpr):
+    return op_by_op.run_op_by_op(jaxpr, args, callback.contains_callback)
+  if has_effects(jaxpr):
     return core.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, args)
-  outs = shard_map.partitioned_jit(jaxpr, args, name)
+  outs = _spmd["partitioned_jit"](jaxpr, args, name) if _spmd else None
   if outs is None:
     outs = execution.compile_jaxpr(jaxpr, name, donated=donated_invars)(*args)
   execution.check_special_values(f"jit({name})", outs)
   return outs
 
 
-def _needs_host_callbacks(jaxpr: ClosedJaxpr) -> bool:
+def needs_host_callbacks(jaxpr: ClosedJaxpr) -> bool:
   """A callback in a backend whose plugin cannot call back into Python: run it eagerly."""
-  from jax._src import callback  # lazy: callback sits above this module
   found = execution.memo(jaxpr, "has_callback", lambda: callback.contains_callback(jaxpr.jaxpr))
   return found and not callback.supports_host_callbacks(execution.get_backend())
 
 
-def _has_effects(jaxpr: ClosedJaxpr) -> bool:
+def has_effects(jaxpr: ClosedJaxpr) -> bool:
   """Side-effecting equations (jax.debug callbacks) are run eagerly, equation by equation:
   the CPU compiler keeps only what the outputs depend on, which would drop them."""
   return execution.memo(jaxpr, "has_effects", lambda: core.any_eqn(
       jaxpr.jaxpr, lambda eqn: eqn.primitive in pe.effectful_primitives))
 
 
-def _has_shard_map(jaxpr: ClosedJaxpr) -> bool:
-  from jax._src import shard_map  # lazy: shard_map sits above this module
+def has_shard_map(jaxpr: ClosedJaxpr) -> bool:
+  """Whether `jaxpr` holds a shard_map (then it runs as an SPMD program, see shard_map_jit)."""
+  if not _spmd:
+    return False
   return execution.memo(jaxpr, "has_shard_map",
-                        lambda: shard_map.contains_shard_map(jaxpr.jaxpr))
+                        lambda: _spmd["contains_shard_map"](jaxpr.jaxpr))
 
 
 def _jit_abstract_eval(*avals, jaxpr: ClosedJaxpr, name: str, donated_invars=None):

@@ -132,7 +132,7 @@ class _FunStore:
     self._store.store(val)
 
 
-def _decorator(kind: Callable) -> Callable:
+def as_decorator(kind: Callable) -> Callable:
   # `@transformation` on a generator makes it applicable as `gen(fun, *static)`.
   def decorate(gen):
     return functools.wraps(gen)(functools.partial(kind, gen))

@@ -115,6 +115,7 @@ class _AbstractStack(threading.local):
 
 
 _abstract_stack = _AbstractStack()
+sh.abstract_mesh_maker = abstract_mesh_of
 _EMPTY = AbstractMesh((), ())
 
 
@@ -135,14 +136,14 @@ class set_mesh:  # noqa: N801 (JAX's name; a class so that it is also a context 
     if not isinstance(mesh, sh.Mesh):
       raise TypeError(f"set_mesh expects a jax.sharding.Mesh, got {type(mesh).__name__}")
     self.mesh = mesh
-    self._prev = list(sh._mesh_stack.meshes)
-    sh._mesh_stack.meshes.append(mesh)
+    self._prev = list(sh.mesh_stack())
+    sh.mesh_stack().append(mesh)
 
   def __enter__(self):
     return self.mesh
 
   def __exit__(self, *exc):
-    sh._mesh_stack.meshes[:] = self._prev
+    sh.mesh_stack()[:] = self._prev
     return False
 
 

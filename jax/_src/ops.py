@@ -10,8 +10,8 @@ import operator
 
 import numpy as np
 
-import jax.numpy as jnp
 from jax._src import core
+from jax._src.numpy import creation
 
 
 def _num_segments(segment_ids, num_segments):
@@ -30,8 +30,8 @@ def _num_segments(segment_ids, num_segments):
 
 def _segment_reduce(name, combine, identity, data, segment_ids, num_segments,
                     indices_are_sorted, unique_indices, bucket_size, mode):
-  data = jnp.asarray(data)
-  segment_ids = jnp.asarray(segment_ids)
+  data = creation.asarray(data)
+  segment_ids = creation.asarray(segment_ids)
   if not np.issubdtype(segment_ids.dtype, np.integer):
     raise TypeError(f"{name}: segment_ids must be integers, got {segment_ids.dtype}")
   if segment_ids.ndim != 1 or data.ndim < 1 or segment_ids.shape[0] != data.shape[0]:
@@ -40,7 +40,7 @@ def _segment_reduce(name, combine, identity, data, segment_ids, num_segments,
   if bucket_size is not None and operator.index(bucket_size) < 1:
     raise ValueError(f"{name}: bucket_size must be positive, got {bucket_size}")
   n = _num_segments(segment_ids, num_segments)
-  out = jnp.full((n,) + data.shape[1:], identity(data.dtype), data.dtype)
+  out = creation.full((n,) + data.shape[1:], identity(data.dtype), data.dtype)
   return combine(out.at[segment_ids], data, indices_are_sorted=indices_are_sorted,
                  unique_indices=unique_indices, mode="drop" if mode is None else mode)
 

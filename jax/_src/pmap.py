@@ -26,8 +26,10 @@ from jax._src import tree_util
 from jax._src.array import ArrayImpl
 from jax._src.config import config
 from jax._src.core import ShapedArray
+from jax._src.interpreters import batching
 from jax._src.interpreters import partial_eval as pe
 from jax._src.lax import parallel
+from jax._src.lowering import hlo
 
 
 class _Compiled(NamedTuple):
@@ -97,14 +99,13 @@ class PmapWrapped:
     return call
 
   def _leaf_axes(self, in_axes, dyn, kwargs) -> list:
-    from jax._src import api
     if isinstance(in_axes, tuple):
       if len(in_axes) != len(dyn):
         raise ValueError(f"pmap in_axes must have one entry per positional argument: got "
                          f"{len(in_axes)} entries for {len(dyn)} arguments")
     else:
       in_axes = (in_axes,) * len(dyn)
-    axes = api._broadcast_prefix(in_axes, dyn)
+    axes = tree_util.prefix_per_leaf(in_axes, dyn)
     return axes + [0] * len(tree_util.tree_leaves(kwargs))
 
   # --------------------------------------------------------------- call
@@ -170,9 +171,8 @@ class PmapWrapped:
     return available[:n]
 
   def _compile(self, static, n_args, in_tree, avals, n, devices) -> _Compiled | None:
-    from jax._src import api  # lazy: api sits above pmap
-    store = api._Store()
-    fun = api._flat_fun(self._bind_static(static, n_args), in_tree, store)
+    store = tree_util.OutTreeStore()
+    fun = tree_util.flatten_fun(self._bind_static(static, n_args), in_tree, store)
     with parallel.pmap_axis_env(self._axis_name, n):
       jaxpr, consts = pe.trace_to_jaxpr_dynamic(fun, list(avals))
     if config.jax_check_jaxprs:
@@ -185,16 +185,14 @@ class PmapWrapped:
     return _Compiled(closed, exe, store.value)
 
   def _out_leaf_axes(self, out_tree, n: int) -> list:
-    from jax._src import api
     out = out_tree.unflatten([0] * out_tree.num_leaves)
-    return api._broadcast_prefix(self._out_axes, out)
+    return tree_util.prefix_per_leaf(self._out_axes, out)
 
   def _as_vmap(self, static, n_args, in_axes, dyn, kwargs):
-    from jax._src import api
     fun = self._bind_static(static, n_args)
     axes = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(dyn)
-    return api.vmap(fun, in_axes=axes, out_axes=self._out_axes, axis_name=self._axis_name,
-                    axis_size=self._axis_size)(*dyn, **kwargs)
+    return batching.vmap_fun(fun, axes, self._out_axes, self._axis_name,
+                             self._axis_size)(*dyn, **kwargs)
 
   # --------------------------------------------------------------- AOT
 
@@ -203,9 +201,8 @@ class PmapWrapped:
     leaves, in_tree = tree_util.tree_flatten((dyn, kwargs))
     axes, n = self._check_axes(leaves, self._leaf_axes(in_axes, dyn, kwargs))
     avals = [_drop_axis(core.get_aval(x), a) for x, a in zip(leaves, axes)]
-    from jax._src import api
-    from jax._src.lowering import hlo
-    fun = api._flat_fun(self._bind_static(static, len(args)), in_tree, api._Store())
+    fun = tree_util.flatten_fun(self._bind_static(static, len(args)), in_tree,
+                                tree_util.OutTreeStore())
     with parallel.pmap_axis_env(self._axis_name, n):
       jaxpr, consts = pe.trace_to_jaxpr_dynamic(fun, avals)
     closed, _ = pe.close_jaxpr(jaxpr, consts)

@@ -151,18 +151,18 @@ def threefry_fold_in(key, data):
   return lax_shape.concatenate([lax_shape.reshape(b1, (1,)), lax_shape.reshape(b2, (1,))], 0)
 
 
-_UINT_DTYPES = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: np.dtype(np.uint32),
+UINT_DTYPES = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: np.dtype(np.uint32),
                 64: np.dtype(np.uint64)}
 
 
 def threefry_random_bits(key, bit_width: int, shape: Sequence[int]):
   """Unsigned integers of `bit_width` bits, one hash per element."""
-  if bit_width not in _UINT_DTYPES:
+  if bit_width not in UINT_DTYPES:
     raise TypeError(f"random bits of width {bit_width} are not supported (8, 16, 32 or 64)")
   k1, k2 = _key_words(key)
   hi, lo = _counters(tuple(shape))
   b1, b2 = threefry2x32(k1, k2, hi, lo)
-  dtype = _UINT_DTYPES[bit_width]
+  dtype = UINT_DTYPES[bit_width]
   if bit_width == 64:
     high = ew.convert_element_type(b1, dtype)
     low = ew.convert_element_type(b2, dtype)

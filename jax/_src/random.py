@@ -22,6 +22,11 @@ from jax._src.lax import reductions
 from jax._src.lax import shape as lax_shape
 from jax._src.lax import special
 from jax._src.prng import PRNGKeyArray
+from jax._src.numpy import creation
+from jax._src.api import device_put
+from jax._src.numpy.util import canonical_axis
+from jax._src.lax import control_flow, sorting
+from jax._src.numpy.sorting import searchsorted, take_onehot
 
 # ----------------------------------------------------------------------------- keys
 
@@ -46,7 +51,6 @@ def _single_key(key, name: str):
 
 
 def _seed_array(seed):
-  from jax._src.numpy import creation
   if isinstance(seed, int) and not isinstance(seed, bool):
     seed = np.int64(seed)  # large Python ints wrap (to int32 unless x64), as in JAX
   return creation.asarray(seed)
@@ -76,7 +80,6 @@ def _place(x, out_sharding):
   """`x` placed with `out_sharding` (a Sharding or a device), as JAX's samplers do."""
   if out_sharding is None:
     return x
-  from jax._src.api import device_put  # lazy: api's device placement sits above random's imports
   return device_put(x, out_sharding)
 
 
@@ -169,7 +172,7 @@ def _uniform_impl(data, shape, dtype, minval, maxval):
   finfo = np.finfo(dtype)
   nbits, nmant = finfo.bits, finfo.nmant
   rng_bits = 8 if nmant < 8 else nbits
-  uint = prng._UINT_DTYPES[nbits]
+  uint = prng.UINT_DTYPES[nbits]
   minval = lax_shape.broadcast_to_rank(ew.convert_element_type(minval, dtype), len(shape))
   maxval = lax_shape.broadcast_to_rank(ew.convert_element_type(maxval, dtype), len(shape))
   raw = prng.threefry_random_bits(data, rng_bits, shape)
@@ -308,7 +311,6 @@ def randint(key, shape, minval, maxval, dtype=None, *, out_sharding=None):
   dt = np.dtype(dtypes.canonicalize_dtype(int if dtype is None else dtype))
   if dt.kind not in "iu":
     raise TypeError(f"randint only accepts integer dtypes, got {dt.name}")
-  from jax._src.numpy import creation
   minval, maxval = creation.asarray(minval), creation.asarray(maxval)
   if not dtypes.is_integer(minval.dtype):
     minval = ew.convert_element_type(minval, dtypes.canonicalize_dtype(int))
@@ -333,7 +335,7 @@ def _randint(data, shape, minval, maxval, dtype):
   k2 = lax_shape.reshape(lax_shape.slice(keys, (1, 0), (2, 2)), (2,))
   higher = prng.threefry_random_bits(k1, nbits, shape)
   lower = prng.threefry_random_bits(k2, nbits, shape)
-  unsigned = prng._UINT_DTYPES[nbits]
+  unsigned = prng.UINT_DTYPES[nbits]
   span = ew.convert_element_type(ew.sub(maxval, minval), unsigned)
   one = lax_shape.full_like(span, 1)
   span = ew.select(ew.le(maxval, minval), one, span)
@@ -403,7 +405,6 @@ def cauchy(key, shape=(), dtype=None, *, out_sharding=None):
 def categorical(key, logits, axis: int = -1, shape=None, replace: bool = True, mode=None, *,
                 out_sharding=None):
   """Samples of category indices with log-probabilities `logits` along `axis`."""
-  from jax._src.numpy import creation
   data, _ = _single_key(key, "categorical")
   logits = creation.asarray(logits)
   nd = logits.ndim
@@ -433,7 +434,6 @@ def categorical(key, logits, axis: int = -1, shape=None, replace: bool = True, m
 def _categorical_distinct(data, logits, axis: int, prefix: tuple, gumbel_fn):
   """prod(prefix) distinct categories per batch element (Gumbel top-k), shaped
   (*prefix, *batch)."""
-  from jax._src.lax import sorting  # lazy: as the permutations below
   k = math.prod(prefix)
   n = logits.shape[axis]
   if k > n:
@@ -463,7 +463,6 @@ def _shuffle(data, x, axis: int, key_shape=None):
   With `key_shape` (x.shape[axis],) every slice along `axis` gets the same permutation
   (the keys are broadcast); otherwise each element has its own key.
   """
-  from jax._src.lax import sorting
   shape = core.get_aval(x).shape
   key_shape = shape if key_shape is None else key_shape
   for _ in range(_shuffle_rounds(math.prod(key_shape))):
@@ -485,8 +484,6 @@ def _permute(data, x, axis, independent):
 
 def permutation(key, x, axis: int = 0, independent: bool = False, *, out_sharding=None):
   """A random permutation of `x` along `axis` (or of arange(x) for an integer x)."""
-  from jax._src.numpy import creation
-  from jax._src.numpy.util import canonical_axis
   data, _ = _single_key(key, "permutation")
   if isinstance(x, (int, np.integer)) or (np.ndim(x) == 0 and not isinstance(x, core.Tracer)
                                          and not hasattr(x, "aval")):
@@ -508,8 +505,6 @@ def choice(key, a, shape=(), replace: bool = True, p=None, axis: int = 0, mode=N
   """Random samples from `a` (or arange(a)), with or without replacement, weighted by p.
 
   `mode` ('low' or 'high') is accepted for JAX's signature; draws use 'low' precision."""
-  from jax._src.numpy import creation
-  from jax._src.numpy.util import canonical_axis
   data, _ = _single_key(key, "choice")
   _check_mode(mode)
   shape = _shape(shape)
@@ -539,13 +534,11 @@ def choice(key, a, shape=(), replace: bool = True, p=None, axis: int = 0, mode=N
   ind = _choice_indices(data, shape, n_inputs, replace, p)
   if arr.ndim == 0:
     return lax_shape.reshape(ind, shape)
-  from jax._src.numpy.sorting import take_onehot
   return lax_shape.reshape(take_onehot(arr, lax_shape.reshape(ind, (n_draws,)), axis),
                            out_shape)
 
 
 def _choice_indices(data, shape, n_inputs, replace, p):
-  from jax._src.numpy import creation
   int_dtype = dtypes.canonicalize_dtype(int)
   if p is None:  # with replacement
     return _randint(data, shape, creation.asarray(0), creation.asarray(n_inputs),
@@ -559,8 +552,6 @@ def _choice_indices(data, shape, n_inputs, replace, p):
 
 @partial(jit, static_argnums=(2, 3))
 def _weighted_indices(data, p, shape, replace):
-  from jax._src.lax import control_flow, sorting as lax_sorting
-  from jax._src.numpy.sorting import searchsorted
   int_dtype = dtypes.canonicalize_dtype(int)
   dtype = core.get_aval(p).dtype
   n = core.get_aval(p).shape[0]
@@ -574,7 +565,7 @@ def _weighted_indices(data, p, shape, replace):
   # Without replacement: the k largest of log(p) plus Gumbel noise (Gumbel top-k).
   g = ew.add(ew.neg(_gumbel_impl(data, (n,), dtype)), ew.neg(ew.log(p)))
   k = math.prod(shape)
-  ind = lax_sorting.top_k(ew.neg(g), k)[1]
+  ind = sorting.top_k(ew.neg(g), k)[1]
   return lax_shape.reshape(ew.convert_element_type(ind, int_dtype), shape)
 
 

@@ -21,6 +21,7 @@ from jax._src.interpreters import ad
 from jax._src.interpreters import batching
 from jax._src.interpreters import partial_eval as pe
 from jax._src.lowering import hlo
+from jax._src.ad_checkpoint import Recompute
 
 remat_p = core.Primitive("checkpoint", multiple_results=True)
 
@@ -68,7 +69,6 @@ def _saveable_vars(known: core.Jaxpr, policy: Callable | None) -> list[Var]:
 
 def _saves(decision) -> bool:
   # Policies answer True/False, or with the markers Saveable / Offloadable / Recompute.
-  from jax._src.ad_checkpoint import Recompute  # the markers live with the policies
   return not isinstance(decision, Recompute) and decision is not Recompute and bool(decision)
 
 

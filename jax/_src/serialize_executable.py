@@ -13,11 +13,14 @@ from typing import Any
 
 import numpy as np
 
+from jax._src import core, execution, xla_bridge
+from jax._src.api import Compiled
+from jax._src.array import ArrayImpl
+
 _FORMAT = "jax-serialized-executable/2"
 
 
 def serialize(compiled) -> tuple[bytes, Any, Any]:
-  from jax._src.api import Compiled
   if not isinstance(compiled, Compiled):
     raise TypeError(f"serialize expects the result of jax.jit(f).lower(...).compile(), got "
                     f"{type(compiled).__name__}")
@@ -46,9 +49,6 @@ def serialize(compiled) -> tuple[bytes, Any, Any]:
 def deserialize_and_load(serialized: bytes, in_tree, out_tree, backend: str | None = None,
                          execution_devices=None):
   """Loads what `serialize` returned into a callable Compiled, without compiling."""
-  from jax._src import core, execution, xla_bridge
-  from jax._src.api import Compiled
-  from jax._src.array import ArrayImpl
   payload = _read(serialized)
   client = xla_bridge.get_backend(backend)
   if payload["platform"] != client.platform:

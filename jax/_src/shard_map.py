@@ -53,6 +53,7 @@ from jax._src.lax import reductions
 from jax._src.lax.shape import broadcast_in_dim_p
 from jax._src.lowering import hlo
 from jax._src.sharding import Mesh, NamedSharding, PartitionSpec, get_mesh, spec_from_axes
+from jax._src.lax import slicing
 
 
 # ----------------------------------------------------------------------------- layouts
@@ -246,9 +247,8 @@ def _is_spec(x) -> bool:
 
 
 def _flat_specs(specs, tree, what: str, fun_name: str) -> list[PartitionSpec]:
-  from jax._src import api
   try:
-    flat = api._broadcast_prefix(specs, tree, is_leaf=_is_spec)
+    flat = tree_util.prefix_per_leaf(specs, tree, is_leaf=_is_spec)
   except (ValueError, KeyError, TypeError) as e:
     raise ValueError(f"shard_map applied to the function '{fun_name}' was given {what} "
                      f"{specs!r} that is not a pytree prefix of the {('arguments' if what == 'in_specs' else 'outputs')}: {e}") from None
@@ -297,10 +297,10 @@ class ShardMapped:
     avals = [core.get_aval(x) for x in leaves]
     _check_divisible(self._name, mesh, avals, in_specs)
     local = [_local_aval(a, s, mesh) for a, s in zip(avals, in_specs)]
-    from jax._src import api
-    store = api._Store()
+    store = tree_util.OutTreeStore()
     with _mesh_axes_bound(mesh):
-      jaxpr, consts = pe.trace_to_jaxpr_dynamic(api._flat_fun(self._fun, in_tree, store), local)
+      jaxpr, consts = pe.trace_to_jaxpr_dynamic(tree_util.flatten_fun(self._fun, in_tree, store),
+                                                local)
     closed, hoisted = pe.close_jaxpr(jaxpr, consts)
     out_tree = store.value
     out_specs = _flat_specs(self._out_specs, out_tree.unflatten([0] * out_tree.num_leaves),
@@ -398,7 +398,6 @@ class _Partitioner:
 
   def local_block(self, value, axes: tuple):
     """This device's block of a replicated `value` (device order is row-major over the mesh)."""
-    from jax._src.lax import slicing
     starts = []
     for names, local in zip(axes, self.local_shape(value.shape, axes)):
       index = 0

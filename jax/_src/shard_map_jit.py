@@ -29,11 +29,15 @@ import numpy as np
 
 from jax._src import core
 from jax._src import execution
+from jax._src import jit_primitive
 from jax._src.jit_primitive import jit_p
-from jax._src.lax import control_flow
+from jax._src import op_by_op
 from jax._src.core import ShapedArray
 from jax._src.sharding import Mesh, NamedSharding
 from jax._src import shard_map as sm
+from jax._src import callback
+from jax._src.lowering import hlo
+from jax._src.lax import elementwise
 
 
 class NotPartitionable(NotImplementedError):
@@ -88,7 +92,6 @@ _HINT = (". Calling the jit still works (each shard_map runs as its own program)
 
 
 def _build(closed: core.ClosedJaxpr, name: str) -> Plan:
-  from jax._src import callback
   what = f"jit of '{name}' cannot be lowered as one SPMD program: "
   meshes = _meshes(closed.jaxpr, [])
   if len(meshes) != 1:
@@ -118,7 +121,6 @@ def _in_control_flow(jaxpr: core.Jaxpr) -> bool:
 
 
 def hlo_text(p: Plan, name: str) -> str:
-  from jax._src.lowering import hlo
   return hlo.lower_jaxpr_to_module(p.local, name, kind="jit", axis_env=dict(p.mesh.shape),
                                    num_replicas=p.mesh.size)
 
@@ -159,7 +161,6 @@ def estimate_cost(jaxpr: core.Jaxpr) -> dict[str, float]:
   """Per-device flops and bytes accessed of `jaxpr`, counted the way XLA's analysis does:
   one flop per element an arithmetic op produces (per input element for reductions,
   2*M*N*K for a dot), and every operand and result read or written once."""
-  from jax._src.lax import elementwise
   arith = {p for p in vars(elementwise).values() if isinstance(p, core.Primitive)}
   flops = accessed = 0
   for eqn in jaxpr.eqns:
@@ -223,50 +224,8 @@ def compile_program(closed: core.ClosedJaxpr, name: str) -> Executable:
 
 def run_op_by_op(closed: core.ClosedJaxpr, args,
                  on_host: Callable[[core.Jaxpr], bool] = sm.contains_shard_map) -> list:
-  """Eager jit of a jaxpr that is no single program: equation by equation, each
-  shard_map its own program. Control flow whose bodies no compiled module can hold
-  (`on_host(body)`: a shard_map, or a callback the backend cannot make) runs in
-  Python: the branch taken, the loop iterated here."""
-  return _eval(closed.jaxpr, closed.consts, args, on_host)
-
-
-def _eval(jaxpr: core.Jaxpr, consts, args, on_host) -> list:
-  env: dict = {}
-
-  def read(x):
-    return core.literal_value(x) if isinstance(x, core.Literal) else env[x]
-
-  env.update(zip(jaxpr.constvars, consts))
-  env.update(zip(jaxpr.invars, args))
-  for eqn in jaxpr.eqns:
-    ins = [read(x) for x in eqn.inputs]
-    rule = _host_rules.get(eqn.primitive)
-    if rule is not None and any(map(on_host, core.subjaxprs(eqn))):
-      run = lambda closed, xs: _eval(closed.jaxpr, closed.consts, xs, on_host)
-      outs = rule(run, ins, **eqn.params)
-    else:
-      outs = eqn.primitive.bind(*ins, **eqn.params)
-      outs = outs if eqn.primitive.multiple_results else [outs]
-    env.update(zip(eqn.out_binders, outs))
-  return [read(x) for x in jaxpr.outs]
-
-
-def _cond_on_host(run, ins, *, branches):
-  index = min(max(int(np.asarray(ins[0])), 0), len(branches) - 1)
-  return run(branches[index], ins[1:])
-
-
-def _while_on_host(run, ins, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
-  cc, bc = ins[:cond_nconsts], ins[cond_nconsts:cond_nconsts + body_nconsts]
-  carry = ins[cond_nconsts + body_nconsts:]
-  while bool(np.asarray(run(cond_jaxpr, [*cc, *carry])[0])):
-    carry = run(body_jaxpr, [*bc, *carry])
-  return carry
-
-
-# Equations that hold jaxprs and can be interpreted here. A nested jit holding a
-# shard_map is bound instead (it may still be one SPMD program of its own).
-_host_rules = {control_flow.cond_p: _cond_on_host, control_flow.while_p: _while_on_host}
+  """`op_by_op.run_op_by_op`, with shard_maps as the bodies that must run on the host."""
+  return op_by_op.run_op_by_op(closed, args, on_host)
 
 
 def run(closed: core.ClosedJaxpr, args, name: str) -> list | None:
@@ -276,3 +235,9 @@ def run(closed: core.ClosedJaxpr, args, name: str) -> list | None:
   except NotPartitionable:
     return None
   return exe(*args)
+
+
+# The jit primitive, a layer below, runs jaxprs holding shard_maps through these.
+jit_primitive.register_spmd_runners(contains_shard_map=sm.contains_shard_map, run=run,
+                                    run_op_by_op=run_op_by_op,
+                                    partitioned_jit=sm.partitioned_jit)

@@ -19,10 +19,11 @@ import enum
 import inspect
 import math
 import threading
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from jax._src.devices import get_backend
 from jax._src.lib import xla_client as xc
 
 
@@ -100,8 +101,9 @@ class Mesh:
 
   @property
   def abstract_mesh(self):
-    from jax._src import mesh_context  # abstract meshes are defined over this module
-    return mesh_context.abstract_mesh_of(self)
+    if abstract_mesh_maker is None:
+      raise RuntimeError("abstract meshes are not loaded (import jax)")
+    return abstract_mesh_maker(self)
 
   @property
   def local_devices(self) -> list:
@@ -147,6 +149,15 @@ class _MeshStack(threading.local):
 
 _mesh_stack = _MeshStack()
 
+# Abstract meshes are built over Mesh in mesh_context, which installs the function
+# that makes a mesh's abstract mesh here when it is imported (jax imports it).
+abstract_mesh_maker: Callable[[Mesh], Any] | None = None
+
+
+def mesh_stack() -> list:
+  """This thread's stack of meshes in context (set_mesh and `with mesh:` push on it)."""
+  return _mesh_stack.meshes
+
 
 def get_mesh() -> Mesh | None:
   meshes = _mesh_stack.meshes
@@ -156,14 +167,13 @@ def get_mesh() -> Mesh | None:
 def make_mesh(axis_shapes: Sequence[int], axis_names: Sequence[str], *, devices=None,
               axis_types=None) -> Mesh:
   """A mesh of the first prod(axis_shapes) devices, in device order, row-major."""
-  from jax._src import api
   axis_shapes = tuple(int(s) for s in axis_shapes)
   if isinstance(axis_names, str):
     axis_names = (axis_names,)
   if len(axis_shapes) != len(axis_names):
     raise ValueError(f"Length of axis_shapes {axis_shapes} and axis_names {tuple(axis_names)} "
                      "must be equal.")
-  devices = list(api.devices() if devices is None else devices)
+  devices = list(get_backend().devices() if devices is None else devices)
   n = math.prod(axis_shapes)
   if n > len(devices):
     raise ValueError(f"Number of devices {len(devices)} must be >= the product of mesh_shape "

@@ -82,6 +82,7 @@ def keystr(keys: KeyPath, *, simple: bool = False, separator: str = "") -> str:
 # are handed to it so that key paths hold these Python objects.
 _registry = _pytree.PyTreeRegistry(SequenceKey, DictKey, GetAttrKey, FlattenedIndexKey)
 _pytree.set_default_registry(_registry)  # unpickled treedefs look their node types up here
+default_registry = _registry  # the registry jit's native fast path flattens with
 
 PyTreeDef = _pytree.PyTreeDef
 
@@ -348,3 +349,33 @@ def static(**kwargs):
   metadata = dict(kwargs.pop("metadata", None) or {})
   metadata["static"] = True
   return dataclasses.field(metadata=metadata, **kwargs)
+
+class OutTreeStore:
+  """Receives the output treedef of a function while it is being traced."""
+  value: Any = None
+
+
+def flatten_fun(fun: Callable, in_tree, store: OutTreeStore) -> Callable:
+  """`fun` over flat leaves (arguments `in_tree`); its output treedef goes to `store`."""
+  def flat(*leaves):
+    args, kwargs = in_tree.unflatten(leaves)
+    out = fun(*args, **kwargs)
+    out_leaves, store.value = tree_flatten(out)
+    return out_leaves
+  return flat
+
+
+def prefix_per_leaf(prefix, tree, is_leaf=lambda x: x is None or isinstance(x, int)) -> list:
+  """One entry of `prefix` per leaf of `tree` (prefix is a tree prefix of tree)."""
+  if is_leaf(prefix):
+    return [prefix] * len(tree_leaves(tree))
+  if isinstance(prefix, (tuple, list)) and isinstance(tree, (tuple, list)):
+    if len(prefix) != len(tree):
+      raise ValueError(f"vmap axes specification {prefix} does not match arguments of length "
+                       f"{len(tree)}")
+    return [x for p, t in zip(prefix, tree) for x in prefix_per_leaf(p, t, is_leaf)]
+  if isinstance(prefix, dict) and isinstance(tree, dict):
+    return [x for k in sorted(tree) for x in prefix_per_leaf(prefix[k], tree[k], is_leaf)]
+  treedef = tree_structure(tree)
+  return [x for sub, p in zip(treedef.flatten_up_to(tree), treedef.flatten_up_to(prefix))
+          for x in prefix_per_leaf(p, sub, is_leaf)]

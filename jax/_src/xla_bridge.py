@@ -172,7 +172,7 @@ def discover_plugins() -> None:
 
 
 def _check_plugin_version(reg: PluginRegistration) -> None:
-  from jax._src import lib
+  from jax._src import lib  # jaxlib is read only when a plugin is loaded
   lib.plugin_support.check_plugin_version(reg.name, reg.version, lib.version_str)
   major = lib._jax.pjrt_c_api_major
   if reg.c_api_version[0] != major:
@@ -183,7 +183,7 @@ def _check_plugin_version(reg: PluginRegistration) -> None:
 
 
 def _make_client(reg: PluginRegistration):
-  from jax._src import lib
+  from jax._src import lib  # as above
   if reg.factory is not None:
     return reg.factory()
   _check_plugin_version(reg)

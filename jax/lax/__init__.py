@@ -344,7 +344,7 @@ from jax._src.rng_bit_generator import rng_bit_generator_p as rng_bit_generator_
 
 # Every lax primitive under its `<name>_p` name, as libraries that register rules expect.
 from jax._src.custom_derivatives import stop_gradient_p as stop_gradient_p  # noqa: E402
-from jax._src.extend_core import _collect_primitives  # noqa: E402
+from jax._src.extend_core import collect_primitives as _collect_primitives  # noqa: E402
 
 globals().update({k: v for k, v in _collect_primitives().items() if k not in globals()})
 del _collect_primitives

@@ -17,10 +17,10 @@ def environment_info() -> str:
   lines: list[str] = []
   add = lines.append
   import numpy
-  from jax import version as jax_version
+  from jax import version as jax_version  # with the jaxlib check below, at call time
   add(f"jax:          {jax_version.__version__}")
   try:
-    from jax._src import lib
+    from jax._src import lib  # jaxlib may fail to import: reported, not raised
     add(f"jaxlib:       {lib.version_str} (extension version {lib.jaxlib_extension_version}, "
         f"C API {lib._jax.pjrt_c_api_major}.{lib._jax.pjrt_c_api_minor})")
   except ImportError as e:
@@ -32,7 +32,7 @@ def environment_info() -> str:
   if lib is None:
     return "\n".join(lines)
 
-  from jax._src import xla_bridge
+  from jax._src import xla_bridge  # only when jaxlib is there: it finds the backends
   error = None
   with warnings.catch_warnings(record=True):
     warnings.simplefilter("always")

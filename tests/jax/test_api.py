@@ -132,3 +132,12 @@ def test_arrays_never_alias_their_numpy_source(make):
   source[0] = 100.0
   assert float(x[0]) == 0.0
   np.testing.assert_array_equal(np.asarray(jax.jit(lambda v: v * 1)(x)), np.arange(6.0))
+
+
+def test_shape_dtype_struct_like_and_typeof_of_host_values():
+  s = jax.ShapeDtypeStruct.like(np.ones((2, 3), np.float64))
+  assert s.shape == (2, 3)
+  assert s.dtype == jnp.zeros((), np.float64).dtype  # canonicalized: float32 without x64
+  assert jax.ShapeDtypeStruct.like(3.0).weak_type
+  t = jax.typeof(np.ones(2, np.int32))
+  assert (t.shape, t.dtype) == ((2,), np.int32)

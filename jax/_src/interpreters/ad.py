@@ -26,13 +26,19 @@ jvp_rules: dict[core.Primitive, Callable] = {}
 transpose_rules: dict[core.Primitive, Callable] = {}
 
 
-def _lax():
-  from jax._src.lax import shape as lax_shape  # lazy: lax registers rules here
-  return lax_shape
+# Zeros are built with lax's `full`, defined a layer above; jax._src.lax.shape registers it.
+_full: Callable | None = None
+
+
+def register_full(full: Callable) -> None:
+  global _full
+  _full = full
 
 
 def zeros_like_aval(aval: ShapedArray):
-  return _lax().full(aval.shape, 0, aval.dtype, weak_type=aval.weak_type)
+  if _full is None:
+    raise RuntimeError("autodiff needs jax._src.lax.shape imported (it registers `full`)")
+  return _full(aval.shape, 0, aval.dtype, weak_type=aval.weak_type)
 
 
 def zeros_like(x):

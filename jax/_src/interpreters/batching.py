@@ -16,7 +16,9 @@ from __future__ import annotations
 from typing import Any, Callable, NamedTuple, Sequence
 
 from jax._src import core
+from jax._src import tree_util
 from jax._src.core import Tracer
+from jax._src.interpreters import partial_eval as pe
 
 batch_rules: dict[core.Primitive, Callable] = {}
 
@@ -29,9 +31,20 @@ class AxisData(NamedTuple):
   name: Any  # hashable axis name or None
 
 
-def _lax():
-  from jax._src.lax import shape as lax_shape  # lazy: lax registers rules here
-  return lax_shape
+# The shape primitives that move batch axes are defined in lax, a layer above;
+# jax._src.lax.shape registers them here (name -> function) when it is imported.
+_shape_ops: dict[str, Callable] = {}
+
+
+def register_shape_ops(**ops: Callable) -> None:
+  _shape_ops.update(ops)
+
+
+def _shape_op(name: str) -> Callable:
+  op = _shape_ops.get(name)
+  if op is None:
+    raise RuntimeError(f"vmap needs jax._src.lax.shape imported (it registers `{name}`)")
+  return op
 
 
 def moveaxis(x, src: int, dst: int):
@@ -40,14 +53,14 @@ def moveaxis(x, src: int, dst: int):
   ndim = core.get_aval(x).ndim
   perm = [i for i in range(ndim) if i != src]
   perm.insert(dst, src)
-  return _lax().transpose(x, tuple(perm))
+  return _shape_op("transpose")(x, tuple(perm))
 
 
 def bdim_at_front(x, bdim, size: int):
   """Move `bdim` to axis 0, broadcasting (materializing) unbatched values."""
   if bdim is not_mapped:
     aval = core.get_aval(x)
-    return _lax().broadcast_in_dim(x, (size, *aval.shape), tuple(range(1, aval.ndim + 1)))
+    return _shape_op("broadcast_in_dim")(x, (size, *aval.shape), tuple(range(1, aval.ndim + 1)))
   return moveaxis(x, bdim, 0)
 
 
@@ -63,7 +76,7 @@ def matchaxis(x, src, dst, size: int):
     out_shape = list(aval.shape)
     out_shape.insert(dst, size)
     dims = tuple(i for i in range(len(out_shape)) if i != dst)
-    return _lax().broadcast_in_dim(x, tuple(out_shape), dims)
+    return _shape_op("broadcast_in_dim")(x, tuple(out_shape), dims)
   return moveaxis(x, src, dst)
 
 
@@ -137,7 +150,6 @@ def vmap_flat(fun: Callable, axis_data: AxisData, in_dims: Sequence, out_dims: S
 
 def vmap_jaxpr(closed: core.ClosedJaxpr, axis_data: AxisData, in_dims: Sequence):
   """A jaxpr taking batched inputs (batched at `in_dims`) whose outputs are batched at 0."""
-  from jax._src.interpreters import partial_eval as pe
 
   def batched_aval(aval, d):
     if d is not_mapped:
@@ -171,3 +183,41 @@ def defbroadcasting(prim: core.Primitive) -> None:
     return prim.bind(*moved, **params), 0
 
   batch_rules[prim] = rule
+
+
+def vmap_fun(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None) -> Callable:
+  """`fun` vectorized over the axes `in_axes` of its arguments (the body of `jax.vmap`)."""
+
+  def batched(*args, **kwargs):
+    leaves, in_tree = tree_util.tree_flatten(args)
+    axes = tree_util.prefix_per_leaf(
+        in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args), args)
+    dims, sizes = [], set()
+    for x, ax in zip(leaves, axes):
+      if ax is None:
+        dims.append(None)
+        continue
+      ndim = core.get_aval(x).ndim
+      if not -ndim <= ax < ndim:
+        raise ValueError(f"vmap: in_axes={ax} is out of bounds for an argument of rank {ndim}")
+      dims.append(ax % ndim)
+      sizes.add(core.get_aval(x).shape[ax % ndim])
+    if len(sizes) > 1:
+      raise ValueError(f"vmap got inconsistent sizes for the mapped axes: {sorted(sizes)}")
+    if not sizes and axis_size is None:
+      raise ValueError("vmap must have at least one non-None value in in_axes")
+    size = sizes.pop() if sizes else axis_size
+    store = tree_util.OutTreeStore()
+
+    def flat(*xs):
+      out_leaves, store.value = tree_util.tree_flatten(fun(*in_tree.unflatten(xs), **kwargs))
+      return out_leaves
+
+    def out_dims():
+      out = store.value.unflatten([0] * store.value.num_leaves)
+      return [None if a is None else a for a in tree_util.prefix_per_leaf(out_axes, out)]
+
+    outs = vmap_flat(flat, AxisData(size, axis_name), dims, out_dims, leaves)
+    return store.value.unflatten(outs)
+
+  return batched

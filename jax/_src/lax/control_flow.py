@@ -26,7 +26,7 @@ from jax._src.lax import elementwise as ew
 from jax._src.lax import reductions
 from jax._src.lax import shape as lax_shape
 from jax._src.lax import slicing
-from jax._src.lax.utils import standard_primitive
+from jax._src.lax.utils import register_late_ops, standard_primitive
 from jax._src.lowering import hlo
 
 # ----------------------------------------------------------------------------- helpers
@@ -524,17 +524,16 @@ def scan(f: Callable, init, xs=None, length: int | None = None, reverse: bool = 
 def map(f: Callable, xs, *, batch_size: int | None = None):  # noqa: A001 (lax name)
   """`stack([f(x) for x in xs])` as a scan (batch_size groups elements and vmaps f)."""
   if batch_size is not None:
-    from jax._src import api
     leaves, tree = tree_util.tree_flatten(xs)
     n = core.get_aval(leaves[0]).shape[0]
     nb, rem = divmod(n, batch_size)
     main = [lax_shape.reshape(_slice_in_dim(x, 0, nb * batch_size) if rem else x,
                               (nb, batch_size, *core.get_aval(x).shape[1:])) for x in leaves]
-    ys = map(api.vmap(f), tree.unflatten(main))
+    ys = map(batching.vmap_fun(f), tree.unflatten(main))
     ys = tree_util.tree_map(lambda y: lax_shape.reshape(y, (nb * batch_size, *y.shape[2:])), ys)
     if rem:
       tail = [_slice_in_dim(x, nb * batch_size, n) for x in leaves]
-      ys_tail = api.vmap(f)(tree.unflatten(tail))
+      ys_tail = batching.vmap_fun(f)(tree.unflatten(tail))
       ys = tree_util.tree_map(lambda a, b: lax_shape.concatenate([a, b], 0), ys, ys_tail)
     return ys
   _, ys = scan(lambda _, x: ((), f(x)), (), xs)
@@ -737,3 +736,7 @@ def associative_scan(fn: Callable, elems, reverse: bool = False, axis: int = 0):
   if reverse:
     outs = [lax_shape.rev(x, (axis,)) for x in outs]
   return tree.unflatten(outs)
+
+
+# reductions and slicing, below this module, scan and map with these (see utils.late_op).
+register_late_ops(associative_scan=associative_scan, map=map)

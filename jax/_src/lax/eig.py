@@ -10,6 +10,7 @@ the batch dimensions, so it batches as the LAPACK-backed primitives do.
 from __future__ import annotations
 
 import enum
+import types
 
 import numpy as np
 
@@ -18,12 +19,36 @@ from jax._src import dtypes
 from jax._src.core import ShapedArray
 from jax._src.interpreters import ad
 from jax._src.interpreters import batching
+from jax._src.lax import control_flow, slicing
 from jax._src.lax import linalg as base
+from jax._src.numpy import creation, padding, reductions, shape_ops, ufuncs, util
 from jax._src.lax.precision import EnumMeta
 from jax._src.lax.utils import derived_primitive, standard_primitive
 from jax._src.lowering import hlo
 
-_jnp, _lax = base._jnp, base._lax
+# The algorithms below are written with these jax.numpy and lax functions (this module sits
+# in the numpy layer: see tests/jax/test_layering.py).
+_NUMPY = types.SimpleNamespace(
+    abs=ufuncs.abs, all=reductions.all, arange=creation.arange, array=creation.array,
+    asarray=creation.asarray, broadcast_to=util.broadcast_to, cbrt=ufuncs.cbrt,
+    concatenate=shape_ops.concatenate, conj=ufuncs.conj, diag=shape_ops.diag,
+    diagonal=shape_ops.diagonal, eye=creation.eye, imag=ufuncs.imag, max=reductions.max,
+    maximum=ufuncs.maximum, minimum=ufuncs.minimum, outer=shape_ops.outer, pad=padding.pad,
+    real=ufuncs.real, reshape=shape_ops.reshape, sqrt=ufuncs.sqrt, sum=reductions.sum,
+    swapaxes=shape_ops.swapaxes, tril=creation.tril, triu=creation.triu, where=ufuncs.where,
+    zeros=creation.zeros, zeros_like=creation.zeros_like)
+_LAX = types.SimpleNamespace(
+    cond=control_flow.cond, dynamic_index_in_dim=slicing.dynamic_index_in_dim,
+    fori_loop=control_flow.fori_loop, map=control_flow.map, scan=control_flow.scan,
+    while_loop=control_flow.while_loop)
+
+
+def _jnp():
+  return _NUMPY
+
+
+def _lax():
+  return _LAX
 
 
 class EigImplementation(enum.Enum, metaclass=EnumMeta):
@@ -75,7 +100,7 @@ def _define(name, abstract_eval, impl, ncore=2, multiple_results=True):
   prim = standard_primitive(name, abstract_eval, multiple_results=multiple_results)
   hlo.lowering_rules[prim] = hlo.lower_fun(_per_matrix(impl, ncore),
                                            multiple_results=multiple_results)
-  batching.batch_rules[prim] = base._batch_first_rule(prim)
+  batching.batch_rules[prim] = base.batch_first_rule(prim)
   return prim
 
 
@@ -136,7 +161,7 @@ def _hessenberg_one(a):
 
 
 def _hessenberg_abstract_eval(a):
-  base._check_matrix("hessenberg", a, square=True)
+  base.check_matrix("hessenberg", a, square=True)
   n = a.shape[-1]
   return [ShapedArray(a.shape, a.dtype), ShapedArray(a.shape[:-2] + (max(n - 1, 0),), a.dtype)]
 
@@ -168,7 +193,7 @@ def _householder_product_one(a, taus):
 
 
 def _householder_product_abstract_eval(a, taus):
-  base._check_matrix("householder_product", a)
+  base.check_matrix("householder_product", a)
   m, n = a.shape[-2:]
   if m < n:
     raise ValueError(f"householder_product requires rows >= columns, got shape {a.shape}")
@@ -203,8 +228,8 @@ def _ormqr_impl(a, taus, c, *, left, transpose):
                          axis=-1)[..., :m] if a.shape[-1] < m else a[..., :m]
   q = householder_product(full, taus)
   if transpose:
-    q = base._h(q)
-  return base._mm(q, c) if left else base._mm(c, q)
+    q = base.conj_transpose(q)
+  return base.matmul(q, c) if left else base.matmul(c, q)
 
 
 ormqr_p = derived_primitive("ormqr", _ormqr_impl)
@@ -213,20 +238,20 @@ ormqr_p = derived_primitive("ormqr", _ormqr_impl)
 def _tridiagonal_one(a, *, lower):
   jnp = _jnp()
   if not lower:
-    a = base._h(a)
+    a = base.conj_transpose(a)
   packed, taus = _hessenberg_one(a)
   n = a.shape[0]
-  d = jnp.real(jnp.diagonal(packed)).astype(base._real_dtype(a.dtype))
-  e = jnp.real(jnp.diagonal(packed, -1)).astype(base._real_dtype(a.dtype))
-  out = packed if lower else base._h(packed)
+  d = jnp.real(jnp.diagonal(packed)).astype(base.real_dtype(a.dtype))
+  e = jnp.real(jnp.diagonal(packed, -1)).astype(base.real_dtype(a.dtype))
+  out = packed if lower else base.conj_transpose(packed)
   return [out, d, e, taus[:max(n - 1, 0)]]
 
 
 def _tridiagonal_abstract_eval(a, *, lower):
-  base._check_matrix("tridiagonal", a, square=True)
+  base.check_matrix("tridiagonal", a, square=True)
   n = a.shape[-1]
   batch = a.shape[:-2]
-  real = base._real_dtype(a.dtype)
+  real = base.real_dtype(a.dtype)
   return [ShapedArray(a.shape, a.dtype), ShapedArray(batch + (n,), real),
           ShapedArray(batch + (max(n - 1, 0),), real),
           ShapedArray(batch + (max(n - 1, 0),), a.dtype)]
@@ -391,14 +416,14 @@ def _eig_one(a, *, compute_left_eigenvectors, compute_right_eigenvectors):
       # The rows of X^-1 are T's left eigenvectors.
       n = t.shape[0]
       xinv = base.triangular_solve(x, jnp.eye(n, dtype=x.dtype), left_side=True, lower=False)
-      outs.append(_normalize_columns(z @ base._h(xinv)))
+      outs.append(_normalize_columns(z @ base.conj_transpose(xinv)))
     if compute_right_eigenvectors:
       outs.append(_normalize_columns(z @ x))
   return outs
 
 
 def _eig_abstract_eval(a, *, compute_left_eigenvectors, compute_right_eigenvectors):
-  base._check_matrix("eig", a, square=True)
+  base.check_matrix("eig", a, square=True)
   n = a.shape[-1]
   c = _complex_dtype(a.dtype)
   outs = [ShapedArray(a.shape[:-2] + (n,), c)]
@@ -443,14 +468,14 @@ def _eig_jvp(primals, tangents, *, compute_left_eigenvectors, compute_right_eige
                               "eigenvectors")
   c = w.dtype
   da = ad.instantiate_zeros(da, core.get_aval(a)).astype(c)
-  vinv_da_v = _jnp().linalg.solve(vr, base._mm(da, vr))
+  vinv_da_v = util.late_op("solve")(vr, base.matmul(da, vr))
   dw = jnp.diagonal(vinv_da_v, axis1=-2, axis2=-1)
   touts = [dw]
   if compute_right_eigenvectors:
     n = a.shape[-1]
     eye = jnp.eye(n, dtype=c)
     f = 1 / (eye + w[..., None, :] - w[..., :, None]) - eye
-    dv = base._mm(vr, f * vinv_da_v)
+    dv = base.matmul(vr, f * vinv_da_v)
     dv = dv - vr * jnp.real(jnp.sum(jnp.conj(vr) * dv, axis=-2, keepdims=True)).astype(c)
     touts.append(dv)
   return outs, touts
@@ -460,7 +485,7 @@ ad.jvp_rules[eig_p] = _eig_jvp
 
 
 def _schur_abstract_eval(x, *, compute_schur_vectors):
-  base._check_matrix("schur", x, square=True)
+  base.check_matrix("schur", x, square=True)
   c = _complex_dtype(x.dtype)
   outs = [ShapedArray(x.shape, c)]
   return outs + [ShapedArray(x.shape, c)] if compute_schur_vectors else outs
@@ -490,7 +515,7 @@ def _thomas_one(dl, d, du, b, *, perturb_singular):
   """Thomas elimination (no pivoting) for one system with several right-hand sides."""
   jnp, lax = _jnp(), _lax()
   tiny = np.finfo(np.dtype(d.dtype)).eps * jnp.maximum(jnp.max(jnp.abs(d)), 1).astype(
-      base._real_dtype(d.dtype))
+      base.real_dtype(d.dtype))
 
   def pivot(p):
     if not perturb_singular:
@@ -532,7 +557,7 @@ def _tridiagonal_solve_abstract_eval(dl, d, du, b, *, perturb_singular):
 
 tridiagonal_solve_p = standard_primitive("tridiagonal_solve", _tridiagonal_solve_abstract_eval)
 hlo.lowering_rules[tridiagonal_solve_p] = hlo.lower_fun(_per_matrix(_thomas_one, ncore=1))
-batching.batch_rules[tridiagonal_solve_p] = base._batch_first_rule(tridiagonal_solve_p)
+batching.batch_rules[tridiagonal_solve_p] = base.batch_first_rule(tridiagonal_solve_p)
 
 
 def _tridiagonal_matvec(dl, d, du, x):
@@ -607,7 +632,7 @@ def _cholesky_update_one(r, w):
 
 
 def _cholesky_update_abstract_eval(r, w):
-  base._check_matrix("cholesky_update", r, square=True)
+  base.check_matrix("cholesky_update", r, square=True)
   if w.shape != r.shape[:-1] or w.dtype != r.dtype:
     raise ValueError(f"cholesky_update: w_vector {w.str_short()} does not match r_matrix "
                      f"{r.str_short()}")
@@ -618,7 +643,7 @@ def _cholesky_update_abstract_eval(r, w):
 
 cholesky_update_p = standard_primitive("cholesky_update", _cholesky_update_abstract_eval)
 hlo.lowering_rules[cholesky_update_p] = hlo.lower_fun(_per_matrix(_cholesky_update_one))
-batching.batch_rules[cholesky_update_p] = base._batch_first_rule(cholesky_update_p)
+batching.batch_rules[cholesky_update_p] = base.batch_first_rule(cholesky_update_p)
 
 
 def cholesky_update(r_matrix, w_vector):
@@ -641,7 +666,7 @@ def _symmetric_product_abstract_eval(a, c, *, alpha, beta, symmetrize_output):
 
 def _symmetric_product_impl(a, c, *, alpha, beta, symmetrize_output):
   jnp = _jnp()
-  out = alpha * base._mm(a, jnp.swapaxes(a, -1, -2)) + beta * c
+  out = alpha * base.matmul(a, jnp.swapaxes(a, -1, -2)) + beta * c
   if symmetrize_output:
     lower = jnp.tril(out)
     out = lower + jnp.swapaxes(jnp.tril(out, -1), -1, -2)
@@ -650,7 +675,7 @@ def _symmetric_product_impl(a, c, *, alpha, beta, symmetrize_output):
 
 symmetric_product_p = standard_primitive("symmetric_product", _symmetric_product_abstract_eval)
 hlo.lowering_rules[symmetric_product_p] = hlo.lower_fun(_symmetric_product_impl)
-batching.batch_rules[symmetric_product_p] = base._batch_first_rule(symmetric_product_p)
+batching.batch_rules[symmetric_product_p] = base.batch_first_rule(symmetric_product_p)
 
 
 def _symmetric_product_jvp(primals, tangents, *, alpha, beta, symmetrize_output):
@@ -659,7 +684,7 @@ def _symmetric_product_jvp(primals, tangents, *, alpha, beta, symmetrize_output)
   da, dc = (ad.instantiate_zeros(t, core.get_aval(p)) for t, p in zip(tangents, primals))
   out = symmetric_product_p.bind(a, c, alpha=alpha, beta=beta,
                                  symmetrize_output=symmetrize_output)
-  t = alpha * (base._mm(da, jnp.swapaxes(a, -1, -2)) + base._mm(a, jnp.swapaxes(da, -1, -2)))
+  t = alpha * (base.matmul(da, jnp.swapaxes(a, -1, -2)) + base.matmul(a, jnp.swapaxes(da, -1, -2)))
   t = t + beta * dc
   if symmetrize_output:
     t = jnp.tril(t) + jnp.swapaxes(jnp.tril(t, -1), -1, -2)
@@ -698,12 +723,12 @@ def qdwh(x, *, is_hermitian: bool = False, max_iterations=None, eps=None, dynami
   if dynamic_shape is not None:
     raise NotImplementedError("qdwh with dynamic_shape is not supported")
   x = jnp.asarray(x)
-  base._check_matrix("qdwh", core.get_aval(x))
+  base.check_matrix("qdwh", core.get_aval(x))
   m, n = x.shape[-2:]
   if m < n:
     raise ValueError(f"qdwh requires rows >= columns, got shape {x.shape}")
   del is_hermitian  # the general iteration serves Hermitian inputs too
-  real = base._real_dtype(x.dtype)
+  real = base.real_dtype(x.dtype)
   eps = float(np.finfo(real).eps if eps is None else eps)
   max_iterations = 10 if max_iterations is None else int(max_iterations)
   alpha = jnp.sqrt(jnp.sum(jnp.abs(x) ** 2, axis=(-2, -1), keepdims=True))
@@ -725,7 +750,7 @@ def qdwh(x, *, is_hermitian: bool = False, max_iterations=None, eps=None, dynami
     q1, q2 = q[..., :m, :], q[..., m:, :]
     ratio = (b / c).astype(x.dtype)[..., None, None]
     new = ratio * u + ((a - b / c) / jnp.sqrt(c)).astype(x.dtype)[..., None, None] * \
-        base._mm(q1, base._h(q2))
+        base.matmul(q1, base.conj_transpose(q2))
     l = jnp.minimum(l * (a + b * l * l) / (1 + c * l * l), 1)
     change = jnp.sqrt(jnp.max(jnp.sum(jnp.abs(new - u) ** 2, axis=(-2, -1))))
     return new, l, k + 1, (change < tol) & jnp.all(jnp.abs(1 - l) < 10 * eps)
@@ -733,8 +758,8 @@ def qdwh(x, *, is_hermitian: bool = False, max_iterations=None, eps=None, dynami
   l0 = jnp.asarray(eps, real)
   u, _, iters, converged = lax.while_loop(
       cond, body, (u0, l0, jnp.asarray(0, np.int32), jnp.asarray(False)))
-  h = base._mm(base._h(u), x)
-  h = (h + base._h(h)) / 2
+  h = base.matmul(base.conj_transpose(u), x)
+  h = (h + base.conj_transpose(h)) / 2
   return u, h, iters, converged
 
 
@@ -754,7 +779,7 @@ def _pivots_abstract_eval(pivots, *, permutation_size):
 lu_pivots_to_permutation_p = standard_primitive("lu_pivots_to_permutation",
                                                 _pivots_abstract_eval)
 hlo.lowering_rules[lu_pivots_to_permutation_p] = hlo.lower_fun(base.lu_pivots_to_permutation)
-batching.batch_rules[lu_pivots_to_permutation_p] = base._batch_first_rule(
+batching.batch_rules[lu_pivots_to_permutation_p] = base.batch_first_rule(
     lu_pivots_to_permutation_p)
 ad.defjvp_zero(lu_pivots_to_permutation_p)
 

@@ -19,8 +19,9 @@ from jax._src.interpreters import ad
 from jax._src.interpreters import batching
 from jax._src.lax import shape as lax_shape
 from jax._src.lax.precision import EnumMeta, check_accuracy
-from jax._src.lax.utils import same_dtypes, same_shapes, standard_primitive
+from jax._src.lax.utils import register_late_ops, same_dtypes, same_shapes, standard_primitive
 from jax._src.lowering import hlo
+from jax._src import array
 
 _FLOAT = "float"
 _NUM = "number"
@@ -105,7 +106,6 @@ convert_element_type_p = standard_primitive("convert_element_type", _convert_abs
 
 def convert_element_type(operand, new_dtype, weak_type: bool = False):
   x = operand
-  from jax._src import array
   new_dtype = dtypes.canonicalize_dtype(new_dtype)
   if isinstance(x, (core.Tracer, array.ArrayImpl)):
     aval = x.aval
@@ -822,3 +822,6 @@ hlo.lowering_rules[select_n_p] = _select_n_lowering
 batching.defbroadcasting(ad.add_any_p)
 ad.add_any_p.def_impl(lambda x, y: add(x, y))
 hlo.def_elementwise_lowering(ad.add_any_p, "add")
+
+# lax.shape, below this module, needs these (see utils.late_op).
+register_late_ops(convert_element_type=convert_element_type, sub=sub)

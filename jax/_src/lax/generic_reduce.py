@@ -127,14 +127,13 @@ def _reduce_lowering(ctx, *args, jaxpr, dimensions):
 
 def _combine(jaxpr: core.ClosedJaxpr, xs: Sequence, ys: Sequence) -> list:
   """Apply the scalar reduction function elementwise to equally shaped arrays."""
-  from jax._src import api
   shape = core.get_aval(xs[0]).shape
   fun = core.jaxpr_as_fun(jaxpr)
   if not shape:
     return fun(*xs, *ys)
   size = int(np.prod(shape))
   flat = [lax_shape.reshape(v, (size,)) for v in (*xs, *ys)]
-  outs = api.vmap(lambda *a: fun(*a))(*flat)
+  outs = batching.vmap_fun(lambda *a: fun(*a))(*flat)
   return [lax_shape.reshape(o, shape) for o in outs]
 
 

@@ -17,8 +17,11 @@ from jax._src import dtypes
 from jax._src.core import ShapedArray
 from jax._src.interpreters import ad
 from jax._src.interpreters import batching
+from jax._src.lax import control_flow
 from jax._src.lax import elementwise as ew
+from jax._src.lax import reductions
 from jax._src.lax import shape as lax_shape
+from jax._src.lax import slicing
 from jax._src.lax.utils import place, standard_primitive
 from jax._src.lowering import hlo
 
@@ -168,14 +171,126 @@ hlo.lowering_rules[dot_general_p] = _dot_general_lowering
 # ============================================================================= decompositions
 
 
+class _ArrayOps:
+  """The few jax.numpy-style helpers the decompositions below use, written over lax
+  (jax.numpy sits above lax): matrices in the last two axes, jax.numpy's semantics."""
+
+  @staticmethod
+  def asarray(x, dtype=None):
+    if not isinstance(x, core.Tracer) and not hasattr(x, "aval"):
+      x = np.asarray(x)
+      x = ew.convert_element_type(x, dtypes.canonicalize_dtype(x.dtype))
+    return x if dtype is None else ew.convert_element_type(x, dtype)
+
+  @staticmethod
+  def result_type(x) -> np.dtype:
+    return np.dtype(core.get_aval(x).dtype)
+
+  @staticmethod
+  def array(value, dtype):
+    return lax_shape.full((), value, dtype)
+
+  @staticmethod
+  def reshape(x, shape):
+    return lax_shape.reshape(x, tuple(shape))
+
+  @staticmethod
+  def broadcast_to(x, shape):
+    shape, ndim = tuple(shape), core.get_aval(x).ndim
+    return lax_shape.broadcast_in_dim(x, shape, tuple(range(len(shape) - ndim, len(shape))))
+
+  @staticmethod
+  def where(pred, x, y):
+    like = x if hasattr(x, "aval") or isinstance(x, core.Tracer) else y
+    dtype = core.get_aval(like).dtype
+    x, y = (v if v is like else _ArrayOps.asarray(v, dtype) for v in (x, y))
+    shape = lax_shape.broadcast_shapes(*(core.get_aval(v).shape for v in (pred, x, y)))
+    pred, x, y = (_ArrayOps.broadcast_to(v, shape) for v in (pred, x, y))
+    return ew.select(pred, x, y)
+
+  @staticmethod
+  def conj(x):
+    return ew.conj(x) if dtypes.issubdtype(core.get_aval(x).dtype, np.complexfloating) else x
+
+  @staticmethod
+  def real(x):
+    return ew.real(x) if dtypes.issubdtype(core.get_aval(x).dtype, np.complexfloating) else x
+
+  @staticmethod
+  def swapaxes(x, axis1: int, axis2: int):
+    ndim = core.get_aval(x).ndim
+    perm = list(range(ndim))
+    perm[axis1 % ndim], perm[axis2 % ndim] = perm[axis2 % ndim], perm[axis1 % ndim]
+    return lax_shape.transpose(x, tuple(perm))
+
+  @staticmethod
+  def matmul(a, b):
+    nd = core.get_aval(a).ndim
+    batch = tuple(range(nd - 2))
+    return dot_general(a, b, (((nd - 1,), (nd - 2,)), (batch, batch)))
+
+  @staticmethod
+  def _band(x, keep):
+    shape = core.get_aval(x).shape
+    rows = lax_shape.broadcasted_iota(np.int32, shape, len(shape) - 2)
+    cols = lax_shape.broadcasted_iota(np.int32, shape, len(shape) - 1)
+    return ew.select(keep(rows, cols), x, lax_shape.full(shape, 0, core.get_aval(x).dtype))
+
+  @staticmethod
+  def tril(x, k: int = 0):
+    return _ArrayOps._band(x, lambda r, c: ew.ge(ew.add(r, np.int32(k)), c))
+
+  @staticmethod
+  def triu(x, k: int = 0):
+    return _ArrayOps._band(x, lambda r, c: ew.le(ew.add(r, np.int32(k)), c))
+
+  @staticmethod
+  def eye(n: int, dtype):
+    shape = (n, n)
+    on = ew.eq(lax_shape.broadcasted_iota(np.int32, shape, 0),
+               lax_shape.broadcasted_iota(np.int32, shape, 1))
+    return ew.convert_element_type(on, dtype)
+
+  @staticmethod
+  def arange(n: int, dtype):
+    return lax_shape.iota(dtype, n)
+
+  @staticmethod
+  def sum(x, axis: int, keepdims: bool, dtype):
+    x = ew.convert_element_type(x, dtype)
+    ndim = core.get_aval(x).ndim
+    out = reductions.reduce_sum(x, (axis % ndim,))
+    return lax_shape.expand_dims(out, (axis % ndim,)) if keepdims else out
+
+  @staticmethod
+  def pad(x, widths):
+    zero = lax_shape.full((), 0, core.get_aval(x).dtype)
+    return lax_shape.pad(x, zero, [(lo, hi, 0) for lo, hi in widths])
+
+  @staticmethod
+  def diagonal(x, axis1: int = -2, axis2: int = -1):
+    """The diagonal of square matrices in the last two axes: every (n+1)-th element."""
+    assert (axis1, axis2) == (-2, -1)
+    shape = core.get_aval(x).shape
+    batch, n = shape[:-2], shape[-1]
+    flat = lax_shape.reshape(x, (*batch, n * n))
+    return lax_shape.slice(flat, (0,) * (len(batch) + 1), (*batch, n * n),
+                           (1,) * len(batch) + (n + 1,))
+
+
 def _jnp():
-  import jax.numpy as jnp  # lazy: jax.numpy imports this module
-  return jnp
+  return _ArrayOps
+
+
+class _LaxOps:
+  broadcasted_iota = staticmethod(lax_shape.broadcasted_iota)
+  convert_element_type = staticmethod(ew.convert_element_type)
+  dynamic_index_in_dim = staticmethod(slicing.dynamic_index_in_dim)
+  fori_loop = staticmethod(control_flow.fori_loop)
 
 
 def _lax():
-  from jax import lax  # lazy, as above
-  return lax
+  return _LaxOps
 
 
 _LAPACK_PREFIX = {np.dtype(np.float32): "s", np.dtype(np.float64): "d",
@@ -298,6 +413,11 @@ def _h(x):
 
 def _mm(a, b):
   return _jnp().matmul(a, b)
+
+
+# The helpers lax's eig module (in the numpy layer) builds on.
+batch_first_rule, check_matrix, conj_transpose = _batch_first_rule, _check_matrix, _h
+matmul, real_dtype = _mm, _real_dtype
 
 
 def _symmetrize(x):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Callable
 
 from jax._src import tree_util
-from jax._src.custom_derivatives import _closure_convert, custom_vjp, stop_gradient
+from jax._src.custom_derivatives import convert_closure, custom_vjp, stop_gradient
 from jax._src.interpreters import ad
 from jax._src.lax import elementwise as ew
 
@@ -46,9 +46,9 @@ def custom_root(f: Callable, initial_guess, solve: Callable, tangent_solve: Call
                 has_aux: bool = False):
   """`solve(f, initial_guess)`, a root x of f, with derivatives through f's parameters
   from f(x(theta), theta) = 0: `tangent_solve(g, y)` must solve the linear g(x) = y."""
-  f_conv, consts = _closure_convert(f, initial_guess)
+  f_conv, consts = convert_closure(f, initial_guess)
   # What solve closes over (besides f) is held constant, as in JAX.
-  solve_conv, solve_consts = _closure_convert(lambda g: solve(f, g), initial_guess)
+  solve_conv, solve_consts = convert_closure(lambda g: solve(f, g), initial_guess)
 
   @custom_vjp
   def root(consts, solve_consts, guess):
@@ -77,9 +77,9 @@ def custom_linear_solve(matvec: Callable, b, solve: Callable, transpose_solve=No
   """x = solve(matvec, b) for the linear `matvec`, differentiated as A^-1 b is:
   b's cotangent is A^-T ct (from `transpose_solve(vecmat, ct)`, or `solve` when
   `symmetric`), and matvec's parameters get -(d(A x)/dtheta)^T of it."""
-  mv_conv, consts = _closure_convert(matvec, b)
+  mv_conv, consts = convert_closure(matvec, b)
   # What solve closes over is held constant (not differentiated), as in JAX.
-  solve_conv, solve_consts = _closure_convert(lambda rhs: solve(matvec, rhs), b)
+  solve_conv, solve_consts = convert_closure(lambda rhs: solve(matvec, rhs), b)
 
   @custom_vjp
   def linear_solve(consts, solve_consts, b):

@@ -29,6 +29,7 @@ from jax._src.lax import reductions
 from jax._src.lax import shape as lax_shape
 from jax._src.lax import slicing
 from jax._src.lowering import hlo
+from jax._src import tree_util
 
 # The named axes of the pmaps being traced, innermost last: (name, size).
 class _PmapAxes(threading.local):
@@ -162,7 +163,6 @@ hlo.lowering_rules[pmin_p] = _all_reduce_lowering("minimum")
 
 
 def _tree_apply(prim, x, axis_name):
-  from jax._src import tree_util
   _axis_size(axis_name)  # the name must be bound by an enclosing vmap or pmap
   return tree_util.tree_map(lambda v: prim.bind(v, axis_name=axis_name), x)
 
@@ -194,7 +194,6 @@ def axis_size(axis_name) -> int:
 
 
 def pmean(x, axis_name, *, axis_index_groups=None):
-  from jax._src import tree_util
   _no_groups("pmean", axis_index_groups)
   n = _axis_size(axis_name)
   return tree_util.tree_map(lambda v: ew.div(v, ew.convert_element_type(
@@ -285,7 +284,6 @@ hlo.lowering_rules[ppermute_p] = _ppermute_lowering
 
 def ppermute(x, axis_name, perm):
   """Send each member's `x` to the members named by `perm`, a list of (source, target)."""
-  from jax._src import tree_util
   perm = tuple((int(s), int(d)) for s, d in perm)
   n = _axis_size(axis_name)
   srcs, dsts = [s for s, _ in perm], [d for _, d in perm]
@@ -362,7 +360,6 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis: int = 0, tiled: bo
   `to` names the varying-ness of the result in JAX's shard_map type system, which
   values here do not carry: every choice gives the same values.
   """
-  from jax._src import tree_util
   _no_groups("all_gather", axis_index_groups)
   size = _axis_size(axis_name)
 
@@ -390,7 +387,6 @@ def psum_scatter(x, axis_name, *, scatter_dimension: int = 0, axis_index_groups=
 
   Untiled, that dimension must have the axis size and is removed.
   """
-  from jax._src import tree_util
   _no_groups("psum_scatter", axis_index_groups)
   n = _axis_size(axis_name)
 
@@ -419,7 +415,6 @@ def all_to_all(x, axis_name, split_axis: int, concat_axis: int, *, axis_index_gr
   Untiled, `split_axis` must have the axis size: it is removed and a new axis of that
   size is inserted at `concat_axis`.
   """
-  from jax._src import tree_util
   _no_groups("all_to_all", axis_index_groups)
   n = _axis_size(axis_name)
 
@@ -463,7 +458,6 @@ def pshuffle(x, axis_name, perm):
 
 def pbroadcast(x, axis_name, source):
   """Every member receives the value of member `source`."""
-  from jax._src import tree_util
   n = _axis_size(axis_name)
   if not 0 <= int(source) < n:
     raise ValueError(f"pbroadcast: source {source} is not in [0, {n})")

@@ -11,8 +11,9 @@ from jax._src.interpreters import ad
 from jax._src.interpreters import batching
 from jax._src.lax import elementwise as ew
 from jax._src.lax import shape as lax_shape
-from jax._src.lax.utils import standard_primitive, takes_out_sharding
+from jax._src.lax.utils import late_op, register_late_ops, standard_primitive, takes_out_sharding
 from jax._src.lowering import hlo
+from jax._src.lowering.hlo import ComputationBuilder, HloValue
 
 
 def _reduce_abstract_eval(name):
@@ -32,7 +33,7 @@ def _reduce_batch(prim):
   return rule
 
 
-def _init_value(kind: str, dtype):
+def init_value(kind: str, dtype):
   dtype = np.dtype(dtype)
   if kind == "sum":
     return 0
@@ -50,7 +51,7 @@ def _reduce_lowering(kind: str, opcode: str, bool_opcode: str | None = None):
   def rule(ctx, x, *, axes):
     dtype = x.aval.dtype
     op = bool_opcode if (dtype == dtypes.bool_ and bool_opcode) else opcode
-    init = ctx.constant(_init_value(kind, dtype), dtype)
+    init = ctx.constant(init_value(kind, dtype), dtype)
     region = ctx.scalar_region(op, dtype)
     dims = ",".join(map(str, axes))
     return ctx.op("reduce", ctx.avals_out[0], x, init,
@@ -191,7 +192,6 @@ def _argminmax_lowering(direction: str):
   """A variadic reduce over (value, index); NaN wins, ties pick the lower index."""
 
   def rule(ctx, x, *, axes, index_dtype):
-    from jax._src.lowering.hlo import ComputationBuilder, HloValue
     (axis,) = axes
     vt, it = ShapedArray((), x.aval.dtype), ShapedArray((), index_dtype)
     pred = ShapedArray((), dtypes.bool_)
@@ -217,7 +217,7 @@ def _argminmax_lowering(direction: str):
                   attrs=f"dimensions={{{axis}}}")
     init = ctx.constant(-np.inf if direction == "GT" and dtypes.is_float(x.aval.dtype) else
                         np.inf if dtypes.is_float(x.aval.dtype) else
-                        _init_value("max" if direction == "GT" else "min", x.aval.dtype),
+                        init_value("max" if direction == "GT" else "min", x.aval.dtype),
                         x.aval.dtype)
     zero = ctx.constant(0, index_dtype)
     out_v = ctx.avals_out[0].update(dtype=x.aval.dtype)
@@ -284,9 +284,8 @@ def _cumulative_combiner(kind: str, dtype):
 
 def _cumulative_expansion(kind):
   def expand(x, *, axis, reverse):
-    from jax._src.lax.control_flow import associative_scan  # lazy: control_flow imports lax
     combine = _cumulative_combiner(kind, core.get_aval(x).dtype)
-    return associative_scan(combine, x, reverse=reverse, axis=axis)
+    return late_op("associative_scan")(combine, x, reverse=reverse, axis=axis)
   return expand
 
 
@@ -352,3 +351,6 @@ cumprod = _cumulative(cumprod_p)
 cummax = _cumulative(cummax_p)
 cummin = _cumulative(cummin_p)
 cumlogsumexp = _cumulative(cumlogsumexp_p)
+
+# lax.shape, below this module, needs reduce_sum (see utils.late_op).
+register_late_ops(reduce_sum=reduce_sum)

@@ -15,13 +15,8 @@ from jax._src import dtypes
 from jax._src.core import ShapedArray
 from jax._src.interpreters import ad
 from jax._src.interpreters import batching
-from jax._src.lax.utils import place, standard_primitive, takes_out_sharding
+from jax._src.lax.utils import late_op, place, standard_primitive, takes_out_sharding
 from jax._src.lowering import hlo
-
-
-def _reductions():
-  from jax._src.lax import reductions  # lazy: reductions also uses this module
-  return reductions
 
 
 def _shape_tuple(shape) -> tuple[int, ...]:
@@ -58,7 +53,7 @@ def _broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions):
   in_shape = x.aval.shape
   summed = [d for d in range(len(shape)) if d not in broadcast_dimensions]
   expanded = [d for i, d in enumerate(broadcast_dimensions) if in_shape[i] == 1 and shape[d] != 1]
-  out = _reductions().reduce_sum(ct, tuple(sorted(summed + expanded))) if summed + expanded else ct
+  out = late_op("reduce_sum")(ct, tuple(sorted(summed + expanded))) if summed + expanded else ct
   return [reshape(out, in_shape)]
 
 
@@ -102,10 +97,9 @@ def full(shape, fill_value, dtype=None, weak_type: bool = False, *, sharding=Non
 
 
 def _full(shape, fill_value, dtype, weak_type):
-  from jax._src.lax import elementwise
   shape = _shape_tuple(shape)
   dtype = dtypes.canonicalize_dtype(dtype if dtype is not None else dtypes.dtype(fill_value))
-  value = elementwise.convert_element_type(fill_value, dtype, weak_type)
+  value = late_op("convert_element_type")(fill_value, dtype, weak_type)
   if core.get_aval(value).shape != ():
     raise TypeError(f"full: fill_value must be a scalar, got {core.get_aval(value).str_short()}")
   if shape == ():
@@ -390,10 +384,9 @@ def _pad_transpose(ct, x, padding_value, *, padding_config):
     outs[0] = slice(unpadded, starts, limits, [i + 1 for _, _, i in config])
     del shape
   if ad.is_undefined_primal(padding_value):
-    total = _reductions().reduce_sum(ct, tuple(range(core.get_aval(ct).ndim)))
+    total = late_op("reduce_sum")(ct, tuple(range(core.get_aval(ct).ndim)))
     if outs[0] is not None:
-      from jax._src.lax import elementwise
-      total = elementwise.sub(total, _reductions().reduce_sum(
+      total = late_op("sub")(total, late_op("reduce_sum")(
           outs[0], tuple(range(core.get_aval(outs[0]).ndim))))
     outs[1] = total
   return outs
@@ -476,3 +469,8 @@ def broadcast_shapes(*shapes) -> tuple[int, ...]:
       raise ValueError(f"Incompatible shapes for broadcasting: shapes={shapes}")
     out.append(sizes.pop() if sizes else 1)
   return tuple(out)
+
+
+# The interpreters, a layer below, build zeros and move batch axes with these.
+ad.register_full(full)
+batching.register_shape_ops(transpose=transpose, broadcast_in_dim=broadcast_in_dim)

@@ -26,8 +26,10 @@ from jax._src.interpreters import batching
 from jax._src.lax import elementwise as ew
 from jax._src.lax import shape as lax_shape
 from jax._src.lax.precision import EnumMeta
-from jax._src.lax.utils import derived_primitive, standard_primitive
+from jax._src.lax.utils import derived_primitive, late_op, standard_primitive
 from jax._src.lowering import hlo
+from jax._src.interpreters import partial_eval as pe
+from jax._src.lax import reductions
 
 
 def _index_dtype(indices):
@@ -104,9 +106,8 @@ def _dynamic_slice_transpose(ct, x, *idx, slice_sizes):
 
 def _batch_by_map(fun, axis, vals, dims):
   """Run `fun` once per batch element with a scan (for batched start indices)."""
-  from jax._src.lax import control_flow
   moved = [batching.bdim_at_front(v, d, axis.size) for v, d in zip(vals, dims)]
-  return control_flow.map(lambda args: fun(*args), tuple(moved)), 0
+  return late_op("map")(lambda args: fun(*args), tuple(moved)), 0
 
 
 def _dynamic_slice_batch(axis, vals, dims, *, slice_sizes):
@@ -427,7 +428,6 @@ def _clamp_indices(indices, upper: list[int]):
 
 def _indices_in_bounds(indices, upper: list[int]):
   """bool over the batch dimensions: is the whole index vector inside [0, upper]?"""
-  from jax._src.lax import reductions
   aval = core.get_aval(indices)
   hi = lax_shape.broadcast_in_dim(np.asarray(upper, aval.dtype), aval.shape, (aval.ndim - 1,))
   lo = lax_shape.full(aval.shape, 0, aval.dtype)
@@ -663,7 +663,6 @@ def scatter_apply(operand, scatter_indices, func, dimension_numbers: ScatterDime
                   update_shape=(), indices_are_sorted: bool = False, unique_indices: bool = False,
                   mode=None):
   """Apply the scalar function `func` at every scattered position (repeatedly for duplicates)."""
-  from jax._src.interpreters import partial_eval as pe
   aval = core.get_aval(operand)
   scalar = ShapedArray((), aval.dtype)
   jaxpr, consts = pe.trace_to_jaxpr_dynamic(

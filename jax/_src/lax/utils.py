@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import functools
 import inspect
+from typing import Callable
 
 from jax._src import core
+from jax._src import execution
 
 
 def standard_primitive(name: str, abstract_eval, multiple_results: bool = False) -> core.Primitive:
@@ -14,11 +16,27 @@ def standard_primitive(name: str, abstract_eval, multiple_results: bool = False)
   prim.def_abstract_eval(abstract_eval)
 
   def impl(*args, **params):
-    from jax._src import execution  # lazy: keeps `import jax` free of backends
     return execution.apply_primitive(prim, *args, **params)
 
   prim.def_impl(impl)
   return prim
+
+
+# Functions a lax module needs from a lax module that builds on it (shape's transposes
+# need reduce_sum, for one): the defining module registers them here by name and the user
+# looks them up when called, so the lax modules import one another in one direction only.
+_late_ops: dict[str, Callable] = {}
+
+
+def register_late_ops(**ops: Callable) -> None:
+  _late_ops.update(ops)
+
+
+def late_op(name: str) -> Callable:
+  op = _late_ops.get(name)
+  if op is None:
+    raise RuntimeError(f"lax's {name} is used before the module defining it was imported")
+  return op
 
 
 def same_shapes(name: str, *avals) -> None:
@@ -40,8 +58,7 @@ def place(x, out_sharding):
   """`x` placed with `out_sharding` (a Sharding or a device; None leaves it where it is)."""
   if out_sharding is None:
     return x
-  from jax._src.api import device_put  # lazy: placement lives in the api layer above lax
-  return device_put(x, out_sharding)
+  return execution.device_put(x, out_sharding)
 
 
 def takes_out_sharding(fun):

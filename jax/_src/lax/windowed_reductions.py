@@ -34,6 +34,7 @@ from jax._src.lax import generic_reduce
 from jax._src.lax import shape as lax_shape
 from jax._src.lax.utils import standard_primitive
 from jax._src.lowering import hlo
+from jax._src.lax import elementwise as lax_ew
 
 
 def _dilate(size: int, d: int) -> int:
@@ -382,7 +383,6 @@ def _canonical_params(operand_shape, window_dimensions, window_strides, padding,
 
 
 def _monoid_prim(computation, init, dtype):
-  from jax._src.lax import elementwise as lax_ew
   table = {lax_ew.add: ("sum", reduce_window_sum_p), lax_ew.max: ("max", reduce_window_max_p),
            lax_ew.min: ("min", reduce_window_min_p)}
   try:

@@ -21,6 +21,7 @@ from jax._src import core
 from jax._src import donation
 from jax._src import dtypes
 from jax._src.core import ShapedArray
+from jax._src.interpreters import partial_eval as pe
 
 lowering_rules: dict[core.Primitive, Callable] = {}
 
@@ -275,7 +276,6 @@ def lower_jaxpr_to_module(closed: core.ClosedJaxpr, module_name: str,
   `donation_plan` (a donation.Plan) declares the donated parameters;
   `num_replicas` > 1 is written into the header as the module's `replica_count`.
   """
-  from jax._src.interpreters import partial_eval as pe
 
   jaxpr = pe.dce_jaxpr(closed.jaxpr)
   module = ModuleBuilder(f"{kind}_{_sanitize(module_name.replace('>', ''))}", axis_env)
@@ -310,7 +310,6 @@ def lower_fun(fun: Callable, multiple_results: bool = False) -> Callable:
   """A lowering rule that inlines `fun(*operands, **params)` (written with lax ops)."""
 
   def rule(ctx: LoweringContext, *args, **params):
-    from jax._src.interpreters import partial_eval as pe
 
     def flat(*xs):
       out = fun(*xs, **params)

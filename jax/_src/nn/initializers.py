@@ -18,6 +18,8 @@ from jax._src import random
 from jax._src.lax import elementwise as lax
 from jax._src.lax import shape as lax_shape
 from jax._src.lax.utils import place
+from jax._src.numpy import linalg as jnp_linalg
+from jax._src.numpy import shape_ops
 
 Initializer = Callable
 
@@ -195,8 +197,6 @@ def orthogonal(scale=1.0, column_axis=-1, dtype=None) -> Initializer:
   default = dtype
 
   def init(key, shape, dtype=default):
-    from jax._src.numpy import linalg as jnp_linalg
-    from jax._src.numpy import shape_ops
     dt = _dtype(dtype)
     shape = _shape(shape)
     if len(shape) < 2:

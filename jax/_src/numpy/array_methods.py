@@ -8,6 +8,8 @@ from jax._src.array import ArrayImpl
 from jax._src.lax import elementwise as lax_ew
 from jax._src.numpy import creation, indexing, reductions, shape_ops, ufuncs
 from jax._src.numpy import cumulative
+from jax._src.numpy.at import _IndexUpdateHelper
+from jax._src.numpy import indexing_funcs, sorting
 
 
 def _swap(f):
@@ -88,13 +90,12 @@ def _tracer_iter(self):
 
 
 def _at(self):
-  from jax._src.numpy.at import _IndexUpdateHelper
   return _IndexUpdateHelper(self)
 
 
 def _indexing_methods() -> dict:
   """Methods that forward to jax.numpy functions taking the array first (or as `a`)."""
-  from jax._src.numpy import indexing_funcs as f, sorting
+  f = indexing_funcs
   return {
       "take": lambda self, indices, axis=None, out=None, mode=None, unique_indices=False,
       indices_are_sorted=False, fill_value=None: f.take(

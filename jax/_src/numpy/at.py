@@ -13,6 +13,8 @@ from jax._src.lax import elementwise as lax_ew
 from jax._src.lax import shape as lax_shape
 from jax._src.lax import slicing
 from jax._src.numpy import indexing
+from jax._src.numpy import ufuncs
+from jax._src.interpreters import partial_eval as pe
 
 
 class _IndexUpdateHelper:
@@ -63,7 +65,6 @@ class _IndexUpdateRef:
 
   def subtract(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
     """`x[idx] -= values`."""
-    from jax._src.numpy import ufuncs
     return self.add(ufuncs.negative(values), indices_are_sorted=indices_are_sorted,
                     unique_indices=unique_indices, mode=mode)
 
@@ -91,18 +92,15 @@ class _IndexUpdateRef:
 
   def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
     """`x[idx] /= values`."""
-    from jax._src.numpy import ufuncs
     return ufuncs.divide(self.array, self._factor(values, indices_are_sorted, unique_indices, mode))
 
   def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
     """`x[idx] **= values`."""
-    from jax._src.numpy import ufuncs
     return ufuncs.power(self.array, self._factor(values, indices_are_sorted, unique_indices, mode))
 
   def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None):
     """`x[idx] = func(x[idx])`, with `func` a scalar function (applied once per index,
     so a repeated index applies it repeatedly)."""
-    from jax._src.interpreters import partial_eval as pe
     aval = core.get_aval(self.array)
     scalar = core.ShapedArray((), aval.dtype, aval.weak_type)
     jaxpr, consts = pe.trace_to_jaxpr_dynamic(

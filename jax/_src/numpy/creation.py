@@ -10,20 +10,17 @@ from jax._src import dtypes
 from jax._src.array import ArrayImpl, host_array
 from jax._src.lax import elementwise as lax_ew
 from jax._src.lax import shape as lax_shape
+from jax._src.numpy import util
+from jax._src.api import jit
+from jax._src.numpy.util import broadcast_shapes, broadcast_to, canonical_axis, promote_dtypes
+from jax._src.numpy.shape_ops import stack
 
 
 def _shape(shape) -> tuple[int, ...]:
   return (int(shape),) if np.ndim(shape) == 0 else tuple(int(d) for d in shape)
 
 
-def _place(x, device=None, out_sharding=None):
-  """x on `device` or with `out_sharding` when one is given (a no-op while tracing)."""
-  if device is None and out_sharding is None:
-    return x
-  if device is not None and out_sharding is not None:
-    raise ValueError("Only one of device and out_sharding may be specified.")
-  from jax._src import api  # api sits below numpy but imports nothing from it at load
-  return api.device_put(x, device if device is not None else out_sharding)
+_place = util.place
 
 
 def _shape_aval(a):
@@ -58,7 +55,6 @@ def _array(object, dtype):
   elif isinstance(object, (list, tuple)) and any(
       isinstance(x, core.Tracer) or (isinstance(x, (list, tuple))) for x in object) and any(
       isinstance(x, core.Tracer) for x in _leaves(object)):
-    from jax._src.numpy.shape_ops import stack
     out = stack([array(x) for x in object])
   elif dtype is not None and isinstance(object, (bool, int, float, complex, list, tuple)):
     # Python numbers are checked against the requested type as numpy checks them, so
@@ -113,7 +109,6 @@ def _full(shape, fill_value, dtype=None):
   dtype = dtypes.canonicalize_dtype(dtype) if dtype is not None else dtypes.dtype(fill_value)
   if np.ndim(fill_value) != 0 or isinstance(fill_value, (core.Tracer, ArrayImpl)) and \
       core.get_aval(fill_value).ndim:
-    from jax._src.numpy.util import broadcast_to
     return broadcast_to(array(fill_value, dtype), _shape(shape))
   return lax_shape.full(_shape(shape), fill_value, dtype, weak)
 
@@ -220,7 +215,6 @@ _linspace_jit = None
 def _jitted_linspace():
   global _linspace_jit
   if _linspace_jit is None:
-    from jax._src.api import jit  # creation is imported by api's own imports
     _linspace_jit = jit(_linspace, static_argnums=(2, 3, 4, 5, 6))
   return _linspace_jit
 
@@ -230,7 +224,6 @@ def _linspace(start, stop, num, endpoint, retstep, dtype, axis):
   calc = _inexact_dtype(None, start, stop) if out_dtype is None or \
       not dtypes.is_inexact(out_dtype) else out_dtype
   start, stop = _scalar_or_array(start, calc), _scalar_or_array(stop, calc)
-  from jax._src.numpy.util import broadcast_shapes, broadcast_to
   bshape = broadcast_shapes(core.get_aval(start).shape, core.get_aval(stop).shape)
   start, stop = broadcast_to(start, bshape), broadcast_to(stop, bshape)
   div = (num - 1) if endpoint else num
@@ -269,7 +262,6 @@ def _linspace_values(start, stop, num, div, endpoint, bshape, dtype):
 
 def _move_new_axis(x, last: int, axis: int):
   """Move the trailing axis (index `last`) of x to position `axis`."""
-  from jax._src.numpy.util import canonical_axis
   ndim = last + 1
   axis = canonical_axis(axis, ndim)
   if axis == last:
@@ -401,7 +393,6 @@ def indices(dimensions, dtype=None, sparse: bool = False):
     return tuple(out)
   if not out:
     return lax_shape.full((0,), 0, dt)
-  from jax._src.numpy.shape_ops import stack
   return stack(out, 0)
 
 
@@ -424,12 +415,10 @@ class _Grid:
       return _grid_axis(key)
     axes = [_grid_axis(k) for k in key]
     if not self.sparse:
-      from jax._src.numpy.util import promote_dtypes
       axes = promote_dtypes(*axes)
     grids = meshgrid(*axes, indexing="ij", sparse=self.sparse)
     if self.sparse:
       return grids
-    from jax._src.numpy.shape_ops import stack
     return stack(grids, 0)
 
   def __repr__(self):
@@ -438,3 +427,6 @@ class _Grid:
 
 mgrid = _Grid(False, "mgrid")
 ogrid = _Grid(True, "ogrid")
+
+# numpy modules below this one convert lists with it (see util.late_op).
+util.register_late_ops(asarray=asarray)

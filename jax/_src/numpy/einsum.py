@@ -19,7 +19,10 @@ from jax._src.lax import elementwise as lax_ew
 from jax._src.lax import linalg as lax_linalg
 from jax._src.lax import reductions as lax_red
 from jax._src.lax import shape as lax_shape
-from jax._src.numpy.util import asarray_like, canonical_axis, promote_dtypes
+from jax._src.numpy.util import (asarray_like, broadcast_shapes, broadcast_to, canonical_axis,
+                                 promote_dtypes)
+from jax._src.numpy.creation import _place, asarray
+from jax._src.numpy.ufuncs import multiply, subtract
 
 _LETTERS = string.ascii_letters
 
@@ -193,7 +196,6 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
   if not isinstance(subscripts, str):
     subscripts, operands = _interleaved_to_str((subscripts, *operands))
   operands = [asarray_like(op) for op in operands]
-  from jax._src.numpy.creation import asarray
   operands = [asarray(op) for op in operands]
   inputs, output = _parse(subscripts, operands)
   if len(operands) > 1:
@@ -204,7 +206,6 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
   if preferred_element_type is not None:
     result = lax_ew.convert_element_type(result, preferred_element_type)
   if out_sharding is not None:
-    from jax._src.numpy.creation import _place  # creation imports this package's modules
     result = _place(result, out_sharding=out_sharding)
   return result
 
@@ -216,7 +217,6 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None,
               out_sharding=None):
   out = _tensordot(a, b, axes, precision, preferred_element_type)
   if out_sharding is not None:
-    from jax._src.numpy.creation import _place  # creation imports this package's modules
     out = _place(out, out_sharding=out_sharding)
   return out
 
@@ -248,14 +248,12 @@ def _tensordot(a, b, axes, precision, preferred_element_type):
 def inner(a, b, *, precision=None, preferred_element_type=None):
   a, b = promote_dtypes(asarray_like(a), asarray_like(b))
   if _ndim(a) == 0 or _ndim(b) == 0:
-    from jax._src.numpy.ufuncs import multiply
     return multiply(a, b)
   return lax_linalg.dot_general(a, b, (((_ndim(a) - 1,), (_ndim(b) - 1,)), ((), ())),
                                 precision, preferred_element_type)
 
 
 def kron(a, b):
-  from jax._src.numpy.ufuncs import multiply
   a, b = promote_dtypes(asarray_like(a), asarray_like(b))
   nd = max(_ndim(a), _ndim(b))
   a = lax_shape.reshape(a, (1,) * (nd - _ndim(a)) + _shape(a))
@@ -283,8 +281,6 @@ def _component(v, i: int):
 
 
 def cross(a, b, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis: int | None = None):
-  from jax._src.numpy.ufuncs import multiply, subtract
-  from jax._src.numpy.util import broadcast_shapes, broadcast_to
   if axis is not None:
     axisa = axisb = axisc = axis
   a, b = promote_dtypes(asarray_like(a), asarray_like(b))

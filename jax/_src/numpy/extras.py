@@ -13,13 +13,16 @@ from jax._src import dtypes
 from jax._src import errors
 from jax._src.array import ArrayImpl
 from jax._src.lax import elementwise as lax_ew
+from jax._src.lax import special_gamma
 from jax._src.numpy import reductions
 from jax._src.numpy import ufuncs
 from jax._src.numpy.creation import arange, array, asarray, ones, zeros
 from jax._src.numpy.creation import indices as _indices
 from jax._src.numpy.cumulative import cumsum
 from jax._src.numpy.shape_ops import concatenate, expand_dims, moveaxis, reshape, transpose
-from jax._src.numpy.util import canonical_axis, check_arraylike_strict, promote_dtypes_inexact
+from jax._src.numpy.util import (broadcast_shapes, broadcast_to, canonical_axis,
+                                 check_arraylike_strict, promote_dtypes_inexact)
+from jax._src.numpy.indexing_funcs import nonzero
 
 euler_gamma = 0.5772156649015329
 
@@ -264,7 +267,6 @@ def diag_indices_from(arr):
 
 
 def mask_indices(n, mask_func, k=0, *, size=None):
-  from jax._src.numpy.indexing_funcs import nonzero  # indexing_funcs loads after us
   return nonzero(mask_func(ones((n, n), np.bool_), k), size=size)
 
 
@@ -372,13 +374,11 @@ def hanning(M):
 
 def i0(x):
   """Modified Bessel function of the first kind, order 0."""
-  # The Bessel series lives with the other special functions, which import this package.
-  from jax._src.scipy import special
   check_arraylike_strict("i0", x)
   (x,) = promote_dtypes_inexact(asarray(x))
   if dtypes.issubdtype(x.dtype, np.complexfloating):
     raise ValueError("i0 does not support complex dtypes")
-  return special.i0(x)
+  return ufuncs.multiply(ufuncs.exp(ufuncs.abs(x)), special_gamma.bessel_i0e(x))
 
 
 def kaiser(M, beta):
@@ -512,7 +512,6 @@ def put_along_axis(arr, indices, values, axis: int | None, inplace: bool = True,
   if idx.ndim != arr.ndim:
     raise ValueError("indices and arr must have the same number of dimensions")
   idx = ufuncs.where(idx < 0, idx + arr.shape[axis], idx)
-  from jax._src.numpy.util import broadcast_shapes, broadcast_to
   shape = broadcast_shapes(idx.shape, tuple(1 if i == axis else d
                                             for i, d in enumerate(arr.shape)))
   idx = broadcast_to(idx, shape)

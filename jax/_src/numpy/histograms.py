@@ -13,7 +13,7 @@ from jax._src import core
 from jax._src.numpy import reductions
 from jax._src.numpy import ufuncs
 from jax._src.numpy.creation import asarray, ones_like, zeros
-from jax._src.numpy.shape_ops import reshape
+from jax._src.numpy.shape_ops import reshape, stack
 from jax._src.numpy.sorting import bincount, histogram_bin_edges, searchsorted
 from jax._src.numpy.util import check_arraylike_strict, promote_dtypes_inexact
 
@@ -79,7 +79,6 @@ def histogram2d(x, y, bins=10, range=None, weights=None, density=None):  # noqa:
   x, y = asarray(x), asarray(y)
   if x.shape != y.shape or x.ndim != 1:
     raise ValueError("jnp.histogram2d: x and y must be 1-D arrays of the same length")
-  from jax._src.numpy.shape_ops import stack  # stack of the promoted coordinates
   sample = stack(promote_dtypes_inexact(x, y), axis=1)
   if isinstance(bins, (list, tuple)) and len(bins) != 2:
     # A single sequence of edges is shared by both axes.

@@ -14,6 +14,8 @@ from jax._src import core
 from jax._src import dtypes
 from jax._src.numpy.creation import arange, array, asarray, linspace
 from jax._src.numpy.shape_ops import concatenate, reshape
+from jax._src import dlpack
+from jax._src.numpy.ufunc_objects import ufunc
 
 get_printoptions = np.get_printoptions
 printoptions = np.printoptions
@@ -62,7 +64,6 @@ def load(file, *args, **kwargs):
 
 def frompyfunc(func, /, nin: int, nout: int, *, identity=None):
   """A jnp.ufunc from a function of `nin` scalar-or-array arguments."""
-  from jax._src.numpy.ufunc_objects import ufunc  # ufunc objects build on vectorize
   return ufunc(func, name=getattr(func, "__name__", "<lambda>"), nin=int(nin),
                nout=int(nout), identity=identity)
 
@@ -142,5 +143,4 @@ c_ = _AxisConcat(-1, 2, 0)
 
 def from_dlpack(x, /, *, device=None, copy=None):
   """jnp.from_dlpack: the Array API spelling (positional-only input) of jax.dlpack's."""
-  from jax._src import dlpack  # dlpack sits with the api layer, which loads before numpy
   return dlpack.from_dlpack(x, device=device, copy=copy)

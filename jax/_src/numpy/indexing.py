@@ -29,6 +29,8 @@ from jax._src.lax import elementwise as lax_ew
 from jax._src.lax import shape as lax_shape
 from jax._src.lax import slicing
 from jax._src.lax.slicing import GatherScatterMode
+from jax._src.numpy.util import broadcast_shapes, broadcast_to
+from jax._src.numpy.creation import asarray
 
 _NEWAXIS = None
 
@@ -59,7 +61,6 @@ def _as_index_array(i):
   """An array-like index entry as a numpy array (concrete) or a jax array/tracer."""
   if isinstance(i, list):
     if any(isinstance(v, core.Tracer) for v in _flatten(i)):
-      from jax._src.numpy.creation import asarray
       return asarray(i)
     arr = np.asarray(i)
     if arr.size == 0 and arr.dtype == np.float64:  # [] means an empty integer index
@@ -330,7 +331,6 @@ def _gather_take(x, entries: list, adjacent: bool, *, mode, fill_value, indices_
       advanced.append((dim, e.value))
     dim += 1
   arrays = [a for _, a in advanced]
-  from jax._src.numpy.util import broadcast_shapes
   batch = broadcast_shapes(*(np.shape(a) if isinstance(a, (np.ndarray, int)) else
                              core.get_aval(a).shape for a in arrays))
   dtype = _index_dtype(arrays)
@@ -414,8 +414,6 @@ def _flat_positions(shape, idx, mode):
 
 
 def _broadcast_updates(y, shape, dtype, weak: bool):
-  from jax._src.numpy.creation import asarray
-  from jax._src.numpy.util import broadcast_to
   y = asarray(y) if not core.is_valid_jaxval(y) or isinstance(y, (list, tuple)) else y
   y = lax_ew.convert_element_type(y, dtype, weak)
   yshape = core.get_aval(y).shape

@@ -17,12 +17,15 @@ from jax._src import errors
 from jax._src.lax import elementwise as lax_ew
 from jax._src.lax import shape as lax_shape
 from jax._src.lax.slicing import GatherScatterMode
-from jax._src.numpy import indexing
-from jax._src.numpy.util import broadcast_shapes, broadcast_to, canonical_axis, check_arraylike
+from jax._src.numpy import indexing, ufuncs, util
+from jax._src.numpy.util import (broadcast_shapes, broadcast_to, canonical_axis, check_arraylike,
+                                 promote_dtypes)
+from jax._src.lax import sorting
+from jax._src.numpy.creation import asarray
+from jax._src.numpy.shape_ops import concatenate, moveaxis
 
 
 def _asarray(a, dtype=None):
-  from jax._src.numpy.creation import asarray
   return asarray(a, dtype)
 
 
@@ -60,7 +63,6 @@ def _take_mode(name: str, mode, indices, size: int):
   if mode == "raise":
     raise NotImplementedError(f"The 'raise' mode to jnp.{name} is not supported.")
   if mode == "wrap":
-    from jax._src.numpy import ufuncs
     return ufuncs.remainder(indices, lax_ew.convert_element_type(size, core.get_aval(indices).dtype)), \
         GatherScatterMode.PROMISE_IN_BOUNDS
   if mode == "clip":
@@ -163,7 +165,6 @@ def put(a, ind, v, mode=None, *, inplace: bool = True):
   elif mode == "clip":
     scatter_mode = GatherScatterMode.CLIP
   elif mode == "wrap":
-    from jax._src.numpy import ufuncs
     ind = ufuncs.remainder(ind, lax_ew.convert_element_type(size, core.get_aval(ind).dtype))
     scatter_mode = GatherScatterMode.PROMISE_IN_BOUNDS
   elif mode == "raise":
@@ -211,14 +212,11 @@ def choose(a, choices, out=None, mode: str = "raise"):
     if np.any((np.asarray(value) < 0) | (np.asarray(value) >= n)):
       raise ValueError("invalid entry in choice array")
   elif mode == "wrap":
-    from jax._src.numpy import ufuncs
     a = ufuncs.remainder(a, lax_ew.convert_element_type(n, core.get_aval(a).dtype))
   elif mode == "clip":
-    from jax._src.numpy import ufuncs
     a = ufuncs.clip(a, 0, n - 1)
   else:
     raise ValueError(f"mode={mode!r} not understood. Must be 'raise', 'wrap', or 'clip'")
-  from jax._src.numpy.util import promote_dtypes
   cases = promote_dtypes(*choices)
   shape = broadcast_shapes(_shape(a), *(_shape(c) for c in cases))
   which = lax_ew.convert_element_type(broadcast_to(a, shape), np.int32)
@@ -233,7 +231,6 @@ def select(condlist, choicelist, default=0):
   if not condlist:
     raise ValueError("condlist must be non-empty")
   check_arraylike("select", *condlist, *choicelist, default)
-  from jax._src.numpy.util import promote_dtypes
   conds = [_asarray(c) for c in condlist]
   for i, c in enumerate(conds):
     if core.get_aval(c).dtype != dtypes.bool_:
@@ -325,7 +322,6 @@ def nonzero(a, *, size=None, fill_value=None):
 
 def _nonzero_sized(a, size: int, fill_value):
   """First `size` nonzero positions by sorting the flat positions (misses sort last)."""
-  from jax._src.lax import sorting
   aval = core.get_aval(a)
   n = aval.size
   dtype = np.int32 if n < 2**31 - 1 else np.int64
@@ -445,7 +441,6 @@ def insert(arr, obj, values, axis=None):
     # becomes `axis` (a[:, i:i+1] = ... rather than a[:, i] = ...).
     vshape = _shape(values)
     values = lax_shape.reshape(values, (1,) * (ndim - len(vshape)) + vshape)
-    from jax._src.numpy.shape_ops import moveaxis
     values = moveaxis(values, 0, axis)
     count = _shape(values)[axis]
     new_pos = int(pos) + np.arange(count)
@@ -495,7 +490,6 @@ def delete(arr, obj, axis=None, *, assume_unique_indices: bool = False):
 def append(arr, values, axis=None):
   """`arr` followed by `values` along `axis` (both flattened if None)."""
   check_arraylike("append", arr, values)
-  from jax._src.numpy.shape_ops import concatenate
   if axis is None:
     return concatenate([_ravel(_asarray(arr)), _ravel(_asarray(values))], 0)
   return concatenate([arr, values], axis)
@@ -523,3 +517,6 @@ def trim_zeros(filt, trim: str = "fb", axis=None):
     if "b" in trim.lower():
       stop[ax] = int(nz[-1]) + 1
   return lax_shape.slice(filt, tuple(start), tuple(stop))
+
+# ufuncs, below this module, answers where(condition) with it (see util.late_op).
+util.register_late_ops(nonzero=nonzero)

@@ -8,13 +8,17 @@ squares and the spectral norms through the SVD.
 from __future__ import annotations
 
 import operator
+import types
 from functools import reduce
 from typing import NamedTuple
 
 import numpy as np
 
+from jax._src import dtypes
 from jax._src.lax import eig as lax_linalg_eig
 from jax._src.lax import linalg as lax_linalg
+from jax._src.numpy import (creation, einsum, indexing_funcs, reductions, shape_ops, sorting,
+                            ufuncs, util)
 from jax._src.numpy.util import asarray_like, promote_dtypes_inexact
 
 
@@ -44,9 +48,24 @@ class SVDResult(NamedTuple):
   Vh: object
 
 
+# The jax.numpy functions this module is written with, from the modules defining them.
+_NUMPY = types.SimpleNamespace(
+    abs=ufuncs.abs, any=reductions.any, arange=creation.arange, argsort=sorting.argsort,
+    array=creation.array, asarray=creation.asarray, bitwise_and=ufuncs.bitwise_and,
+    broadcast_to=util.broadcast_to, conj=ufuncs.conj, cross=einsum.cross,
+    diagonal=shape_ops.diagonal, expand_dims=shape_ops.expand_dims, eye=creation.eye,
+    finfo=dtypes.finfo, inf=np.inf, isnan=ufuncs.isnan, log=ufuncs.log,
+    matmul=shape_ops.matmul, max=reductions.max, min=reductions.min,
+    moveaxis=shape_ops.moveaxis, outer=shape_ops.outer, prod=reductions.prod,
+    ravel=shape_ops.ravel, real=ufuncs.real, reshape=shape_ops.reshape, sqrt=ufuncs.sqrt,
+    squeeze=shape_ops.squeeze, sum=reductions.sum, swapaxes=shape_ops.swapaxes,
+    take_along_axis=indexing_funcs.take_along_axis, tensordot=einsum.tensordot,
+    trace=shape_ops.trace, transpose=shape_ops.transpose, where=ufuncs.where,
+    zeros=creation.zeros)
+
+
 def _jnp():
-  import jax.numpy as jnp  # lazy: jax.numpy imports this module
-  return jnp
+  return _NUMPY
 
 
 def _inexact(*args):
@@ -54,7 +73,7 @@ def _inexact(*args):
   return promote_dtypes_inexact(*[_jnp().asarray(asarray_like(a)) for a in args])
 
 
-def _check_square(name: str, a) -> None:
+def check_square(name: str, a) -> None:
   shape = np.shape(a)
   if len(shape) < 2 or shape[-1] != shape[-2]:
     raise ValueError(f"Argument to {name} must have shape [..., n, n] (square matrices), "
@@ -76,7 +95,7 @@ def _h(x):
 
 def cholesky(a, *, upper: bool = False, symmetrize_input: bool = True):
   (a,) = _inexact(a)
-  _check_square("cholesky", a)
+  check_square("cholesky", a)
   l = lax_linalg.cholesky(a, symmetrize_input=symmetrize_input)
   return _h(l) if upper else l
 
@@ -94,7 +113,7 @@ def qr(a, mode: str = "reduced"):
 
 def eigh(a, UPLO: str | None = None, symmetrize_input: bool = True):
   (a,) = _inexact(a)
-  _check_square("eigh", a)
+  check_square("eigh", a)
   if UPLO not in (None, "L", "U"):
     raise ValueError(f"UPLO must be 'L' or 'U', got {UPLO!r}")
   v, w = lax_linalg.eigh(a, lower=UPLO != "U", symmetrize_input=symmetrize_input)
@@ -105,7 +124,7 @@ def eig(a):
   """Eigenvalues and right eigenvectors (columns of unit norm) of general square matrices;
   both are complex."""
   (a,) = _inexact(a)
-  _check_square("eig", a)
+  check_square("eig", a)
   w, v = lax_linalg_eig.eig(a, compute_left_eigenvectors=False)
   return EigResult(w, v)
 
@@ -113,7 +132,7 @@ def eig(a):
 def eigvals(a):
   """The (complex) eigenvalues of general square matrices."""
   (a,) = _inexact(a)
-  _check_square("eigvals", a)
+  check_square("eigvals", a)
   return lax_linalg_eig.eig(a, compute_left_eigenvectors=False,
                             compute_right_eigenvectors=False)[0]
 
@@ -168,7 +187,7 @@ def _lu_solve(lu, perm, b):
 def solve(a, b):
   jnp = _jnp()
   a, b = _inexact(a, b)
-  _check_square("solve", a)
+  check_square("solve", a)
   n = a.shape[-1]
   if b.ndim == 1:
     if b.shape[0] != n:
@@ -186,7 +205,7 @@ def solve(a, b):
 def inv(a):
   jnp = _jnp()
   (a,) = _inexact(a)
-  _check_square("inv", a)
+  check_square("inv", a)
   eye = jnp.broadcast_to(jnp.eye(a.shape[-1], dtype=a.dtype), a.shape)
   return solve(a, eye)
 
@@ -204,7 +223,7 @@ def _lu_sign_and_diag(a):
 def det(a):
   jnp = _jnp()
   (a,) = _inexact(a)
-  _check_square("det", a)
+  check_square("det", a)
   parity, diag = _lu_sign_and_diag(a)
   return parity * jnp.prod(diag, axis=-1)
 
@@ -212,7 +231,7 @@ def det(a):
 def slogdet(a, *, method: str | None = None):
   jnp = _jnp()
   (a,) = _inexact(a)
-  _check_square("slogdet", a)
+  check_square("slogdet", a)
   if method not in (None, "lu"):
     raise ValueError(f"Unknown slogdet method '{method}'. Supported methods are 'lu' (`None`).")
   parity, diag = _lu_sign_and_diag(a)
@@ -228,7 +247,7 @@ def slogdet(a, *, method: str | None = None):
 def matrix_power(a, n: int):
   jnp = _jnp()
   a = jnp.asarray(asarray_like(a))
-  _check_square("matrix_power", a)
+  check_square("matrix_power", a)
   try:
     n = operator.index(n)
   except TypeError as err:
@@ -330,7 +349,7 @@ def cond(x, p=None):
   if p == -2:
     s = svd(x, compute_uv=False)
     return s[..., -1] / s[..., 0]
-  _check_square("cond", x)
+  check_square("cond", x)
   r = norm(x, ord=p, axis=(-2, -1)) * norm(inv(x), ord=p, axis=(-2, -1))
   return jnp.where(jnp.isnan(r), jnp.inf, r)
 
@@ -537,3 +556,5 @@ def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=
   x1, x2 = jnp.asarray(asarray_like(x1)), jnp.asarray(asarray_like(x2))
   return jnp.sum(jnp.conj(x1) * x2, axis=axis)
 
+# lax's eig (in this layer, below this module) solves with it (see util.late_op).
+util.register_late_ops(solve=solve)

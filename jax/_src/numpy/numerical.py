@@ -9,11 +9,13 @@ from jax._src import dtypes
 from jax._src.lax import elementwise as lax_ew
 from jax._src.lax import reductions as lax_red
 from jax._src.lax import shape as lax_shape
-from jax._src.numpy.util import asarray_like, canonical_axis, promote_dtypes_inexact
+from jax._src.numpy.util import asarray_like, broadcast_to, canonical_axis, promote_dtypes_inexact
+from jax._src.lax import sorting as lax_sort
+from jax._src.numpy.creation import asarray
+from jax._src.numpy.sorting import searchsorted, take_onehot
 
 
 def _as_array(x):
-  from jax._src.numpy.creation import asarray
   return asarray(asarray_like(x))
 
 
@@ -33,7 +35,6 @@ def _scalar_like(x, value):
 
 def interp(x, xp, fp, left=None, right=None, period=None):
   """Piecewise-linear interpolation of (xp, fp) at x, as numpy.interp."""
-  from jax._src.numpy.sorting import searchsorted, take_onehot
   x, xp, fp = _as_array(x), _as_array(xp), _as_array(fp)
   if core.get_aval(xp).ndim != 1 or core.get_aval(fp).ndim != 1:
     raise ValueError("xp and fp must be one-dimensional")
@@ -83,13 +84,11 @@ def interp(x, xp, fp, left=None, right=None, period=None):
 
 
 def _fill(value, like, dtype):
-  from jax._src.numpy.util import broadcast_to
   v = lax_ew.convert_element_type(_as_array(value), dtype)
   return broadcast_to(v, core.get_aval(like).shape)
 
 
 def _periodic(x, xp, fp, period, dtype):
-  from jax._src.lax import sorting as lax_sort
   period = lax_ew.convert_element_type(_as_array(period), dtype)
   if core.concrete_value(period) is not None and float(core.concrete_value(period)) == 0:
     raise ValueError("period must be a non-zero value")

@@ -15,6 +15,8 @@ from jax._src.lax import elementwise as lax_ew
 from jax._src.lax import reductions as lax_red
 from jax._src.lax import shape as lax_shape
 from jax._src.numpy.util import asarray_like
+from jax._src.numpy.creation import asarray
+from jax._src.numpy import reductions, statistics
 
 _INDEX_MODES = ("edge", "reflect", "symmetric", "wrap")
 _STAT_MODES = ("maximum", "minimum", "mean", "median")
@@ -22,7 +24,6 @@ _MODES = ("constant", "empty", "linear_ramp", *_INDEX_MODES, *_STAT_MODES)
 
 
 def _as_array(x):
-  from jax._src.numpy.creation import asarray
   return asarray(asarray_like(x))
 
 
@@ -226,7 +227,6 @@ def _stat(chunk, mode: str, axis: int, dtype):
   elif mode == "minimum":
     out = lax_red.reduce_min(chunk, (axis,))
   else:
-    from jax._src.numpy import reductions, statistics
     fn = reductions.mean if mode == "mean" else statistics.median
     out = fn(chunk, axis=axis)
     if dtypes.is_integer(dtype):

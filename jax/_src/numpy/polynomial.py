@@ -11,13 +11,14 @@ import numpy as np
 
 from jax._src import core
 from jax._src import errors
-from jax._src.numpy import reductions
+from jax._src.numpy import linalg, reductions
 from jax._src.numpy import ufuncs
 from jax._src.numpy.creation import asarray, ones, zeros
 from jax._src.numpy.linalg import eigvals
 from jax._src.numpy.numerical import convolve
 from jax._src.numpy.shape_ops import concatenate, stack
 from jax._src.numpy.util import check_arraylike_strict, promote_dtypes, promote_dtypes_inexact
+from jax._src.lax import control_flow
 
 
 def _check_1d(name: str, *arrays) -> None:
@@ -156,7 +157,6 @@ def poly(seq_of_zeros):
 
 def polyfit(x, y, deg: int, rcond=None, full: bool = False, w=None, cov=False):
   """Least-squares polynomial fit of degree `deg` (Vandermonde matrix and lstsq)."""
-  from jax._src.numpy import linalg  # linalg imports the numpy layer that loads us
   check_arraylike_strict("polyfit", x, y)
   deg = int(deg)
   if deg < 0:
@@ -208,7 +208,6 @@ _ROOT_ITERATIONS = 100
 def _aberth_roots(a):
   """All roots of the polynomial with (complex, nonzero-leading) coefficients `a`, by
   Aberth-Ehrlich iteration from points on a circle enclosing every root."""
-  from jax._src.lax import control_flow  # loops live in lax; only roots needs one
   n = a.shape[0] - 1
   a = a / a[0]
   radius = 1 + reductions.max(ufuncs.abs(a[1:]))

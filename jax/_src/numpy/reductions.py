@@ -99,7 +99,7 @@ def _reduce(kind, name, a, axis, dtype, out, keepdims, initial, where, upcast):
     if not has_identity and initial is None:
       raise ValueError(f"reduction operation {name} does not have an identity, so to use a "
                        "where mask one has to specify 'initial'")
-    fill = lax_red._init_value(kind, target)
+    fill = lax_red.init_value(kind, target)
     a = _mask(a, where, fill)
   if not has_identity and initial is None and 0 in (aval.shape[i] for i in axes):
     raise ValueError(f"zero-size array to reduction operation {name} which has no identity")

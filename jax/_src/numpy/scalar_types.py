@@ -12,6 +12,7 @@ import ml_dtypes
 import numpy as np
 
 from jax._src import dtypes
+from jax._src.numpy.creation import asarray
 
 
 class _ScalarMeta(type):
@@ -27,7 +28,6 @@ class _ScalarMeta(type):
     return not cls == other
 
   def __call__(cls, x):
-    from jax._src.numpy.creation import asarray
     return asarray(x, dtype=cls.dtype)
 
   def __instancecheck__(cls, instance):

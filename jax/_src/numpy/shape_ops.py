@@ -9,7 +9,11 @@ from jax._src import dtypes
 from jax._src.lax import linalg as lax_linalg
 from jax._src.lax import shape as lax_shape
 from jax._src.numpy.util import (asarray_like, broadcast_shapes, broadcast_to, canonical_axis,
-                                 promote_dtypes)
+                                 late_op, promote_dtypes)
+from jax._src.numpy.util import place as util_place
+from jax._src.lax import elementwise as lax_ew
+from jax._src.lax import slicing
+from jax._src.numpy import reductions
 
 
 def _aval_of(a):
@@ -37,8 +41,7 @@ def size(a, axis: int | None = None) -> int:
 def _sharded(x, out_sharding):
   if out_sharding is None:
     return x
-  from jax._src.numpy.creation import _place  # creation builds on this module's stack()
-  return _place(x, out_sharding=out_sharding)
+  return util_place(x, out_sharding=out_sharding)
 
 
 def reshape(a, shape, order: str = "C", *, copy: bool | None = None, out_sharding=None):
@@ -170,7 +173,6 @@ def column_stack(tup):
 def _cast(x, dtype):
   if dtype is None:
     return x
-  from jax._src.lax import elementwise as lax_ew
   return lax_ew.convert_element_type(x, dtypes.canonicalize_dtype(dtype))
 
 
@@ -180,11 +182,9 @@ def _atleast(arrays, fn):
 
 
 def _as_array(a):
-  from jax._src.numpy.creation import asarray
   if isinstance(a, (int, float, complex, bool)):
-    from jax._src.lax import elementwise as lax_ew
     return lax_ew.convert_element_type(a, dtypes.dtype(a), dtypes.is_weakly_typed(a))
-  return asarray(a)
+  return late_op("asarray")(a)
 
 
 def _atleast_1d(a):
@@ -237,8 +237,7 @@ def _dot(a, b):
   a, b = promote_dtypes(a, b)
   an, bn = core.get_aval(a).ndim, core.get_aval(b).ndim
   if an == 0 or bn == 0:
-    from jax._src.numpy.ufuncs import multiply
-    return multiply(a, b)
+    return late_op("multiply")(a, b)
   contract_b = 0 if bn == 1 else bn - 2
   return lax_linalg.dot_general(a, b, (((an - 1,), (contract_b,)), ((), ())))
 
@@ -278,7 +277,6 @@ def outer(a, b, out=None):
 def vdot(a, b, *, precision=None, preferred_element_type=None):
   a, b = ravel(a), ravel(b)
   if dtypes.issubdtype(core.get_aval(a).dtype, np.complexfloating):
-    from jax._src.lax import elementwise as lax_ew  # as in _cast: lax is loaded lazily here
     a = lax_ew.conj(a)
   return dot(a, b, precision=precision, preferred_element_type=preferred_element_type)
 
@@ -479,8 +477,6 @@ def _roll_one(a, shift, axis: int):
     return lax_shape.concatenate([_take_slice(a, n - k, n, axis),
                                   _take_slice(a, 0, n - k, axis)], axis)
   # A traced shift: a window of length n taken from the array written twice.
-  from jax._src.lax import elementwise as lax_ew
-  from jax._src.lax import slicing
   dt = core.get_aval(shift).dtype
   k = lax_ew.rem(lax_ew.convert_element_type(shift, dt), lax_shape.full((), n, dt))
   k = lax_ew.select(lax_ew.lt(k, lax_shape.full((), 0, dt)), lax_ew.add(k, lax_shape.full((), n, dt)), k)
@@ -583,7 +579,6 @@ def diag(v, k: int = 0):
 
 
 def _diag_matrix(v, k: int):
-  from jax._src.lax import elementwise as lax_ew
   n = core.get_aval(v).shape[0]
   size = n + abs(k)
   shape = (size, size)
@@ -603,7 +598,6 @@ def diagflat(v, k: int = 0):
 
 
 def trace(a, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None, out=None):
-  from jax._src.numpy import reductions
   return reductions.sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
 
 

@@ -16,6 +16,9 @@ from jax._src.lax import reductions as lax_red
 from jax._src.lax import shape as lax_shape
 from jax._src.lax import sorting as lax_sort
 from jax._src.numpy.util import asarray_like, canonical_axis, promote_dtypes
+from jax._src.numpy import reductions as jnp_red
+from jax._src.numpy.creation import _place, asarray, linspace
+from jax._src.numpy.shape_ops import moveaxis
 
 
 def _int_dtype():
@@ -23,7 +26,6 @@ def _int_dtype():
 
 
 def _array(a):
-  from jax._src.numpy.creation import asarray
   return asarray(a)
 
 
@@ -104,12 +106,10 @@ def lexsort(keys, axis: int = -1):
 
 
 def _to_last(a, axis):
-  from jax._src.numpy.shape_ops import moveaxis
   return moveaxis(a, axis, -1)
 
 
 def _from_last(a, axis):
-  from jax._src.numpy.shape_ops import moveaxis
   return moveaxis(a, -1, axis)
 
 
@@ -272,7 +272,6 @@ def bincount(x, weights=None, minlength: int = 0, *, length: int | None = None,
              out_sharding=None):
   out = _bincount(x, weights, minlength, length)
   if out_sharding is not None:
-    from jax._src.numpy.creation import _place  # creation loads after the numpy helpers
     out = _place(out, out_sharding=out_sharding)
   return out
 
@@ -322,7 +321,6 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
     return _array(bins)
   dtype = dtypes.to_inexact_dtype(core.get_aval(a).dtype)
   if range is None:
-    from jax._src.numpy import reductions as jnp_red
     lo, hi = jnp_red.min(a), jnp_red.max(a)
   else:
     lo, hi = (lax_ew.convert_element_type(_array(r), dtype) for r in range)
@@ -333,7 +331,6 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
   half = lax_shape.full_like(lo, 0.5)
   lo = lax_ew.select(same, lax_ew.sub(lo, half), lo)
   hi = lax_ew.select(same, lax_ew.add(hi, half), hi)
-  from jax._src.numpy.creation import linspace
   return linspace(lo, hi, int(bins) + 1, dtype=dtype)
 
 
@@ -354,7 +351,6 @@ def histogram(a, bins=10, range=None, weights=None, density=None):  # noqa: A002
   counts = bincount(bin_idx, w, length=nb + 2)
   counts = lax_shape.slice(counts, (1,), (nb + 1,))
   if density:
-    from jax._src.numpy import reductions as jnp_red
     widths = lax_ew.sub(lax_shape.slice(edges, (1,), (nb + 1,)),
                         lax_shape.slice(edges, (0,), (nb,)))
     total = jnp_red.sum(counts)

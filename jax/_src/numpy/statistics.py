@@ -16,13 +16,17 @@ from jax._src.lax import elementwise as lax_ew
 from jax._src.lax import reductions as lax_red
 from jax._src.lax import shape as lax_shape
 from jax._src.lax import sorting as lax_sort
-from jax._src.numpy.util import asarray_like, canonical_axis
+from jax._src.numpy.util import asarray_like, broadcast_to, canonical_axis, promote_dtypes_inexact
+from jax._src.numpy.cumulative import cumsum
+from jax._src.numpy import reductions
+from jax._src.numpy.creation import _place, asarray
+from jax._src.numpy.shape_ops import _atleast_2d, concatenate, diagonal
+from jax._src.lax import linalg
 
 _METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
 def _as_array(x):
-  from jax._src.numpy.creation import asarray
   return asarray(asarray_like(x))
 
 
@@ -117,8 +121,6 @@ def _weighted_quantile(a, q, axis, method: str, keepdims: bool, squash_nans: boo
                        name: str):
   """Quantiles of the distribution that puts weight w[i] on a[i] (the inverse of its
   cumulative distribution function, so every result is one of the data values)."""
-  from jax._src.numpy.cumulative import cumsum  # cumulative imports this module's helpers
-  from jax._src.numpy.util import broadcast_to
   if method != "inverted_cdf":
     raise ValueError(f"{name}: only method='inverted_cdf' supports weights, got {method!r}")
   a, q = _as_array(a), _as_array(q)
@@ -216,7 +218,6 @@ def percentile(a, q, axis=None, out=None, overwrite_input: bool = False,
                    weights=weights)
     if out_sharding is None:
       return out
-    from jax._src.numpy.creation import _place  # creation imports this package's helpers
     return _place(out, out_sharding=out_sharding)
   return _quantile(a, _percent_to_fraction(q), axis, method, keepdims, False, "percentile")
 
@@ -245,7 +246,6 @@ def nanmedian(a, axis=None, out=None, overwrite_input: bool = False, keepdims: b
 
 
 def ptp(a, axis=None, out=None, keepdims: bool = False):
-  from jax._src.numpy import reductions
   _check_out("ptp", out)
   a = _as_array(a)
   return lax_ew.sub(reductions.max(a, axis, keepdims=keepdims),
@@ -253,8 +253,6 @@ def ptp(a, axis=None, out=None, keepdims: bool = False):
 
 
 def average(a, axis=None, weights=None, returned: bool = False, keepdims: bool = False):
-  from jax._src.numpy import reductions
-  from jax._src.numpy.util import promote_dtypes_inexact
   a = _as_array(a)
   if weights is None:
     avg = reductions.mean(a, axis, keepdims=keepdims)
@@ -289,9 +287,6 @@ def cov(m, y=None, rowvar: bool = True, bias: bool = False, ddof=None, fweights=
         aweights=None, dtype=None):
   """Covariance matrix; with `dtype` the data are converted to it before computing."""
   m, y = _with_dtype(m, dtype), _with_dtype(y, dtype)
-  from jax._src.numpy import reductions
-  from jax._src.numpy.shape_ops import _atleast_2d, concatenate
-  from jax._src.numpy.util import promote_dtypes_inexact
   if ddof is not None and int(ddof) != ddof:
     raise ValueError("ddof must be integer")
   m = _as_array(m)
@@ -334,7 +329,6 @@ def cov(m, y=None, rowvar: bool = True, bias: bool = False, ddof=None, fweights=
   centered = lax_ew.sub(X, lax_shape.broadcast_in_dim(avg, core.get_aval(X).shape, (0,)))
   weighted = centered if w is None else lax_ew.mul(
       centered, lax_shape.broadcast_in_dim(w, core.get_aval(X).shape, (1,)))
-  from jax._src.lax import linalg
   conj = lax_ew.conj(centered) if dtypes.is_complex(dtype) else centered
   c = linalg.dot_general(weighted, conj, (((1,), (1,)), ((), ())))
   fact_b = (lax_shape.full_like(c, fact) if isinstance(fact, float)
@@ -346,7 +340,6 @@ def cov(m, y=None, rowvar: bool = True, bias: bool = False, ddof=None, fweights=
 
 
 def corrcoef(x, y=None, rowvar: bool = True, dtype=None):
-  from jax._src.numpy.shape_ops import diagonal
   c = cov(x, y, rowvar, dtype=dtype)
   if core.get_aval(c).ndim == 0:
     return lax_ew.div(c, c)

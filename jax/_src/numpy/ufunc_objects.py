@@ -17,6 +17,12 @@ from jax._src import core
 from jax._src import dtypes
 from jax._src.api import JitWrapped
 from jax._src.lax import shape as lax_shape
+from jax._src.lax import reductions as lax_reductions
+from jax._src.numpy.util import canonical_axis
+from jax._src.numpy import reductions
+from jax._src.numpy.reductions import _sum_dtype
+from jax._src.numpy.creation import asarray
+from jax._src.numpy.shape_ops import stack
 
 # ufunc name -> name of the jnp reduction with NumPy's `reduce` semantics
 _REDUCERS = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
@@ -29,7 +35,6 @@ _AT_METHODS = {"add": "add", "multiply": "multiply", "maximum": "max", "minimum"
 
 
 def _asarray(x):
-  from jax._src.numpy.creation import asarray
   return asarray(x)
 
 
@@ -140,7 +145,6 @@ class ufunc(JitWrapped):
       raise NotImplementedError(f"The 'out' argument to {self}.reduce is not supported.")
     reducer = _REDUCERS.get(self.__name__)
     if reducer is not None:
-      from jax._src.numpy import reductions
       kwargs = dict(axis=axis, keepdims=keepdims, where=where)
       if reducer in ("sum", "prod"):
         kwargs["dtype"] = dtype
@@ -195,17 +199,13 @@ class ufunc(JitWrapped):
     if dtype is not None:
       a = a.astype(dtype)
     aval = core.get_aval(a)
-    from jax._src.numpy.util import canonical_axis
     axis = canonical_axis(operator.index(axis), aval.ndim)
     name = _ACCUMULATORS.get(self.__name__)
     if name is not None and aval.dtype != dtypes.bool_:
-      from jax._src.lax import reductions as lax_reductions
       if self.__name__ in ("add", "multiply"):
-        from jax._src.numpy.reductions import _sum_dtype
         target = _sum_dtype(aval.dtype) if dtype is None else aval.dtype
         a = a.astype(target) if target != aval.dtype else a
       return getattr(lax_reductions, name)(a, axis)
-    from jax._src.numpy.shape_ops import stack
     pieces, acc = [], None
     for i in range(aval.shape[axis]):
       x = _take(a, i, axis)
@@ -245,7 +245,6 @@ class ufunc(JitWrapped):
     if dtype is not None:
       a = a.astype(dtype)
     aval = core.get_aval(a)
-    from jax._src.numpy.util import canonical_axis
     axis = canonical_axis(operator.index(axis), aval.ndim)
     idx = core.concrete_value(indices)
     if idx is None:
@@ -253,7 +252,6 @@ class ufunc(JitWrapped):
           indices, f"{self}.reduceat needs concrete indices (they decide the output pieces).")
     idx = [int(i) for i in np.asarray(idx).reshape(-1)]
     n = aval.shape[axis]
-    from jax._src.numpy.shape_ops import stack
     pieces = []
     for k, start in enumerate(idx):
       if not 0 <= start < n:

@@ -17,8 +17,13 @@ from jax._src.lax import elementwise as lax
 from jax._src.lax import shape as lax_shape
 from jax._src.lax import special as lax_special
 from jax._src.numpy.ufunc_objects import ufunc
-from jax._src.numpy.util import (_same_array_types, check_arraylike, promote_args,
-                                 promote_args_inexact, promote_dtypes, promote_shapes)
+from jax._src.numpy.util import (_same_array_types, asarray_like, broadcast_shapes, broadcast_to,
+                                 check_arraylike, late_op, promote_args, promote_args_inexact,
+                                 promote_dtypes, promote_shapes, register_late_ops)
+from jax._src.api import jit
+from jax._src.lax.control_flow import while_loop
+from jax._src.lax.reductions import reduce_or
+from jax._src.numpy.reductions import all as all_
 
 
 def _dtype(x) -> np.dtype:
@@ -64,7 +69,6 @@ def _compiled(fn):
   """`fn` made what JAX's jnp functions are: an eager call on jax arrays is one
   cached native call per input signature; inside other computations `fn` is traced
   in place (see `jit(inline=True)`)."""
-  from jax._src.api import jit
   return jit(fn, inline=True)
 
 
@@ -414,8 +418,6 @@ logical_xor = _make_ufunc(_logical(lax.bitwise_xor, "logical_xor"), "logical_xor
 
 
 def _gcd_loop(a, b):
-  from jax._src.lax.control_flow import while_loop
-  from jax._src.lax.reductions import reduce_or
 
   def cond(carry):
     return reduce_or(lax.ne(carry[1], _zeros(carry[1])), tuple(range(_ndim(carry[1]))))
@@ -877,13 +879,10 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
 
 
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
-  from jax._src.numpy.reductions import all as all_
   return all_(isclose(a, b, rtol, atol, equal_nan))
 
 
 def array_equal(a1, a2, equal_nan: bool = False):
-  from jax._src.numpy.reductions import all as all_
-  from jax._src.numpy.util import asarray_like
   a1, a2 = asarray_like(a1), asarray_like(a2)
   if core.get_aval(a1).shape != core.get_aval(a2).shape:
     return lax_shape.full((), False, dtypes.bool_)
@@ -895,7 +894,6 @@ def array_equal(a1, a2, equal_nan: bool = False):
 
 
 def array_equiv(a1, a2):
-  from jax._src.numpy.reductions import all as all_
   try:
     a1, a2 = promote_args("array_equiv", a1, a2)
   except ValueError:
@@ -908,12 +906,10 @@ def array_equiv(a1, a2):
 
 def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
   if x is None and y is None:
-    from jax._src.numpy.indexing_funcs import nonzero
-    return nonzero(condition, size=size, fill_value=fill_value)
+    return late_op("nonzero")(condition, size=size, fill_value=fill_value)
   if x is None or y is None:
     raise ValueError("Either both or neither of the x and y arguments should be provided to "
                      f"jax.numpy.where, got {x} and {y}.")
-  from jax._src.numpy.util import asarray_like, broadcast_shapes, broadcast_to
   condition = asarray_like(condition)
   x, y = promote_dtypes(x, y)
   shape = broadcast_shapes(*(core.get_aval(v).shape for v in (condition, x, y)))
@@ -953,3 +949,6 @@ _PLAIN_FUNCTION_PARAMS = {
 for _name, (_params, _keywords) in _PLAIN_FUNCTION_PARAMS.items():
   globals()[_name]._set_plain_signature(_params, _keywords)
 del _name, _params, _keywords
+
+# shape_ops, below this module, multiplies by scalars with it (see util.late_op).
+register_late_ops(multiply=multiply)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from typing import Callable
 
 import numpy as np
 
@@ -10,6 +11,7 @@ from jax._src import core
 from jax._src import dtypes
 from jax._src.config import config
 from jax._src.array import ArrayImpl
+from jax._src.execution import device_put
 from jax._src.lax import elementwise as lax_ew
 from jax._src.lax import shape as lax_shape
 
@@ -27,11 +29,36 @@ def check_arraylike_strict(name: str, *args) -> None:
                       f"at position {i}.")
 
 
+# Functions this module (or another low numpy module) needs from a numpy module that
+# builds on it (jnp.asarray, from creation, for one): the defining module registers them
+# here by name, so the numpy modules import one another in one direction only.
+_late_ops: dict[str, Callable] = {}
+
+
+def register_late_ops(**ops: Callable) -> None:
+  _late_ops.update(ops)
+
+
+def late_op(name: str) -> Callable:
+  op = _late_ops.get(name)
+  if op is None:
+    raise RuntimeError(f"jax.numpy's {name} is used before the module defining it was imported")
+  return op
+
+
+def place(x, device=None, out_sharding=None):
+  """x on `device` or with `out_sharding` when one is given (a no-op while tracing)."""
+  if device is None and out_sharding is None:
+    return x
+  if device is not None and out_sharding is not None:
+    raise ValueError("Only one of device and out_sharding may be specified.")
+  return device_put(x, device if device is not None else out_sharding)
+
+
 def asarray_like(x):
   """Lists/tuples become arrays; everything else is passed through."""
   if isinstance(x, (list, tuple)):
-    from jax._src.numpy.creation import asarray
-    return asarray(x)
+    return late_op("asarray")(x)
   return x
 
 
@@ -41,8 +68,7 @@ broadcast_shapes = lax_shape.broadcast_shapes
 def broadcast_to(array, shape, *, out_sharding=None):
   out = _broadcast_to(array, shape)
   if out_sharding is not None:
-    from jax._src.numpy.creation import _place  # creation imports this module
-    out = _place(out, out_sharding=out_sharding)
+    out = place(out, out_sharding=out_sharding)
   return out
 
 

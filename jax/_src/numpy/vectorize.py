@@ -9,6 +9,8 @@ import re
 from jax._src import core
 from jax._src.lax import shape as lax_shape
 from jax._src.numpy.util import asarray_like, broadcast_shapes, canonical_axis
+from jax._src.api import vmap
+from jax._src.numpy.creation import asarray
 
 _DIM = r"\w+"
 _CORE = rf"(?:{_DIM}(?:,{_DIM})*)?"
@@ -18,12 +20,10 @@ _SIGNATURE = rf"^{_ARGS}->{_ARGS}$"
 
 
 def _vmap(fun, in_axes, out_axes=0):
-  from jax._src.api import vmap
   return vmap(fun, in_axes=in_axes, out_axes=out_axes)
 
 
 def _as_array(x):
-  from jax._src.numpy.creation import asarray
   return asarray(asarray_like(x))
 
 

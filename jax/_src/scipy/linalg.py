@@ -6,16 +6,25 @@ Differences from SciPy follow JAX: factor functions return clean triangles
 
 from __future__ import annotations
 
+import types
+
 import numpy as np
 
 from jax._src.lax import linalg as lax_linalg
+from jax._src.numpy import creation, shape_ops, ufuncs, util
 from jax._src.numpy import linalg as jnp_linalg
 from jax._src.numpy.util import asarray_like, promote_dtypes_inexact
 
 
+# The jax.numpy functions this module uses, from the modules defining them.
+_NUMPY = types.SimpleNamespace(
+    arange=creation.arange, asarray=creation.asarray, broadcast_to=util.broadcast_to,
+    conj=ufuncs.conj, eye=creation.eye, matmul=shape_ops.matmul, swapaxes=shape_ops.swapaxes,
+    tril=creation.tril, triu=creation.triu)
+
+
 def _jnp():
-  import jax.numpy as jnp  # lazy: keeps the import order free
-  return jnp
+  return _NUMPY
 
 
 def _inexact(*args):
@@ -48,7 +57,7 @@ def cho_solve(c_and_lower, b, overwrite_b: bool = False, check_finite: bool = Tr
   del overwrite_b, check_finite
   c, lower = c_and_lower
   c, b = _inexact(c, b)
-  jnp_linalg._check_square("cho_solve", c)
+  jnp_linalg.check_square("cho_solve", c)
   b, undo = _as_matrix_rhs(b)
   if b.shape[-2] != c.shape[-1]:
     raise ValueError(f"cho_solve: b of shape {b.shape} does not match c of shape {c.shape}")
@@ -71,7 +80,7 @@ def solve_triangular(a, b, trans=0, lower: bool = False, unit_diagonal: bool = F
     raise ValueError(f"Invalid 'trans' value {trans}")
   transpose_a, conjugate_a = _TRANS[trans]
   a, b = _inexact(a, b)
-  jnp_linalg._check_square("solve_triangular", a)
+  jnp_linalg.check_square("solve_triangular", a)
   b, undo = _as_matrix_rhs(b)
   if b.shape[-2] != a.shape[-1]:
     raise ValueError(f"solve_triangular: b of shape {b.shape} does not match a of shape {a.shape}")
@@ -97,7 +106,7 @@ def lu_solve(lu_and_piv, b, trans: int = 0, overwrite_b: bool = False,
   jnp = _jnp()
   lu, pivots = lu_and_piv
   lu, b = _inexact(lu, b)
-  jnp_linalg._check_square("lu_solve", lu)
+  jnp_linalg.check_square("lu_solve", lu)
   if trans not in (0, 1, 2):
     raise ValueError(f"'trans' value must be 0, 1, or 2, got {trans}")
   b, undo = _as_matrix_rhs(b)

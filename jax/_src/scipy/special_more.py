@@ -23,6 +23,8 @@ from jax._src.numpy import shape_ops
 from jax._src.numpy import ufuncs as jnp
 from jax._src.numpy.util import promote_args_inexact
 from jax._src.numpy.creation import asarray
+from jax._src.scipy.special import gammasgn
+from jax._src.scipy.special import ndtr
 
 _EULER_GAMMA = 0.57721566490153286061
 
@@ -96,7 +98,6 @@ def comb(N, k, *, repetition: bool = False):
 def poch(z, m):
   """The Pochhammer symbol (z)_m = Gamma(z + m) / Gamma(z)."""
   z, m = promote_args_inexact("poch", z, m)
-  from jax._src.scipy.special import gammasgn  # sibling module; no cycle at call time
   sign = jnp.multiply(gammasgn(jnp.add(z, m)), gammasgn(z))
   out = jnp.multiply(sign, jnp.exp(jnp.subtract(lax_gamma.lgamma(jnp.add(z, m)),
                                                 lax_gamma.lgamma(z))))
@@ -400,7 +401,6 @@ def owens_t(h, a):
   - q(h) q(ah) with q the upper normal tail (h, a >= 0; the tails keep it free of
   cancellation), using that T is even in h and odd in a."""
   h, a = promote_args_inexact("owens_t", h, a)
-  from jax._src.scipy.special import ndtr  # sibling module; no cycle at call time
   ah_abs, aa = jnp.abs(h), jnp.abs(a)
   small = jnp.less_equal(aa, 1.0)
   direct = _owens_t_quad(ah_abs, jnp.minimum(aa, 1.0))
@@ -632,7 +632,6 @@ def hyp2f1(a, b, c, x):
   cab = jnp.subtract(jnp.subtract(c, a), b)
   gauss = jnp.exp(jnp.subtract(jnp.add(lg(c), lg(jnp.maximum(cab, 0.5))),
                                jnp.add(lg(jnp.subtract(c, a)), lg(jnp.subtract(c, b)))))
-  from jax._src.scipy.special import gammasgn  # sibling module; no cycle at call time
   gauss = jnp.multiply(gauss, jnp.multiply(gammasgn(c), jnp.multiply(
       gammasgn(jnp.subtract(c, a)), gammasgn(jnp.subtract(c, b)))))
   at_one = jnp.where(jnp.greater(cab, 0), gauss, np.inf)
