@@ -186,6 +186,7 @@ from jax._src.lax.elementwise import acos_p as acos_p
 from jax._src.lax.elementwise import acosh_p as acosh_p
 from jax._src.lax.elementwise import add_p as add_p
 from jax._src.lax.parallel import all_gather_p as all_gather_p
+from jax._src.lax.parallel import all_to_all_p as all_to_all_p
 from jax._src.lax.elementwise import and_p as and_p
 from jax._src.lax.reductions import argmax_p as argmax_p
 from jax._src.lax.reductions import argmin_p as argmin_p
