@@ -269,6 +269,7 @@ from jax._src.lax.elementwise import rsqrt_p as rsqrt_p
 from jax._src.lax.control_flow import scan_p as scan_p
 from jax._src.lax.windowed_reductions import select_and_gather_add_p as select_and_gather_add_p
 from jax._src.lax.windowed_reductions import select_and_scatter_add_p as select_and_scatter_add_p
+from jax._src.lax.windowed_reductions import select_and_scatter_p as select_and_scatter_p
 from jax._src.lax.elementwise import select_n_p as select_n_p
 from jax._src.lax.elementwise import shift_left_p as shift_left_p
 from jax._src.lax.elementwise import shift_right_arithmetic_p as shift_right_arithmetic_p
