@@ -334,6 +334,7 @@ from jax._src.lax.convolution import conv_general_dilated_patches as conv_genera
 from jax._src.lax.composites import with_sharding_constraint as with_sharding_constraint
 from jax._src.lax.linear_solve import custom_root as custom_root
 from jax._src.lax.linear_solve import custom_linear_solve as custom_linear_solve
+from jax._src.lax.linear_solve import linear_solve_p as linear_solve_p
 from jax._src.lax.composites import RandomAlgorithm as RandomAlgorithm
 from jax._src.lax.ragged import RaggedDotDimensionNumbers as RaggedDotDimensionNumbers
 from jax._src.lax.ragged import ragged_dot as ragged_dot
