@@ -314,6 +314,8 @@ from jax._src.lax.composites import approx_max_k as approx_max_k
 from jax._src.lax.composites import approx_min_k as approx_min_k
 from jax._src.lax.composites import optimization_barrier as optimization_barrier
 from jax._src.lax.composites import optimization_barrier_p as optimization_barrier_p
+from jax._src.lax.composites import stage as stage
+from jax._src.lax.composites import stage_p as stage_p
 from jax._src.lax.composites import create_token as create_token
 from jax._src.lax.composites import after_all as after_all
 from jax._src.lax.composites import composite as composite
