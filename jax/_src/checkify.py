@@ -24,10 +24,12 @@ import numpy as np
 from jax._src import core
 from jax._src import debugging
 from jax._src import tree_util
+from jax._src.lib import _jax
 
 
-class JaxRuntimeError(ValueError):
-  """A check failed while running a jax computation."""
+# A failed check raises the runtime's error type, as every failed jax computation does
+# (jax.errors.JaxRuntimeError).
+JaxRuntimeError = _jax.XlaRuntimeError
 
 
 class ErrorCategory:
