@@ -62,6 +62,7 @@ from jax._src.custom_derivatives import custom_gradient as custom_gradient
 from jax._src.dtypes import float0 as float0
 from jax._src.config import enable_x64_context as enable_x64
 from jax._src.config import disable_jit as disable_jit
+from jax._src.config import make_user_context as make_user_context
 from jax._src.config import debug_nans as debug_nans
 from jax._src.config import debug_infs as debug_infs
 from jax._src.config import log_compiles as log_compiles

@@ -6,6 +6,6 @@
 
 from jax._src.api import ArgInfo as ArgInfo
 from jax._src.api import Compiled as Compiled
-from jax._src.api import JitWrapped as Wrapped
+from jax._src.api import Wrapped as Wrapped
 from jax._src.api import Lowered as Lowered
 from jax._src.api import Traced as Traced

@@ -7,7 +7,7 @@ import functools
 import inspect
 import types
 import weakref
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
@@ -67,8 +67,8 @@ def _shape_dtype_structs(avals) -> list:
 class ArgInfo:
   """What AOT stages record per argument: its abstract value and whether it is donated."""
 
-  def __init__(self, aval: core.ShapedArray, donated: bool = False):
-    self._aval, self.donated = aval, donated
+  def __init__(self, _aval: core.ShapedArray, donated: bool = False):
+    self._aval, self.donated = _aval, donated
 
   shape = property(lambda self: self._aval.shape)
   dtype = property(lambda self: self._aval.dtype)
@@ -80,17 +80,42 @@ class ArgInfo:
 class _Stage:
   """What Traced, Lowered and Compiled share: the traced jaxpr and its trees."""
 
-  def __init__(self, jit_fn: JitWrapped | None, closed: core.ClosedJaxpr | None, hoisted, in_tree,
-               out_tree, in_leaf_avals, out_leaf_avals=None, name: str | None = None,
-               donated: Sequence[bool] | None = None):
+  # The public constructors take JAX's parameters; the jit path builds stages with _make.
+  _no_kwargs = False
+
+  @classmethod
+  def _make(cls, jit_fn: JitWrapped | None, closed: core.ClosedJaxpr | None, hoisted, in_tree,
+            out_tree, in_leaf_avals, out_leaf_avals=None, name: str | None = None,
+            donated: Sequence[bool] | None = None):
+    stage = cls.__new__(cls)
+    stage._init(jit_fn, closed, hoisted, in_tree, out_tree, in_leaf_avals, out_leaf_avals, name,
+                donated)
+    return stage
+
+  def _init(self, jit_fn, closed, hoisted, in_tree, out_tree, in_leaf_avals, out_leaf_avals=None,
+            name=None, donated=None):
     # A Compiled loaded from bytes (jax.experimental.serialize_executable) has
     # no function or jaxpr, only its avals and name.
-    self._jit_fn, self._closed, self._hoisted = jit_fn, closed, hoisted
+    self._jit_fn, self._closed, self._hoisted = jit_fn, closed, tuple(hoisted)
     self.in_tree, self.out_tree = in_tree, out_tree
     self._in_leaf_avals = tuple(in_leaf_avals)
     self._out_leaf_avals = tuple(closed.out_avals if out_leaf_avals is None else out_leaf_avals)
-    self._name = jit_fn._name if name is None else name
+    self._name = (jit_fn._name if jit_fn is not None else "jaxpr") if name is None else name
     self._donated = tuple(donated) if donated and any(donated) else ()
+
+  def _init_from_args_info(self, closed, hoisted, args_info, out_tree, no_kwargs, in_types,
+                           out_types, name=None):
+    # JAX's stage constructors describe the arguments as a pytree of ArgInfo.
+    infos, in_tree = tree_flatten(args_info, is_leaf=lambda x: isinstance(x, ArgInfo))
+    if not all(isinstance(i, ArgInfo) for i in infos):
+      raise TypeError("args_info must be a pytree of jax.stages.ArgInfo, got leaves of types "
+                      f"{sorted({type(i).__name__ for i in infos})}")
+    in_avals = [i._aval for i in infos] if in_types is None else list(in_types)
+    if len(in_avals) != len(infos):
+      raise ValueError(f"in_types has {len(in_avals)} types for {len(infos)} arguments")
+    self._init(None, closed, hoisted, in_tree, out_tree, in_avals, out_types, name,
+               [i.donated for i in infos])
+    self._no_kwargs = bool(no_kwargs)
 
   fun_name = property(lambda self: self._name)
 
@@ -120,12 +145,36 @@ class _Stage:
     return self.out_tree.unflatten(list(self._out_leaf_avals))
 
   def _same(self, cls):
-    return cls(self._jit_fn, self._closed, self._hoisted, self.in_tree, self.out_tree,
-               self._in_leaf_avals, donated=self._donated)
+    stage = cls._make(self._jit_fn, self._closed, self._hoisted, self.in_tree, self.out_tree,
+                      self._in_leaf_avals, self._out_leaf_avals, self._name, self._donated)
+    stage._no_kwargs = self._no_kwargs
+    return stage
+
+
+def _closed_jaxpr(value, what: str) -> core.ClosedJaxpr:
+  if isinstance(value, core.ClosedJaxpr):
+    return value
+  raise TypeError(f"{what} must be a ClosedJaxpr (what this jax lowers and compiles), "
+                  f"got {type(value).__name__}")
 
 
 class Traced(_Stage):
-  """The result of `jit(f).trace(*args)`: the jaxpr, lowerable."""
+  """The result of `jit(f).trace(*args)`: the jaxpr, lowerable.
+
+  `Traced(meta_tys_flat, params, in_tree, out_tree, consts)` builds one from the flat
+  input types, jit's parameters (`jaxpr`, a ClosedJaxpr, and optionally `name` and
+  `donated_invars`) and the constants passed ahead of the arguments.
+  """
+
+  def __init__(self, meta_tys_flat, params, in_tree, out_tree, consts):
+    params = dict(params)
+    if "jaxpr" not in params:
+      raise TypeError("Traced: params must hold the traced 'jaxpr' (a ClosedJaxpr)")
+    closed = _closed_jaxpr(params["jaxpr"], "params['jaxpr']")
+    consts = tuple(consts)
+    donated = params.get("donated_invars")
+    self._init(None, closed, consts, in_tree, out_tree, meta_tys_flat, None, params.get("name"),
+               tuple(donated)[len(consts):] if donated else None)
 
   @property
   def jaxpr(self) -> core.ClosedJaxpr:
@@ -144,7 +193,17 @@ class Lowered(_Stage):
   jax/_src/shard_map_jit.py): the header says `replica_count=<mesh size>` and
   the collectives are cross-replica ops; one that cannot be a single SPMD
   program raises NotImplementedError saying which operation prevents it.
+
+  `Lowered(lowering, args_info, out_tree, ...)` builds one from a ClosedJaxpr (what
+  this jax lowers), the pytree of ArgInfo of its arguments and the output tree;
+  `in_types`/`out_types` override the flat argument/result types, and `no_kwargs`
+  says the argument tree holds positional arguments only.
   """
+
+  def __init__(self, lowering, args_info, out_tree, no_kwargs=False, in_types=None,
+               out_types=None):
+    closed = _closed_jaxpr(lowering, "lowering")
+    self._init_from_args_info(closed, (), args_info, out_tree, no_kwargs, in_types, out_types)
 
   def as_text(self, dialect: str | None = None, **_) -> str:
     if dialect not in (None, "hlo"):
@@ -173,9 +232,26 @@ class Lowered(_Stage):
 
 
 class Compiled(_Stage):
-  """A compiled computation: call it with arguments of the types it was lowered for."""
+  """A compiled computation: call it with arguments of the types it was lowered for.
+
+  `Compiled(executable, const_args, args_info, out_tree, ...)` wraps a compiled
+  executable (called with `const_args` ahead of the flattened arguments); the other
+  parameters are as for `Lowered`.
+  """
 
   _exe: Any = None
+
+  def __init__(self, executable, const_args, args_info, out_tree, no_kwargs=False,
+               in_types=None, out_types=None):
+    if not callable(executable):
+      raise TypeError(f"Compiled: executable must be callable, got {type(executable).__name__}")
+    if out_types is None:
+      out_types = getattr(executable, "out_avals", None)
+      if out_types is None:
+        raise TypeError("Compiled: out_types is needed for an executable without out_avals")
+    self._init_from_args_info(None, tuple(const_args), args_info, out_tree, no_kwargs, in_types,
+                              out_types)
+    self._exe = executable
 
   def as_text(self) -> str:
     loaded = getattr(self._exe, "_loaded", None)
@@ -229,12 +305,26 @@ class Compiled(_Stage):
 
   def __call__(self, *args, **kwargs):
     # Like JAX: the compiled function takes only the non-static arguments.
-    leaves, in_tree = tree_flatten((args, kwargs))
+    if self._no_kwargs and kwargs:
+      raise TypeError(f"this compiled function takes positional arguments only, got keyword "
+                      f"arguments {sorted(kwargs)}")
+    leaves, in_tree = tree_flatten(args if self._no_kwargs else (args, kwargs))
     self._check_args(leaves, in_tree)
     outs = self._exe(*self._hoisted, *leaves)
     return self.out_tree.unflatten(outs)
 
   call = __call__
+
+
+@runtime_checkable
+class Wrapped(Protocol):
+  """What `jax.jit` returns, as a type: callable, and traceable/lowerable ahead of time."""
+
+  def __call__(self, *args, **kwargs): ...
+
+  def trace(self, *args, **kwargs) -> Traced: ...
+
+  def lower(self, *args, **kwargs) -> Lowered: ...
 
 
 class JitWrapped(_jax.jit.JitFunction):
@@ -418,7 +508,7 @@ class JitWrapped(_jax.jit.JitFunction):
   def trace(self, *args, **kwargs) -> Traced:
     closed, hoisted, in_tree, out_tree, leaves, _ = self._trace(args, kwargs)
     donated = self._donated_invars(args, kwargs, len(hoisted))
-    return Traced(self, closed, hoisted, in_tree, out_tree, [_abstractify(x) for x in leaves],
+    return Traced._make(self, closed, hoisted, in_tree, out_tree, [_abstractify(x) for x in leaves],
                   donated=donated[len(hoisted):] if donated else None)
 
   def lower(self, *args, **kwargs) -> Lowered:

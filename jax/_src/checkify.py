@@ -24,10 +24,12 @@ import numpy as np
 from jax._src import core
 from jax._src import debugging
 from jax._src import tree_util
+from jax._src.lib import _jax
 
 
-class JaxRuntimeError(ValueError):
-  """A check failed while running a jax computation."""
+# A failed check raises the runtime's error type, as every failed jax computation does
+# (jax.errors.JaxRuntimeError).
+JaxRuntimeError = _jax.XlaRuntimeError
 
 
 class ErrorCategory:
@@ -60,10 +62,20 @@ all_checks = automatic_checks | user_checks
 
 
 class Error:
-  """The outcome of a checkified call: the first failed check's message, if any."""
+  """The outcome of a checkified call: the first failed check's message, if any.
 
-  def __init__(self, message: str | None = None):
-    self._message = message
+  Built with JAX's fields: `_pred` maps error ids to whether that error happened,
+  `_code` to which of its messages applies, `_metadata` a code to its message (a str
+  or an exception), `_payload` to values the message is formatted with. The error
+  reported is the first id (in order) whose predicate is true.
+  """
+
+  def __init__(self, _pred=None, _code=None, _metadata=None, _payload=None):
+    if isinstance(_pred, str) or _pred is None:  # a message (or no error), as checkify makes
+      self._message = _pred
+      return
+    self._message = _first_failure(dict(_pred), dict(_code or {}), dict(_metadata or {}),
+                                   dict(_payload or {}))
 
   def get(self) -> str | None:
     return self._message
@@ -77,6 +89,19 @@ class Error:
 
   def __repr__(self):
     return f"Error({self._message!r})" if self._message else "Error(no error)"
+
+
+def _first_failure(pred: dict, code: dict, metadata: dict, payload: dict) -> str | None:
+  for key, happened in pred.items():
+    if not np.any(np.asarray(happened)):
+      continue
+    c = int(np.asarray(code.get(key, 0)))
+    if c not in metadata:
+      raise ValueError(f"checkify.Error: no metadata for error code {c} (of {key!r})")
+    message = str(metadata[c])
+    args = payload.get(key)
+    return message.format(*np.atleast_1d(np.asarray(args))) if args is not None else message
+  return None
 
 
 # The Error of a computation whose checks all passed.

@@ -536,3 +536,45 @@ def transfer_guard(new_val):
 def disable_x64():
   """Context manager: 32-bit default types in this thread (jax.experimental.disable_x64)."""
   return config.override("jax_enable_x64", False)
+
+
+# ----------------------------------------------------------------------------- user contexts
+# A user context is a hidden option that changes tracing: jit keys its caches on its value,
+# so a function runs its trace again when the value differs.
+
+_user_context_lock = threading.Lock()
+
+
+class UserConfig:
+  """A value jit's caches depend on: `with ctx(v):` sets it in this thread."""
+
+  def __init__(self, default_value=None):
+    with _user_context_lock:
+      self._name = f"jax_user_context_{len(config._flags)}"
+      config.define(self._name, default_value, "", lambda text: text,
+                    "a user context (jax.make_user_context)", affects_tracing=True)
+
+  @property
+  def value(self):
+    return config.read(self._name)
+
+  def get_global(self):
+    return config._values[self._name]
+
+  def set_global(self, new_value) -> None:
+    hash(new_value)  # the value keys caches: refuse an unhashable one here, clearly
+    config.update(self._name, new_value)
+
+  def __call__(self, new_value):
+    hash(new_value)
+    return config.override(self._name, new_value)
+
+  def __repr__(self):
+    return f"UserConfig(value={self.value!r})"
+
+
+def make_user_context(default_value=None) -> UserConfig:
+  """A context jit's caches are sensitive to: when its value changes, jitted functions
+  trace, lower and compile again (`with ctx(value): ...`, or `ctx.set_global(value)`)."""
+  hash(default_value)
+  return UserConfig(default_value)

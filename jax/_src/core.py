@@ -360,7 +360,9 @@ class Tracer:
     return f"Traced<{self.aval.str_short()}>with<{type(self._trace).__name__}>"
 
 
-def find_top_trace(xs) -> Trace:
+def find_top_trace(_) -> Trace:
+  # JAX names the parameter `_`: the values whose innermost trace is wanted.
+  xs = _
   top = max((x._trace.main for x in xs if isinstance(x, Tracer)),
             default=_EVAL_MAIN, key=operator.attrgetter("level"))
   dynamic = _trace_state.dynamic
@@ -396,10 +398,13 @@ def full_lower(val):
 class Var:
   """A variable of a jaxpr; identity matters, names are given when printing."""
 
-  __slots__ = ("aval",)
+  __slots__ = ("aval", "initial_qdd", "final_qdd")
 
-  def __init__(self, aval: ShapedArray):
+  # The quasi-dynamic data of a mutable value before and after the jaxpr runs (JAX's
+  # `initial_qdd`/`final_qdd`); None for the immutable values this core traces.
+  def __init__(self, aval: ShapedArray, initial_qdd=None, final_qdd=None):
     self.aval = aval
+    self.initial_qdd, self.final_qdd = initial_qdd, final_qdd
 
 
 class Literal:
@@ -415,21 +420,65 @@ class Literal:
 Atom = Var | Literal
 
 
-class JaxprEqn(NamedTuple):
+class _JaxprEqnFields(NamedTuple):
   primitive: Primitive
   inputs: list  # list[Atom]
   params: dict
   out_binders: list  # list[Var]
 
 
-class Jaxpr:
-  """`{ lambda constvars ; invars . let eqns in outs }`."""
+class JaxprEqn(_JaxprEqnFields):
+  """One equation: `out_binders = primitive[params] inputs`.
 
-  def __init__(self, constvars, invars, eqns, outs):
+  Built as `JaxprEqn(primitive, inputs, params, out_binders)` by this core, or with
+  JAX's order and names `JaxprEqn(invars, outvars, primitive, params, effs,
+  source_info, ctx)` (told apart by where the Primitive is).
+  """
+
+  effects: frozenset = frozenset()
+  source_info = None
+  ctx = None
+
+  def __new__(cls, invars, outvars=None, primitive=None, params=None, effs=frozenset(),
+              source_info=None, ctx=None):
+    if isinstance(invars, Primitive):  # this core's order
+      eqn = super().__new__(cls, invars, list(outvars), dict(primitive), list(params))
+    else:
+      if not isinstance(primitive, Primitive):
+        raise TypeError(f"JaxprEqn: primitive must be a Primitive, got {type(primitive).__name__}")
+      eqn = super().__new__(cls, primitive, list(invars), dict(params or {}), list(outvars))
+    if effs:
+      eqn.effects = frozenset(effs)
+    if source_info is not None:
+      eqn.source_info = source_info
+    if ctx is not None:
+      eqn.ctx = ctx
+    return eqn
+
+
+def _is_eqn_list(xs) -> bool:
+  return any(isinstance(x, _JaxprEqnFields) for x in xs)
+
+
+class Jaxpr:
+  """`{ lambda constvars ; invars . let eqns in outs }`.
+
+  Built as `Jaxpr(constvars, invars, eqns, outs)` by this core, or with JAX's order
+  `Jaxpr(constvars, invars, outvars, eqns, effects, debug_info, is_high)`: equations
+  and atoms are different types, so the order is read from the lists.
+  """
+
+  def __init__(self, constvars, invars, outvars, eqns, effects=frozenset(), debug_info=None,
+               is_high=False):
+    outvars, eqns = list(outvars), list(eqns)
+    if _is_eqn_list(outvars) or (eqns and not _is_eqn_list(eqns)):
+      outvars, eqns = eqns, outvars  # this core's (eqns, outs) order
     self.constvars: list[Var] = list(constvars)
     self.invars: list[Var] = list(invars)
-    self.eqns: list[JaxprEqn] = list(eqns)
-    self.outs: list[Atom] = list(outs)
+    self.eqns: list[JaxprEqn] = eqns
+    self.outs: list[Atom] = outvars
+    self.effects = frozenset(effects)
+    self.debug_info, self.is_high = debug_info, bool(is_high)
 
   @property
   def in_avals(self):
@@ -634,11 +683,8 @@ def _pp_jaxpr(jaxpr: Jaxpr, name: _Namer, indent: int) -> str:
 
 JaxprEqn.invars = property(lambda self: self.inputs)
 JaxprEqn.outvars = property(lambda self: self.out_binders)
-JaxprEqn.effects = property(lambda self: frozenset())
-JaxprEqn.source_info = property(lambda self: None)
 Jaxpr.outvars = property(lambda self: self.outs)
-Jaxpr.effects = property(lambda self: frozenset())
-ClosedJaxpr.effects = property(lambda self: frozenset())
+ClosedJaxpr.effects = property(lambda self: self.jaxpr.effects)
 ClosedJaxpr.literals = property(lambda self: self.consts)
 # Values here live on one device (or are traced): their sharding is left open.
 ShapedArray.sharding = property(lambda self: None)

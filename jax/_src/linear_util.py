@@ -46,19 +46,64 @@ class Store:
     return self._val is not _EMPTY
 
 
-class WrappedFun:
-  """`f` with transformations (outermost last) and keyword parameters."""
+class EqualStore(Store):
+  """A Store that may be filled again with an equal value (a re-traced function's aux)."""
 
-  def __init__(self, f: Callable, transforms: tuple, params: tuple, debug_info=None):
-    self.f, self.transforms, self.params, self.debug_info = f, transforms, params, debug_info
+  __slots__ = ()
+
+  def store(self, val) -> None:
+    if self._val is not _EMPTY:
+      try:
+        same = bool(self._val == val)
+      except Exception:  # arrays and other values without a plain truth value
+        same = False
+      if not same:
+        raise StoreException("Store occupied with a different value")
+      return
+    self._val = val
+
+
+class WrappedFun:
+  """`f` with transformations (outermost last) and keyword parameters.
+
+  The constructor takes JAX's fields: `f_transformed` is the fully composed callable
+  (None: composed from `f` and `transforms` when called), `stores` one output store
+  (or None) per transformation, `in_type` the input types the function was annotated
+  with (None: unannotated).
+  """
+
+  def __init__(self, f: Callable, f_transformed: Callable | None = None, transforms: tuple = (),
+               stores: tuple | None = None, params: tuple = (), in_type=None, debug_info=None):
+    transforms = tuple(transforms)
+    if stores is not None:
+      stores = tuple(stores)
+      if len(stores) != len(transforms):
+        raise ValueError(f"WrappedFun: {len(stores)} stores for {len(transforms)} transformations")
+      transforms = tuple(t[:3] + (s,) for t, s in zip(transforms, stores))
+    self.f, self.f_transformed, self.transforms = f, f_transformed, transforms
+    self.params, self.in_type, self.debug_info = tuple(params), in_type, debug_info
 
   __name__ = property(lambda self: getattr(self.f, "__name__", "<unnamed>"))
 
+  @property
+  def stores(self) -> tuple:
+    return tuple(t[3] for t in self.transforms)
+
   def wrap(self, kind: str, gen: Callable, gen_static_args: tuple, out_store) -> WrappedFun:
-    return WrappedFun(self.f, self.transforms + ((kind, gen, gen_static_args, out_store),),
-                      self.params, self.debug_info)
+    return WrappedFun(self.f, transforms=self.transforms + ((kind, gen, gen_static_args, out_store),),
+                      params=self.params, in_type=self.in_type, debug_info=self.debug_info)
+
+  def with_unknown_names(self) -> WrappedFun:
+    """The same function with its debug info's result paths forgotten (JAX's `unk_names`)."""
+    info = self.debug_info
+    if info is not None and hasattr(info, "_replace") and hasattr(info, "result_paths"):
+      info = info._replace(result_paths=None)
+    return WrappedFun(self.f, self.f_transformed, self.transforms, None, self.params,
+                      self.in_type, info)
 
   def call_wrapped(self, *args, **kwargs):
+    if self.f_transformed is not None:
+      return self.f_transformed(*args, **kwargs)
     return self._call(len(self.transforms), args, kwargs)
 
   def _call(self, depth: int, args, kwargs):
@@ -98,7 +143,19 @@ class WrappedFun:
 def wrap_init(f: Callable, params=None, *, debug_info=None) -> WrappedFun:
   """Wrap `f` (called with `params` as extra keyword arguments)."""
   params = () if params is None else tuple(sorted(dict(params).items()))
-  return WrappedFun(f, (), params, debug_info)
+  return WrappedFun(f, params=params, debug_info=debug_info)
+
+
+def curry(kind: Callable) -> Callable:
+  # JAX's transformations are curried: `transformation(gen)` (the decorator use) returns
+  # `gen` made applicable as `gen(fun, *static)`; with `fun` given they apply at once.
+  @functools.wraps(kind)
+  def curried(gen, *args, **kwargs):
+    if args or "fun" in kwargs:
+      return kind(gen, *args, **kwargs)
+    return functools.wraps(gen)(functools.partial(kind, gen, **kwargs))
+
+  return curried
 
 
 def transformation(gen: Callable, fun: WrappedFun, *gen_static_args) -> WrappedFun:
@@ -117,11 +174,21 @@ def transformation2(gen: Callable, fun: WrappedFun, *gen_static_args) -> Wrapped
   return fun.wrap("fun", gen, gen_static_args, None)
 
 
-def transformation_with_aux2(gen: Callable, fun: WrappedFun, *gen_static_args):
-  """`gen(inner_fun, store, *static, *args)`: it stores its aux output in `store`."""
-  store = Store()
-  with_store = functools.partial(gen, _FunStore(store))
-  return fun.wrap("fun", with_store, gen_static_args, None), lambda: store.val
+def transformation_with_aux2(gen: Callable, fun: WrappedFun, *gen_static_args,
+                             use_eq_store: bool = False, unk_names: bool = False):
+  """`gen(inner_fun, store, *static, *args)`: it stores its aux output in `store`.
+
+  `use_eq_store` lets the store be filled again with an equal value; `unk_names` forgets
+  the result names of the debug info.
+  """
+  store = EqualStore() if use_eq_store else Store()
+  fun_store = _FunStore(store)
+
+  def with_store(inner, *args, **kwargs):  # JAX's order: gen(inner_fun, store, *static, *args)
+    return gen(inner, fun_store, *args, **kwargs)
+
+  wrapped = fun.wrap("fun", with_store, gen_static_args, None)
+  return (wrapped.with_unknown_names() if unk_names else wrapped), lambda: store.val
 
 
 class _FunStore:
@@ -130,14 +197,6 @@ class _FunStore:
 
   def store(self, val) -> None:
     self._store.store(val)
-
-
-def as_decorator(kind: Callable) -> Callable:
-  # `@transformation` on a generator makes it applicable as `gen(fun, *static)`.
-  def decorate(gen):
-    return functools.wraps(gen)(functools.partial(kind, gen))
-
-  return decorate
 
 
 def merge_linear_aux(aux1: Callable, aux2: Callable):

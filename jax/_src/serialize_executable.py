@@ -60,7 +60,7 @@ def deserialize_and_load(serialized: bytes, in_tree, out_tree, backend: str | No
                              loaded, devices, donated=payload["donated"])
   hoisted = [ArrayImpl(core.get_aval(h), [client.buffer_from_pyval(h, devices[0])])
              for h in payload["hoisted"]]
-  compiled = Compiled(None, None, hoisted, in_tree, out_tree, payload["in_leaf_avals"],
+  compiled = Compiled._make(None, None, hoisted, in_tree, out_tree, payload["in_leaf_avals"],
                       out_leaf_avals=payload["out_avals"], name=payload["name"],
                       donated=payload["donated_leaves"])
   compiled._exe = exe

@@ -189,7 +189,8 @@ _REDUCING_COLLECTIVES = frozenset({parallel.psum_p, parallel.pmax_p, parallel.pm
 def _introduced(jaxpr: core.Jaxpr) -> frozenset:
   """The mesh axes along which a value computed in `jaxpr` can vary whatever its inputs."""
   return frozenset(n for eqn in core.all_eqns(jaxpr)
-                   if eqn.primitive in (parallel.axis_index_p, parallel.ppermute_p)
+                   if eqn.primitive in (parallel.axis_index_p, parallel.ppermute_p,
+                                       parallel.all_to_all_p)
                    for n in _names_of(eqn.params["axis_name"]))
 
 
@@ -209,7 +210,7 @@ def _varying(jaxpr: core.Jaxpr, in_vary: Sequence[frozenset]) -> list[frozenset]
       outs = [union - _names_of(eqn.params["axis_name"])] * len(eqn.out_binders)
     elif prim is parallel.axis_index_p:
       outs = [frozenset(_names_of(eqn.params["axis_name"]))]
-    elif prim is parallel.ppermute_p:
+    elif prim in (parallel.ppermute_p, parallel.all_to_all_p):  # values move between members
       outs = [union | _names_of(eqn.params["axis_name"])]
     elif prim is jit_p:
       outs = _varying(eqn.params["jaxpr"].jaxpr, ins)

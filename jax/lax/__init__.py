@@ -186,6 +186,7 @@ from jax._src.lax.elementwise import acos_p as acos_p
 from jax._src.lax.elementwise import acosh_p as acosh_p
 from jax._src.lax.elementwise import add_p as add_p
 from jax._src.lax.parallel import all_gather_p as all_gather_p
+from jax._src.lax.parallel import all_to_all_p as all_to_all_p
 from jax._src.lax.elementwise import and_p as and_p
 from jax._src.lax.reductions import argmax_p as argmax_p
 from jax._src.lax.reductions import argmin_p as argmin_p
@@ -268,6 +269,7 @@ from jax._src.lax.elementwise import rsqrt_p as rsqrt_p
 from jax._src.lax.control_flow import scan_p as scan_p
 from jax._src.lax.windowed_reductions import select_and_gather_add_p as select_and_gather_add_p
 from jax._src.lax.windowed_reductions import select_and_scatter_add_p as select_and_scatter_add_p
+from jax._src.lax.windowed_reductions import select_and_scatter_p as select_and_scatter_p
 from jax._src.lax.elementwise import select_n_p as select_n_p
 from jax._src.lax.elementwise import shift_left_p as shift_left_p
 from jax._src.lax.elementwise import shift_right_arithmetic_p as shift_right_arithmetic_p
@@ -312,6 +314,8 @@ from jax._src.lax.composites import approx_max_k as approx_max_k
 from jax._src.lax.composites import approx_min_k as approx_min_k
 from jax._src.lax.composites import optimization_barrier as optimization_barrier
 from jax._src.lax.composites import optimization_barrier_p as optimization_barrier_p
+from jax._src.lax.composites import stage as stage
+from jax._src.lax.composites import stage_p as stage_p
 from jax._src.lax.composites import create_token as create_token
 from jax._src.lax.composites import after_all as after_all
 from jax._src.lax.composites import composite as composite
@@ -332,6 +336,7 @@ from jax._src.lax.convolution import conv_general_dilated_patches as conv_genera
 from jax._src.lax.composites import with_sharding_constraint as with_sharding_constraint
 from jax._src.lax.linear_solve import custom_root as custom_root
 from jax._src.lax.linear_solve import custom_linear_solve as custom_linear_solve
+from jax._src.lax.linear_solve import linear_solve_p as linear_solve_p
 from jax._src.lax.composites import RandomAlgorithm as RandomAlgorithm
 from jax._src.lax.ragged import RaggedDotDimensionNumbers as RaggedDotDimensionNumbers
 from jax._src.lax.ragged import ragged_dot as ragged_dot

@@ -338,6 +338,26 @@ def optimization_barrier(operand):
   return tree.unflatten(optimization_barrier_p.bind(*leaves)) if leaves else operand
 
 
+# ----------------------------------------------------------------------------- stage
+
+
+def _stage_abstract_eval(x):
+  return core.ShapedArray(x.shape, x.dtype, x.weak_type)
+
+
+# The identity, as an equation: binding it lifts a constant into the active trace.
+stage_p = standard_primitive("stage", _stage_abstract_eval)
+ad.deflinear(stage_p, lambda ct, x: [stage_p.bind(ct)])
+batching.batch_rules[stage_p] = lambda axis, vals, dims: (stage_p.bind(vals[0]), dims[0])
+hlo.lowering_rules[stage_p] = lambda ctx, x: ctx.op("copy", ctx.avals_out[0], x)
+
+
+def stage(x, /):
+  """`x` lifted into the active trace (logically the identity); a jax Array outside traces."""
+  core.get_aval(x)  # refuses non-array values with a clear TypeError
+  return stage_p.bind(x)
+
+
 # ----------------------------------------------------------------------------- tokens
 
 

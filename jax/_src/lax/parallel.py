@@ -407,6 +407,76 @@ def psum_scatter(x, axis_name, *, scatter_dimension: int = 0, axis_index_groups=
   return tree_util.tree_map(scatter, x)
 
 
+# ----------------------------------------------------------------------------- all_to_all
+
+
+def _all_to_all_abstract_eval(x, *, axis_name, split_axis, concat_axis, axis_size, tiled):
+  shape = list(x.shape)
+  if tiled:
+    shape[split_axis] //= axis_size
+    shape[concat_axis] *= axis_size
+  else:
+    del shape[split_axis]
+    shape.insert(concat_axis, axis_size)
+  return ShapedArray(tuple(shape), x.dtype, x.weak_type)
+
+
+all_to_all_p = core.Primitive("all_to_all")
+all_to_all_p.def_abstract_eval(_all_to_all_abstract_eval)
+
+
+def _all_to_all_impl(x, *, axis_name, **_):
+  raise _unbound(axis_name)  # outside vmap/pmap/shard_map there are no members to exchange with
+
+
+all_to_all_p.def_impl(_all_to_all_impl)
+
+
+def _merge_dims(v, dim: int):
+  shape = list(core.get_aval(v).shape)
+  shape[dim:dim + 2] = [shape[dim] * shape[dim + 1]]
+  return lax_shape.reshape(v, tuple(shape))
+
+
+def _all_to_all_expand(x, *, axis_name, split_axis, concat_axis, axis_size, tiled):
+  """all_to_all written with all_gather and axis_index: how it lowers for devices."""
+  size = core.get_aval(x).shape[split_axis]
+  gathered = all_gather_p.bind(x, axis_name=axis_name, axis=0, tiled=False, size=axis_size)
+  mine = _take_chunk(gathered, axis_index_p.bind(axis_name=axis_name), split_axis + 1,
+                     size // axis_size)  # (members, *x with this member's block)
+  if not tiled:
+    return batching.moveaxis(lax_shape.squeeze(mine, (split_axis + 1,)), 0, concat_axis)
+  return _merge_dims(batching.moveaxis(mine, 0, concat_axis), concat_axis)
+
+
+def _all_to_all_batch(axis_data, vals, dims, *, axis_name, split_axis, concat_axis, axis_size,
+                      tiled):
+  (x,), (d,) = vals, dims
+  x = batching.moveaxis(x, d, 0)
+  if axis_data.name != axis_name:  # another axis: the exchange happens per batch element
+    return all_to_all_p.bind(x, axis_name=axis_name, split_axis=split_axis + 1,
+                             concat_axis=concat_axis + 1, axis_size=axis_size, tiled=tiled), 0
+  # The mapped axis is the members' axis: member i's block j ends at member j, position i.
+  if tiled:
+    shape = list(core.get_aval(x).shape)
+    shape[split_axis + 1:split_axis + 2] = [axis_size, shape[split_axis + 1] // axis_size]
+    x = lax_shape.reshape(x, tuple(shape))
+  y = batching.moveaxis(x, split_axis + 1, 0)  # (receiving member, sending member, ...)
+  y = batching.moveaxis(y, 1, concat_axis + 1)
+  return (_merge_dims(y, concat_axis + 1) if tiled else y), 0
+
+
+def _all_to_all_transpose(ct, x, *, axis_name, split_axis, concat_axis, axis_size, tiled):
+  # The exchange is a permutation of blocks: its transpose exchanges back.
+  return [all_to_all_p.bind(ct, axis_name=axis_name, split_axis=concat_axis,
+                            concat_axis=split_axis, axis_size=axis_size, tiled=tiled)]
+
+
+batching.batch_rules[all_to_all_p] = _all_to_all_batch
+ad.deflinear(all_to_all_p, _all_to_all_transpose)
+hlo.lowering_rules[all_to_all_p] = hlo.lower_fun(_all_to_all_expand, False)
+
+
 def all_to_all(x, axis_name, split_axis: int, concat_axis: int, *, axis_index_groups=None,
                tiled: bool = False):
   """Member i's block j along `split_axis` goes to member j, which concatenates the blocks
@@ -428,6 +498,12 @@ def all_to_all(x, axis_name, split_axis: int, concat_axis: int, *, axis_index_gr
     if not tiled and size != n:
       raise ValueError(f"all_to_all: split_axis {split} of size {size} must equal the axis "
                        f"size {n} (or use tiled=True)")
+    names = _names(axis_name)
+    if len(names) == 1:
+      return all_to_all_p.bind(v, axis_name=names[0], split_axis=split,
+                               concat_axis=int(concat_axis) % aval.ndim, axis_size=n,
+                               tiled=bool(tiled))
+    # Several axes at once: the exchange over their product, from all_gather.
     gathered = all_gather(v, axis_name, axis=0)  # (n, *v.shape): member j's value at j
     mine = _take_chunk(gathered, axis_index(axis_name), split + 1, size // n)
     if not tiled:

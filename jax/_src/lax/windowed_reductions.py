@@ -434,3 +434,99 @@ def _monoid_api(prim):
 reduce_window_sum = _monoid_api(reduce_window_sum_p)
 reduce_window_max = _monoid_api(reduce_window_max_p)
 reduce_window_min = _monoid_api(reduce_window_min_p)
+
+# ----------------------------------------------------------------------------- select_and_scatter
+# The general form of select_and_scatter_add: `select(a, b)` (true keeps `a`) picks one
+# element per window of `operand`; the window's `source` value is combined into that
+# position with `scatter(accumulated, value)`, starting from `init_value` everywhere.
+
+
+def _scalar_jaxpr(fun: Callable, arg_dtypes, out_dtype, what: str) -> core.ClosedJaxpr:
+  avals = [ShapedArray((), d) for d in arg_dtypes]
+  jaxpr, consts = pe.trace_to_jaxpr_dynamic(lambda *xs: [fun(*xs)], avals)
+  closed, hoisted = pe.close_jaxpr(jaxpr, consts)
+  if hoisted:
+    raise TypeError(f"select_and_scatter: the {what} function closes over a traced value")
+  out = closed.out_avals[0]
+  if out.shape != () or out.dtype != out_dtype:
+    raise TypeError(f"select_and_scatter: the {what} function must return a {out_dtype} scalar, "
+                    f"got {out.str_short()}")
+  return closed
+
+
+def _ss_abstract_eval(operand, source, init_value, *, select_jaxpr, scatter_jaxpr,
+                      window_dimensions, window_strides, padding):
+  nd = operand.ndim
+  _check_window(operand, window_dimensions, window_strides, padding, (1,) * nd, (1,) * nd,
+                "select_and_scatter")
+  want = _window_out_shape(operand.shape, window_dimensions, window_strides, padding,
+                           (1,) * nd, (1,) * nd)
+  if source.shape != want:
+    raise TypeError(f"select_and_scatter: source {source.str_short()} must have the window "
+                    f"output shape {want}")
+  if init_value.shape != () or init_value.dtype != source.dtype:
+    raise TypeError(f"select_and_scatter: init_value {init_value.str_short()} must be a scalar "
+                    f"of the source dtype {source.dtype.name}")
+  return ShapedArray(operand.shape, source.dtype, source.weak_type)
+
+
+select_and_scatter_p = standard_primitive("select_and_scatter", _ss_abstract_eval)
+
+
+def _region(ctx, jaxpr: core.ClosedJaxpr, dtypes_in) -> str:
+  name = ctx.module.region_name()
+  sub = hlo.ComputationBuilder(ctx.module, name)
+  params = [sub.parameter(i, ShapedArray((), d), ctx.prefix) for i, d in enumerate(dtypes_in)]
+  outs = hlo.lower_jaxpr_into(sub, jaxpr.jaxpr, jaxpr.consts, params)
+  ctx.module.computations.append(sub.finish(outs[0]))
+  return name
+
+
+def _ss_lowering(ctx, operand, source, init_value, *, select_jaxpr, scatter_jaxpr,
+                 window_dimensions, window_strides, padding):
+  sel = _region(ctx, select_jaxpr, [operand.aval.dtype] * 2)
+  scatter = _region(ctx, scatter_jaxpr, [source.aval.dtype] * 2)
+  nd = len(window_dimensions)
+  window = convolution.window_attr(window_dimensions, window_strides, padding, (1,) * nd,
+                                   (1,) * nd)
+  return ctx.op("select-and-scatter", ctx.avals_out[0], operand, source, init_value,
+                attrs=f"{window}, select={sel}, scatter={scatter}")
+
+
+def _ss_batch(axis, vals, dims, *, window_dimensions, window_strides, padding, **jaxprs):
+  if dims[2] is not batching.not_mapped:
+    raise NotImplementedError("vmap of select_and_scatter over a batched init_value is not "
+                              "supported")
+  x, s = (batching.bdim_at_front(v, d, axis.size) for v, d in zip(vals[:2], dims[:2]))
+  out = select_and_scatter_p.bind(
+      x, s, vals[2], window_dimensions=(1, *window_dimensions),
+      window_strides=(1, *window_strides), padding=((0, 0), *padding), **jaxprs)
+  return out, 0
+
+
+def _ss_jvp(primals, tangents, **params):
+  raise NotImplementedError("differentiation of select_and_scatter with custom select/scatter "
+                            "functions is not implemented (select_and_scatter_add has "
+                            "derivatives)")
+
+
+ad.jvp_rules[select_and_scatter_p] = _ss_jvp
+batching.batch_rules[select_and_scatter_p] = _ss_batch
+hlo.lowering_rules[select_and_scatter_p] = _ss_lowering
+
+
+def select_and_scatter(operand, select: Callable, window_dimensions, window_strides, padding,
+                       source, init_value, scatter: Callable):
+  """Binds select_and_scatter_p with `select`/`scatter` traced on scalars."""
+  o, s = core.get_aval(operand), core.get_aval(source)
+  init_value = ew.convert_element_type(init_value, s.dtype)
+  if isinstance(padding, str):
+    raise TypeError("select_and_scatter takes explicit (low, high) padding pairs, got "
+                    f"{padding!r}")
+  return select_and_scatter_p.bind(
+      operand, source, init_value,
+      select_jaxpr=_scalar_jaxpr(select, [o.dtype] * 2, np.dtype(np.bool_), "select"),
+      scatter_jaxpr=_scalar_jaxpr(scatter, [s.dtype] * 2, s.dtype, "scatter"),
+      window_dimensions=tuple(int(d) for d in window_dimensions),
+      window_strides=tuple(int(d) for d in window_strides),
+      padding=tuple((int(lo), int(hi)) for lo, hi in padding))
