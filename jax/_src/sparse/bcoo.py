@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import operator
+import warnings
 from typing import Any, Sequence
 
 import numpy as np
@@ -25,7 +26,7 @@ from jax._src import core
 from jax._src import dtypes
 from jax._src import tree_util
 from jax._src.lax.utils import derived_primitive
-from jax._src.sparse.util import JAXSparse, SparseEfficiencyError, nfold_vmap
+from jax._src.sparse.util import JAXSparse, SparseEfficiencyError, SparseEfficiencyWarning, nfold_vmap
 
 
 class BCOO(JAXSparse):
@@ -310,8 +311,6 @@ def bcoo_update_layout(mat: BCOO, *, n_batch=None, n_dense=None,
     if on_inefficient == "error":
       raise SparseEfficiencyError(msg)
     if on_inefficient == "warn":
-      import warnings
-      from jax._src.sparse.util import SparseEfficiencyWarning
       warnings.warn(msg, SparseEfficiencyWarning)
     dense = mat.todense()
     nse = _nse_bound(mat, dense.shape, n_batch, n_dense)
