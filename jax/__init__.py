@@ -106,6 +106,27 @@ from jax import monitoring as monitoring
 from jax import profiler as profiler
 from jax import stages as stages
 from jax import typing as typing
+from jax import distributed as distributed
+from jax._src.sharding import NamedSharding as NamedSharding
+from jax._src.sharding import PartitionSpec as P
+from jax._src.sharding import Shard as Shard
+from jax._src.xla_bridge import process_count as process_count
+from jax._src.xla_bridge import process_index as process_index
+from jax._src.array_constructors import copy_to_host_async as copy_to_host_async
+from jax._src.array_constructors import effects_barrier as effects_barrier
+from jax._src.array_constructors import host_count as host_count
+from jax._src.array_constructors import host_id as host_id
+from jax._src.array_constructors import host_ids as host_ids
+from jax._src.array_constructors import live_arrays as live_arrays
+from jax._src.array_constructors import make_array_from_callback as make_array_from_callback
+from jax._src.array_constructors import (
+    make_array_from_process_local_data as make_array_from_process_local_data)
+from jax._src.array_constructors import (
+    make_array_from_single_device_arrays as make_array_from_single_device_arrays)
+from jax._src.array_constructors import process_indices as process_indices
+from jax._src.array_constructors import reshard as reshard
+from jax._src.mesh_context import set_mesh as set_mesh
+from jax._src.shard_map import smap as smap
 from jax._src.lib import _jax as _jaxlib_ext
 from jax.version import __version_info__ as __version_info__
 Device = _jaxlib_ext.Device

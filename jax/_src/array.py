@@ -145,16 +145,13 @@ class ArrayImpl:
     from jax._src import sharding as sh
     bufs = self.device_buffers()
     shd = self.sharding
-    indices = list(shd.devices_indices_map(self.shape).values())
-    replica_ids = (shd.replica_ids(self.shape) if isinstance(shd, sh.NamedSharding)
-                   else [0 if self._stack_axis is not None else i for i in range(len(bufs))])
     shards = []
-    for buf, index, rid in zip(bufs, indices, replica_ids):
+    for buf in bufs:
       device = _device_of(buf)
       local = self.aval.update(shape=tuple(buf._dims) if hasattr(buf, "_dims")
                                else np.shape(np.asarray(buf)))
       data = ArrayImpl(local, [buf], sharding=sh.SingleDeviceSharding(device))
-      shards.append(sh.Shard(device, index, rid, data))
+      shards.append(sh.Shard(device, shd, self.shape, data))
     return shards
 
   global_shards = addressable_shards

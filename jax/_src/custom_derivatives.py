@@ -155,10 +155,13 @@ def _custom_jvp_call_jvp(primals, tangents, *, call_jaxpr, jvp, num_consts):
 def _batch_custom_call(prim, what, axis, vals, dims, call_jaxpr, num_consts, **rules):
   """vmap of a custom_jvp/custom_vjp call: the primal jaxpr and each user rule
   (jvp, or fwd and bwd) are vmapped with every operand batched at the front."""
-  if num_consts:
+  # Constants the function closes over stay unbatched (the rules never see them); only a
+  # closed-over value that is itself batched cannot be handled.
+  if any(d is not batching.not_mapped for d in dims[:num_consts]):
     raise NotImplementedError(f"vmap of a {what} function that closes over traced values")
-  vals = _front(axis, vals, dims)
-  new_jaxpr = batching.vmap_jaxpr(call_jaxpr, axis, [0] * len(vals))
+  vals = list(vals[:num_consts]) + _front(axis, vals[num_consts:], dims[num_consts:])
+  new_jaxpr = batching.vmap_jaxpr(call_jaxpr, axis,
+                                  [batching.not_mapped] * num_consts + [0] * (len(vals) - num_consts))
   outs = prim.bind(*vals, call_jaxpr=new_jaxpr, num_consts=num_consts,
                    **{name: _vmap_flat_fn(fn, axis) for name, fn in rules.items()})
   return outs, [0] * len(outs)

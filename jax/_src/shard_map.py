@@ -583,3 +583,35 @@ def _reduction_rule(part: _Partitioner, eqn, ins, *, collective):
 
 
 _register_partition_rules()
+
+
+def _axis_spec(axis, axis_name) -> PartitionSpec:
+  if axis is None:
+    return PartitionSpec()
+  if not isinstance(axis, int) or axis < 0:
+    raise ValueError(f"smap in_axes/out_axes entries must be None or a non-negative int, "
+                     f"got {axis!r}")
+  return PartitionSpec(*([None] * axis), axis_name)
+
+
+def smap(f: Callable | None = None, /, *, in_axes=0, out_axes, axis_name):
+  """shard_map over one axis of the mesh in context: arguments are split along their
+  `in_axes` dimension (None: replicated) over mesh axis `axis_name`, results joined
+  along `out_axes`."""
+  def specs(axes):
+    return tree_util.tree_map(lambda a: _axis_spec(a, axis_name), axes,
+                              is_leaf=lambda a: a is None)
+
+  def make(fun):
+    @functools.wraps(fun)
+    def wrapped(*args):
+      mesh = get_mesh()
+      if mesh is None or axis_name not in mesh.axis_names:
+        raise ValueError(f"smap over axis {axis_name!r} needs a mesh with that axis in "
+                         "context (`with jax.set_mesh(mesh):`)")
+      ins = specs(in_axes)
+      if not isinstance(ins, tuple) or isinstance(ins, PartitionSpec):
+        ins = (ins,) * len(args)
+      return shard_map(fun, mesh=mesh, in_specs=ins, out_specs=specs(out_axes))(*args)
+    return wrapped
+  return make if f is None else make(f)

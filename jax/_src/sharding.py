@@ -92,6 +92,11 @@ class Mesh:
     return np.vectorize(_device_id, otypes=[np.int64])(self.devices)
 
   @property
+  def abstract_mesh(self):
+    from jax._src import mesh_context  # abstract meshes are defined over this module
+    return mesh_context.abstract_mesh_of(self)
+
+  @property
   def local_devices(self) -> list:
     return list(self.devices.flat)
 
@@ -348,10 +353,25 @@ class PmapSharding(Sharding):
 
 
 class Shard:
-  """One addressable piece of an Array: its device, index, replica id and data."""
+  """One addressable piece of an Array: its device, the sharding and global shape it comes
+  from (which give its index and replica id), and its data."""
 
-  def __init__(self, device, index, replica_id: int, data):
-    self.device, self.index, self.replica_id, self.data = device, index, replica_id, data
+  def __init__(self, device, sharding, global_shape, data=None):
+    self.device, self.sharding, self.global_shape = device, sharding, tuple(global_shape)
+    self.data = data
+
+  @property
+  def index(self) -> tuple:
+    return self.sharding.devices_indices_map(self.global_shape)[self.device]
+
+  @property
+  def replica_id(self) -> int:
+    mapping = self.sharding.devices_indices_map(self.global_shape)
+    if isinstance(self.sharding, NamedSharding):
+      return self.sharding.replica_ids(self.global_shape)[list(mapping).index(self.device)]
+    if isinstance(self.sharding, PmapSharding) and self.sharding.stack_axis is not None:
+      return 0
+    return list(mapping).index(self.device)
 
   def __repr__(self):
     return (f"Shard(device={self.device!r}, index={self.index}, replica_id={self.replica_id}, "

@@ -1,0 +1,80 @@
+"""Small helpers over sequences and caches that several modules (and libraries that import
+them from JAX's modules) share."""
+
+from __future__ import annotations
+
+import functools
+import weakref
+from typing import Any, Callable, Sequence
+
+
+def safe_zip(*args):
+  """zip that refuses sequences of different lengths (a silent truncation hides bugs)."""
+  if not args:
+    return []
+  n = len(args[0])
+  for i, a in enumerate(args[1:], 1):
+    if len(a) != n:
+      raise ValueError(f"safe_zip: argument 0 has length {n} but argument {i} has length "
+                       f"{len(a)}")
+  return list(zip(*args))
+
+
+def safe_map(f: Callable, *args):
+  """map (as a list) that refuses sequences of different lengths."""
+  args = [list(a) for a in args]
+  if args:
+    n = len(args[0])
+    for i, a in enumerate(args[1:], 1):
+      if len(a) != n:
+        raise ValueError(f"safe_map: argument 0 has length {n} but argument {i} has length "
+                         f"{len(a)}")
+  return list(map(f, *args))
+
+
+def unzip2(pairs) -> tuple[tuple, tuple]:
+  """[(a0, b0), (a1, b1), ...] -> ((a0, a1, ...), (b0, b1, ...))."""
+  xs, ys = [], []
+  for x, y in pairs:
+    xs.append(x)
+    ys.append(y)
+  return tuple(xs), tuple(ys)
+
+
+def split_list(xs: Sequence, sizes: Sequence[int]) -> list[list]:
+  """xs cut into consecutive pieces of the given sizes, plus the remainder."""
+  xs = list(xs)
+  out = []
+  for n in sizes:
+    out.append(xs[:n])
+    xs = xs[n:]
+  out.append(xs)
+  return out
+
+
+def weakref_lru_cache(fun: Callable, maxsize: int | None = 2048) -> Callable:
+  """An LRU cache of `fun(obj, *args)` keyed weakly on `obj`: entries go when `obj` dies.
+
+  The first argument is often a function or jaxpr that should not be kept alive by the
+  cache; the remaining arguments must be hashable.
+  """
+  per_object: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+  def cached(obj, *args, **kwargs):
+    try:
+      table = per_object.get(obj)
+    except TypeError:  # not weakly referenceable: compute without caching
+      return fun(obj, *args, **kwargs)
+    if table is None:
+      inner = functools.lru_cache(maxsize=maxsize)(
+          lambda ref, *a, **k: fun(ref(), *a, **k))
+      table = per_object[obj] = (weakref.ref(obj), inner)
+    ref, inner = table
+    return inner(ref, *args, **kwargs)
+
+  def cache_clear():
+    per_object.clear()
+
+  cached.cache_clear = cache_clear
+  functools.update_wrapper(cached, fun)
+  return cached
