@@ -14,6 +14,7 @@ from jax._src.core import Tracer as Tracer
 from jax._src.core import Var as Var
 from jax._src.core import find_top_trace as find_top_trace
 from jax._src.core import get_aval as get_aval
+from jax._src.core import pytype_aval_mappings as pytype_aval_mappings
 from jax._src.extend_core import AbstractValue as AbstractValue
 from jax._src.extend_core import Atom as Atom
 from jax._src.extend_core import DropVar as DropVar

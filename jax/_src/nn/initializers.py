@@ -193,3 +193,26 @@ def orthogonal(scale=1.0, column_axis=-1, dtype=None) -> Initializer:
     q = shape_ops.moveaxis(shape_ops.reshape(q, (*rest, n_cols)), -1, column_axis)
     return _scaled(q, scale, dt)
   return init
+
+
+def delta_orthogonal(scale=1.0, column_axis=-1, dtype=None) -> Initializer:
+  """A convolution kernel (3, 4 or 5 dimensions, spatial dimensions first) that is
+  zero except at the spatial centre, where it holds an orthogonal matrix of shape
+  (in_channels, out_channels): the delta-orthogonal initialization of Xiao et al.
+  (2018), for which the convolution starts out norm-preserving."""
+  default = dtype
+
+  def init(key, shape, dtype=default):
+    dt = _dtype(dtype)
+    shape = _shape(shape)
+    if len(shape) not in (3, 4, 5):
+      raise ValueError("Delta orthogonal initializer requires a 3D, 4D or 5D shape.")
+    if shape[-1] < shape[-2]:
+      raise ValueError("`fan_in` must be less or equal than `fan_out`. ")
+    matrix = orthogonal(scale=scale, column_axis=column_axis, dtype=dt)(key, shape[-2:])
+    centre = [((k - 1) // 2, k - 1 - (k - 1) // 2, 0) for k in shape[:-2]]
+    full_rank = lax_shape.broadcast_in_dim(matrix, (1,) * (len(shape) - 2) + shape[-2:],
+                                           (len(shape) - 2, len(shape) - 1))
+    zero = np.zeros((), dt)
+    return lax_shape.pad(full_rank, zero, centre + [(0, 0, 0), (0, 0, 0)])
+  return init
