@@ -289,6 +289,12 @@ class JitWrapped(_jax.jit.JitFunction):
     _track(self)
     functools.update_wrapper(self, fun, updated=())  # never merge the wrapped object's state
 
+  @property
+  def __signature__(self) -> inspect.Signature:
+    # The native base class hides the wrapped function's parameters from inspect
+    # (even with follow_wrapped=False, as chex's fake_pmap asks), so say them here.
+    return inspect.signature(self._fun)
+
   def __get__(self, obj, objtype=None):
     # A jitted function stored on a class is a method, as a plain function would be.
     return self if obj is None else types.MethodType(self, obj)
@@ -896,9 +902,10 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
     in_axes = tuple(in_axes)
 
   def batched(*args, **kwargs):
-    leaves, in_tree = tree_flatten(args)
+    # As documented for JAX's vmap: keyword arguments are always mapped over axis 0.
+    leaves, in_tree = tree_flatten((args, kwargs))
     axes = _broadcast_prefix(in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args),
-                             args)
+                             args) + [0] * len(tree_util.tree_leaves(kwargs))
     dims, sizes = [], set()
     for x, ax in zip(leaves, axes):
       if ax is None:
@@ -917,7 +924,8 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
     store = _Store()
 
     def flat(*xs):
-      out_leaves, store.value = tree_flatten(fun(*in_tree.unflatten(xs), **kwargs))
+      args, kwargs = in_tree.unflatten(xs)
+      out_leaves, store.value = tree_flatten(fun(*args, **kwargs))
       return out_leaves
 
     def out_dims():
@@ -934,7 +942,9 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
 
 
 def devices(backend=None) -> list:
-  return list(execution.get_backend().devices())
+  """The devices of `backend` (a platform name or client; default: the default
+  backend). A platform with no backend here raises RuntimeError, as in JAX."""
+  return list(execution.get_backend(backend).devices())
 
 
 def device_count(backend=None) -> int:

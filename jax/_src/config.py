@@ -485,6 +485,13 @@ debug_infs = _bool_manager("jax_debug_infs")
 log_compiles = _bool_manager("jax_log_compiles")
 enable_checks = _bool_manager("jax_enable_checks")
 check_tracer_leaks = _bool_manager("jax_check_tracer_leaks")
+
+
+def checking_leaks():
+  """A context in which jax_check_tracer_leaks is on (`jax.checking_leaks()`)."""
+  return check_tracer_leaks(True)
+
+
 numpy_dtype_promotion = _context_manager("jax_numpy_dtype_promotion", "numpy_dtype_promotion")
 numpy_rank_promotion = _context_manager("jax_numpy_rank_promotion", "numpy_rank_promotion")
 default_matmul_precision = _context_manager("jax_default_matmul_precision",

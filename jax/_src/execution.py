@@ -37,12 +37,13 @@ from jax._src.lowering import hlo
 _xla_bridge = None
 
 
-def get_backend():
+def get_backend(platform=None):
+  """The default backend's client, or that of `platform` (a name such as "gpu")."""
   global _xla_bridge
   if _xla_bridge is None:
     from jax._src import xla_bridge  # lazy: importing jax must not load a backend
     _xla_bridge = xla_bridge
-  return _xla_bridge.get_backend()
+  return _xla_bridge.get_backend(platform)
 
 
 _home: list = [None, None]  # [client, its first device], refreshed when the client changes

@@ -1,0 +1,59 @@
+"""Documented conventions of JAX's API that libraries rely on: vmap maps keyword
+arguments over axis 0, a jitted function shows its wrapped function's signature,
+jax.devices(platform) refuses a platform with no backend, jax.checking_leaks, and
+jnp.array of a list of jax scalars in an ml_dtypes type."""
+
+import inspect
+
+import numpy as np
+import pytest
+
+import jax
+import jax.numpy as jnp
+
+
+def test_vmap_maps_keyword_arguments_over_axis_zero(backend):
+  f = lambda x, y: x * 2 + y
+  x = jnp.arange(6.0).reshape(3, 2)
+  np.testing.assert_allclose(jax.vmap(f)(x=x, y=x), 3 * np.asarray(x))
+  # in_axes covers the positional arguments only; y is still mapped.
+  out = jax.vmap(f, in_axes=(None,))(jnp.ones(2), y=x)
+  np.testing.assert_allclose(out, 2 + np.asarray(x))
+  with pytest.raises(ValueError, match="inconsistent sizes"):
+    jax.vmap(f)(x, y=jnp.ones((4, 2)))
+
+
+def test_pmap_under_jit_maps_keyword_arguments(backend):
+  f = jax.jit(jax.pmap(lambda x, y: x * 2 + y))
+  x = jnp.array([[1, 2]])
+  np.testing.assert_array_equal(f(x=x, y=x), [[3, 6]])
+
+
+def test_jitted_function_shows_the_wrapped_signature():
+  def f(x, y=2, *, z):
+    return x
+  jitted = jax.jit(f)
+  assert str(inspect.signature(jitted, follow_wrapped=False)) == "(x, y=2, *, z)"
+
+
+def test_devices_of_a_named_platform(backend):
+  assert jax.devices("cpu") == jax.devices()
+  assert jax.device_count("cpu") == len(jax.devices())
+  with pytest.raises(RuntimeError, match="Unknown backend"):
+    jax.devices("tpu")
+
+
+def test_checking_leaks_turns_the_option_on_for_its_block():
+  assert not jax.config.jax_check_tracer_leaks
+  with jax.checking_leaks():
+    assert jax.config.jax_check_tracer_leaks
+  assert not jax.config.jax_check_tracer_leaks
+
+
+def test_array_from_a_list_of_bfloat16_scalars(backend):
+  v = jnp.bfloat16(128)
+  out = jnp.array([v, v + 1], dtype=jnp.bfloat16)
+  assert out.dtype == jnp.bfloat16
+  np.testing.assert_array_equal(np.asarray(out, np.float32), [128.0, 129.0])
+  nested = jnp.array([[jnp.float32(1)], [2.0]], dtype=jnp.float16)
+  assert nested.dtype == np.float16 and nested.shape == (2, 1)
