@@ -334,6 +334,14 @@ from jax._src.lax.composites import with_sharding_constraint as with_sharding_co
 from jax._src.lax.linear_solve import custom_root as custom_root
 from jax._src.lax.linear_solve import custom_linear_solve as custom_linear_solve
 from jax._src.lax.composites import RandomAlgorithm as RandomAlgorithm
+from jax._src.lax.ragged import RaggedDotDimensionNumbers as RaggedDotDimensionNumbers
+from jax._src.lax.ragged import ragged_dot as ragged_dot
+from jax._src.lax.ragged import ragged_dot_general as ragged_dot_general
+from jax._src.lax.ragged import scaled_dot as scaled_dot
+from jax._src.lax.placement_ops import dce_sink as dce_sink
+from jax._src.lax.placement_ops import pcast as pcast
+from jax._src.rng_bit_generator import rng_bit_generator as rng_bit_generator
+from jax._src.rng_bit_generator import rng_bit_generator_p as rng_bit_generator_p
 
 # Every lax primitive under its `<name>_p` name, as libraries that register rules expect.
 from jax._src.custom_derivatives import stop_gradient_p as stop_gradient_p  # noqa: E402

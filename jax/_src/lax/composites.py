@@ -26,7 +26,7 @@ from jax._src.lax import shape as lax_shape
 from jax._src.lax import slicing
 from jax._src.lax import sorting
 from jax._src.lax.precision import EnumMeta
-from jax._src.lax.utils import place, standard_primitive
+from jax._src.lax.utils import derived_primitive, place, standard_primitive
 from jax._src.lowering import hlo
 
 
@@ -106,11 +106,18 @@ def split(operand, sizes: Sequence[int], axis: int = 0):
   if any(s < 0 for s in sizes) or sum(sizes) != shape[axis]:
     raise ValueError(f"Sum of sizes {sum(sizes)} must be equal to dimension {axis} of the "
                      f"operand shape {shape}")
+  return split_p.bind(operand, sizes=tuple(sizes), axis=axis)
+
+
+def _split(operand, *, sizes, axis):
   out, start = [], 0
   for s in sizes:
     out.append(slice_in_dim(operand, start, start + s, 1, axis))
     start += s
   return out
+
+
+split_p = derived_primitive("split", _split, multiple_results=True)
 
 
 def stack(operands: Sequence, axis: int = 0):
@@ -120,14 +127,28 @@ def stack(operands: Sequence, axis: int = 0):
     raise ValueError("stack requires at least one operand")
   ndim = core.get_aval(operands[0]).ndim
   axis = _axis(axis, ndim + 1, "stack")
+  return stack_p.bind(*operands, axis=axis)
+
+
+def _stack(*operands, axis):
   return lax_shape.concatenate([lax_shape.expand_dims(x, (axis,)) for x in operands], axis)
+
+
+stack_p = derived_primitive("stack", _stack)
 
 
 def unstack(x, axis: int = 0):
   """The slices of `x` along `axis`, as a list."""
   shape = core.get_aval(x).shape
   axis = _axis(axis, len(shape), "unstack")
-  return [index_in_dim(x, i, axis, keepdims=False) for i in range(shape[axis])]
+  return unstack_p.bind(x, axis=axis)
+
+
+def _unstack(x, *, axis):
+  return [index_in_dim(x, i, axis, keepdims=False) for i in range(core.get_aval(x).shape[axis])]
+
+
+unstack_p = derived_primitive("unstack", _unstack, multiple_results=True)
 
 
 def tile(operand, reps: Sequence[int]):
@@ -138,10 +159,18 @@ def tile(operand, reps: Sequence[int]):
     raise ValueError(f"tile: reps {reps} must have one entry per dimension of {shape}")
   if any(r < 0 for r in reps):
     raise ValueError(f"tile: reps must be non-negative, got {reps}")
+  return tile_p.bind(operand, reps=reps)
+
+
+def _tile(operand, *, reps):
+  shape = core.get_aval(operand).shape
   # Broadcast to (r0, n0, r1, n1, ...) and merge each pair.
   big = tuple(v for r, n in zip(reps, shape) for v in (r, n))
   out = lax_shape.broadcast_in_dim(operand, big, tuple(range(1, 2 * len(shape), 2)))
   return lax_shape.reshape(out, tuple(r * n for r, n in zip(reps, shape)))
+
+
+tile_p = derived_primitive("tile", _tile)
 
 
 def broadcast_like(arr, like_arr):
@@ -174,7 +203,15 @@ def reduce_xor(operand, axes):
   aval = core.get_aval(operand)
   if not (dtypes.is_integer(aval.dtype) or aval.dtype == np.bool_):
     raise TypeError(f"reduce_xor requires a boolean or integer operand, got {aval.dtype}")
-  return generic_reduce.reduce(operand, np.zeros((), aval.dtype), ew.bitwise_xor, tuple(axes))
+  return reduce_xor_p.bind(operand, axes=tuple(operator.index(a) for a in axes))
+
+
+def _reduce_xor(operand, *, axes):
+  zero = np.zeros((), core.get_aval(operand).dtype)
+  return generic_reduce.reduce(operand, zero, ew.bitwise_xor, axes)
+
+
+reduce_xor_p = derived_primitive("reduce_xor", _reduce_xor)
 
 
 def mulhi(x, y):
@@ -183,7 +220,11 @@ def mulhi(x, y):
   dt = core.get_aval(x).dtype
   if not dtypes.is_integer(dt) or dt == np.bool_:
     raise TypeError(f"mulhi requires integer operands, got {dt}")
-  return _mulhi_halves(x, y, dt)
+  return mulhi_p.bind(x, y)
+
+
+mulhi_p = derived_primitive(
+    "mulhi", lambda x, y: _mulhi_halves(x, y, core.get_aval(x).dtype))
 
 
 def _mulhi_halves(x, y, dt):
@@ -247,10 +288,19 @@ def _approx_k(operand, k, dim, recall_target, largest):
     raise TypeError(f"approx_{'max' if largest else 'min'}_k requires a floating-point "
                     f"operand, got {aval.dtype}")
   dim = _axis(dim, aval.ndim, "approx_max_k")
-  if largest:
-    return sorting.top_k(operand, k, axis=dim)
-  values, indices = sorting.top_k(ew.neg(operand), k, axis=dim)
-  return ew.neg(values), indices
+  return tuple(approx_top_k_p.bind(operand, k=operator.index(k), reduction_dimension=dim,
+                                   recall_target=float(recall_target), is_max_k=largest))
+
+
+def _approx_top_k(operand, *, k, reduction_dimension, recall_target, is_max_k):
+  # Computed exactly: recall 1 meets every recall_target.
+  if is_max_k:
+    return list(sorting.top_k(operand, k, axis=reduction_dimension))
+  values, indices = sorting.top_k(ew.neg(operand), k, axis=reduction_dimension)
+  return [ew.neg(values), indices]
+
+
+approx_top_k_p = derived_primitive("approx_top_k", _approx_top_k, multiple_results=True)
 
 
 # ----------------------------------------------------------------------------- barrier

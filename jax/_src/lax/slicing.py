@@ -26,7 +26,7 @@ from jax._src.interpreters import batching
 from jax._src.lax import elementwise as ew
 from jax._src.lax import shape as lax_shape
 from jax._src.lax.precision import EnumMeta
-from jax._src.lax.utils import standard_primitive
+from jax._src.lax.utils import derived_primitive, standard_primitive
 from jax._src.lowering import hlo
 
 
@@ -647,8 +647,16 @@ scatter_max = _scatter_function(scatter_max_p, "scatter_max",
 
 def scatter_sub(operand, scatter_indices, updates, dimension_numbers: ScatterDimensionNumbers, *,
                 indices_are_sorted: bool = False, unique_indices: bool = False, mode=None):
-  return scatter_add(operand, scatter_indices, ew.neg(updates), dimension_numbers,
-                     indices_are_sorted=indices_are_sorted, unique_indices=unique_indices, mode=mode)
+  return scatter_sub_p.bind(operand, scatter_indices, updates, dimension_numbers=dimension_numbers,
+                            indices_are_sorted=bool(indices_are_sorted),
+                            unique_indices=bool(unique_indices), mode=mode)
+
+
+def _scatter_sub(operand, scatter_indices, updates, **params):
+  return scatter_add(operand, scatter_indices, ew.neg(updates), **params)
+
+
+scatter_sub_p = derived_primitive("scatter-sub", _scatter_sub)
 
 
 def scatter_apply(operand, scatter_indices, func, dimension_numbers: ScatterDimensionNumbers, *,

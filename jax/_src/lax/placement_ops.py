@@ -1,0 +1,40 @@
+"""Primitives that keep a value as it is while saying something about it: a copy, a
+placement, a sharding constraint, a change of varying-ness over mesh axes, a sink that
+keeps a value from being removed as dead. Each computes the identity (placement itself
+happens outside traced code; see device_put)."""
+
+from __future__ import annotations
+
+from jax._src import tree_util
+from jax._src.lax.utils import derived_primitive
+
+
+def _identity(x, **_):
+  return x
+
+
+copy_p = derived_primitive("copy", _identity)
+device_put_p = derived_primitive("device_put", lambda *xs, **_: list(xs), multiple_results=True)
+sharding_constraint_p = derived_primitive("sharding_constraint", _identity)
+pcast_p = derived_primitive("pcast", _identity)
+dce_sink_p = derived_primitive("dce_sink", lambda x, **_: [], multiple_results=True)
+
+
+def pcast(x, axis_name, *, to: str):
+  """x marked as varying (`to='varying'`) or invariant over the mesh axes `axis_name`.
+
+  Values are not tracked by varying-ness here, so the value is unchanged; the arguments
+  are checked as JAX checks them."""
+  if to not in ("varying", "invariant", "unreduced", "reduced"):
+    raise ValueError(f"pcast: `to` must be 'varying', 'invariant', 'unreduced' or "
+                     f"'reduced', got {to!r}")
+  names = tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
+  leaves, treedef = tree_util.tree_flatten(x)
+  return treedef.unflatten([pcast_p.bind(v, axis_name=names, to=to) for v in leaves])
+
+
+def dce_sink(val, prevent_mlir_dce: bool = True):
+  """Keeps `val` (a pytree) alive in the program even if nothing else uses it."""
+  for v in tree_util.tree_leaves(val):
+    dce_sink_p.bind(v, prevent_mlir_dce=bool(prevent_mlir_dce))
+
