@@ -36,3 +36,8 @@ from jax._src.scipy.matfuncs import expm_frechet as expm_frechet
 from jax._src.scipy.matfuncs import polar as polar
 from jax._src.scipy.matfuncs import qr_multiply as qr_multiply
 from jax._src.scipy.matfuncs import solve_sylvester as solve_sylvester
+from jax._src.scipy.schur_funcs import funm as funm
+from jax._src.scipy.schur_funcs import hessenberg as hessenberg
+from jax._src.scipy.schur_funcs import rsf2csf as rsf2csf
+from jax._src.scipy.schur_funcs import schur as schur
+from jax._src.scipy.schur_funcs import sqrtm as sqrtm
