@@ -8,3 +8,7 @@ from jax._src.custom_derivatives import custom_vjp_call_p as custom_vjp_call_p
 from jax._src.custom_derivatives_public import CustomVJPPrimal as CustomVJPPrimal
 from jax._src.custom_derivatives_public import SymbolicZero as SymbolicZero
 from jax._src.custom_derivatives_public import zero_from_primal as zero_from_primal
+from jax._src.custom_derivatives import custom_gradient as custom_gradient
+from jax._src.custom_derivatives_public import (
+    custom_vjp_primal_tree_values as custom_vjp_primal_tree_values)
+from jax._src.custom_derivatives_public import linear_call as linear_call

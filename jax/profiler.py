@@ -10,3 +10,8 @@ from jax._src.profiler import start_trace as start_trace
 from jax._src.profiler import stop_server as stop_server
 from jax._src.profiler import stop_trace as stop_trace
 from jax._src.profiler import trace as trace
+from jax._src.profiler import ProfileData as ProfileData
+from jax._src.profiler import ProfileEvent as ProfileEvent
+from jax._src.profiler import ProfileOptions as ProfileOptions
+from jax._src.profiler import ProfilePlane as ProfilePlane
+from jax._src.profiler import register_subprocess as register_subprocess

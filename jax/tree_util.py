@@ -33,3 +33,7 @@ from jax._src.tree_util import treedef_children as treedef_children
 from jax._src.tree_util import treedef_tuple as treedef_tuple
 from jax._src.tree_util import all_leaves as all_leaves
 from jax._src.tree_util import build_tree as build_tree
+from jax._src.tree_util import default_registry as default_registry
+from jax._src.tree_util import flatten_one_level as flatten_one_level
+from jax._src.tree_util import flatten_one_level_with_keys as flatten_one_level_with_keys
+from jax._src.tree_util import is_tree_node as is_tree_node

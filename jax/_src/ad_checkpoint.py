@@ -122,3 +122,29 @@ class _Policies:
 
 
 checkpoint_policies = _Policies()
+
+
+def saved_residuals(f: Callable, *args, **kwargs) -> list[tuple[core.ShapedArray, str]]:
+  """The values reverse-mode differentiation of `f` at `args` keeps for the backward pass:
+  (type, where it comes from) for each."""
+  leaves, in_tree = tree_util.tree_flatten((args, kwargs))
+
+  def flat(*xs):
+    a, k = tree_util.tree_unflatten(in_tree, xs)
+    return tree_util.tree_leaves(f(*a, **k))
+
+  _, _, residuals = ad.linearize_flat(flat, leaves)
+  by_id = {id(x): i for i, x in enumerate(leaves)}
+  out = []
+  for r in residuals:
+    aval = core.get_aval(r)
+    i = by_id.get(id(r))
+    where = f"from the argument at flat index {i}" if i is not None else "from an intermediate"
+    out.append((aval.update(weak_type=False) if hasattr(aval, "update") else aval, where))
+  return out
+
+
+def print_saved_residuals(f: Callable, *args, **kwargs) -> None:
+  """Prints what `saved_residuals(f, *args, **kwargs)` finds, one residual per line."""
+  for aval, where in saved_residuals(f, *args, **kwargs):
+    print(f"{aval.str_short()} {where}")

@@ -99,6 +99,23 @@ class NonConcreteBooleanIndexError(JAXIndexError):
   static bound; or index outside of ``jit``.
   """
 
-  def __init__(self, aval):
+  def __init__(self, tracer):
+    aval = getattr(tracer, "aval", tracer)
     what = aval.str_short() if hasattr(aval, "str_short") else str(aval)
     super().__init__(f"Array boolean indices must be concrete; got {what}")
+
+
+class KeyReuseError(JAXTypeError):
+  """A PRNG key was used twice (reported when `jax_debug_key_reuse` is on).
+
+  Fix: split the key (`jax.random.split`) and use each piece once."""
+
+
+class JaxprTypeError(TypeError):
+  """A jaxpr failed its type check (`jax_enable_checks`): an equation's inputs or outputs
+  do not have the types its primitive gives them."""
+
+
+class InconclusiveDimensionOperation(Exception):
+  """A comparison or arithmetic on symbolic dimensions whose result depends on the values
+  the dimensions take."""

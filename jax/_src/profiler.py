@@ -122,10 +122,16 @@ def annotate_function(func: Callable, name: str | None = None, **decorator_kwarg
 
 
 
-def start_server(port: int):
+def start_server(port: int, requires_backend: bool = True):
   """Remote profiling needs a profiler service, which this jax does not have."""
   raise NotImplementedError("jax.profiler.start_server: remote profiling is not supported; "
                             "use jax.profiler.start_trace/stop_trace to record a trace file")
+
+
+def register_subprocess(pid: int, port: int) -> None:
+  """Collecting a subprocess's profile needs the profiler service, which is not here."""
+  raise NotImplementedError("jax.profiler.register_subprocess: remote profiling is not "
+                            "supported; record a trace in each process with start_trace")
 
 
 def stop_server() -> None:
@@ -141,3 +147,85 @@ def device_memory_profile(backend: str | None = None) -> bytes:
 def save_device_memory_profile(filename, backend: str | None = None) -> None:
   with open(filename, "wb") as f:
     f.write(device_memory_profile(backend))
+
+
+# ----------------------------------------------------------------------------- reading traces
+
+
+class ProfileOptions:
+  """Options of a trace: how much host, Python and device activity to record."""
+
+  def __init__(self):
+    self.host_tracer_level = 2
+    self.python_tracer_level = 0
+    self.device_tracer_level = 1
+    self.start_timestamp_ns = 0
+    self.duration_ms = 0
+    self.advanced_configuration: dict = {}
+    self.raise_error_on_start_failure = False
+
+  def __repr__(self):
+    return (f"ProfileOptions(host_tracer_level={self.host_tracer_level}, "
+            f"python_tracer_level={self.python_tracer_level}, "
+            f"device_tracer_level={self.device_tracer_level})")
+
+
+class ProfileEvent:
+  """One recorded span: its name, start and duration (nanoseconds) and its arguments."""
+
+  def __init__(self, record: dict):
+    self.name = record.get("name", "")
+    self.start_ns = float(record.get("ts", 0.)) * 1e3
+    self.duration_ns = float(record.get("dur", 0.)) * 1e3
+    self.stats = tuple((record.get("args") or {}).items())
+
+  @property
+  def end_ns(self) -> float:
+    return self.start_ns + self.duration_ns
+
+  def __repr__(self):
+    return f"ProfileEvent(name={self.name!r}, duration_ns={self.duration_ns:.0f})"
+
+
+class _ProfileLine:
+  def __init__(self, line_id, events):
+    self.id, self.name = line_id, f"thread {line_id}"
+    self.events = events
+
+
+class ProfilePlane:
+  """The events of one source (here: the host), grouped in lines (one per thread)."""
+
+  def __init__(self, name: str, events: list[dict]):
+    self.name = name
+    by_thread: dict = {}
+    for e in events:
+      by_thread.setdefault(e.get("tid", 0), []).append(ProfileEvent(e))
+    self.lines = [_ProfileLine(t, evs) for t, evs in by_thread.items()]
+
+  @property
+  def stats(self) -> tuple:
+    return ()
+
+  def __repr__(self):
+    return f"ProfilePlane(name={self.name!r}, lines={len(self.lines)})"
+
+
+class ProfileData:
+  """A recorded trace, read back: its planes, lines and events."""
+
+  def __init__(self, trace: dict):
+    self._trace = trace
+    self.planes = [ProfilePlane("/host:CPU", trace.get("traceEvents", []))]
+
+  @classmethod
+  def from_file(cls, path) -> ProfileData:
+    with open(path) as f:
+      return cls(json.load(f))
+
+  @classmethod
+  def from_serialized_xspace(cls, data: bytes) -> ProfileData:
+    return cls(json.loads(data))
+
+  def find_plane_with_name(self, name: str) -> ProfilePlane | None:
+    return next((p for p in self.planes if p.name == name), None)

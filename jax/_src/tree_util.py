@@ -15,6 +15,7 @@ without keys, ``FlattenedIndexKey``); the ``*_with_path`` functions use them.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import functools
 from typing import Any, Callable, Hashable, Iterable, Sequence
@@ -88,6 +89,7 @@ PyTreeDef = _pytree.PyTreeDef
 def register_pytree_node(nodetype: type, flatten_func, unflatten_func,
                          flatten_with_keys_func=None) -> None:
   """Register `nodetype`: flatten_func(x) -> (children, aux); unflatten_func(aux, children) -> x."""
+  _registered_types.add(nodetype)
   _registry.register_node(nodetype, flatten_func, unflatten_func, flatten_with_keys_func)
 
 
@@ -98,6 +100,7 @@ def register_pytree_with_keys(nodetype: type, flatten_with_keys, unflatten_func,
     def flatten_func(x):
       pairs, aux = flatten_with_keys(x)
       return [c for _, c in pairs], aux
+  _registered_types.add(nodetype)
   _registry.register_node(nodetype, flatten_func, unflatten_func, flatten_with_keys)
 
 
@@ -141,12 +144,14 @@ def register_dataclass(nodetype=None, data_fields: Sequence[str] | None = None,
       raise ValueError(
           f"data_fields and meta_fields must include all dataclass fields with init=True and "
           f"only them. Missing: {sorted(init - given)}; unexpected: {sorted(given - init)}.")
+  _registered_types.add(nodetype)
   _registry.register_dataclass_node(nodetype, list(data_fields), list(meta_fields))
   return nodetype
 
 
 def register_static(cls):
   """Register `cls` as a node with no children: its instances are kept as static aux data."""
+  _registered_types.add(cls)
   _registry.register_static_node(cls)
   return cls
 
@@ -160,7 +165,9 @@ tree_flatten_with_path: Callable[..., tuple[list, PyTreeDef]] = _registry.flatte
 _LEAF = tree_flatten(None, lambda _: True)[1]
 
 
-def tree_leaves_with_path(tree, is_leaf=None) -> list:
+def tree_leaves_with_path(tree, is_leaf=None, is_leaf_takes_path: bool = False) -> list:
+  if is_leaf_takes_path:
+    return _flatten_with_path_predicate(tree, is_leaf)[0]
   return _registry.flatten_with_path(tree, is_leaf)[0]
 
 
@@ -201,11 +208,71 @@ def tree_map(f: Callable, tree, *rest, is_leaf=None):
   return treedef.unflatten(f(*xs) for xs in zip(leaves, *others))
 
 
-def tree_map_with_path(f: Callable, tree, *rest, is_leaf=None):
-  """`f(key_path, leaf, *other_leaves)` over the leaves of `tree`."""
-  pairs, treedef = tree_flatten_with_path(tree, is_leaf)
+def tree_map_with_path(f: Callable, tree, *rest, is_leaf=None, is_leaf_takes_path: bool = False):
+  """`f(key_path, leaf, *other_leaves)` over the leaves of `tree`; with is_leaf_takes_path,
+  `is_leaf(key_path, x)` decides where the walk stops."""
+  if is_leaf_takes_path:
+    pairs, treedef = _flatten_with_path_predicate(tree, is_leaf)
+  else:
+    pairs, treedef = tree_flatten_with_path(tree, is_leaf)
   others = [treedef.flatten_up_to(r, "tree_map_with_path tree") for r in rest]
   return treedef.unflatten(f(p, x, *xs) for (p, x), *xs in zip(pairs, *others))
+
+
+class _PathLeaf:
+  """A subtree that a path predicate declared a leaf (unwrapped after flattening)."""
+  __slots__ = ("value",)
+
+  def __init__(self, value):
+    self.value = value
+
+
+def _flatten_with_path_predicate(tree, is_leaf):
+  """flatten_with_path where `is_leaf(key_path, x)` sees each subtree's path."""
+  def mark(path, x):
+    if is_leaf is not None and is_leaf(path, x):
+      return _PathLeaf(x)
+    children, one_level = _registry.flatten_with_path(x, lambda c: c is not x)
+    if one_level.is_leaf():
+      return _PathLeaf(x)
+    return one_level.unflatten(mark(path + p, c) for p, c in children)
+
+  marked = mark((), tree)
+  pairs, treedef = _registry.flatten_with_path(marked, lambda v: isinstance(v, _PathLeaf))
+  return [(p, v.value) for p, v in pairs], treedef
+
+
+def flatten_one_level(tree) -> tuple[list, Any]:
+  """(children, node data) of the pytree node `tree` (ValueError for a leaf)."""
+  children, one_level = _registry.flatten(tree, lambda c: c is not tree)
+  if one_level.is_leaf():
+    raise ValueError(f"can't tree-flatten type: {type(tree)}")
+  return children, one_level.node_data()[1]
+
+
+def flatten_one_level_with_keys(tree) -> tuple[list, Any]:
+  """([(key, child), ...], node data) of the pytree node `tree`."""
+  pairs, one_level = _registry.flatten_with_path(tree, lambda c: c is not tree)
+  if one_level.is_leaf():
+    raise ValueError(f"can't tree-flatten type: {type(tree)}")
+  return [(p[0], c) for p, c in pairs], one_level.node_data()[1]
+
+
+# Types registered through this module (the built-in node types are known below).
+_registered_types: set = set()
+_BUILTIN_NODES = (tuple, list, dict, type(None), collections.OrderedDict,
+                  collections.defaultdict)
+
+
+def is_tree_node(typ) -> bool:
+  """Whether instances of `typ` are pytree nodes (built in or registered), not leaves."""
+  if not isinstance(typ, type):
+    typ = type(typ)
+  return typ in _registered_types or typ in _BUILTIN_NODES or (
+      issubclass(typ, tuple) and hasattr(typ, "_fields"))
+
+
+default_registry = _registry
 
 
 def tree_all(tree, *, is_leaf=None) -> bool:

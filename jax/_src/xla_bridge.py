@@ -40,6 +40,7 @@ class PluginRegistration:
   options: dict[str, Any] | None = None
   source: str = ""               # "namespace" or "entry point"
   module: str = ""
+  factory: Any = None            # a callable making the client (jax.extend.backend)
 
 
 class BackendError(RuntimeError):
@@ -183,6 +184,8 @@ def _check_plugin_version(reg: PluginRegistration) -> None:
 
 def _make_client(reg: PluginRegistration):
   from jax._src import lib
+  if reg.factory is not None:
+    return reg.factory()
   _check_plugin_version(reg)
   lib.plugin_support.load_pjrt_plugin_dynamically(reg.name, reg.library_path)
   options = dict(reg.options or {})

@@ -1,0 +1,130 @@
+"""PRNG implementations as values (`jax.extend.random`): a key shape and the functions
+seed, split, random_bits and fold_in over raw key data.
+
+threefry2x32 is the implementation behind jax.random's keys. The rbg implementations
+draw bits with lax.rng_bit_generator and split/fold in with threefry; they can be used
+through their functions on raw uint32[4] keys (typed keys here are threefry keys).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable, NamedTuple
+
+import numpy as np
+
+from jax._src import core
+from jax._src import prng
+from jax._src import rng_bit_generator as rbg
+from jax._src.lax import composites
+from jax._src.lax import elementwise as ew
+from jax._src.lax import shape as lax_shape
+
+
+class PRNGImpl(NamedTuple):
+  """A PRNG implementation: functions over raw key data of shape `key_shape`."""
+  key_shape: tuple
+  seed: Callable
+  split: Callable
+  random_bits: Callable
+  fold_in: Callable
+  name: str = "<unnamed>"
+  tag: str = "?"
+
+  def __repr__(self):
+    return f"PRNGImpl({self.name})"
+
+
+def define_prng_impl(*, key_shape, seed, split, random_bits, fold_in, name="<unnamed>",
+                     tag="?") -> PRNGImpl:
+  """A PRNG implementation from its functions (key data of shape key_shape, uint32)."""
+  for what, fn in (("seed", seed), ("split", split), ("random_bits", random_bits),
+                   ("fold_in", fold_in)):
+    if not callable(fn):
+      raise TypeError(f"define_prng_impl: {what} must be callable, got {fn!r}")
+  return PRNGImpl(tuple(key_shape), seed, split, random_bits, fold_in, name, tag)
+
+
+threefry_prng_impl = PRNGImpl((2,), prng.threefry_seed, prng.threefry_split,
+                              prng.threefry_random_bits, prng.threefry_fold_in,
+                              "threefry2x32", "fry")
+
+
+def _rbg_seed(seed):
+  half = prng.threefry_seed(seed)
+  return lax_shape.concatenate([half, half], 0)
+
+
+def _rbg_halves(key):
+  return lax_shape.slice(key, (0,), (2,)), lax_shape.slice(key, (2,), (4,))
+
+
+def _rbg_split(key, shape):
+  a, b = _rbg_halves(key)
+  return lax_shape.concatenate([prng.threefry_split(a, shape), prng.threefry_split(b, shape)],
+                               len(shape))
+
+
+def _rbg_fold_in(key, data):
+  a, b = _rbg_halves(key)
+  return lax_shape.concatenate([prng.threefry_fold_in(a, data),
+                                prng.threefry_fold_in(b, data)], 0)
+
+
+def _rbg_random_bits(key, bit_width: int, shape):
+  dtype = np.dtype(f"uint{bit_width}")
+  _, bits = rbg.rng_bit_generator(key, tuple(shape), dtype)
+  return bits
+
+
+rbg_prng_impl = PRNGImpl((4,), _rbg_seed, _rbg_split, _rbg_random_bits, _rbg_fold_in,
+                         "rbg", "rbg")
+unsafe_rbg_prng_impl = PRNGImpl((4,), _rbg_seed, _rbg_split, _rbg_random_bits, _rbg_fold_in,
+                                "unsafe_rbg", "urbg")
+
+
+def _typed(impl: PRNGImpl, data):
+  from jax._src import random  # typed key arrays belong to jax.random, built over this module
+  if impl.name != "threefry2x32":
+    raise NotImplementedError(f"typed keys of the {impl.name} implementation are not "
+                              "supported; use its functions on raw key data")
+  return random.wrap_key_data(data)
+
+
+def seed_with_impl(impl: PRNGImpl, seed):
+  """A typed key of implementation `impl` from an integer seed."""
+  return _typed(impl, impl.seed(seed))
+
+
+def random_seed(seeds, impl: PRNGImpl):
+  """Typed keys of `impl`, one per entry of the integer array `seeds`."""
+  shape = core.get_aval(seeds).shape
+  if not shape:
+    return seed_with_impl(impl, seeds)
+  flat = lax_shape.reshape(seeds, (math.prod(shape),))
+  keys = [impl.seed(s) for s in composites.unstack(flat, 0)]
+  data = lax_shape.reshape(composites.stack(keys, 0), shape + tuple(impl.key_shape))
+  return _typed(impl, data)
+
+
+def threefry_2x32(keypair, count):
+  """The threefry2x32 hash of the uint32 array `count` under the key (k1, k2): the flat
+  counts are split in two halves hashed as pairs (an odd count is padded with a zero)."""
+  k1, k2 = keypair
+  count = ew.convert_element_type(count, np.uint32)
+  shape = core.get_aval(count).shape
+  n = math.prod(shape)
+  flat = lax_shape.reshape(count, (n,))
+  odd = n % 2
+  if odd:
+    flat = lax_shape.concatenate([flat, lax_shape.full((1,), 0, np.uint32)], 0)
+  half = (n + odd) // 2
+  x0 = lax_shape.slice(flat, (0,), (half,))
+  x1 = lax_shape.slice(flat, (half,), (2 * half,))
+  k1 = ew.convert_element_type(k1, np.uint32)
+  k2 = ew.convert_element_type(k2, np.uint32)
+  y0, y1 = prng.threefry2x32(k1, k2, x0, x1)
+  out = lax_shape.concatenate([y0, y1], 0)
+  if odd:
+    out = lax_shape.slice(out, (0,), (n,))
+  return lax_shape.reshape(out, shape)
