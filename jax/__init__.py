@@ -128,6 +128,13 @@ from jax._src.array_constructors import process_indices as process_indices
 from jax._src.array_constructors import reshard as reshard
 from jax._src.mesh_context import set_mesh as set_mesh
 from jax._src.shard_map import smap as smap
+from jax import ref as ref
+from jax._src.ref import Ref as Ref
+from jax._src.ref import ds as ds
+from jax._src.ref import empty_ref as empty_ref
+from jax._src.ref import free_ref as free_ref
+from jax._src.ref import freeze as freeze
+from jax._src.ref import new_ref as new_ref
 from jax._src.lib import _jax as _jaxlib_ext
 from jax.version import __version_info__ as __version_info__
 Device = _jaxlib_ext.Device
