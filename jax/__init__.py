@@ -129,6 +129,10 @@ from jax._src.array_constructors import reshard as reshard
 from jax._src.mesh_context import set_mesh as set_mesh
 from jax._src.shard_map import smap as smap
 from jax import ref as ref
+from jax import api_util as api_util
+from jax import dlpack as dlpack
+from jax import experimental as experimental
+from jax import lib as lib
 from jax._src.ref import Ref as Ref
 from jax._src.ref import ds as ds
 from jax._src.ref import empty_ref as empty_ref

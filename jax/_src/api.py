@@ -15,6 +15,7 @@ from jax._src import core
 from jax._src import dtypes
 from jax._src import execution
 from jax._src import tree_util
+from jax._src import xla_bridge
 from jax._src.array import ArrayImpl
 from jax._src.config import config
 from jax._src.interpreters import ad
@@ -951,7 +952,15 @@ def device_count(backend=None) -> int:
   return len(devices(backend))
 
 
-local_devices = devices
+def local_devices(process_index: int | None = None, backend=None, host_id: int | None = None):
+  """The devices of process `process_index` (default: this process's)."""
+  index = host_id if process_index is None else process_index
+  if index not in (None, xla_bridge.process_index(backend)):
+    raise ValueError(f"process_index {index} is not this process (only process "
+                     f"{xla_bridge.process_index(backend)} has local devices here)")
+  return devices(backend)
+
+
 local_device_count = device_count
 
 

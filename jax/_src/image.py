@@ -10,6 +10,7 @@ The image is then contracted with each matrix in turn.
 from __future__ import annotations
 
 import enum
+import inspect
 import operator
 
 import numpy as np
@@ -37,6 +38,11 @@ class ResizeMethod(enum.Enum):
       return names[s]
     except KeyError:
       raise ValueError(f"Unknown resize method {s!r}") from None
+
+
+# Called as ResizeMethod(value); newer Pythons report an enum's signature as (*values).
+ResizeMethod.__signature__ = inspect.Signature(
+    [inspect.Parameter("values", inspect.Parameter.VAR_POSITIONAL)])
 
 
 def _method(method) -> ResizeMethod:

@@ -83,6 +83,12 @@ class JetTracer(core.Tracer):
 
 
 class JetTrace(core.Trace):
+  """The trace of one jet: `tag` is its main trace (which carries the order)."""
+
+  def __init__(self, tag, parent_trace=None, order=None):
+    super().__init__(tag)
+    self.parent_trace = parent_trace
+
   @property
   def order(self) -> int:
     return self.main.global_data
@@ -272,9 +278,20 @@ def _check_series(primals, series):
     raise ValueError(f"jet: {len(primals)} primals but {len(series)} series")
 
 
-def jet(fun: Callable, primals, series):
-  """(f(primals), series_out): the primal output and its Taylor series (derivative
-  convention: term k is the k-th derivative along the input curves at t = 0)."""
+def jet(fun: Callable, primals, series, *, factorial_scaled: bool = True):
+  """(f(primals), series_out): the primal output and its Taylor series. With
+  factorial_scaled (the default) term k is the k-th derivative along the input curves at
+  t = 0; otherwise terms are Taylor coefficients (the derivative divided by k!), in the
+  input series and in the result."""
+  if not factorial_scaled:
+    _check_series(primals, series)
+    scaled = [s if isinstance(s, ZeroSeries) else
+              [t if t is zero_term else _scale(t, fact(k)) for k, t in enumerate(s, 1)]
+              for s in series]
+    out, out_series = jet(fun, primals, scaled)
+    return out, tree_util.tree_map(
+        lambda terms: [_scale(t, 1. / fact(k)) for k, t in enumerate(terms, 1)], out_series,
+        is_leaf=lambda x: isinstance(x, list))
   _check_series(primals, series)
   flat_primals = list(primals)
   per_input = []
@@ -318,3 +335,8 @@ def jet(fun: Callable, primals, series):
 def _as_array(x):
   from jax._src.numpy import creation  # jet is above jax.numpy; converts Python scalars
   return creation.asarray(x)
+
+
+def _scale(x, c):
+  x = _as_array(x)
+  return ew.mul(x, np.array(c, core.get_aval(x).dtype))

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import collections
 import enum
+import inspect
 import math
 import threading
 from typing import Any, Sequence
@@ -35,6 +36,12 @@ class AxisType(enum.Enum):
 
   def __repr__(self):
     return self.name
+
+
+# Enum classes are called as AxisType(value); newer Pythons report that signature as
+# (*values), which is what JAX's reference shows.
+AxisType.__signature__ = inspect.Signature(
+    [inspect.Parameter("values", inspect.Parameter.VAR_POSITIONAL)])
 
 
 def _device_id(d) -> int:
@@ -195,31 +202,54 @@ class PartitionSpec(tuple):
 
   UNCONSTRAINED = UNCONSTRAINED
 
-  def __new__(cls, *partitions):
-    return super().__new__(cls, tuple(_canonical_entry(p) for p in partitions))
+  def __new__(cls, *partitions, unreduced=frozenset(), reduced=frozenset()):
+    self = super().__new__(cls, tuple(_canonical_entry(p) for p in partitions))
+    # Mesh axes over which the value holds partial sums not yet reduced (unreduced), or
+    # whose reduction was done (reduced); neither may also split a dimension.
+    self.unreduced, self.reduced = frozenset(unreduced), frozenset(reduced)
+    used = {n for e in self if isinstance(e, tuple) for n in e} | {
+        e for e in self if isinstance(e, str)}
+    both = (self.unreduced | self.reduced) & used
+    if both:
+      raise ValueError(f"mesh axes {sorted(both)} cannot both split a dimension and be "
+                       "unreduced/reduced in one PartitionSpec")
+    if self.unreduced & self.reduced:
+      raise ValueError(f"mesh axes {sorted(self.unreduced & self.reduced)} cannot be both "
+                       "unreduced and reduced")
+    return self
 
   def __repr__(self):
-    if not self:
+    parts = [repr(p) for p in self]
+    if self.unreduced:
+      parts.append(f"unreduced={set(self.unreduced)!r}")
+    if self.reduced:
+      parts.append(f"reduced={set(self.reduced)!r}")
+    if not parts:
       return "P()"
-    return "P(" + ", ".join(repr(p) for p in self) + ("," if len(self) == 1 else "") + ")"
+    return "P(" + ", ".join(parts) + ("," if len(self) == 1 and len(parts) == 1 else "") + ")"
 
   def __reduce__(self):
-    return (PartitionSpec, tuple(self))
+    return (_make_spec, (tuple(self), self.unreduced, self.reduced))
 
   def __eq__(self, other):
-    return isinstance(other, PartitionSpec) and tuple(self) == tuple(other)
+    return (isinstance(other, PartitionSpec) and tuple(self) == tuple(other)
+            and self.unreduced == other.unreduced and self.reduced == other.reduced)
 
   def __ne__(self, other):
     return not self == other
 
   def __hash__(self):
-    return hash((PartitionSpec, tuple(self)))
+    return hash((PartitionSpec, tuple(self), self.unreduced, self.reduced))
 
   def _normalized(self, ndim: int) -> tuple:
     """One tuple of mesh axis names per dimension (empty = not split)."""
     entries = list(self) + [None] * (ndim - len(self))
     return tuple(() if e is None or e is UNCONSTRAINED else (e,) if isinstance(e, str)
                  else tuple(e) for e in entries)
+
+
+def _make_spec(partitions, unreduced, reduced):
+  return PartitionSpec(*partitions, unreduced=unreduced, reduced=reduced)
 
 
 def spec_from_axes(per_dim: Sequence[tuple]) -> PartitionSpec:
@@ -378,5 +408,5 @@ class Shard:
             f"data={self.data!r})")
 
 
-def make_single_device_sharding(device) -> SingleDeviceSharding:
-  return SingleDeviceSharding(device)
+def make_single_device_sharding(device, *, memory_kind=None) -> SingleDeviceSharding:
+  return SingleDeviceSharding(device, memory_kind=memory_kind)

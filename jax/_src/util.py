@@ -32,10 +32,10 @@ def safe_map(f: Callable, *args):
   return list(map(f, *args))
 
 
-def unzip2(pairs) -> tuple[tuple, tuple]:
+def unzip2(xys) -> tuple[tuple, tuple]:
   """[(a0, b0), (a1, b1), ...] -> ((a0, a1, ...), (b0, b1, ...))."""
   xs, ys = [], []
-  for x, y in pairs:
+  for x, y in xys:
     xs.append(x)
     ys.append(y)
   return tuple(xs), tuple(ys)
@@ -52,12 +52,16 @@ def split_list(xs: Sequence, sizes: Sequence[int]) -> list[list]:
   return out
 
 
-def weakref_lru_cache(fun: Callable, maxsize: int | None = 2048) -> Callable:
-  """An LRU cache of `fun(obj, *args)` keyed weakly on `obj`: entries go when `obj` dies.
+def weakref_lru_cache(f: Callable, maxsize: int | None = 2048,
+                      trace_context_in_key: bool = True, explain=None) -> Callable:
+  """An LRU cache of `f(obj, *args)` keyed weakly on `obj`: entries go when `obj` dies.
 
   The first argument is often a function or jaxpr that should not be kept alive by the
-  cache; the remaining arguments must be hashable.
+  cache; the remaining arguments must be hashable. With trace_context_in_key the
+  configuration that affects tracing (x64) is part of the key. `explain`, if given, is
+  called with the arguments of each miss.
   """
+  fun = f
   per_object: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
   def cached(obj, *args, **kwargs):
@@ -66,10 +70,15 @@ def weakref_lru_cache(fun: Callable, maxsize: int | None = 2048) -> Callable:
     except TypeError:  # not weakly referenceable: compute without caching
       return fun(obj, *args, **kwargs)
     if table is None:
-      inner = functools.lru_cache(maxsize=maxsize)(
-          lambda ref, *a, **k: fun(ref(), *a, **k))
+      def miss(ref, *a, _trace_context=None, **k):
+        if explain is not None:
+          explain(ref(), *a, **k)
+        return fun(ref(), *a, **k)
+      inner = functools.lru_cache(maxsize=maxsize)(miss)
       table = per_object[obj] = (weakref.ref(obj), inner)
     ref, inner = table
+    if trace_context_in_key:
+      kwargs = dict(kwargs, _trace_context=_trace_context())
     return inner(ref, *args, **kwargs)
 
   def cache_clear():
@@ -78,3 +87,8 @@ def weakref_lru_cache(fun: Callable, maxsize: int | None = 2048) -> Callable:
   cached.cache_clear = cache_clear
   functools.update_wrapper(cached, fun)
   return cached
+
+
+def _trace_context():
+  from jax._src.config import config  # the flags that change what tracing produces
+  return bool(config.read("jax_enable_x64"))

@@ -17,6 +17,7 @@ from jax._src import dtypes
 from jax._src import random
 from jax._src.lax import elementwise as lax
 from jax._src.lax import shape as lax_shape
+from jax._src.lax.utils import place
 
 Initializer = Callable
 
@@ -34,14 +35,14 @@ def _scaled(x, scale, dtype):
   return lax.mul(x, lax_shape.full_like(x, np.asarray(scale, dtype)))
 
 
-def zeros(key, shape, dtype=None):
+def zeros(key, shape, dtype=None, out_sharding=None):
   del key
-  return lax_shape.full(_shape(shape), 0, _dtype(dtype))
+  return place(lax_shape.full(_shape(shape), 0, _dtype(dtype)), out_sharding)
 
 
-def ones(key, shape, dtype=None):
+def ones(key, shape, dtype=None, out_sharding=None):
   del key
-  return lax_shape.full(_shape(shape), 1, _dtype(dtype))
+  return place(lax_shape.full(_shape(shape), 1, _dtype(dtype)), out_sharding)
 
 
 def constant(value, dtype=None) -> Initializer:

@@ -7,6 +7,7 @@ by applying it along the axis one slice at a time.
 
 from __future__ import annotations
 
+import inspect
 import operator
 from typing import Any, Callable
 
@@ -57,16 +58,34 @@ class ufunc(JitWrapped):
   one cached native call, and inside other computations `func` is traced in place.
   """
 
-  def __init__(self, func: Callable, *, name: str, nin: int, nout: int,
-               identity: Any = None):
+  def __init__(self, func: Callable, nin: int, nout: int, *, name: str | None = None,
+               nargs: int | None = None, identity: Any = None, call: Callable | None = None,
+               reduce: Callable | None = None, accumulate: Callable | None = None,
+               at: Callable | None = None, reduceat: Callable | None = None,
+               positional: tuple[str, ...] | None = None):
+    # `call`, `reduce`, ... replace the generic implementations of those methods.
+    func = call if call is not None else func
     super().__init__(func, inline=True)
     self._func = func
-    self.__name__ = name
+    self.__name__ = name if name is not None else getattr(func, "__name__", "<ufunc>")
     self.__doc__ = func.__doc__
-    self.nin = nin
-    self.nout = nout
-    self.nargs = nin
+    self.nin = int(nin)
+    self.nout = int(nout)
+    self.nargs = int(nargs) if nargs is not None else self.nin
     self.identity = identity
+    for method, impl in (("reduce", reduce), ("accumulate", accumulate), ("at", at),
+                         ("reduceat", reduceat)):
+      if impl is not None:
+        setattr(self, method, impl)
+    # How it is called: NumPy's (*args, out=None, where=None), or, for the functions that
+    # JAX exposes as plain functions, their positional-only parameters.
+    P = inspect.Parameter
+    if positional is None:
+      params = [P("args", P.VAR_POSITIONAL), P("out", P.KEYWORD_ONLY, default=None),
+                P("where", P.KEYWORD_ONLY, default=None)]
+    else:
+      params = [P(n, P.POSITIONAL_ONLY) for n in positional]
+    self.__signature__ = inspect.Signature(params)
 
   def __repr__(self):
     return f"<jnp.ufunc '{self.__name__}'>"

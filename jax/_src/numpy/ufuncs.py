@@ -86,8 +86,8 @@ def _unary(lax_fn, name, inexact=True):
   return _compiled(fn)
 
 
-def _make_ufunc(fn, name, identity=None, nin=2):
-  return ufunc(fn, name=name, nin=nin, nout=1, identity=identity)
+def _make_ufunc(fn, name, identity=None, nin=2, positional=None):
+  return ufunc(fn, nin, 1, name=name, identity=identity, positional=positional)
 
 
 # ----------------------------------------------------------------------------- arithmetic
@@ -127,10 +127,12 @@ _minimum = _arithmetic("minimum", lax.min_p, lax.min, lax.bitwise_and)
 add = _make_ufunc(_add, "add", identity=0)
 subtract = _make_ufunc(_subtract, "subtract")
 multiply = _make_ufunc(_multiply, "multiply", identity=1)
-true_divide = divide = _make_ufunc(_binary(lax.div, "true_divide", inexact=True), "true_divide")
+true_divide = divide = _make_ufunc(_binary(lax.div, "true_divide", inexact=True), "true_divide",
+                                   positional=("x1", "x2"))
 maximum = _make_ufunc(_maximum, "maximum")
 minimum = _make_ufunc(_minimum, "minimum")
-arctan2 = _make_ufunc(_binary(lax.atan2, "arctan2", inexact=True), "arctan2")
+arctan2 = _make_ufunc(_binary(lax.atan2, "arctan2", inexact=True), "arctan2",
+                      positional=("x1", "x2"))
 
 
 def fmax(x1, x2, /):
@@ -251,7 +253,7 @@ def _float_power(x1, x2, /):
   return lax.pow(*promote_args_inexact("float_power", x1, x2))
 
 
-float_power = _make_ufunc(_float_power, "float_power")
+float_power = _make_ufunc(_float_power, "float_power", positional=("x", "y"))
 
 # ----------------------------------------------------------------------------- division
 
@@ -361,7 +363,8 @@ def _shift_right(x, y):
 
 
 left_shift = _make_ufunc(_integer_binary(lax.shift_left, "left_shift"), "left_shift")
-right_shift = _make_ufunc(_integer_binary(_shift_right, "right_shift"), "right_shift")
+right_shift = _make_ufunc(_integer_binary(_shift_right, "right_shift"), "right_shift",
+                          positional=("x1", "x2"))
 bitwise_left_shift, bitwise_right_shift = left_shift, right_shift
 
 
@@ -728,7 +731,7 @@ def _nextafter(x1, x2, /):
   return lax_special.nextafter(*promote_args_inexact("nextafter", x1, x2))
 
 
-nextafter = _make_ufunc(_nextafter, "nextafter")
+nextafter = _make_ufunc(_nextafter, "nextafter", positional=("x", "y"))
 
 
 def _heaviside(x1, x2, /):
@@ -805,19 +808,31 @@ def isnan(x, /):
 
 
 @_compiled
-def isposinf(x, /):
+def _isposinf(x):
   (x,) = promote_args("isposinf", x)
   if not dtypes.is_inexact(_dtype(x)):
     return _bools(x, False)
   return lax.eq(x, _const(x, np.inf))
 
 
+def isposinf(x, /, out=None):
+  if out is not None:
+    raise NotImplementedError("The 'out' argument to jnp.isposinf is not supported.")
+  return _isposinf(x)
+
+
 @_compiled
-def isneginf(x, /):
+def _isneginf(x):
   (x,) = promote_args("isneginf", x)
   if not dtypes.is_inexact(_dtype(x)):
     return _bools(x, False)
   return lax.eq(x, _const(x, -np.inf))
+
+
+def isneginf(x, /, out=None):
+  if out is not None:
+    raise NotImplementedError("The 'out' argument to jnp.isneginf is not supported.")
+  return _isneginf(x)
 
 
 def nan_to_num(x, copy: bool = True, nan=0.0, posinf=None, neginf=None):
