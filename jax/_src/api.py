@@ -293,8 +293,14 @@ class JitWrapped(_jax.jit.JitFunction):
   @property
   def __signature__(self) -> inspect.Signature:
     # The native base class hides the wrapped function's parameters from inspect
-    # (even with follow_wrapped=False, as chex's fake_pmap asks), so say them here.
-    return inspect.signature(self._fun)
+    # (even with follow_wrapped=False, as chex's fake_pmap asks), so say them here;
+    # a subclass may set its own (jnp.ufunc).
+    given = self.__dict__.get("_given_signature")
+    return given if given is not None else inspect.signature(self._fun)
+
+  @__signature__.setter
+  def __signature__(self, signature: inspect.Signature) -> None:
+    self.__dict__["_given_signature"] = signature
 
   def __get__(self, obj, objtype=None):
     # A jitted function stored on a class is a method, as a plain function would be.
