@@ -14,6 +14,7 @@ import numpy as np
 from jax._src import core
 from jax._src import dtypes
 from jax._src import execution
+from jax._src import prng
 from jax._src import tree_util
 from jax._src import xla_bridge
 from jax._src.array import ArrayImpl
@@ -1287,4 +1288,6 @@ def ensure_compile_time_eval():
 
 def typeof(x) -> core.ShapedArray:
   """The abstract type (shape, dtype, weak type) of an array, tracer or scalar."""
+  if isinstance(x, prng.PRNGKeyArray):
+    return x.abstract_type()
   return core.get_aval(x) if isinstance(x, core.Tracer) else _abstractify_value(x)

@@ -194,6 +194,31 @@ class KeyDtype:
 key_dtype = KeyDtype()
 
 
+class KeyShapedArray(ShapedArray):
+  """The abstract type of a typed key array (what `jax.typeof` gives for one): its
+  shape and the key dtype, which is not a numpy dtype."""
+
+  __slots__ = ()
+
+  def __init__(self, shape):
+    super().__init__(shape, np.uint32)
+    self.dtype = key_dtype
+
+  def update(self, shape=None, dtype=None, weak_type=None) -> ShapedArray:
+    if dtype is None or dtype == key_dtype:
+      return KeyShapedArray(self.shape if shape is None else shape)
+    return ShapedArray(self.shape if shape is None else shape, dtype, bool(weak_type))
+
+  def __eq__(self, other):
+    return type(other) is KeyShapedArray and self.shape == other.shape
+
+  def __hash__(self):
+    return hash((KeyShapedArray, self.shape))
+
+  def str_short(self) -> str:
+    return f"{key_dtype.name}[{','.join(map(str, self.shape))}]"
+
+
 class PRNGKeyArray:
   """An array of typed PRNG keys (from `jax.random.key`), backed by uint32[..., 2] data."""
 
@@ -206,6 +231,11 @@ class PRNGKeyArray:
   ndim = property(lambda self: len(self.shape))
   size = property(lambda self: math.prod(self.shape))
   dtype = property(lambda self: key_dtype)
+
+  def abstract_type(self) -> "KeyShapedArray":
+    # Not named `aval`: key arrays are pytrees of their uint32 data, never leaves that
+    # tracing would give an abstract value of their own.
+    return KeyShapedArray(self.shape)
 
   def __len__(self):
     if not self.shape:
@@ -242,3 +272,7 @@ class PRNGKeyArray:
 
 tree_util.register_pytree_node(PRNGKeyArray, lambda k: ((k._base_array,), None),
                                lambda _, xs: PRNGKeyArray(xs[0]))
+
+# Typed key arrays are jax Arrays, as in JAX (`isinstance(jax.random.key(0), jax.Array)`).
+from jax._src.array import Array as _Array  # noqa: E402  (array sits below prng)
+_Array.register(PRNGKeyArray)

@@ -80,7 +80,15 @@ def keystr(keys: KeyPath, *, simple: bool = False, separator: str = "") -> str:
 
 # The registry and treedefs are native (jaxlib._jax.pytree); the key classes above
 # are handed to it so that key paths hold these Python objects.
-_registry = _pytree.PyTreeRegistry(SequenceKey, DictKey, GetAttrKey, FlattenedIndexKey)
+class _Registry(_pytree.PyTreeRegistry):
+  """The native registry, answering `type in registry` as JAX's does (flax asks
+  whether a type is a registered node this way)."""
+
+  def __contains__(self, typ) -> bool:
+    return typ in _registered_types or typ in _BUILTIN_NODES
+
+
+_registry = _Registry(SequenceKey, DictKey, GetAttrKey, FlattenedIndexKey)
 _pytree.set_default_registry(_registry)  # unpickled treedefs look their node types up here
 
 PyTreeDef = _pytree.PyTreeDef

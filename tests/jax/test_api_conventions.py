@@ -57,3 +57,28 @@ def test_array_from_a_list_of_bfloat16_scalars(backend):
   np.testing.assert_array_equal(np.asarray(out, np.float32), [128.0, 129.0])
   nested = jnp.array([[jnp.float32(1)], [2.0]], dtype=jnp.float16)
   assert nested.dtype == np.float16 and nested.shape == (2, 1)
+
+
+def test_symbolic_zero_fwd_rules_get_the_public_primal_type(backend):
+  seen = []
+
+  @jax.custom_vjp
+  def f(x, y):
+    return x * y
+
+  def fwd(x, y):
+    seen.append((type(x), type(y), x.perturbed, y.perturbed))
+    # tree_map sees one leaf per input, as in JAX.
+    assert jax.tree_util.tree_leaves((x, y)) == [x, y]
+    return x.value * y.value, (x.value, y.value)
+
+  def bwd(res, ct):
+    x, y = res
+    return ct * y, ct * x
+
+  f.defvjp(fwd, bwd, symbolic_zeros=True)
+  assert jax.grad(f)(2.0, 5.0) == 5.0
+  assert seen[-1][:2] == (jax.custom_derivatives.CustomVJPPrimal,) * 2
+  assert seen[-1][2:] == (True, False)
+  zero = jax.custom_derivatives.SymbolicZero.from_primal_value(jnp.ones(2))
+  assert isinstance(zero, jax.custom_derivatives.SymbolicZero) and zero.shape == (2,)

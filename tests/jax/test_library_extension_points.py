@@ -130,3 +130,36 @@ def test_delta_orthogonal_puts_an_orthogonal_matrix_at_the_centre(backend):
 
 def test_interpreter_modules_load_with_jax():
   assert hasattr(jax.interpreters, "xla") and hasattr(jax.interpreters, "ad")
+
+
+def test_typed_keys_are_arrays_with_a_key_type():
+  keys = jax.random.split(jax.random.key(0), 3)
+  assert isinstance(keys, jax.Array)
+  assert jnp.issubdtype(keys.dtype, jax.dtypes.prng_key)
+  assert not jnp.issubdtype(jnp.float32, jax.dtypes.prng_key)
+  assert jnp.issubdtype(jnp.float32, jnp.floating)
+  ty = jax.typeof(keys)
+  assert ty.shape == (3,) and ty.dtype == keys.dtype and ty.str_short() == "key<fry>[3]"
+  assert ty == jax.typeof(jax.random.split(jax.random.key(1), 3))
+
+
+def test_the_pytree_registry_answers_membership():
+  from jax._src.tree_util import _registry
+
+  class Point:
+    def __init__(self, x):
+      self.x = x
+
+  assert Point not in _registry and tuple in _registry and dict in _registry
+  jax.tree_util.register_pytree_node(Point, lambda p: ((p.x,), None), lambda _, c: Point(*c))
+  assert Point in _registry
+  assert jax.tree_util.tree_leaves(Point(3)) == [3]
+
+
+def test_traceback_include_frame_follows_the_exclusions():
+  import sys
+  from jax._src import traceback_util
+  assert traceback_util.include_frame(sys._getframe())
+  inner = []
+  jax.tree_util.tree_map(lambda x: inner.append(sys._getframe(1)), [0])
+  assert not traceback_util.include_frame(inner[0])  # a frame of jax's own tree_util
