@@ -255,6 +255,26 @@ class PRNGKeyArray:
     shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
     return PRNGKeyArray(self._base_array.reshape((*shape, 2)))
 
+  def copy(self) -> "PRNGKeyArray":
+    return PRNGKeyArray(self._base_array)  # arrays are immutable: the data is shared
+
+  def __eq__(self, other):
+    """Elementwise: whether each key equals the other's (same key data)."""
+    if not isinstance(other, PRNGKeyArray):
+      return NotImplemented
+    same = ew.eq(self._base_array, other._base_array)
+    last = core.get_aval(same).ndim - 1
+    halves = [lax_shape.squeeze(lax_shape.slice(same, [0] * last + [i],
+                                                list(core.get_aval(same).shape[:-1]) + [i + 1]),
+                                [last]) for i in (0, 1)]
+    return ew.bitwise_and(*halves)
+
+  def __ne__(self, other):
+    eq = self.__eq__(other)
+    return eq if eq is NotImplemented else ew.bitwise_not(eq)
+
+  __hash__ = None  # mutable-free but array-like: unhashable, as jax arrays are
+
   def block_until_ready(self):
     if hasattr(self._base_array, "block_until_ready"):
       self._base_array.block_until_ready()

@@ -109,3 +109,17 @@ def test_shift_and_bitcast_lowering():
   text = f.lower(np.zeros(3, np.uint32)).as_text()
   assert "u32[3]{0} shift-right-logical(" in text
   assert "f32[3]{0} bitcast-convert(" in text
+
+
+def test_typed_key_arrays_compare_copy_and_broadcast():
+  import jax.numpy as jnp
+  keys = jax.random.split(jax.random.key(0), 3)
+  others = jax.random.split(jax.random.key(1), 3)
+  np.testing.assert_array_equal(keys == keys, [True] * 3)
+  np.testing.assert_array_equal(keys != others, [True] * 3)
+  np.testing.assert_array_equal(jax.jit(lambda a, b: a == b)(keys, others), [False] * 3)
+  assert bool(jnp.array_equal(keys, keys.copy())) and not bool(jnp.array_equal(keys, others))
+  wide = jnp.broadcast_to(jax.random.key(7), (2, 3))
+  assert wide.shape == (2, 3)
+  np.testing.assert_array_equal(jax.random.key_data(wide)[1, 2],
+                                jax.random.key_data(jax.random.key(7)))

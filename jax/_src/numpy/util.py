@@ -8,6 +8,7 @@ import numpy as np
 
 from jax._src import core
 from jax._src import dtypes
+from jax._src import prng
 from jax._src.config import config
 from jax._src.array import ArrayImpl
 from jax._src.lax import elementwise as lax_ew
@@ -49,6 +50,8 @@ def broadcast_to(array, shape, *, out_sharding=None):
 
 
 def _broadcast_to(x, shape):
+  if isinstance(x, prng.PRNGKeyArray):  # typed keys broadcast over their key data
+    return prng.PRNGKeyArray(_broadcast_to(x._base_array, (*shape, 2)))
   x = asarray_like(x)
   aval = core.get_aval(x)
   shape = tuple(int(d) for d in shape)
