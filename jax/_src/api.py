@@ -60,6 +60,8 @@ def _abstractify(x) -> core.ShapedArray:
   """The aval of an argument; `ShapeDtypeStruct` leaves stand for arrays of that type."""
   if isinstance(x, ShapeDtypeStruct):
     return core.ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), x.weak_type)
+  if type(x) is core.ShapedArray:  # an abstract value stands for itself (flax's eval_shape)
+    return x.update(dtype=dtypes.canonicalize_dtype(x.dtype))
   return core.get_aval(x)
 
 

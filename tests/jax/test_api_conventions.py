@@ -82,3 +82,9 @@ def test_symbolic_zero_fwd_rules_get_the_public_primal_type(backend):
   assert seen[-1][2:] == (True, False)
   zero = jax.custom_derivatives.SymbolicZero.from_primal_value(jnp.ones(2))
   assert isinstance(zero, jax.custom_derivatives.SymbolicZero) and zero.shape == (2,)
+
+
+def test_eval_shape_accepts_abstract_values():
+  from jax.core import ShapedArray
+  out = jax.eval_shape(lambda a, b: a @ b, jnp.ones((2, 3)), ShapedArray((3, 4), np.float32))
+  assert out.shape == (2, 4) and out.dtype == np.float32
