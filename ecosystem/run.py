@@ -475,6 +475,8 @@ def run(args: argparse.Namespace) -> int:
         if entry.get("failed") or entry.get("errors") or "passed" not in entry:
           failures.append(f"{side} {name} tests: {summary} (log: {entry['log']})")
       else:
+        # Re-read first: a run of the other side may have saved rows meanwhile.
+        results = load_results()
         results.setdefault(name, {})[side] = {k: v for k, v in entry.items() if k != "log"}
         save_results(table, results)  # after each suite: a long run stopped early keeps its part
   if not args.quick:
