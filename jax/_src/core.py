@@ -216,6 +216,12 @@ def is_staging() -> bool:
   return _trace_state.dynamic is not _EVAL_MAIN
 
 
+def trace_state_clean() -> bool:
+  """Whether this thread is tracing nothing (only the eval trace is active); libraries
+  ask this to tell an eager call from one inside jit, grad or vmap."""
+  return len(_trace_state.stack) == 1 and _trace_state.dynamic is _EVAL_MAIN
+
+
 def _set_dynamic(main: MainTrace) -> None:
   _trace_state.dynamic = main
   # The native jit fast path keeps its own per-thread copy of this bit.

@@ -101,3 +101,14 @@ def test_lax_shape_errors():
 def test_indexing_staged():
   jaxpr = jax.make_jaxpr(lambda x: x[1:, ::-1, None, 0])(np.ones((3, 4, 5), np.float32))
   assert jaxpr.out_avals[0].shape == (2, 4, 1)
+
+
+def test_trace_state_clean_only_outside_transformations():
+  import jax
+  from jax._src import core as core_impl
+  assert core_impl.trace_state_clean()
+  seen = []
+  jax.jit(lambda x: seen.append(core_impl.trace_state_clean()) or x)(1.0)
+  jax.grad(lambda x: seen.append(core_impl.trace_state_clean()) or x)(1.0)
+  jax.vmap(lambda x: seen.append(core_impl.trace_state_clean()) or x)(jax.numpy.ones(2))
+  assert seen == [False, False, False] and core_impl.trace_state_clean()
