@@ -143,6 +143,19 @@ class Traced(_Stage):
     return self._same(Lowered)
 
 
+class HloComputation:
+  """A lowered module in XLA HLO (what `Lowered.compiler_ir(dialect="hlo")` gives)."""
+
+  def __init__(self, hlo_text: str):
+    self._text = hlo_text
+
+  def as_hlo_text(self) -> str:
+    return self._text
+
+  def __str__(self):
+    return self._text
+
+
 class Lowered(_Stage):
   """The result of `jit(f).lower(*args)`: HLO text, compilable.
 
@@ -165,6 +178,15 @@ class Lowered(_Stage):
 
   def jaxpr(self) -> core.ClosedJaxpr:
     return self._closed
+
+  def compiler_ir(self, dialect: str | None = None) -> "HloComputation":
+    """The lowered module as an object: `compiler_ir(dialect="hlo").as_hlo_text()`.
+    This jax lowers to XLA HLO only; the StableHLO (MLIR) form JAX gives by default
+    does not exist here."""
+    if dialect != "hlo":
+      raise ValueError(f"this jax lowers to XLA HLO only: use compiler_ir(dialect='hlo'); "
+                       f"got dialect={dialect!r}")
+    return HloComputation(self.as_text(dialect="hlo"))
 
   def cost_analysis(self):
     """Not estimated by this backend (JAX allows None)."""

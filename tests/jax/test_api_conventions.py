@@ -88,3 +88,25 @@ def test_eval_shape_accepts_abstract_values():
   from jax.core import ShapedArray
   out = jax.eval_shape(lambda a, b: a @ b, jnp.ones((2, 3)), ShapedArray((3, 4), np.float32))
   assert out.shape == (2, 4) and out.dtype == np.float32
+
+
+def test_lowered_compiler_ir_in_hlo(backend):
+  lowered = jax.jit(lambda x: jnp.dot(x, x, precision=jax.lax.Precision.HIGHEST)).lower(
+      jnp.ones((2, 2)))
+  text = lowered.compiler_ir(dialect="hlo").as_hlo_text()
+  assert text == lowered.as_text() and "dot(" in text
+  with pytest.raises(ValueError, match="dialect='hlo'"):
+    lowered.compiler_ir()
+
+
+@pytest.mark.parametrize("fn", [jnp.dot, jnp.matmul])
+def test_dot_precision_is_kept_in_the_jaxpr_and_the_hlo(backend, fn):
+  x = jnp.arange(4.0).reshape(2, 2)
+  f = lambda a: fn(a, a, precision=jax.lax.Precision.HIGHEST)
+  eqn = jax.make_jaxpr(f)(x).jaxpr.eqns[-1]
+  assert eqn.params["precision"] == (jax.lax.Precision.HIGHEST,) * 2
+  text = jax.jit(f).lower(x).as_text()
+  assert "operand_precision={highest,highest}" in text
+  np.testing.assert_allclose(jax.jit(f)(x), np.asarray(x) @ np.asarray(x))
+  default = jax.jit(lambda a: fn(a, a)).lower(x).as_text()
+  assert "operand_precision" not in default
