@@ -961,6 +961,10 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
       return out_leaves
 
     def out_dims():
+      if out_axes is None or isinstance(out_axes, int):
+        # One axis for every output leaf; no need to rebuild the output (a custom
+        # node rebuilt from placeholder leaves may flatten differently).
+        return [out_axes] * store.value.num_leaves
       out = store.value.unflatten([0] * store.value.num_leaves)
       return [None if a is None else a for a in _broadcast_prefix(out_axes, out)]
 

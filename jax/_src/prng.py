@@ -194,6 +194,15 @@ class KeyDtype:
 key_dtype = KeyDtype()
 
 
+def _broadcast_key_data(data, shape):
+  """uint32[..., 2] key data broadcast (numpy-style) to keys of `shape`."""
+  ndim = core.get_aval(data).ndim
+  full = (*shape, 2)
+  if core.get_aval(data).shape == full:
+    return data
+  return lax_shape.broadcast_in_dim(data, full, tuple(range(len(full) - ndim, len(full))))
+
+
 class KeyShapedArray(ShapedArray):
   """The abstract type of a typed key array (what `jax.typeof` gives for one): its
   shape and the key dtype, which is not a numpy dtype."""
@@ -262,7 +271,8 @@ class PRNGKeyArray:
     """Elementwise: whether each key equals the other's (same key data)."""
     if not isinstance(other, PRNGKeyArray):
       return NotImplemented
-    same = ew.eq(self._base_array, other._base_array)
+    shape = lax_shape.broadcast_shapes(self.shape, other.shape)
+    same = ew.eq(*(_broadcast_key_data(k._base_array, shape) for k in (self, other)))
     last = core.get_aval(same).ndim - 1
     halves = [lax_shape.squeeze(lax_shape.slice(same, [0] * last + [i],
                                                 list(core.get_aval(same).shape[:-1]) + [i + 1]),

@@ -110,3 +110,29 @@ def test_dot_precision_is_kept_in_the_jaxpr_and_the_hlo(backend, fn):
   np.testing.assert_allclose(jax.jit(f)(x), np.asarray(x) @ np.asarray(x))
   default = jax.jit(lambda a: fn(a, a)).lower(x).as_text()
   assert "operand_precision" not in default
+
+
+class _ArraysOnly:
+  """A pytree node that keeps only its array-valued fields as children (as some
+  libraries' distributions do), so rebuilding it from placeholders loses them."""
+
+  def __init__(self, a, b):
+    self.a, self.b = a, b
+
+
+def _flatten_arrays_only(node):
+  fields = [("a", node.a), ("b", node.b)]
+  kids = [v for _, v in fields if isinstance(v, (jax.Array, np.ndarray))]
+  return kids, tuple(n for n, v in fields if isinstance(v, (jax.Array, np.ndarray)))
+
+
+jax.tree_util.register_pytree_node(
+    _ArraysOnly, _flatten_arrays_only,
+    lambda names, kids: _ArraysOnly(**dict(zip(names, kids)), **{
+        n: None for n in ("a", "b") if n not in names}))
+
+
+def test_vmap_with_a_leaf_out_axes_does_not_rebuild_the_output(backend):
+  out = jax.vmap(lambda x: _ArraysOnly(x.sum(keepdims=True), x * 2))(jnp.ones((3, 4)))
+  assert out.a.shape == (3, 1) and out.b.shape == (3, 4)
+  np.testing.assert_allclose(out.a[:, 0], [4.0, 4.0, 4.0])

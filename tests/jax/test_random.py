@@ -123,3 +123,10 @@ def test_typed_key_arrays_compare_copy_and_broadcast():
   assert wide.shape == (2, 3)
   np.testing.assert_array_equal(jax.random.key_data(wide)[1, 2],
                                 jax.random.key_data(jax.random.key(7)))
+
+
+def test_typed_keys_compare_with_broadcasting():
+  keys = jax.random.split(jax.random.key(3), 4)
+  np.testing.assert_array_equal(keys == keys[0], [True, False, False, False])
+  same = jax.vmap(lambda _: jax.random.key(5))(np.arange(3))
+  assert bool((same == same[0]).all())
