@@ -166,7 +166,7 @@ def _uniform(data, shape, dtype, minval, maxval):
 
 
 def _uniform_impl(data, shape, dtype, minval, maxval):
-  finfo = np.finfo(dtype)
+  finfo = dtypes.finfo(dtype)
   nbits, nmant = finfo.bits, finfo.nmant
   rng_bits = 8 if nmant < 8 else nbits
   uint = prng._UINT_DTYPES[nbits]
@@ -267,7 +267,7 @@ def _uniform_high(data, shape, dtype):
   k2 = lax_shape.reshape(lax_shape.slice(keys, (1, 0), (2, 2)), (2,))
   hi = _uniform_impl(k1, shape, dtype, 0.0, 1.0)
   lo = _uniform_impl(k2, shape, dtype, 0.0, 1.0)
-  step = float(2.0 ** -np.finfo(dtype).nmant)
+  step = float(2.0 ** -dtypes.finfo(dtype).nmant)
   return ew.add(hi, ew.mul(lo, lax_shape.full_like(lo, step)))
 
 
@@ -367,13 +367,13 @@ def gumbel(key, shape=(), dtype=None, mode="low", *, out_sharding=None):
 
 @partial(jit, static_argnums=(1, 2))
 def _gumbel_high(data, shape, dtype):
-  u = ew.max(_uniform_high(data, shape, dtype), lax_shape.full(shape, np.finfo(dtype).tiny, dtype))
+  u = ew.max(_uniform_high(data, shape, dtype), lax_shape.full(shape, dtypes.finfo(dtype).tiny, dtype))
   return ew.neg(ew.log(ew.neg(ew.log(u))))
 
 
 @partial(jit, static_argnums=(1, 2))
 def _gumbel(data, shape, dtype):
-  u = _uniform_impl(data, shape, dtype, np.finfo(dtype).tiny, 1.0)
+  u = _uniform_impl(data, shape, dtype, dtypes.finfo(dtype).tiny, 1.0)
   return ew.neg(ew.log(ew.neg(ew.log(u))))
 
 
@@ -388,14 +388,14 @@ def laplace(key, shape=(), dtype=None, *, out_sharding=None):
 def logistic(key, shape=(), dtype=None, *, out_sharding=None):
   data, _ = _single_key(key, "logistic")
   dt = _float_dtype(dtype, "logistic")
-  x = _uniform(data, _shape(shape), dt, np.finfo(dt).tiny, 1.0)
+  x = _uniform(data, _shape(shape), dt, dtypes.finfo(dt).tiny, 1.0)
   return _place(ew.log(ew.div(x, ew.sub(lax_shape.full_like(x, 1), x))), out_sharding)
 
 
 def cauchy(key, shape=(), dtype=None, *, out_sharding=None):
   data, _ = _single_key(key, "cauchy")
   dt = _float_dtype(dtype, "cauchy")
-  u = _uniform(data, _shape(shape), dt, np.finfo(dt).eps, 1.0)
+  u = _uniform(data, _shape(shape), dt, dtypes.finfo(dt).eps, 1.0)
   pi = lax_shape.full_like(u, np.pi)
   return _place(ew.tan(ew.mul(pi, ew.sub(u, lax_shape.full_like(u, 0.5)))), out_sharding)
 
@@ -579,5 +579,5 @@ def _weighted_indices(data, p, shape, replace):
 
 
 def _gumbel_impl(data, shape, dtype):
-  u = _uniform_impl(data, shape, dtype, np.finfo(dtype).tiny, 1.0)
+  u = _uniform_impl(data, shape, dtype, dtypes.finfo(dtype).tiny, 1.0)
   return ew.neg(ew.log(ew.neg(ew.log(u))))

@@ -130,3 +130,14 @@ def test_typed_keys_compare_with_broadcasting():
   np.testing.assert_array_equal(keys == keys[0], [True, False, False, False])
   same = jax.vmap(lambda _: jax.random.key(5))(np.arange(3))
   assert bool((same == same[0]).all())
+
+
+def test_bfloat16_draws():
+  import jax.numpy as jnp
+  key = jax.random.PRNGKey(0)
+  u = jax.random.uniform(key, (1000,), jnp.bfloat16)
+  n = jax.random.normal(key, (1000,), jnp.bfloat16)
+  assert u.dtype == jnp.bfloat16 and n.dtype == jnp.bfloat16
+  u32 = np.asarray(u, np.float32)
+  assert u32.min() >= 0 and u32.max() < 1 and abs(u32.mean() - 0.5) < 0.05
+  assert abs(np.asarray(n, np.float32).std() - 1) < 0.1
