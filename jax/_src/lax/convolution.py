@@ -597,3 +597,38 @@ def conv_general_dilated_patches(lhs, filter_shape, window_strides, padding, lhs
   return conv_general_dilated(lhs, kernel, window_strides, padding, lhs_dilation, rhs_dilation,
                               dn, feature_group_count=channels, precision=precision,
                               preferred_element_type=preferred_element_type)
+
+
+def conv_general_dilated_local(lhs, rhs, window_strides, padding, filter_shape,
+                               lhs_dilation=None, rhs_dilation=None, dimension_numbers=None,
+                               precision=None):
+  """A locally connected (unshared) convolution: every output position has its own
+  kernel. `rhs` is laid out like a convolution kernel whose spatial dimensions are
+  the output's and whose input-feature dimension holds (input feature, window
+  position) flattened with the input feature major, as conv_general_dilated_patches
+  produces them; each output is the product of its patch with its own kernel."""
+  from jax._src.lax import linalg  # dot_general lives with the products, beside this module
+  from jax._src.lax.precision import canonicalize_precision
+  pair = canonicalize_precision(precision)
+  lhs_precision, rhs_precision = (None, None) if pair is None else pair
+  patches = conv_general_dilated_patches(lhs, filter_shape, window_strides, padding,
+                                         lhs_dilation, rhs_dilation, dimension_numbers,
+                                         precision=lhs_precision)
+  lhs_aval = core.get_aval(lhs)
+  rhs_template = (1, 1) + tuple(int(k) for k in filter_shape)
+  if dimension_numbers is None or isinstance(dimension_numbers, ConvDimensionNumbers):
+    dn = conv_dimension_numbers(lhs_aval.shape, rhs_template, dimension_numbers)
+  else:
+    dn = ConvDimensionNumbers(*conv_general_permutations(dimension_numbers))
+  out_spatial, rhs_spatial = list(dn.out_spec[2:]), list(dn.rhs_spec[2:])
+  # Pair each spatial dimension of the patches with the kernel's, in the patches' order.
+  order = sorted(range(len(out_spatial)), key=lambda i: out_spatial[i])
+  batch = ([out_spatial[i] for i in order], [rhs_spatial[i] for i in order])
+  out = linalg.dot_general(patches, rhs, (([dn.out_spec[1]], [dn.rhs_spec[1]]), batch),
+                           precision=rhs_precision)
+  # dot_general gives (spatial in patch order..., batch, feature): put them where
+  # the output layout wants them.
+  ndim = core.get_aval(out).ndim
+  current = [batch[0][i] for i in range(len(order))] + [dn.out_spec[0], dn.out_spec[1]]
+  perm = [current.index(d) for d in range(ndim)]
+  return lax_shape.transpose(out, perm)
