@@ -34,7 +34,12 @@ class ShapedArray:
   __slots__ = ("shape", "dtype", "weak_type", "_hash")
   array_abstraction_level = 1
 
-  def __init__(self, shape, dtype, weak_type: bool = False):
+  def __init__(self, shape, dtype, weak_type: bool = False, *, sharding=None, vma=None,
+               memory_space=None):
+    # JAX's keyword-only type parts: this single-program core gives every value the
+    # open sharding, no varying mesh axes and the default memory (see the properties
+    # set at the end of this module), so they are accepted and not kept.
+    del sharding, vma, memory_space
     self.shape = tuple(int(d) for d in shape)
     self.dtype = np.dtype(dtype)
     self.weak_type = bool(weak_type)

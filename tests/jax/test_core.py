@@ -112,3 +112,17 @@ def test_trace_state_clean_only_outside_transformations():
   jax.grad(lambda x: seen.append(core_impl.trace_state_clean()) or x)(1.0)
   jax.vmap(lambda x: seen.append(core_impl.trace_state_clean()) or x)(jax.numpy.ones(2))
   assert seen == [False, False, False] and core_impl.trace_state_clean()
+
+
+def test_shaped_array_takes_jax_keyword_type_parts():
+  import numpy as np
+  from jax._src.core import ShapedArray
+  a = ShapedArray((2, 3), np.float32, sharding=None, vma=frozenset())
+  assert a == ShapedArray((2, 3), np.float32) and a.sharding is None
+
+
+def test_jnp_dtype_is_numpys_class():
+  import numpy as np
+  import jax.numpy as jnp
+  assert jnp.dtype is np.dtype
+  assert jnp.dtype(jnp.ones(2)) == np.float32 and jnp.dtype("bfloat16") == jnp.bfloat16
