@@ -203,6 +203,32 @@ def _broadcast_key_data(data, shape):
   return lax_shape.broadcast_in_dim(data, full, tuple(range(len(full) - ndim, len(full))))
 
 
+class _KeyIndexUpdate:
+  """The `.at` of a key array: updates go to the key data at the same positions."""
+
+  def __init__(self, keys: "PRNGKeyArray"):
+    self._keys = keys
+
+  def __getitem__(self, idx) -> "_KeyIndexRef":
+    idx = idx if isinstance(idx, tuple) else (idx,)
+    if any(i is Ellipsis for i in idx):
+      idx = (*idx, slice(None))  # the key-data axis stays whole
+    return _KeyIndexRef(self._keys, idx)
+
+
+class _KeyIndexRef:
+  def __init__(self, keys: "PRNGKeyArray", idx: tuple):
+    self._keys, self._idx = keys, idx
+
+  def get(self) -> "PRNGKeyArray":
+    return PRNGKeyArray(self._keys._base_array[self._idx])
+
+  def set(self, values: "PRNGKeyArray") -> "PRNGKeyArray":
+    if not isinstance(values, PRNGKeyArray):
+      raise TypeError(f"a key array can only be updated with typed keys, got {type(values)}")
+    return PRNGKeyArray(self._keys._base_array.at[self._idx].set(values._base_array))
+
+
 class KeyShapedArray(ShapedArray):
   """The abstract type of a typed key array (what `jax.typeof` gives for one): its
   shape and the key dtype, which is not a numpy dtype."""
@@ -263,6 +289,11 @@ class PRNGKeyArray:
   def reshape(self, *shape):
     shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
     return PRNGKeyArray(self._base_array.reshape((*shape, 2)))
+
+  @property
+  def at(self) -> "_KeyIndexUpdate":
+    """`keys.at[idx].set(other_keys)` / `.get()`, as for other jax arrays."""
+    return _KeyIndexUpdate(self)
 
   def copy(self) -> "PRNGKeyArray":
     return PRNGKeyArray(self._base_array)  # arrays are immutable: the data is shared

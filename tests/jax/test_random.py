@@ -141,3 +141,13 @@ def test_bfloat16_draws():
   u32 = np.asarray(u, np.float32)
   assert u32.min() >= 0 and u32.max() < 1 and abs(u32.mean() - 0.5) < 0.05
   assert abs(np.asarray(n, np.float32).std() - 1) < 0.1
+
+
+def test_typed_key_arrays_update_by_index():
+  keys = jax.random.split(jax.random.key(0), 3)
+  fresh = jax.random.key(9)
+  updated = keys.at[1].set(fresh)
+  np.testing.assert_array_equal(updated == keys, [True, False, True])
+  assert bool(updated.at[1].get() == fresh)
+  with pytest.raises(TypeError, match="typed keys"):
+    keys.at[0].set(np.zeros(2, np.uint32))
