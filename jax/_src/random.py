@@ -179,8 +179,10 @@ def _uniform_impl(data, shape, dtype, minval, maxval):
       ew.shift_right_logical(raw, lax_shape.full_like(raw, rng_bits - nmant)),
       lax_shape.full_like(raw, np.array(1.0, dtype).view(uint)))
   floats = ew.sub(ew.bitcast_convert_type(float_bits, dtype), lax_shape.full_like(raw, 1, dtype))
-  scaled = ew.add(ew.mul(floats, _bcast(ew.sub(maxval, minval), shape)), _bcast(minval, shape))
-  return ew.max(_bcast(minval, shape), lax_shape.reshape(scaled, shape))
+  # minval and maxval broadcast against each other and `shape`, as JAX's arithmetic does.
+  minval, maxval = _bcast(minval, shape), _bcast(maxval, shape)
+  scaled = ew.add(ew.mul(floats, ew.sub(maxval, minval)), minval)
+  return ew.max(minval, lax_shape.reshape(scaled, shape))
 
 
 def _bcast(x, shape):

@@ -151,3 +151,13 @@ def test_typed_key_arrays_update_by_index():
   assert bool(updated.at[1].get() == fresh)
   with pytest.raises(TypeError, match="typed keys"):
     keys.at[0].set(np.zeros(2, np.uint32))
+
+
+def test_uniform_bounds_broadcast_against_each_other():
+  import jax.numpy as jnp
+  key = jax.random.PRNGKey(0)
+  u = jax.random.uniform(key, (2, 2), minval=jnp.zeros((2, 1)), maxval=jnp.array([[1.0, 4.0]]))
+  base = jax.random.uniform(key, (2, 2))
+  np.testing.assert_allclose(u, np.asarray(base) * np.array([[1.0, 4.0]]), rtol=1e-6)
+  v = jax.random.uniform(key, (2,), minval=jnp.zeros(2), maxval=jnp.full((1,), 3.0))
+  np.testing.assert_allclose(v, 3 * np.asarray(jax.random.uniform(key, (2,))), rtol=1e-6)

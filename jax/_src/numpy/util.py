@@ -43,6 +43,10 @@ broadcast_shapes = lax_shape.broadcast_shapes
 
 def broadcast_to(array, shape, *, out_sharding=None):
   out = _broadcast_to(array, shape)
+  if not isinstance(out, (core.Tracer, prng.PRNGKeyArray)) and not hasattr(out, "_value"):
+    # A Python or numpy scalar already of the shape: still a jax array, as in JAX.
+    from jax._src.numpy.creation import asarray  # creation imports this module
+    out = asarray(out)
   if out_sharding is not None:
     from jax._src.numpy.creation import _place  # creation imports this module
     out = _place(out, out_sharding=out_sharding)
