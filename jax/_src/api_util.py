@@ -170,3 +170,16 @@ def flatten_fun(f: lu.WrappedFun, in_tree) -> tuple[lu.WrappedFun, Callable]:
   """`f` taking `(args, kwargs)` as one flat list of leaves laid out by `in_tree`,
   and returning a flat list; the thunk gives the output's treedef after a call."""
   return lu.transformation_with_aux(_flatten_fun, f, in_tree)
+
+
+def _flatten_fun_nokwargs(in_tree, *flat_args):
+  args = tree_util.tree_unflatten(in_tree, flat_args)
+  out = yield args, {}
+  flat_out, out_tree = tree_util.tree_flatten(out)
+  yield flat_out, out_tree
+
+
+def flatten_fun_nokwargs(f: lu.WrappedFun, in_tree) -> tuple[lu.WrappedFun, Callable]:
+  """Like flatten_fun for positional arguments only: `in_tree` lays out the tuple of
+  arguments."""
+  return lu.transformation_with_aux(_flatten_fun_nokwargs, f, in_tree)

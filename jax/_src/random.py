@@ -201,12 +201,24 @@ def _bcast(x, shape):
 
 
 def normal(key, shape=(), dtype=None, *, out_sharding=None):
+  """Standard normal draws; for a complex dtype, real and imaginary parts are
+  independent normals of variance 1/2 (drawn from the two halves of a split key)."""
   data, _ = _single_key(key, "normal")
-  return _place(_normal(data, _shape(shape), _float_dtype(dtype, "normal")), out_sharding)
+  dt = dtypes.canonicalize_dtype(float if dtype is None else dtype)
+  if not dtypes.is_complex(dt):
+    dt = _float_dtype(dt, "normal")
+  return _place(_normal(data, _shape(shape), np.dtype(dt)), out_sharding)
 
 
 @partial(jit, static_argnums=(1, 2))
 def _normal(data, shape, dtype):
+  if dtypes.is_complex(dtype):
+    real = np.dtype(np.finfo(dtype).dtype)
+    halves = prng.threefry_split(data, (2,))
+    re, im = (ew.convert_element_type(_normal_impl(halves[i], shape, real), dtype)
+              for i in (0, 1))
+    both = ew.add(re, ew.mul(lax_shape.full_like(im, np.array(1j, dtype)), im))
+    return ew.div(both, lax_shape.full_like(both, np.array(np.sqrt(2), dtype)))
   return _normal_impl(data, shape, dtype)
 
 

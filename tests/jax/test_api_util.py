@@ -49,3 +49,11 @@ def test_closed_call_primitive_evaluates_its_jaxpr(backend):
   np.testing.assert_allclose(out[0], 2 * np.sin(0.5), rtol=1e-6)
   out = primitives.call_p.bind(jnp.float32(0.5), call_jaxpr=closed.jaxpr)
   np.testing.assert_allclose(out[0], 2 * np.sin(0.5), rtol=1e-6)
+
+
+def test_flatten_fun_nokwargs_takes_positional_leaves():
+  from jax.api_util import flatten_fun_nokwargs
+  flat, in_tree = jax.tree.flatten((2.0, {"y": 3.0}))
+  wrapped, out_tree = flatten_fun_nokwargs(lu.wrap_init(lambda x, d: (x * d["y"], x)), in_tree)
+  assert wrapped.call_wrapped(*flat) == [6.0, 2.0]
+  assert out_tree() == jax.tree.structure((0, 0))

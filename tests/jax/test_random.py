@@ -161,3 +161,14 @@ def test_uniform_bounds_broadcast_against_each_other():
   np.testing.assert_allclose(u, np.asarray(base) * np.array([[1.0, 4.0]]), rtol=1e-6)
   v = jax.random.uniform(key, (2,), minval=jnp.zeros(2), maxval=jnp.full((1,), 3.0))
   np.testing.assert_allclose(v, 3 * np.asarray(jax.random.uniform(key, (2,))), rtol=1e-6)
+
+
+def test_complex_normal_has_independent_parts_of_half_variance():
+  import jax.numpy as jnp
+  z = np.asarray(jax.random.normal(jax.random.PRNGKey(0), (20000,), jnp.complex64))
+  assert z.dtype == np.complex64
+  np.testing.assert_allclose(np.mean(np.abs(z) ** 2), 1.0, rtol=0.03)
+  np.testing.assert_allclose([z.real.std(), z.imag.std()], [np.sqrt(0.5)] * 2, rtol=0.03)
+  assert abs(np.corrcoef(z.real, z.imag)[0, 1]) < 0.03
+  with pytest.raises(ValueError, match="float dtype"):
+    jax.random.normal(jax.random.PRNGKey(0), (2,), jnp.int32)
