@@ -238,3 +238,15 @@ def test_reduce_precision(backend):
   x = np.array([1.0 + 2.0 ** -12, 65504.0 * 2, 0.1], np.float32)
   got = lax.reduce_precision(x, 5, 10)
   np.testing.assert_array_equal(got, x.astype(np.float16).astype(np.float32))
+
+
+def test_convolution_precision_reaches_the_hlo(backend):
+  import jax
+  import jax.numpy as jnp
+  x, w = jnp.ones((1, 2, 5, 5)), jnp.ones((3, 2, 3, 3))
+  f = jax.jit(lambda x, w: jax.lax.conv_general_dilated(x, w, (1, 1), "SAME",
+                                                        precision=jax.lax.Precision.HIGHEST))
+  assert "operand_precision={highest,highest}" in f.lower(x, w).as_text()
+  assert float(f(x, w)[0, 0, 2, 2]) == 18.0
+  plain = jax.jit(lambda x, w: jax.lax.conv_general_dilated(x, w, (1, 1), "SAME"))
+  assert "operand_precision" not in plain.lower(x, w).as_text()

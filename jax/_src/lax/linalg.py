@@ -165,6 +165,8 @@ def _dot_general_lowering(ctx, lhs, rhs, *, dimension_numbers, precision, prefer
 def _operand_precision_names(precision) -> tuple[str, str] | None:
   """XLA's per-operand precision names for a (lhs, rhs) pair of Precision values, or
   None when both are the default (XLA leaves the attribute out then)."""
+  if isinstance(precision, (Precision, str)):  # one value for both operands
+    precision = (Precision(precision),) * 2
   if not isinstance(precision, tuple) or not all(
       p is None or isinstance(p, Precision) for p in precision):
     return None  # no precision, or an explicit dot algorithm
