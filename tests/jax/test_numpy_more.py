@@ -447,3 +447,9 @@ def test_eig_eigvals_and_poly_of_matrix(backend):
   np.testing.assert_allclose(jnp.poly(m), np.poly(m), atol=1e-4)
   with pytest.raises(ValueError, match="square"):
     jnp.linalg.eigvals(np.ones((2, 3), np.float32))
+
+
+def test_iscomplexobj_answers_for_scalar_types_by_their_dtype():
+  assert jnp.iscomplexobj(jnp.complex64) and not jnp.iscomplexobj(jnp.float32)
+  assert jnp.iscomplexobj(1j) and not jnp.iscomplexobj([1, 2])
+  assert jnp.iscomplexobj(jnp.ones(2, jnp.complex64)) and not jnp.iscomplexobj(jnp.ones(2))
