@@ -152,6 +152,10 @@ class Primitive:
   """A named operation. Behaviour lives in rule tables keyed by the primitive."""
 
   multiple_results = False
+  # JAX's flags for primitives that call a jaxpr (call_p, closed_call_p) or map one
+  # over an axis; interpreters written for JAX (tfp's) read them on every primitive.
+  call_primitive = False
+  map_primitive = False
 
   def __init__(self, name: str, multiple_results: bool = False):
     self.name = name

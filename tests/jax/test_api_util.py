@@ -57,3 +57,9 @@ def test_flatten_fun_nokwargs_takes_positional_leaves():
   wrapped, out_tree = flatten_fun_nokwargs(lu.wrap_init(lambda x, d: (x * d["y"], x)), in_tree)
   assert wrapped.call_wrapped(*flat) == [6.0, 2.0]
   assert out_tree() == jax.tree.structure((0, 0))
+
+
+def test_primitives_say_whether_they_call_or_map_a_jaxpr():
+  assert not jax.lax.add_p.call_primitive and not jax.lax.add_p.map_primitive
+  assert primitives.closed_call_p.call_primitive and primitives.call_p.call_primitive
+  assert not primitives.jit_p.call_primitive
