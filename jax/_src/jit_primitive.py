@@ -175,7 +175,6 @@ closed_call_p = core.Primitive("closed_call", multiple_results=True)
 closed_call_p.def_impl(lambda *args, call_jaxpr: core.eval_jaxpr(
     call_jaxpr.jaxpr, call_jaxpr.consts, args))
 closed_call_p.def_abstract_eval(lambda *avals, call_jaxpr: list(call_jaxpr.out_avals))
-closed_call_p.call_primitive = call_p.call_primitive = True
 
 call_p = core.Primitive("call", multiple_results=True)
 call_p.def_impl(lambda *args, call_jaxpr: core.eval_jaxpr(call_jaxpr, (), args))
