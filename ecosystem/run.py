@@ -40,6 +40,7 @@ REPO_ROOT = os.path.dirname(HERE)
 LIBRARIES_TOML = os.path.join(HERE, "libraries.toml")
 RESULTS_JSON = os.path.join(HERE, "results.json")
 RESULTS_MD = os.path.join(HERE, "RESULTS.md")
+CAUSES_MD = os.path.join(HERE, "causes.md")   # hand-written: why the misses happen
 SIDES = ("ours", "jax")
 TEST_TOOLS = ["pytest", "pytest-xdist", "pytest-timeout", "pytest-reportlog"]
 PER_TEST_TIMEOUT = 600   # seconds; a hung test fails alone instead of eating the suite's bound
@@ -414,7 +415,16 @@ def results_markdown(table: dict[str, dict], results: dict) -> str:
       "equinox and diffrax publish no tests (neither wheel nor source distribution): "
       "`examples/equinox_mlp.py` and the one-step checks of `--quick` cover them.",
       "",
+      *_causes(),
   ])
+
+
+def _causes() -> list[str]:
+  """The hand-written analysis of the misses (causes.md), kept beside the table."""
+  if not os.path.exists(CAUSES_MD):
+    return []
+  with open(CAUSES_MD, encoding="utf-8") as f:
+    return [f.read().rstrip("\n"), ""]
 
 
 # ---------------------------------------------------------------------------- main
@@ -475,6 +485,8 @@ def run(args: argparse.Namespace) -> int:
         if entry.get("failed") or entry.get("errors") or "passed" not in entry:
           failures.append(f"{side} {name} tests: {summary} (log: {entry['log']})")
       else:
+        # Re-read first: a run of the other side may have saved rows meanwhile.
+        results = load_results()
         results.setdefault(name, {})[side] = {k: v for k, v in entry.items() if k != "log"}
         save_results(table, results)  # after each suite: a long run stopped early keeps its part
   if not args.quick:

@@ -68,6 +68,7 @@ from jax._src.config import debug_infs as debug_infs
 from jax._src.config import log_compiles as log_compiles
 from jax._src.config import enable_checks as enable_checks
 from jax._src.config import check_tracer_leaks as check_tracer_leaks
+from jax._src.config import checking_leaks as checking_leaks
 from jax._src.config import numpy_dtype_promotion as numpy_dtype_promotion
 from jax._src.config import numpy_rank_promotion as numpy_rank_promotion
 from jax._src.config import default_matmul_precision as default_matmul_precision

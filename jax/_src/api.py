@@ -14,6 +14,7 @@ import numpy as np
 from jax._src import core
 from jax._src import dtypes
 from jax._src import execution
+from jax._src import prng
 from jax._src import tree_util
 from jax._src import xla_bridge
 from jax._src.array import ArrayImpl
@@ -57,6 +58,8 @@ def _abstractify(x) -> core.ShapedArray:
   """The aval of an argument; `ShapeDtypeStruct` leaves stand for arrays of that type."""
   if isinstance(x, ShapeDtypeStruct):
     return core.ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), x.weak_type)
+  if type(x) is core.ShapedArray:  # an abstract value stands for itself (flax's eval_shape)
+    return x.update(dtype=dtypes.canonicalize_dtype(x.dtype))
   return core.get_aval(x)
 
 
@@ -186,6 +189,19 @@ class Traced(_Stage):
     return self._same(Lowered)
 
 
+class HloComputation:
+  """A lowered module in XLA HLO (what `Lowered.compiler_ir(dialect="hlo")` gives)."""
+
+  def __init__(self, hlo_text: str):
+    self._text = hlo_text
+
+  def as_hlo_text(self) -> str:
+    return self._text
+
+  def __str__(self):
+    return self._text
+
+
 class Lowered(_Stage):
   """The result of `jit(f).lower(*args)`: HLO text, compilable.
 
@@ -216,6 +232,15 @@ class Lowered(_Stage):
 
   def jaxpr(self) -> core.ClosedJaxpr:
     return self._closed
+
+  def compiler_ir(self, dialect: str | None = None) -> "HloComputation":
+    """The lowered module as an object: `compiler_ir(dialect="hlo").as_hlo_text()`.
+    This jax lowers to XLA HLO only; the StableHLO (MLIR) form JAX gives by default
+    does not exist here."""
+    if dialect != "hlo":
+      raise ValueError(f"this jax lowers to XLA HLO only: use compiler_ir(dialect='hlo'); "
+                       f"got dialect={dialect!r}")
+    return HloComputation(self.as_text(dialect="hlo"))
 
   def cost_analysis(self):
     """Not estimated by this backend (JAX allows None)."""
@@ -371,6 +396,18 @@ class JitWrapped(_jax.jit.JitFunction):
       self._own_cache = {}
     _track(self)
     functools.update_wrapper(self, fun, updated=())  # never merge the wrapped object's state
+
+  @property
+  def __signature__(self) -> inspect.Signature:
+    # The native base class hides the wrapped function's parameters from inspect
+    # (even with follow_wrapped=False, as chex's fake_pmap asks), so say them here;
+    # a subclass may set its own (jnp.ufunc).
+    given = self.__dict__.get("_given_signature")
+    return given if given is not None else inspect.signature(self._fun)
+
+  @__signature__.setter
+  def __signature__(self, signature: inspect.Signature) -> None:
+    self.__dict__["_given_signature"] = signature
 
   def __get__(self, obj, objtype=None):
     # A jitted function stored on a class is a method, as a plain function would be.
@@ -972,7 +1009,9 @@ def vmap(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None,
 
 
 def devices(backend=None) -> list:
-  return list(execution.get_backend().devices())
+  """The devices of `backend` (a platform name or client; default: the default
+  backend). A platform with no backend here raises RuntimeError, as in JAX."""
+  return list(execution.get_backend(backend).devices())
 
 
 def device_count(backend=None) -> int:
@@ -1247,4 +1286,6 @@ def ensure_compile_time_eval():
 
 def typeof(x) -> core.ShapedArray:
   """The abstract type (shape, dtype, weak type) of an array, tracer or scalar."""
+  if isinstance(x, prng.PRNGKeyArray):
+    return x.abstract_type()
   return core.get_aval(x) if isinstance(x, core.Tracer) else abstractify_value(x)

@@ -9,6 +9,7 @@ from typing import Any, Callable, NamedTuple, Sequence
 
 from jax._src import core
 from jax._src import dtypes
+from jax._src import linear_util as lu
 from jax._src import tree_util
 from jax._src.util import safe_map
 
@@ -156,3 +157,29 @@ def debug_info(traced_for: str, fun: Callable, args, kwargs, *, static_argnums=(
       names.append(name + tree_util.keystr(path))
   result_paths = result_paths_thunk() if callable(result_paths_thunk) else None
   return DebugInfo(traced_for, sourceinfo or _src_info(fun), tuple(names), result_paths)
+
+
+def _flatten_fun(in_tree, *flat_args):
+  args, kwargs = tree_util.tree_unflatten(in_tree, flat_args)
+  out = yield args, kwargs
+  flat_out, out_tree = tree_util.tree_flatten(out)
+  yield flat_out, out_tree
+
+
+def flatten_fun(f: lu.WrappedFun, in_tree) -> tuple[lu.WrappedFun, Callable]:
+  """`f` taking `(args, kwargs)` as one flat list of leaves laid out by `in_tree`,
+  and returning a flat list; the thunk gives the output's treedef after a call."""
+  return lu.transformation_with_aux(_flatten_fun, f, in_tree)
+
+
+def _flatten_fun_nokwargs(in_tree, *flat_args):
+  args = tree_util.tree_unflatten(in_tree, flat_args)
+  out = yield args, {}
+  flat_out, out_tree = tree_util.tree_flatten(out)
+  yield flat_out, out_tree
+
+
+def flatten_fun_nokwargs(f: lu.WrappedFun, in_tree) -> tuple[lu.WrappedFun, Callable]:
+  """Like flatten_fun for positional arguments only: `in_tree` lays out the tuple of
+  arguments."""
+  return lu.transformation_with_aux(_flatten_fun_nokwargs, f, in_tree)

@@ -19,6 +19,7 @@ import warnings
 from typing import Any, Sequence
 
 from jax import version
+from jax._src import compiler
 from jax._src.config import config
 
 
@@ -67,9 +68,8 @@ def _module_name(hlo_text: str) -> str:
 def compile_or_get_cached(client, hlo_text: str, devices: Sequence, options: Any = None):
   """`client.compile_and_load(hlo_text, devices[, options])`, through the cache."""
   def compile():
-    if options is None:
-      return client.compile_and_load(hlo_text, devices)
-    return client.compile_and_load(hlo_text, devices, options)
+    # Looked up at call time: a library may have replaced it (see compiler.py).
+    return compiler.backend_compile_and_load(client, hlo_text, devices, options)
 
   # Host callbacks are numbered per process in the HLO text: never reuse those.
   if not is_cache_used() or _uses_host_callbacks(hlo_text):

@@ -173,6 +173,21 @@ class Config:
   def flag_names(self) -> list[str]:
     return sorted(self._flags)
 
+  def parse_flags_with_absl(self, argv: list[str] | None = None) -> None:
+    """Sets options given on the command line as `--jax_<name>=<value>` (or a bare
+    `--jax_<name>` for true), as JAX does for programs using absl flags; other
+    arguments are left alone. An unknown jax_ option is an error."""
+    import sys  # argv is read when asked, not at import
+    for arg in sys.argv[1:] if argv is None else argv:
+      if not arg.startswith("--jax_"):
+        continue
+      name, eq, text = arg[2:].partition("=")
+      if name not in self._flags:
+        raise AttributeError(f"Unrecognized config option: {name} (command line {arg!r})")
+      flag = self._flags[name]
+      value = flag.parse(text) if eq else flag.parse("true")
+      self.update(name, value)
+
 
 config = Config()
 
@@ -485,6 +500,13 @@ debug_infs = _bool_manager("jax_debug_infs")
 log_compiles = _bool_manager("jax_log_compiles")
 enable_checks = _bool_manager("jax_enable_checks")
 check_tracer_leaks = _bool_manager("jax_check_tracer_leaks")
+
+
+def checking_leaks():
+  """A context in which jax_check_tracer_leaks is on (`jax.checking_leaks()`)."""
+  return check_tracer_leaks(True)
+
+
 numpy_dtype_promotion = _context_manager("jax_numpy_dtype_promotion", "numpy_dtype_promotion")
 numpy_rank_promotion = _context_manager("jax_numpy_rank_promotion", "numpy_rank_promotion")
 default_matmul_precision = _context_manager("jax_default_matmul_precision",

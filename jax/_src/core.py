@@ -91,16 +91,39 @@ def dtype_short_name(dt) -> str:
   return _SHORT_NAMES.get(np.dtype(dt).name, np.dtype(dt).name)
 
 
+# Abstract values of further Python types, by exact type: libraries register their
+# array-like classes here (as with JAX's `jax.core.pytype_aval_mappings`).
+pytype_aval_mappings: dict[type, Callable[[Any], ShapedArray]] = {}
+
+
 def get_aval(x) -> ShapedArray:
-  """The abstract value of a Tracer, a jax Array, a numpy value or a Python scalar."""
+  """The abstract value of a Tracer, a jax Array, a numpy value, a Python scalar or a
+  value of a type registered in `pytype_aval_mappings`."""
   aval = getattr(x, "aval", None)
   if isinstance(aval, ShapedArray):
     return aval
+  handler = pytype_aval_mappings.get(type(x))
+  if handler is not None:
+    return handler(x)
   if type(x) in dtypes.python_scalar_types:
     return ShapedArray((), dtypes.scalar_type_dtype(type(x)), type(x) is not bool)
   if isinstance(x, (np.ndarray, np.generic)):
     return ShapedArray(np.shape(x), dtypes.canonicalize_dtype(x.dtype), False)
   raise TypeError(f"Value {x!r} of type {type(x).__name__} is not a valid JAX type")
+
+
+def _numpy_aval(x) -> ShapedArray:
+  return ShapedArray(np.shape(x), dtypes.canonicalize_dtype(x.dtype), False)
+
+
+def _python_scalar_aval(x) -> ShapedArray:
+  return ShapedArray((), dtypes.scalar_type_dtype(type(x)), type(x) is not bool)
+
+
+pytype_aval_mappings[np.ndarray] = _numpy_aval
+pytype_aval_mappings.update({t: _numpy_aval for t in set(np.sctypeDict.values())
+                             if issubclass(t, np.generic)})
+pytype_aval_mappings.update({t: _python_scalar_aval for t in dtypes.python_scalar_types})
 
 
 def is_valid_jaxval(x) -> bool:
@@ -131,6 +154,10 @@ class Primitive:
   """A named operation. Behaviour lives in rule tables keyed by the primitive."""
 
   multiple_results = False
+  # JAX's flags for primitives that call a jaxpr (call_p, closed_call_p) or map one
+  # over an axis; interpreters written for JAX (tfp's) read them on every primitive.
+  call_primitive = False
+  map_primitive = False
 
   def __init__(self, name: str, multiple_results: bool = False):
     self.name = name
@@ -198,6 +225,12 @@ def is_staging() -> bool:
   """Whether this thread is staging a computation (binds of concrete values are
   captured rather than run)."""
   return _trace_state.dynamic is not _EVAL_MAIN
+
+
+def trace_state_clean() -> bool:
+  """Whether this thread is tracing nothing (only the eval trace is active); libraries
+  ask this to tell an eager call from one inside jit, grad or vmap."""
+  return len(_trace_state.stack) == 1 and _trace_state.dynamic is _EVAL_MAIN
 
 
 def _set_dynamic(main: MainTrace) -> None:

@@ -83,6 +83,10 @@ class SymbolicZero:
   def __repr__(self):
     return f"SymbolicZero({self.aval.str_short()})"
 
+  @classmethod
+  def from_primal_value(cls, val) -> "SymbolicZero":
+    return cls(core.get_aval(val))
+
 
 def zero_from_primal(x, symbolic_zeros: bool = False):
   """The zero tangent of each leaf of `x` (SymbolicZeros when `symbolic_zeros`)."""
@@ -90,11 +94,18 @@ def zero_from_primal(x, symbolic_zeros: bool = False):
   return tree_util.tree_map(make, x)
 
 
-class CustomVJPPrimal(NamedTuple):
+class CustomVJPPrimal:
   """What a `symbolic_zeros=True` fwd rule receives per input: the value, and whether
-  it is being differentiated (False: its cotangent is not needed)."""
-  value: Any
-  perturbed: bool
+  it is being differentiated (False: its cotangent is not needed). Not a tuple, so
+  tree_map over a rule's inputs sees one leaf per input, as in JAX."""
+
+  __slots__ = ("value", "perturbed")
+
+  def __init__(self, value: Any, perturbed: bool):
+    self.value, self.perturbed = value, perturbed
+
+  def __repr__(self):
+    return f"CustomVJPPrimal(value={self.value!r}, perturbed={self.perturbed})"
 
 
 def _zero_if_symbolic(t, like):

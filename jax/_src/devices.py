@@ -11,9 +11,10 @@ import numpy as np
 from jax._src import xla_bridge
 from jax._src.config import config
 
-def get_backend():
-  """The default backend (discovered and initialised at the first call)."""
-  return xla_bridge.get_backend()
+def get_backend(platform=None):
+  """The default backend's client, or that of `platform` (a name such as "gpu");
+  backends are discovered and initialised at the first call."""
+  return xla_bridge.get_backend(platform)
 
 
 _home: list = [None, None]  # [client, its first device], refreshed when the client changes

@@ -16,6 +16,7 @@ dtype (float32/int32, or float64/int64 with jax_enable_x64).
 
 from __future__ import annotations
 
+import abc
 import functools
 from typing import Any
 
@@ -293,3 +294,41 @@ def to_inexact_dtype(dt) -> np.dtype:
 
 class TypePromotionError(ValueError):
   """Two dtypes have no common type under the active promotion rules."""
+
+
+# ----------------------------------------------------------------------------- extended dtypes
+
+DType = np.dtype
+
+
+class extended(np.generic):
+  """Abstract scalar type of extended (non-numpy) dtypes; only used with `issubdtype`."""
+
+
+class ExtendedDType(abc.ABC):
+  """Base of dtype objects that are not numpy dtypes (e.g. typed PRNG keys). A
+  subclass names its scalar type (`type`, a subclass of `extended`) and the rules
+  object that says how its values are represented (`_rules`)."""
+
+  @property
+  @abc.abstractmethod
+  def type(self) -> type:
+    ...
+
+  @property
+  @abc.abstractmethod
+  def _rules(self) -> type:
+    ...
+
+  @property
+  def name(self) -> str:
+    return str(self)
+
+
+def supports_inf(dt) -> bool:
+  """Whether the floating dtype `dt` can represent infinity (some float8 types cannot)."""
+  if not is_inexact(_info_dtype(dt)):
+    return False
+  if is_complex(_info_dtype(dt)):
+    return True
+  return bool(np.isinf(np.array(np.inf).astype(_info_dtype(dt))))

@@ -16,8 +16,7 @@ from jax._src import prng
 from jax._src.dtypes import float0 as float0  # one float0 for jax and jax.dtypes
 
 
-class extended(np.generic):
-  """Abstract base of extended (non-numpy) dtypes; only used with `issubdtype`."""
+from jax._src.dtypes import extended as extended  # one base for jax.dtypes and jax._src.dtypes
 
 
 class prng_key(extended):

@@ -72,6 +72,22 @@ def fast_buffers(xs) -> list | None:
   return out
 
 
+# How a host value of a given exact type becomes a numpy value of its canonical
+# dtype before it is copied to a device. Libraries register their array-like types
+# here (JAX's `jax.interpreters.xla.canonicalize_dtype_handlers`); other types go
+# through np.asarray.
+canonicalize_dtype_handlers: dict[type, Callable[[Any], Any]] = {}
+
+
+def _canonicalize_numpy(x):
+  return np.asarray(x, dtype=dtypes.canonicalize_dtype(np.result_type(x)))
+
+
+canonicalize_dtype_handlers[np.ndarray] = _canonicalize_numpy
+canonicalize_dtype_handlers.update({t: _canonicalize_numpy for t in set(np.sctypeDict.values())
+                                    if issubclass(t, np.generic)})
+
+
 def _arg_buffer(x, aval: ShapedArray):
   if type(x) is ArrayImpl and x._stack_axis is None:
     buf = fast_buffer(x)
@@ -79,6 +95,9 @@ def _arg_buffer(x, aval: ShapedArray):
       return buf
   if isinstance(x, ArrayImpl):
     return x.single_buffer()
+  handler = canonicalize_dtype_handlers.get(type(x))
+  if handler is not None:
+    x = handler(x)
   return buffer_from_numpy(np.asarray(x, dtype=aval.dtype))
 
 

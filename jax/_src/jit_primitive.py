@@ -179,3 +179,20 @@ pe.partial_eval_jaxpr_rules[jit_p] = _jit_partial_eval_jaxpr
 ad.transpose_rules[jit_p] = _jit_transpose
 batching.batch_rules[jit_p] = _jit_batch
 hlo.lowering_rules[jit_p] = _jit_lowering
+
+
+# ----------------------------------------------------------------------------- call primitives
+
+# Calls of a jaxpr that are not compiled as a unit: `closed_call_p` takes a ClosedJaxpr
+# (`call_jaxpr`), `call_p` an open one without constants. Our tracing inlines such calls,
+# so they appear only in jaxprs a library builds itself; libraries also key their own
+# interpreters' rules by them (numpyro's provenance tracking).
+closed_call_p = core.Primitive("closed_call", multiple_results=True)
+closed_call_p.def_impl(lambda *args, call_jaxpr: core.eval_jaxpr(
+    call_jaxpr.jaxpr, call_jaxpr.consts, args))
+closed_call_p.def_abstract_eval(lambda *avals, call_jaxpr: list(call_jaxpr.out_avals))
+
+call_p = core.Primitive("call", multiple_results=True)
+call_p.def_impl(lambda *args, call_jaxpr: core.eval_jaxpr(call_jaxpr, (), args))
+call_p.def_abstract_eval(lambda *avals, call_jaxpr: list(call_jaxpr.out_avals))
+closed_call_p.call_primitive = call_p.call_primitive = True

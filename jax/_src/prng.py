@@ -194,6 +194,66 @@ class KeyDtype:
 key_dtype = KeyDtype()
 
 
+def _broadcast_key_data(data, shape):
+  """uint32[..., 2] key data broadcast (numpy-style) to keys of `shape`."""
+  ndim = core.get_aval(data).ndim
+  full = (*shape, 2)
+  if core.get_aval(data).shape == full:
+    return data
+  return lax_shape.broadcast_in_dim(data, full, tuple(range(len(full) - ndim, len(full))))
+
+
+class _KeyIndexUpdate:
+  """The `.at` of a key array: updates go to the key data at the same positions."""
+
+  def __init__(self, keys: "PRNGKeyArray"):
+    self._keys = keys
+
+  def __getitem__(self, idx) -> "_KeyIndexRef":
+    idx = idx if isinstance(idx, tuple) else (idx,)
+    if any(i is Ellipsis for i in idx):
+      idx = (*idx, slice(None))  # the key-data axis stays whole
+    return _KeyIndexRef(self._keys, idx)
+
+
+class _KeyIndexRef:
+  def __init__(self, keys: "PRNGKeyArray", idx: tuple):
+    self._keys, self._idx = keys, idx
+
+  def get(self) -> "PRNGKeyArray":
+    return PRNGKeyArray(self._keys._base_array[self._idx])
+
+  def set(self, values: "PRNGKeyArray") -> "PRNGKeyArray":
+    if not isinstance(values, PRNGKeyArray):
+      raise TypeError(f"a key array can only be updated with typed keys, got {type(values)}")
+    return PRNGKeyArray(self._keys._base_array.at[self._idx].set(values._base_array))
+
+
+class KeyShapedArray(ShapedArray):
+  """The abstract type of a typed key array (what `jax.typeof` gives for one): its
+  shape and the key dtype, which is not a numpy dtype."""
+
+  __slots__ = ()
+
+  def __init__(self, shape):
+    super().__init__(shape, np.uint32)
+    self.dtype = key_dtype
+
+  def update(self, shape=None, dtype=None, weak_type=None) -> ShapedArray:
+    if dtype is None or dtype == key_dtype:
+      return KeyShapedArray(self.shape if shape is None else shape)
+    return ShapedArray(self.shape if shape is None else shape, dtype, bool(weak_type))
+
+  def __eq__(self, other):
+    return type(other) is KeyShapedArray and self.shape == other.shape
+
+  def __hash__(self):
+    return hash((KeyShapedArray, self.shape))
+
+  def str_short(self) -> str:
+    return f"{key_dtype.name}[{','.join(map(str, self.shape))}]"
+
+
 class PRNGKeyArray:
   """An array of typed PRNG keys (from `jax.random.key`), backed by uint32[..., 2] data."""
 
@@ -206,6 +266,11 @@ class PRNGKeyArray:
   ndim = property(lambda self: len(self.shape))
   size = property(lambda self: math.prod(self.shape))
   dtype = property(lambda self: key_dtype)
+
+  def abstract_type(self) -> "KeyShapedArray":
+    # Not named `aval`: key arrays are pytrees of their uint32 data, never leaves that
+    # tracing would give an abstract value of their own.
+    return KeyShapedArray(self.shape)
 
   def __len__(self):
     if not self.shape:
@@ -225,6 +290,32 @@ class PRNGKeyArray:
     shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
     return PRNGKeyArray(self._base_array.reshape((*shape, 2)))
 
+  @property
+  def at(self) -> "_KeyIndexUpdate":
+    """`keys.at[idx].set(other_keys)` / `.get()`, as for other jax arrays."""
+    return _KeyIndexUpdate(self)
+
+  def copy(self) -> "PRNGKeyArray":
+    return PRNGKeyArray(self._base_array)  # arrays are immutable: the data is shared
+
+  def __eq__(self, other):
+    """Elementwise: whether each key equals the other's (same key data)."""
+    if not isinstance(other, PRNGKeyArray):
+      return NotImplemented
+    shape = lax_shape.broadcast_shapes(self.shape, other.shape)
+    same = ew.eq(*(_broadcast_key_data(k._base_array, shape) for k in (self, other)))
+    last = core.get_aval(same).ndim - 1
+    halves = [lax_shape.squeeze(lax_shape.slice(same, [0] * last + [i],
+                                                list(core.get_aval(same).shape[:-1]) + [i + 1]),
+                                [last]) for i in (0, 1)]
+    return ew.bitwise_and(*halves)
+
+  def __ne__(self, other):
+    eq = self.__eq__(other)
+    return eq if eq is NotImplemented else ew.bitwise_not(eq)
+
+  __hash__ = None  # mutable-free but array-like: unhashable, as jax arrays are
+
   def block_until_ready(self):
     if hasattr(self._base_array, "block_until_ready"):
       self._base_array.block_until_ready()
@@ -242,3 +333,7 @@ class PRNGKeyArray:
 
 tree_util.register_pytree_node(PRNGKeyArray, lambda k: ((k._base_array,), None),
                                lambda _, xs: PRNGKeyArray(xs[0]))
+
+# Typed key arrays are jax Arrays, as in JAX (`isinstance(jax.random.key(0), jax.Array)`).
+from jax._src.array import Array as _Array  # noqa: E402  (array sits below prng)
+_Array.register(PRNGKeyArray)

@@ -169,7 +169,7 @@ def _uniform(data, shape, dtype, minval, maxval):
 
 
 def _uniform_impl(data, shape, dtype, minval, maxval):
-  finfo = np.finfo(dtype)
+  finfo = dtypes.finfo(dtype)
   nbits, nmant = finfo.bits, finfo.nmant
   rng_bits = 8 if nmant < 8 else nbits
   uint = prng.UINT_DTYPES[nbits]
@@ -182,8 +182,10 @@ def _uniform_impl(data, shape, dtype, minval, maxval):
       ew.shift_right_logical(raw, lax_shape.full_like(raw, rng_bits - nmant)),
       lax_shape.full_like(raw, np.array(1.0, dtype).view(uint)))
   floats = ew.sub(ew.bitcast_convert_type(float_bits, dtype), lax_shape.full_like(raw, 1, dtype))
-  scaled = ew.add(ew.mul(floats, _bcast(ew.sub(maxval, minval), shape)), _bcast(minval, shape))
-  return ew.max(_bcast(minval, shape), lax_shape.reshape(scaled, shape))
+  # minval and maxval broadcast against each other and `shape`, as JAX's arithmetic does.
+  minval, maxval = _bcast(minval, shape), _bcast(maxval, shape)
+  scaled = ew.add(ew.mul(floats, ew.sub(maxval, minval)), minval)
+  return ew.max(minval, lax_shape.reshape(scaled, shape))
 
 
 def _bcast(x, shape):
@@ -202,12 +204,24 @@ def _bcast(x, shape):
 
 
 def normal(key, shape=(), dtype=None, *, out_sharding=None):
+  """Standard normal draws; for a complex dtype, real and imaginary parts are
+  independent normals of variance 1/2 (drawn from the two halves of a split key)."""
   data, _ = _single_key(key, "normal")
-  return _place(_normal(data, _shape(shape), _float_dtype(dtype, "normal")), out_sharding)
+  dt = dtypes.canonicalize_dtype(float if dtype is None else dtype)
+  if not dtypes.is_complex(dt):
+    dt = _float_dtype(dt, "normal")
+  return _place(_normal(data, _shape(shape), np.dtype(dt)), out_sharding)
 
 
 @partial(jit, static_argnums=(1, 2))
 def _normal(data, shape, dtype):
+  if dtypes.is_complex(dtype):
+    real = np.dtype(np.finfo(dtype).dtype)
+    halves = prng.threefry_split(data, (2,))
+    re, im = (ew.convert_element_type(_normal_impl(halves[i], shape, real), dtype)
+              for i in (0, 1))
+    both = ew.add(re, ew.mul(lax_shape.full_like(im, np.array(1j, dtype)), im))
+    return ew.div(both, lax_shape.full_like(both, np.array(np.sqrt(2), dtype)))
   return _normal_impl(data, shape, dtype)
 
 
@@ -270,7 +284,7 @@ def _uniform_high(data, shape, dtype):
   k2 = lax_shape.reshape(lax_shape.slice(keys, (1, 0), (2, 2)), (2,))
   hi = _uniform_impl(k1, shape, dtype, 0.0, 1.0)
   lo = _uniform_impl(k2, shape, dtype, 0.0, 1.0)
-  step = float(2.0 ** -np.finfo(dtype).nmant)
+  step = float(2.0 ** -dtypes.finfo(dtype).nmant)
   return ew.add(hi, ew.mul(lo, lax_shape.full_like(lo, step)))
 
 
@@ -369,13 +383,13 @@ def gumbel(key, shape=(), dtype=None, mode="low", *, out_sharding=None):
 
 @partial(jit, static_argnums=(1, 2))
 def _gumbel_high(data, shape, dtype):
-  u = ew.max(_uniform_high(data, shape, dtype), lax_shape.full(shape, np.finfo(dtype).tiny, dtype))
+  u = ew.max(_uniform_high(data, shape, dtype), lax_shape.full(shape, dtypes.finfo(dtype).tiny, dtype))
   return ew.neg(ew.log(ew.neg(ew.log(u))))
 
 
 @partial(jit, static_argnums=(1, 2))
 def _gumbel(data, shape, dtype):
-  u = _uniform_impl(data, shape, dtype, np.finfo(dtype).tiny, 1.0)
+  u = _uniform_impl(data, shape, dtype, dtypes.finfo(dtype).tiny, 1.0)
   return ew.neg(ew.log(ew.neg(ew.log(u))))
 
 
@@ -390,14 +404,14 @@ def laplace(key, shape=(), dtype=None, *, out_sharding=None):
 def logistic(key, shape=(), dtype=None, *, out_sharding=None):
   data, _ = _single_key(key, "logistic")
   dt = _float_dtype(dtype, "logistic")
-  x = _uniform(data, _shape(shape), dt, np.finfo(dt).tiny, 1.0)
+  x = _uniform(data, _shape(shape), dt, dtypes.finfo(dt).tiny, 1.0)
   return _place(ew.log(ew.div(x, ew.sub(lax_shape.full_like(x, 1), x))), out_sharding)
 
 
 def cauchy(key, shape=(), dtype=None, *, out_sharding=None):
   data, _ = _single_key(key, "cauchy")
   dt = _float_dtype(dtype, "cauchy")
-  u = _uniform(data, _shape(shape), dt, np.finfo(dt).eps, 1.0)
+  u = _uniform(data, _shape(shape), dt, dtypes.finfo(dt).eps, 1.0)
   pi = lax_shape.full_like(u, np.pi)
   return _place(ew.tan(ew.mul(pi, ew.sub(u, lax_shape.full_like(u, 0.5)))), out_sharding)
 
@@ -570,5 +584,5 @@ def _weighted_indices(data, p, shape, replace):
 
 
 def _gumbel_impl(data, shape, dtype):
-  u = _uniform_impl(data, shape, dtype, np.finfo(dtype).tiny, 1.0)
+  u = _uniform_impl(data, shape, dtype, dtypes.finfo(dtype).tiny, 1.0)
   return ew.neg(ew.log(ew.neg(ew.log(u))))

@@ -30,11 +30,16 @@ def _is_internal(frame: types.FrameType) -> bool:
   return any(filename.startswith(p + os.sep) for p in _exclude_paths)
 
 
+def include_frame(frame: types.FrameType) -> bool:
+  """Whether a filtered traceback keeps `frame` (it is not from an excluded file)."""
+  return not _is_internal(frame)
+
+
 def filter_traceback(tb: types.TracebackType | None) -> types.TracebackType | None:
   """The traceback `tb` without frames of excluded (internal) files."""
   frames = []
   while tb is not None:
-    if not _is_internal(tb.tb_frame):
+    if include_frame(tb.tb_frame):
       frames.append((tb.tb_frame, tb.tb_lasti, tb.tb_lineno))
     tb = tb.tb_next
   out = None

@@ -80,7 +80,15 @@ def keystr(keys: KeyPath, *, simple: bool = False, separator: str = "") -> str:
 
 # The registry and treedefs are native (jaxlib._jax.pytree); the key classes above
 # are handed to it so that key paths hold these Python objects.
-_registry = _pytree.PyTreeRegistry(SequenceKey, DictKey, GetAttrKey, FlattenedIndexKey)
+class _Registry(_pytree.PyTreeRegistry):
+  """The native registry, answering `type in registry` as JAX's does (flax asks
+  whether a type is a registered node this way)."""
+
+  def __contains__(self, typ) -> bool:
+    return typ in _registered_types or typ in _BUILTIN_NODES
+
+
+_registry = _Registry(SequenceKey, DictKey, GetAttrKey, FlattenedIndexKey)
 _pytree.set_default_registry(_registry)  # unpickled treedefs look their node types up here
 default_registry = _registry  # the registry jit's native fast path flattens with
 
@@ -266,6 +274,8 @@ def flatten_one_level_with_keys(tree) -> tuple[list, Any]:
   return [(p[0], c) for p, c in pairs], one_level.node_data()[1]
 
 
+# Types registered through this module (the built-in node types are known below).
+_registered_types: set = set()
 _BUILTIN_NODES = (tuple, list, dict, type(None), collections.OrderedDict,
                   collections.defaultdict)
 
@@ -379,3 +389,56 @@ def prefix_per_leaf(prefix, tree, is_leaf=lambda x: x is None or isinstance(x, i
   treedef = tree_structure(tree)
   return [x for sub, p in zip(treedef.flatten_up_to(tree), treedef.flatten_up_to(prefix))
           for x in prefix_per_leaf(p, sub, is_leaf)]
+# ----------------------------------------------------------------------------- prefix errors
+
+
+def prefix_errors(prefix_tree, full_tree, is_leaf=None) -> list[Callable[[str], ValueError]]:
+  """Where `prefix_tree` fails to be a tree prefix of `full_tree`: one function per
+  mismatch, which takes the name of the prefix argument (e.g. "in_axes") and returns
+  the ValueError describing the mismatch at its key path."""
+  return list(_prefix_errors((), prefix_tree, full_tree, is_leaf))
+
+
+def _prefix_errors(path, prefix, full, is_leaf):
+  if is_leaf is not None and is_leaf(prefix):
+    return
+  prefix_kids, prefix_node = _registry.flatten_with_path(prefix, lambda c: c is not prefix)
+  if prefix_node.is_leaf():
+    return  # a leaf of the prefix stands for the whole subtree
+  where = lambda name: f"{name}{keystr(path)}" if path else name
+  if type(prefix) is not type(full):
+    yield lambda name: ValueError(
+        "pytree structure error: different types at key path\n"
+        f"    {where(name)}\n"
+        f"At that key path, the prefix pytree {name} has a subtree of type\n"
+        f"    {type(prefix)}\n"
+        "but at the same key path the full pytree has a subtree of different type\n"
+        f"    {type(full)}.")
+    return
+  full_kids, full_node = _registry.flatten_with_path(full, lambda c: c is not full)
+  if len(prefix_kids) != len(full_kids):
+    yield lambda name: ValueError(
+        "pytree structure error: different numbers of pytree children at key path\n"
+        f"    {where(name)}\n"
+        f"At that key path, the prefix pytree {name} has a subtree of type\n"
+        f"    {type(prefix)}\n"
+        f"with {len(prefix_kids)} child keys\n"
+        f"    {' '.join(str(p[0]) for p, _ in prefix_kids)}\n"
+        "but at the same key path the full pytree has a subtree of the same type but with "
+        f"{len(full_kids)} child keys\n"
+        f"    {' '.join(str(p[0]) for p, _ in full_kids)}")
+    return
+  prefix_keys = [p[0] for p, _ in prefix_kids]
+  full_keys = [p[0] for p, _ in full_kids]
+  if prefix_keys != full_keys or prefix_node.node_data() != full_node.node_data():
+    yield lambda name: ValueError(
+        "pytree structure error: different pytree metadata at key path\n"
+        f"    {where(name)}\n"
+        f"At that key path, the prefix pytree {name} has a subtree of type\n"
+        f"    {type(prefix)}\n"
+        f"with metadata\n    {prefix_node.node_data()[1]!r}\n"
+        "but at the same key path the full pytree has a subtree of the same type but with "
+        f"metadata\n    {full_node.node_data()[1]!r}")
+    return
+  for (p, kid), (_, full_kid) in zip(prefix_kids, full_kids):
+    yield from _prefix_errors(path + p, kid, full_kid, is_leaf)

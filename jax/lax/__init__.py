@@ -333,6 +333,7 @@ from jax._src.lax.convolution import conv_shape_tuple as conv_shape_tuple
 from jax._src.lax.convolution import conv_general_shape_tuple as conv_general_shape_tuple
 from jax._src.lax.convolution import conv_transpose_shape_tuple as conv_transpose_shape_tuple
 from jax._src.lax.convolution import conv_general_dilated_patches as conv_general_dilated_patches
+from jax._src.lax.convolution import conv_general_dilated_local as conv_general_dilated_local
 from jax._src.lax.composites import with_sharding_constraint as with_sharding_constraint
 from jax._src.lax.linear_solve import custom_root as custom_root
 from jax._src.lax.linear_solve import custom_linear_solve as custom_linear_solve

@@ -2,6 +2,7 @@
 
 from jax._src.nn.initializers import Initializer as Initializer
 from jax._src.nn.initializers import constant as constant
+from jax._src.nn.initializers import delta_orthogonal as delta_orthogonal
 from jax._src.nn.initializers import glorot_normal as glorot_normal
 from jax._src.nn.initializers import glorot_uniform as glorot_uniform
 from jax._src.nn.initializers import he_normal as he_normal

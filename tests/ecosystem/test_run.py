@@ -136,3 +136,15 @@ def test_report_log_counts_what_finished_before_the_stop(tmp_path):
   path.write_text("\n".join(json.dumps(line) for line in lines) + '\n{"$report_type": "Te')
   assert runner.parse_report_log(str(path)) == {"passed": 1, "failed": 1, "errors": 3,
                                                 "skipped": 1}
+
+
+def test_results_table_ends_with_the_written_causes(tmp_path, monkeypatch):
+  runner = _load_runner()
+  table = runner.load_libraries()
+  causes = tmp_path / "causes.md"
+  causes.write_text("## Why tests miss\n\n- chex: typed keys are pytrees here\n")
+  monkeypatch.setattr(runner, "CAUSES_MD", str(causes))
+  text = runner.results_markdown(table, {})
+  assert text.rstrip().endswith("- chex: typed keys are pytrees here")
+  monkeypatch.setattr(runner, "CAUSES_MD", str(tmp_path / "absent.md"))
+  assert "Why tests miss" not in runner.results_markdown(table, {})

@@ -211,3 +211,16 @@ def test_clear_caches_and_typeof():
   t = jax.typeof(jnp.ones((2, 3), jnp.int32))
   assert (t.shape, t.dtype, t.weak_type) == ((2, 3), np.int32, False)
   assert jax.typeof(1.0).weak_type
+
+
+def test_parse_flags_with_absl_reads_jax_options_from_the_command_line():
+  import jax
+  saved = jax.config.jax_numpy_rank_promotion
+  try:
+    jax.config.parse_flags_with_absl(["prog", "--jax_numpy_rank_promotion=raise", "--other=1"])
+    assert jax.config.jax_numpy_rank_promotion == "raise"
+  finally:
+    jax.config.update("jax_numpy_rank_promotion", saved)
+  with pytest.raises(AttributeError, match="jax_no_such_option"):
+    jax.config.parse_flags_with_absl(["--jax_no_such_option=1"])
+  jax.config.parse_flags_with_absl()  # the test runner's own argv has no jax_ options

@@ -277,3 +277,13 @@ def test_conv_general_dilated_local_unshared_filters():
   assert g.shape == w.shape
   with pytest.raises(ValueError, match="fused input features"):
     lax.conv_general_dilated_local(x, w[:, :5], (1, 1), "VALID", (2, 3))
+def test_convolution_precision_reaches_the_hlo(backend):
+  import jax
+  import jax.numpy as jnp
+  x, w = jnp.ones((1, 2, 5, 5)), jnp.ones((3, 2, 3, 3))
+  f = jax.jit(lambda x, w: jax.lax.conv_general_dilated(x, w, (1, 1), "SAME",
+                                                        precision=jax.lax.Precision.HIGHEST))
+  assert "operand_precision={highest,highest}" in f.lower(x, w).as_text()
+  assert float(f(x, w)[0, 0, 2, 2]) == 18.0
+  plain = jax.jit(lambda x, w: jax.lax.conv_general_dilated(x, w, (1, 1), "SAME"))
+  assert "operand_precision" not in plain.lower(x, w).as_text()

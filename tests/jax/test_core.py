@@ -101,3 +101,28 @@ def test_lax_shape_errors():
 def test_indexing_staged():
   jaxpr = jax.make_jaxpr(lambda x: x[1:, ::-1, None, 0])(np.ones((3, 4, 5), np.float32))
   assert jaxpr.out_avals[0].shape == (2, 4, 1)
+
+
+def test_trace_state_clean_only_outside_transformations():
+  import jax
+  from jax._src import core as core_impl
+  assert core_impl.trace_state_clean()
+  seen = []
+  jax.jit(lambda x: seen.append(core_impl.trace_state_clean()) or x)(1.0)
+  jax.grad(lambda x: seen.append(core_impl.trace_state_clean()) or x)(1.0)
+  jax.vmap(lambda x: seen.append(core_impl.trace_state_clean()) or x)(jax.numpy.ones(2))
+  assert seen == [False, False, False] and core_impl.trace_state_clean()
+
+
+def test_shaped_array_takes_jax_keyword_type_parts():
+  import numpy as np
+  from jax._src.core import ShapedArray
+  a = ShapedArray((2, 3), np.float32, sharding=None, vma=frozenset())
+  assert a == ShapedArray((2, 3), np.float32) and a.sharding is None
+
+
+def test_jnp_dtype_is_numpys_class():
+  import numpy as np
+  import jax.numpy as jnp
+  assert jnp.dtype is np.dtype
+  assert jnp.dtype(jnp.ones(2)) == np.float32 and jnp.dtype("bfloat16") == jnp.bfloat16

@@ -129,3 +129,17 @@ def test_orthogonal_initializer_is_orthogonal(backend):
   np.testing.assert_allclose(flat.T @ flat, np.eye(4), atol=1e-5)
   with pytest.raises(ValueError, match="two-dimensional"):
     initializers.orthogonal()(key, (3,))
+
+
+@pytest.mark.parametrize("distribution,second_moment,max_modulus",
+                         [("normal", 1.0, None), ("uniform", 1.0, np.sqrt(2)),
+                          ("truncated_normal", (1 - 5 * np.exp(-4)) / (1 - np.exp(-4)), 2.0)])
+def test_variance_scaling_draws_complex_parameters(distribution, second_moment, max_modulus):
+  init = jax.nn.initializers.variance_scaling(2.0, "fan_in", distribution, dtype=jnp.complex64)
+  w = np.asarray(init(jax.random.PRNGKey(0), (400, 300)))
+  assert w.dtype == np.complex64
+  unit = w / np.sqrt(2.0 / 400)  # draws of unit variance before truncation
+  np.testing.assert_allclose(np.mean(np.abs(unit) ** 2), second_moment, rtol=0.01)
+  assert abs(np.mean(unit)) < 0.02  # uniform phase: no preferred direction
+  if max_modulus is not None:
+    assert np.abs(unit).max() <= max_modulus * (1 + 1e-5)

@@ -445,5 +445,11 @@ def test_eig_eigvals_and_poly_of_matrix(backend):
                              _sorted_roots(np.linalg.eigvals(stack[1])), atol=1e-5)
   m = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
   np.testing.assert_allclose(jnp.poly(m), np.poly(m), atol=1e-4)
-  with pytest.raises(ValueError, match="square"):
+  with pytest.raises(ValueError, match=r"square|\[\.\.\., n, n\]"):
     jnp.linalg.eigvals(np.ones((2, 3), np.float32))
+
+
+def test_iscomplexobj_answers_for_scalar_types_by_their_dtype():
+  assert jnp.iscomplexobj(jnp.complex64) and not jnp.iscomplexobj(jnp.float32)
+  assert jnp.iscomplexobj(1j) and not jnp.iscomplexobj([1, 2])
+  assert jnp.iscomplexobj(jnp.ones(2, jnp.complex64)) and not jnp.iscomplexobj(jnp.ones(2))

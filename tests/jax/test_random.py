@@ -109,3 +109,66 @@ def test_shift_and_bitcast_lowering():
   text = f.lower(np.zeros(3, np.uint32)).as_text()
   assert "u32[3]{0} shift-right-logical(" in text
   assert "f32[3]{0} bitcast-convert(" in text
+
+
+def test_typed_key_arrays_compare_copy_and_broadcast():
+  import jax.numpy as jnp
+  keys = jax.random.split(jax.random.key(0), 3)
+  others = jax.random.split(jax.random.key(1), 3)
+  np.testing.assert_array_equal(keys == keys, [True] * 3)
+  np.testing.assert_array_equal(keys != others, [True] * 3)
+  np.testing.assert_array_equal(jax.jit(lambda a, b: a == b)(keys, others), [False] * 3)
+  assert bool(jnp.array_equal(keys, keys.copy())) and not bool(jnp.array_equal(keys, others))
+  wide = jnp.broadcast_to(jax.random.key(7), (2, 3))
+  assert wide.shape == (2, 3)
+  np.testing.assert_array_equal(jax.random.key_data(wide)[1, 2],
+                                jax.random.key_data(jax.random.key(7)))
+
+
+def test_typed_keys_compare_with_broadcasting():
+  keys = jax.random.split(jax.random.key(3), 4)
+  np.testing.assert_array_equal(keys == keys[0], [True, False, False, False])
+  same = jax.vmap(lambda _: jax.random.key(5))(np.arange(3))
+  assert bool((same == same[0]).all())
+
+
+def test_bfloat16_draws():
+  import jax.numpy as jnp
+  key = jax.random.PRNGKey(0)
+  u = jax.random.uniform(key, (1000,), jnp.bfloat16)
+  n = jax.random.normal(key, (1000,), jnp.bfloat16)
+  assert u.dtype == jnp.bfloat16 and n.dtype == jnp.bfloat16
+  u32 = np.asarray(u, np.float32)
+  assert u32.min() >= 0 and u32.max() < 1 and abs(u32.mean() - 0.5) < 0.05
+  assert abs(np.asarray(n, np.float32).std() - 1) < 0.1
+
+
+def test_typed_key_arrays_update_by_index():
+  keys = jax.random.split(jax.random.key(0), 3)
+  fresh = jax.random.key(9)
+  updated = keys.at[1].set(fresh)
+  np.testing.assert_array_equal(updated == keys, [True, False, True])
+  assert bool(updated.at[1].get() == fresh)
+  with pytest.raises(TypeError, match="typed keys"):
+    keys.at[0].set(np.zeros(2, np.uint32))
+
+
+def test_uniform_bounds_broadcast_against_each_other():
+  import jax.numpy as jnp
+  key = jax.random.PRNGKey(0)
+  u = jax.random.uniform(key, (2, 2), minval=jnp.zeros((2, 1)), maxval=jnp.array([[1.0, 4.0]]))
+  base = jax.random.uniform(key, (2, 2))
+  np.testing.assert_allclose(u, np.asarray(base) * np.array([[1.0, 4.0]]), rtol=1e-6)
+  v = jax.random.uniform(key, (2,), minval=jnp.zeros(2), maxval=jnp.full((1,), 3.0))
+  np.testing.assert_allclose(v, 3 * np.asarray(jax.random.uniform(key, (2,))), rtol=1e-6)
+
+
+def test_complex_normal_has_independent_parts_of_half_variance():
+  import jax.numpy as jnp
+  z = np.asarray(jax.random.normal(jax.random.PRNGKey(0), (20000,), jnp.complex64))
+  assert z.dtype == np.complex64
+  np.testing.assert_allclose(np.mean(np.abs(z) ** 2), 1.0, rtol=0.03)
+  np.testing.assert_allclose([z.real.std(), z.imag.std()], [np.sqrt(0.5)] * 2, rtol=0.03)
+  assert abs(np.corrcoef(z.real, z.imag)[0, 1]) < 0.03
+  with pytest.raises(ValueError, match="float dtype"):
+    jax.random.normal(jax.random.PRNGKey(0), (2,), jnp.int32)

@@ -154,3 +154,11 @@ def test_vectorize_and_apply_along_axis(backend):
                                 np.apply_over_axes(np.sum, x, [0, 1]))
   with pytest.raises(ValueError, match="signature"):
     jnp.vectorize(lambda v: v, signature="(n->k")(x)
+
+
+def test_broadcast_to_always_gives_a_jax_array():
+  import jax
+  import jax.numpy as jnp
+  out = jnp.broadcast_to(1.5, ())
+  assert isinstance(out, jax.Array) and out.shape == () and float(out) == 1.5
+  assert jnp.broadcast_to(np.float32(2), ()).dtype == np.float32

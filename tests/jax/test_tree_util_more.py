@@ -161,3 +161,23 @@ def test_bad_custom_flatten_raises_type_error():
   tu.register_pytree_node(Bad, lambda b: "not a pair", lambda aux, ch: Bad())
   with pytest.raises(TypeError, match="must return a pair"):
     tu.tree_leaves([Bad()])
+
+
+def test_prefix_errors_name_the_mismatching_key_path():
+  import dataclasses
+  from jax._src.tree_util import prefix_errors
+
+  @jax.tree_util.register_dataclass
+  @dataclasses.dataclass
+  class Point:
+    x: object
+    y: object
+
+  assert prefix_errors({"a": 0, "b": (1, 2)}, {"a": [1, 2], "b": (3, {"q": 4})}) == []
+  (e,) = prefix_errors(Point(1.0, [2.0]), Point(1.0, 2.0))
+  with pytest.raises(ValueError, match=r"in_axes\.y"):
+    raise e("in_axes")
+  (e,) = prefix_errors((0, 1), (1, 2, 3))
+  assert "different numbers of pytree children" in str(e("x"))
+  (e,) = prefix_errors({"a": 0}, {"b": 1})
+  assert "different pytree metadata" in str(e("x"))

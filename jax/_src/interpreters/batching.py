@@ -189,9 +189,11 @@ def vmap_fun(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=Non
   """`fun` vectorized over the axes `in_axes` of its arguments (the body of `jax.vmap`)."""
 
   def batched(*args, **kwargs):
-    leaves, in_tree = tree_util.tree_flatten(args)
+    # As documented for JAX's vmap: keyword arguments are always mapped over axis 0.
+    leaves, in_tree = tree_util.tree_flatten((args, kwargs))
     axes = tree_util.prefix_per_leaf(
-        in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args), args)
+        in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args), args) + \
+        [0] * len(tree_util.tree_leaves(kwargs))
     dims, sizes = [], set()
     for x, ax in zip(leaves, axes):
       if ax is None:
@@ -210,10 +212,15 @@ def vmap_fun(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=Non
     store = tree_util.OutTreeStore()
 
     def flat(*xs):
-      out_leaves, store.value = tree_util.tree_flatten(fun(*in_tree.unflatten(xs), **kwargs))
+      args, kwargs = in_tree.unflatten(xs)
+      out_leaves, store.value = tree_util.tree_flatten(fun(*args, **kwargs))
       return out_leaves
 
     def out_dims():
+      if out_axes is None or isinstance(out_axes, int):
+        # One axis for every output leaf; no need to rebuild the output (a custom
+        # node rebuilt from placeholder leaves may flatten differently).
+        return [out_axes] * store.value.num_leaves
       out = store.value.unflatten([0] * store.value.num_leaves)
       return [None if a is None else a for a in tree_util.prefix_per_leaf(out_axes, out)]
 

@@ -334,6 +334,10 @@ def _conv_lowering(ctx, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_
     attrs.append(f"feature_group_count={feature_group_count}")
   if batch_group_count != 1:
     attrs.append(f"batch_group_count={batch_group_count}")
+  from jax._src.lax.linalg import _operand_precision_names  # shared with dot's lowering
+  names = _operand_precision_names(precision)
+  if names is not None:
+    attrs.append("operand_precision={" + ",".join(names) + "}")
   return ctx.op("convolution", ctx.avals_out[0], lhs, rhs, attrs=", ".join(attrs))
 
 

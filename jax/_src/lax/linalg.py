@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from jax._src.lax.precision import canonicalize_dot_precision
+from jax._src.lax.precision import Precision, canonicalize_dot_precision
 from jax._src import core
 from jax._src import dtypes
 from jax._src.core import ShapedArray
@@ -159,7 +159,24 @@ def _dot_general_lowering(ctx, lhs, rhs, *, dimension_numbers, precision, prefer
   if rb:
     attrs.append(f"rhs_batch_dims={fmt(rb)}")
   attrs.append(f"rhs_contracting_dims={fmt(rc)}")
+  names = _operand_precision_names(precision)
+  if names is not None:
+    attrs.append("operand_precision={" + ",".join(names) + "}")
   return ctx.op("dot", ctx.avals_out[0], lhs, rhs, attrs=", ".join(attrs))
+
+
+def _operand_precision_names(precision) -> tuple[str, str] | None:
+  """XLA's per-operand precision names for a (lhs, rhs) pair of Precision values, or
+  None when both are the default (XLA leaves the attribute out then)."""
+  if isinstance(precision, (Precision, str)):  # one value for both operands
+    precision = (Precision(precision),) * 2
+  if not isinstance(precision, tuple) or not all(
+      p is None or isinstance(p, Precision) for p in precision):
+    return None  # no precision, or an explicit dot algorithm
+  pair = tuple(Precision.DEFAULT if p is None else p for p in precision)
+  if all(p is Precision.DEFAULT for p in pair):
+    return None
+  return tuple(p.name.lower() for p in pair)
 
 
 ad.jvp_rules[dot_general_p] = _dot_general_jvp

@@ -130,6 +130,8 @@ def variance_scaling(scale, mode: str, distribution: str, in_axis=-2, out_axis=-
     denominator = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2,
                    "fan_geo_avg": math.sqrt(fan_in * fan_out)}[mode]
     # The variance is rounded to the parameter dtype before the square root, as JAX does.
+    if dtypes.is_complex(dt):
+      return _complex_variance_scaling(key, shape, dt, distribution, scale / denominator)
     variance = np.asarray(scale / denominator, dt)
     if distribution == "truncated_normal":
       stddev = np.sqrt(variance) / np.asarray(_TRUNCATED_STDDEV, dt)
@@ -139,6 +141,34 @@ def variance_scaling(scale, mode: str, distribution: str, in_axis=-2, out_axis=-
     bound = np.sqrt(np.asarray(3, dt) * variance)
     return _scaled(random.uniform(key, shape, dt, -1, 1), bound, dt)
   return init
+
+
+def _complex_variance_scaling(key, shape, dt, distribution: str, variance: float):
+  """Complex draws with E|z|^2 = variance and a uniformly distributed phase: the
+  modulus is drawn so that |z|^2 is exponential ("normal"), exponential truncated
+  at 2 standard deviations ("truncated_normal"), or has |z| uniform on the disc of
+  radius sqrt(2) ("uniform"), as JAX draws complex parameters."""
+  from jax._src.numpy import ufuncs  # the complex arithmetic is jnp's, above nn's imports
+  real = np.dtype(np.finfo(dt).dtype)
+  if distribution == "normal":  # independent real and imaginary parts, each of variance 1/2
+    key_re, key_im = random.split(key)
+    re, im = (lax.convert_element_type(random.normal(k, shape, real), dt)
+              for k in (key_re, key_im))
+    z = ufuncs.multiply(ufuncs.add(re, ufuncs.multiply(np.asarray(1j, dt), im)),
+                        np.asarray(1 / np.sqrt(2), dt))
+    return _scaled(z, np.sqrt(variance), dt)
+  key_r, key_theta = random.split(key)
+  u = random.uniform(key_r, shape, real)
+  if distribution == "uniform":
+    r = ufuncs.sqrt(ufuncs.multiply(np.asarray(2, real), u))
+  else:  # truncated_normal: the modulus of a complex normal truncated at 2
+    t = ufuncs.multiply(np.asarray(1 - np.exp(-4.0), real), u)
+    r = ufuncs.sqrt(ufuncs.negative(ufuncs.log1p(ufuncs.negative(t))))
+  theta = ufuncs.multiply(np.asarray(2 * np.pi, real), random.uniform(key_theta, shape, real))
+  z = ufuncs.multiply(lax.convert_element_type(r, dt),
+                      ufuncs.exp(ufuncs.multiply(np.asarray(1j, dt),
+                                                 lax.convert_element_type(theta, dt))))
+  return _scaled(z, np.sqrt(variance), dt)
 
 
 def glorot_uniform(in_axis=-2, out_axis=-1, batch_axis=(), dtype=None) -> Initializer:
@@ -212,4 +242,27 @@ def orthogonal(scale=1.0, column_axis=-1, dtype=None) -> Initializer:
     rest = tuple(d for i, d in enumerate(shape) if i != column_axis % len(shape))
     q = shape_ops.moveaxis(shape_ops.reshape(q, (*rest, n_cols)), -1, column_axis)
     return _scaled(q, scale, dt)
+  return init
+
+
+def delta_orthogonal(scale=1.0, column_axis=-1, dtype=None) -> Initializer:
+  """A convolution kernel (3, 4 or 5 dimensions, spatial dimensions first) that is
+  zero except at the spatial centre, where it holds an orthogonal matrix of shape
+  (in_channels, out_channels): the delta-orthogonal initialization of Xiao et al.
+  (2018), for which the convolution starts out norm-preserving."""
+  default = dtype
+
+  def init(key, shape, dtype=default):
+    dt = _dtype(dtype)
+    shape = _shape(shape)
+    if len(shape) not in (3, 4, 5):
+      raise ValueError("Delta orthogonal initializer requires a 3D, 4D or 5D shape.")
+    if shape[-1] < shape[-2]:
+      raise ValueError("`fan_in` must be less or equal than `fan_out`. ")
+    matrix = orthogonal(scale=scale, column_axis=column_axis, dtype=dt)(key, shape[-2:])
+    centre = [((k - 1) // 2, k - 1 - (k - 1) // 2, 0) for k in shape[:-2]]
+    full_rank = lax_shape.broadcast_in_dim(matrix, (1,) * (len(shape) - 2) + shape[-2:],
+                                           (len(shape) - 2, len(shape) - 1))
+    zero = np.zeros((), dt)
+    return lax_shape.pad(full_rank, zero, centre + [(0, 0, 0), (0, 0, 0)])
   return init

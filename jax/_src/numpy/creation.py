@@ -60,7 +60,8 @@ def _array(object, dtype):
     # Python numbers are checked against the requested type as numpy checks them, so
     # jnp.array(300, jnp.int8) raises OverflowError and NaN to an integer ValueError,
     # as in JAX (arrays, by contrast, are cast like `astype`).
-    out = host_array(np.array(object, dtype=dtypes.canonicalize_dtype(dtype)), False)
+    out = host_array(np.array(_host_values(object), dtype=dtypes.canonicalize_dtype(dtype)),
+                     False)
   else:
     value = np.asarray(object._value if isinstance(object, ArrayImpl) else object)
     if dtype is None and value.dtype == np.float64 and isinstance(object, (float, list, tuple)):
@@ -83,6 +84,14 @@ def _default_ints(object, value: np.ndarray) -> np.ndarray:
       raise OverflowError(f"Python int {object} too large to convert to {dt.name}")
     return np.array(object, dtype=dt)  # numpy names the offending value
   return value.astype(dt)
+
+
+def _host_values(obj):
+  """Nested lists with jax arrays replaced by numpy ones: numpy's conversion to an
+  ml_dtypes type (bfloat16, float8) accepts numbers and numpy values only."""
+  if isinstance(obj, (list, tuple)):
+    return [_host_values(x) for x in obj]
+  return np.asarray(obj._value) if isinstance(obj, ArrayImpl) else obj
 
 
 def _leaves(obj):

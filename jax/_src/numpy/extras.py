@@ -59,10 +59,14 @@ def astype(x, dtype, /, *, copy: bool = False, device=None):
 def iscomplexobj(x) -> bool:
   if x is None:
     return False
-  try:
-    dt = _aval(x).dtype if core.is_valid_jaxval(x) else np.asarray(x).dtype
-  except TypeError:
-    dt = np.asarray(x).dtype
+  # Anything with a dtype attribute answers by it, as in JAX: arrays, and also the
+  # scalar types (`jnp.iscomplexobj(jnp.complex64)` is True).
+  dt = getattr(x, "dtype", None)
+  if not isinstance(dt, np.dtype):
+    try:
+      dt = _aval(x).dtype if core.is_valid_jaxval(x) else np.asarray(x).dtype
+    except TypeError:
+      dt = np.asarray(x).dtype
   return dtypes.issubdtype(dt, np.complexfloating)
 
 

@@ -228,27 +228,27 @@ def _preferred(args, preferred_element_type):
 
 
 def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
-  del precision  # the CPU backend computes every dot at full precision
+  # The precision is recorded in the jaxpr and the HLO (the CPU backend computes
+  # every dot at full precision whatever it says).
   a, b = _preferred((a, b), preferred_element_type)
-  return _sharded(_dot(a, b), out_sharding)
+  return _sharded(_dot(a, b, precision), out_sharding)
 
 
-def _dot(a, b):
+def _dot(a, b, precision=None):
   a, b = promote_dtypes(a, b)
   an, bn = core.get_aval(a).ndim, core.get_aval(b).ndim
   if an == 0 or bn == 0:
     return late_op("multiply")(a, b)
   contract_b = 0 if bn == 1 else bn - 2
-  return lax_linalg.dot_general(a, b, (((an - 1,), (contract_b,)), ((), ())))
+  return lax_linalg.dot_general(a, b, (((an - 1,), (contract_b,)), ((), ())), precision)
 
 
 def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
-  del precision  # the CPU backend computes every dot at full precision
   a, b = _preferred((a, b), preferred_element_type)
-  return _sharded(_matmul(a, b), out_sharding)
+  return _sharded(_matmul(a, b, precision), out_sharding)
 
 
-def _matmul(a, b):
+def _matmul(a, b, precision=None):
   a, b = promote_dtypes(a, b)
   a_aval, b_aval = core.get_aval(a), core.get_aval(b)
   if a_aval.ndim == 0 or b_aval.ndim == 0:
@@ -260,7 +260,8 @@ def _matmul(a, b):
   a3 = broadcast_to(a2, batch + sa[-2:])
   b3 = broadcast_to(b2, batch + sb[-2:])
   nb = len(batch)
-  out = lax_linalg.dot_general(a3, b3, (((nb + 1,), (nb,)), (tuple(range(nb)), tuple(range(nb)))))
+  out = lax_linalg.dot_general(a3, b3, (((nb + 1,), (nb,)), (tuple(range(nb)), tuple(range(nb)))),
+                               precision)
   if a_aval.ndim == 1:
     out = lax_shape.squeeze(out, (nb,))
   if b_aval.ndim == 1:

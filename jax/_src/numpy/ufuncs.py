@@ -12,6 +12,7 @@ import numpy as np
 
 from jax._src import core
 from jax._src import dtypes
+from jax._src import prng
 from jax._src.custom_derivatives import custom_jvp
 from jax._src.lax import elementwise as lax
 from jax._src.lax import shape as lax_shape
@@ -883,6 +884,8 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
 
 
 def array_equal(a1, a2, equal_nan: bool = False):
+  if isinstance(a1, prng.PRNGKeyArray) and isinstance(a2, prng.PRNGKeyArray):
+    a1, a2 = a1._base_array, a2._base_array  # equal keys have equal key data
   a1, a2 = asarray_like(a1), asarray_like(a2)
   if core.get_aval(a1).shape != core.get_aval(a2).shape:
     return lax_shape.full((), False, dtypes.bool_)

@@ -9,6 +9,7 @@ import numpy as np
 
 from jax._src import core
 from jax._src import dtypes
+from jax._src import prng
 from jax._src.config import config
 from jax._src.array import ArrayImpl
 from jax._src.execution import device_put
@@ -67,12 +68,18 @@ broadcast_shapes = lax_shape.broadcast_shapes
 
 def broadcast_to(array, shape, *, out_sharding=None):
   out = _broadcast_to(array, shape)
+  if not isinstance(out, (core.Tracer, prng.PRNGKeyArray)) and not hasattr(out, "_value"):
+    # A Python or numpy scalar already of the shape: still a jax array, as in JAX.
+    from jax._src.numpy.creation import asarray  # creation imports this module
+    out = asarray(out)
   if out_sharding is not None:
     out = place(out, out_sharding=out_sharding)
   return out
 
 
 def _broadcast_to(x, shape):
+  if isinstance(x, prng.PRNGKeyArray):  # typed keys broadcast over their key data
+    return prng.PRNGKeyArray(_broadcast_to(x._base_array, (*shape, 2)))
   x = asarray_like(x)
   aval = core.get_aval(x)
   shape = tuple(int(d) for d in shape)
