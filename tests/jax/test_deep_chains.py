@@ -41,3 +41,16 @@ def test_jit_of_grad_of_a_3000_op_chain_matches_numpy():
   got = jax.jit(jax.grad(lambda v: _chain(v, 3000).sum()))(x)
   _, want = _numpy_chain(x, 3000)
   np.testing.assert_allclose(np.asarray(got), want, rtol=2e-3)
+
+
+def test_deep_nesting_of_index_changing_ops_matches_numpy():
+  # Producers read at another index (here reverse) nest in the emitter; past a
+  # bound the planner gives one of them a kernel of its own, so this compiles.
+  def f(v):
+    for _ in range(3001):
+      v = jnp.flip(v) + 1
+    return v
+
+  x = np.arange(5, dtype=np.float32)
+  want = x[::-1] + 3001  # an odd number of flips
+  np.testing.assert_array_equal(np.asarray(jax.jit(f)(x)), want)

@@ -131,6 +131,19 @@ def test_deleted_buffer_is_a_clear_error(client):
   buf.delete()  # a second delete is harmless
 
 
+@pytest.mark.parametrize("dims,why", [
+    ([2**32, 2**32], r"shape f32\[4294967296,4294967296\] is too large: its element count overflows int64"),
+    ([2**62], r"shape f32\[4611686018427387904\] is too large: its size in bytes overflows int64"),
+])
+def test_buffer_dims_past_int64_are_refused(client, dims, why):
+  # The plugin sizes buffers in int64: a product that wraps (to 0 for 2**64
+  # elements) used to allocate too little and be read past its end.
+  from jaxlib import _jax
+  f32 = client.buffer_from_pyval(np.ones(1, np.float32))._type
+  with pytest.raises(xla_client.XlaRuntimeError, match="INVALID_ARGUMENT: " + why):
+    _jax.buffer_from_bytes(client, np.zeros(0, np.uint8), f32, dims, client.devices()[0], None)
+
+
 def test_malformed_hlo_names_line_and_column(client):
   bad = ADD.replace("add(a, b)", "add(a, b")
   with pytest.raises(xla_client.XlaRuntimeError) as e:

@@ -12,6 +12,21 @@
 namespace xla::cpu {
 namespace {
 
+// Whether the emitter recurses one level to compute inlined `producer` for
+// `consumer`: it does unless both are elementwise at the same rank (those
+// chains are computed with an explicit stack; see ElementalEmitter).
+bool NestsInEmitter(const GraphNode* consumer, const GraphNode* producer) {
+  auto elementwise = [](const GraphNode* g) {
+    return IsElementwiseOpcode(g->opcode()) && g->opcode() != HloOpcode::kBitcastConvert &&
+           g->shape().IsArray();
+  };
+  return !(elementwise(consumer) && elementwise(producer) &&
+           consumer->shape().rank() == producer->shape().rank());
+}
+
+// Well below the emitter's own bound on nesting, which stays as a backstop.
+constexpr int kMaxInlineNesting = 400;
+
 // Ops that need only the flat element index of their operands.
 bool IsLinearOpcode(HloOpcode op) {
   switch (op) {
@@ -268,6 +283,9 @@ StatusOr<std::unique_ptr<Plan>> PlanComputation(const HloComputation& computatio
 
   // Roles, consumers first. What is computed inside another node's kernel
   // was decided by the fusion pass (InstructionFusion): fused nodes.
+  // inline_nesting[i]: how deep the emitter nests when it computes node i
+  // inside its kernel (see NestsInEmitter).
+  std::vector<int> inline_nesting(n, 0);
   for (size_t i = n; i-- > 0;) {
     GraphNode* node = nodes[i].get();
     if (!live[i]) continue;
@@ -311,6 +329,21 @@ StatusOr<std::unique_ptr<Plan>> PlanComputation(const HloComputation& computatio
         }
       }
       if (users_elemental) role = NodeRole::kInline;
+    }
+    if (role == NodeRole::kInline && op != HloOpcode::kConstant) {
+      int nesting = 0;
+      for (GraphNode* user : node->users) {
+        const NodeRole ur = plan.role[user->id];
+        if (!live[user->id] || (ur != NodeRole::kInline && ur != NodeRole::kKernelRoot)) continue;
+        nesting = std::max(nesting, inline_nesting[user->id] + (NestsInEmitter(user, node) ? 1 : 0));
+      }
+      // Deeper than this the producer gets a kernel of its own, so chains of
+      // any length compile without deep recursion in the emitter.
+      if (nesting > kMaxInlineNesting) {
+        role = NodeRole::kKernelRoot;
+        nesting = 0;
+      }
+      inline_nesting[i] = nesting;
     }
     plan.role[i] = role;
   }
