@@ -39,6 +39,11 @@ def issubdtype(a, b) -> bool:
   return dtypes.issubdtype(a, b)
 
 
+def numpy_issubdtype(arg1, arg2) -> bool:
+  """`jnp.issubdtype`: the same test under numpy's parameter names."""
+  return issubdtype(arg1, arg2)
+
+
 def canonicalize_dtype(dtype, allow_extended_dtype: bool = False):
   """The dtype jax computes in for `dtype` (64-bit types become 32-bit without x64)."""
   if _is_key_dtype(dtype):

@@ -104,7 +104,7 @@ from jax._src.numpy.util import broadcast_to as broadcast_to
 from jax._src.numpy.util import broadcast_shapes as broadcast_shapes
 from jax._src.dtypes import promote_types as promote_types
 from jax._src.dtypes import result_type as result_type
-from jax._src.dtypes_public import issubdtype as issubdtype  # knows typed PRNG key dtypes
+from jax._src.dtypes_public import numpy_issubdtype as issubdtype  # knows typed PRNG key dtypes
 from jax._src.dtypes import finfo as finfo
 from jax._src.dtypes import iinfo as iinfo
 from numpy import dtype as dtype  # numpy's class itself, as in JAX (usable in type unions)

@@ -25,7 +25,7 @@ def test_flatten_fun_traces_into_a_jaxpr():
   wrapped, out_tree = flatten_fun(lu.wrap_init(_f), in_tree)
   jaxpr = jax.make_jaxpr(wrapped.call_wrapped)(*flat)
   assert len(jaxpr.jaxpr.invars) == 2 and len(jaxpr.jaxpr.outvars) == 2
-  assert jax.tree.unflatten(out_tree(), jax.core.jaxpr_as_fun(jaxpr)(*flat))["sum"] == 5.0
+  assert jax.tree.unflatten(out_tree(), jax.extend.core.jaxpr_as_fun(jaxpr)(*flat))["sum"] == 5.0
 
 
 def test_debug_info_names_the_function_and_its_argument_leaves():

@@ -52,6 +52,7 @@ class _Wrapped(np.ndarray):
   pass
 
 
+@pytest.mark.filterwarnings("ignore:jax.core.pytype_aval_mappings is deprecated")
 def test_registered_python_type_gets_an_aval_and_runs(backend):
   value = np.arange(4, dtype=np.float64).view(_Wrapped)
   assert type(value) not in jax.core.pytype_aval_mappings
@@ -59,7 +60,7 @@ def test_registered_python_type_gets_an_aval_and_runs(backend):
   jax.interpreters.xla.canonicalize_dtype_handlers[_Wrapped] = (
       jax.interpreters.xla.canonicalize_dtype_handlers[np.ndarray])
   try:
-    aval = jax.core.get_aval(value)
+    aval = jax.typeof(value)
     assert aval.shape == (4,) and aval.dtype == np.float32  # x64 is off: canonical dtype
     out = jax.jit(lambda x: x * 2)(value)
     np.testing.assert_array_equal(out, [0.0, 2.0, 4.0, 6.0])
@@ -69,6 +70,7 @@ def test_registered_python_type_gets_an_aval_and_runs(backend):
     del jax.interpreters.xla.canonicalize_dtype_handlers[_Wrapped]
 
 
+@pytest.mark.filterwarnings("ignore:jax.core.pytype_aval_mappings is deprecated")
 def test_default_tables_cover_numpy_and_python_scalars():
   assert jax.core.pytype_aval_mappings[float](2.0).weak_type
   assert jax.core.pytype_aval_mappings[np.float32](np.float32(1)).dtype == np.float32

@@ -70,8 +70,7 @@ def broadcast_to(array, shape, *, out_sharding=None):
   out = _broadcast_to(array, shape)
   if not isinstance(out, (core.Tracer, prng.PRNGKeyArray)) and not hasattr(out, "_value"):
     # A Python or numpy scalar already of the shape: still a jax array, as in JAX.
-    from jax._src.numpy.creation import asarray  # creation imports this module
-    out = asarray(out)
+    out = late_op("asarray")(out)
   if out_sharding is not None:
     out = place(out, out_sharding=out_sharding)
   return out

@@ -175,6 +175,8 @@ def _todense_impl(data, indices, *, shape):
     return nfold_vmap(lambda d, i: _todense_impl(d, i, shape=shape[n_batch:]), n_batch)(
         data, indices)
   n_sparse = indices.shape[-1]
+  if n_sparse == 0:  # every stored entry covers the whole (dense) array
+    return jnp.sum(data, axis=0).reshape(shape)
   out = jnp.zeros(shape, data.dtype)
   idx = tuple(indices[:, k] for k in range(n_sparse))
   return out.at[idx].add(data, mode="drop")
@@ -655,12 +657,24 @@ bcoo_spdot_general_p = derived_primitive("bcoo_spdot_general", _spdot_impl,
                                          multiple_results=True)
 
 
+def _check_dot_shapes(lhs_shape, rhs_shape, dn) -> None:
+  (lc, rc), (lb, rb) = dn
+  pairs = list(zip(lc, rc)) + list(zip(lb, rb))
+  if len(lc) != len(rc) or len(lb) != len(rb) or any(
+      not (0 <= i < len(lhs_shape) and 0 <= j < len(rhs_shape)) or lhs_shape[i] != rhs_shape[j]
+      for i, j in pairs):
+    raise ValueError(f"bcoo_dot_general: the contracting and batch dimensions of shapes "
+                     f"{lhs_shape} and {rhs_shape} do not align (dimension_numbers={dn})")
+
+
 def bcoo_dot_general(lhs, rhs, *, dimension_numbers, precision=None,
                      preferred_element_type=None, out_sharding=None):
   """lax.dot_general where either operand (or both) is a BCOO; a sparse-sparse product is
   a BCOO, otherwise the result is dense."""
   del out_sharding
   dn = _dnums(dimension_numbers)
+  _check_dot_shapes(tuple(lhs.shape) if isinstance(lhs, BCOO) else np.shape(lhs),
+                    tuple(rhs.shape) if isinstance(rhs, BCOO) else np.shape(rhs), dn)
   pet = None if preferred_element_type is None else np.dtype(preferred_element_type)
   if isinstance(lhs, BCOO) and isinstance(rhs, BCOO):
     a, b = _sparse_only(lhs, "dot"), _sparse_only(rhs, "dot")
