@@ -6,6 +6,8 @@
 #include <atomic>
 #include <functional>
 #include <map>
+#include <utility>
+#include <vector>
 
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
@@ -24,11 +26,20 @@ namespace {
 // Slots a kernel reads: those of the materialised operands of its inlined nodes.
 void CollectInputSlots(const Plan& plan, const GraphNode* node, std::vector<int>* slots,
                        std::vector<bool>* seen) {
-  for (const GraphNode* op : node->operands) {
+  // Depth-first over the inlined producers, in operand order, with an explicit stack:
+  // a fused chain can be thousands of ops deep.
+  std::vector<std::pair<const GraphNode*, size_t>> stack = {{node, 0}};
+  while (!stack.empty()) {
+    auto& [cur, next] = stack.back();
+    if (next == cur->operands.size()) {
+      stack.pop_back();
+      continue;
+    }
+    const GraphNode* op = cur->operands[next++];
     if (plan.role[op->id] == NodeRole::kInline) {
       if (!(*seen)[op->id]) {
         (*seen)[op->id] = true;
-        CollectInputSlots(plan, op, slots, seen);
+        stack.push_back({op, 0});  // invalidates cur/next; they are not used again
       }
       continue;
     }
