@@ -46,12 +46,28 @@ StatusOr<T> ToStatusOr(llvm::Expected<T> value, const std::string& what) {
   return std::move(*value);
 }
 
-// IEEE half conversions for targets without F16C, where LLVM lowers `fpext half`
-// and `fptrunc to half` into these compiler-rt calls; ours (the IR's conversions),
-// so the plugin does not depend on which libgcc the host has.
-extern "C" float XlaCpuExtendHalf(uint16_t h) { return HalfToFloat(half{h}); }
-extern "C" uint16_t XlaCpuTruncFloatToHalf(float f) { return FloatToHalf(f).bits; }
-extern "C" uint16_t XlaCpuTruncDoubleToHalf(double d) { return DoubleToHalf(d).bits; }
+// IEEE half conversions behind the compiler-rt calls LLVM emits for `fpext half` and
+// `fptrunc to half` where no instruction does them (double -> half always; float <->
+// half without F16C); ours (the IR's conversions), so the plugin does not depend on
+// which libgcc the host has. On x86-64 these calls pass and return the half in an
+// SSE register, as _Float16, not as an integer.
+_Float16 BitsToF16(uint16_t bits) {
+  _Float16 h;
+  std::memcpy(&h, &bits, sizeof(h));
+  return h;
+}
+
+uint16_t F16ToBits(_Float16 h) {
+  uint16_t bits;
+  std::memcpy(&bits, &h, sizeof(bits));
+  return bits;
+}
+
+extern "C" float XlaCpuExtendHalf(_Float16 h) { return HalfToFloat(half{F16ToBits(h)}); }
+extern "C" _Float16 XlaCpuTruncFloatToHalf(float f) { return BitsToF16(FloatToHalf(f).bits); }
+extern "C" _Float16 XlaCpuTruncDoubleToHalf(double d) {
+  return BitsToF16(DoubleToHalf(d).bits);
+}
 
 // Every external symbol a kernel may reference. The plugin is loaded with
 // hidden symbols and RTLD_LOCAL, so nothing is looked up in the global
