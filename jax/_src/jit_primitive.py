@@ -17,6 +17,7 @@ from jax._src.core import ClosedJaxpr, JaxprEqn, Var
 from jax._src.interpreters import ad
 from jax._src.interpreters import batching
 from jax._src.interpreters import partial_eval as pe
+from jax._src.lax.utils import rules_by_expansion
 from jax._src.lowering import hlo
 
 jit_p = core.Primitive("jit", multiple_results=True)
@@ -196,3 +197,8 @@ call_p = core.Primitive("call", multiple_results=True)
 call_p.def_impl(lambda *args, call_jaxpr: core.eval_jaxpr(call_jaxpr, (), args))
 call_p.def_abstract_eval(lambda *avals, call_jaxpr: list(call_jaxpr.out_avals))
 closed_call_p.call_primitive = call_p.call_primitive = True
+# Differentiated, batched and lowered as the equations they call.
+rules_by_expansion(closed_call_p, lambda *args, call_jaxpr: core.eval_jaxpr(
+    call_jaxpr.jaxpr, call_jaxpr.consts, args), multiple_results=True)
+rules_by_expansion(call_p, lambda *args, call_jaxpr: core.eval_jaxpr(call_jaxpr, (), args),
+                   multiple_results=True)

@@ -117,8 +117,8 @@ def test_trace_state_clean_only_outside_transformations():
 def test_shaped_array_takes_jax_keyword_type_parts():
   import numpy as np
   from jax._src.core import ShapedArray
-  a = ShapedArray((2, 3), np.float32, sharding=None, vma=frozenset())
-  assert a == ShapedArray((2, 3), np.float32) and a.sharding is None
+  a = ShapedArray((2, 3), np.float32, sharding=None, manual_axis_type=None, memory_space=None)
+  assert a == ShapedArray((2, 3), np.float32)
 
 
 def test_jnp_dtype_is_numpys_class():

@@ -82,33 +82,41 @@ def derived_primitive(name: str, fun, multiple_results: bool = False) -> core.Pr
   derivative and batching are those of `fun`, traced when needed. Params must be
   hashable (they key the compilation cache).
   """
-  from jax._src.interpreters import ad, batching  # interpreters sit below lax; lazy to keep
-  from jax._src.interpreters import partial_eval as pe  # lax/utils importable by them
-  from jax._src.lowering import hlo
-
-  def flat(params):
-    def run(*xs):
-      out = fun(*xs, **params)
-      return list(out) if multiple_results else [out]
-    return run
+  from jax._src.interpreters import partial_eval as pe  # below lax; lazy to keep
+  # lax/utils importable by the interpreters
 
   def abstract_eval(*avals, **params):
-    jaxpr, _ = pe.trace_to_jaxpr_dynamic(flat(params), list(avals))
+    jaxpr, _ = pe.trace_to_jaxpr_dynamic(_flat(fun, multiple_results, params), list(avals))
     outs = [v.aval for v in jaxpr.outvars]
     return outs if multiple_results else outs[0]
 
   prim = standard_primitive(name, abstract_eval, multiple_results)
+  rules_by_expansion(prim, fun, multiple_results)
+  return prim
+
+
+def _flat(fun, multiple_results: bool, params):
+  def run(*xs):
+    out = fun(*xs, **params)
+    return list(out) if multiple_results else [out]
+  return run
+
+
+def rules_by_expansion(prim: core.Primitive, fun, multiple_results: bool) -> None:
+  """Gives `prim` the derivative, batching and lowering rules of `fun(*operands,
+  **params)`, the ops it expands to (traced when a rule is needed)."""
+  from jax._src.interpreters import ad, batching  # interpreters sit below lax; lazy to keep
+  from jax._src.lowering import hlo  # lax/utils importable by them
 
   def jvp(primals, tangents, /, **params):
     tangents = [ad.zeros_like(p) if t is None else t for p, t in zip(primals, tangents)]
-    outs, outs_dot = ad.jvp_flat(flat(params), primals, tangents)
+    outs, outs_dot = ad.jvp_flat(_flat(fun, multiple_results, params), primals, tangents)
     return (outs, outs_dot) if multiple_results else (outs[0], outs_dot[0])
 
   def batch(axis, vals, dims, /, **params):
-    outs = batching.vmap_flat(flat(params), axis, dims, None, vals)
+    outs = batching.vmap_flat(_flat(fun, multiple_results, params), axis, dims, None, vals)
     return (outs, [0] * len(outs)) if multiple_results else (outs[0], 0)
 
   ad.jvp_rules[prim] = jvp
   batching.batch_rules[prim] = batch
   hlo.lowering_rules[prim] = hlo.lower_fun(fun, multiple_results)
-  return prim
