@@ -92,3 +92,23 @@ def weakref_lru_cache(f: Callable, maxsize: int | None = 2048,
 def _trace_context():
   from jax._src.config import config  # the flags that change what tracing produces
   return bool(config.read("jax_enable_x64"))
+
+
+class LateOps:
+  """Functions a module needs from a module of its own layer that builds on it: the
+  defining module registers them by name and the user looks them up when called, so
+  the modules of a layer import one another in one direction only."""
+
+  def __init__(self, owner: str):
+    self._owner = owner
+    self._ops: dict[str, Callable] = {}
+
+  def register(self, **ops: Callable) -> None:
+    self._ops.update(ops)
+
+  def get(self, name: str) -> Callable:
+    op = self._ops.get(name)
+    if op is None:
+      raise RuntimeError(f"{self._owner}'s {name} is used before the module defining it "
+                         "was imported")
+    return op

@@ -7,6 +7,7 @@ import inspect
 from typing import Callable
 
 from jax._src import core
+from jax._src import util
 from jax._src import execution
 
 
@@ -23,20 +24,10 @@ def standard_primitive(name: str, abstract_eval, multiple_results: bool = False)
 
 
 # Functions a lax module needs from a lax module that builds on it (shape's transposes
-# need reduce_sum, for one): the defining module registers them here by name and the user
-# looks them up when called, so the lax modules import one another in one direction only.
-_late_ops: dict[str, Callable] = {}
-
-
-def register_late_ops(**ops: Callable) -> None:
-  _late_ops.update(ops)
-
-
-def late_op(name: str) -> Callable:
-  op = _late_ops.get(name)
-  if op is None:
-    raise RuntimeError(f"lax's {name} is used before the module defining it was imported")
-  return op
+# need reduce_sum, for one).
+_late_ops = util.LateOps("lax")
+register_late_ops = _late_ops.register
+late_op = _late_ops.get
 
 
 def same_shapes(name: str, *avals) -> None:

@@ -8,6 +8,7 @@ from typing import Callable
 import numpy as np
 
 from jax._src import core
+from jax._src import util
 from jax._src import dtypes
 from jax._src import prng
 from jax._src.config import config
@@ -30,21 +31,11 @@ def check_arraylike_strict(name: str, *args) -> None:
                       f"at position {i}.")
 
 
-# Functions this module (or another low numpy module) needs from a numpy module that
-# builds on it (jnp.asarray, from creation, for one): the defining module registers them
-# here by name, so the numpy modules import one another in one direction only.
-_late_ops: dict[str, Callable] = {}
-
-
-def register_late_ops(**ops: Callable) -> None:
-  _late_ops.update(ops)
-
-
-def late_op(name: str) -> Callable:
-  op = _late_ops.get(name)
-  if op is None:
-    raise RuntimeError(f"jax.numpy's {name} is used before the module defining it was imported")
-  return op
+# Functions a low numpy module needs from one that builds on it (jnp.asarray, from
+# creation, for one).
+_late_ops = util.LateOps("jax.numpy")
+register_late_ops = _late_ops.register
+late_op = _late_ops.get
 
 
 def place(x, device=None, out_sharding=None):
