@@ -24,6 +24,14 @@ from jax._src import sharding as sh
 from jax._src.core import ShapedArray
 
 
+def _typed_aval(aval, sharding):
+  """`aval` whose type records how the Explicit mesh axes of `sharding` split it."""
+  typed = sh.canonical_sharding(sharding, aval.ndim)
+  if typed == aval._sharding:
+    return aval
+  return ShapedArray(aval.shape, aval.dtype, aval.weak_type, sharding=typed)
+
+
 class ArrayImpl:
   # `single_device_buffer` is public and read by the native jit fast path on every
   # leaf of a cached call (a slot read, no Python frame): the one buffer of an
@@ -35,6 +43,8 @@ class ArrayImpl:
 
   def __init__(self, aval: ShapedArray, buffers=None, npy: np.ndarray | None = None,
                stack_axis: int | None = None, sharding=None):
+    if isinstance(sharding, sh.NamedSharding) or getattr(aval, "_sharding", None) is not None:
+      aval = _typed_aval(aval, sharding)
     self.aval = aval
     self._buffers = buffers
     self._npy = npy

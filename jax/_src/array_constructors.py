@@ -18,6 +18,8 @@ from jax._src import execution
 from jax._src import sharding as sh
 from jax._src import tree_util
 from jax._src import xla_bridge
+from jax._src import mesh_context
+from jax._src.lax import sharding_rules
 from jax._src.array import ArrayImpl
 
 
@@ -153,51 +155,107 @@ def effects_barrier() -> None:
   dispatch.wait_for_tokens()
 
 
+def _sharding_target(s, what: str):
+  """A NamedSharding for `s` (a Sharding, or a PartitionSpec of the mesh in context)."""
+  if isinstance(s, sh.PartitionSpec):
+    mesh = sh.get_mesh()
+    if mesh is None:
+      abstract = mesh_context.get_abstract_mesh()
+      if abstract.empty:
+        raise ValueError("Using PartitionSpec when you are not under a mesh context is not "
+                         "allowed. Please pass a NamedSharding instance or enter into a mesh "
+                         f"context via `jax.set_mesh`. Got {s}")
+      return sh.NamedSharding(abstract, s)
+    return sh.NamedSharding(mesh, s)
+  if not isinstance(s, sh.Sharding):
+    raise TypeError(f"{what} expects a Sharding or a PartitionSpec, got {s!r}")
+  return s
+
+
+def _reshard_leaf(x, target):
+  if isinstance(x, core.Tracer) or isinstance(target.mesh, sh.AbstractMesh):
+    return sharding_rules.reshard(x, target)
+  return api.device_put(x, target)
+
+
 def reshard(xs, out_shardings):
   """`xs` (a pytree) laid out as `out_shardings` (Shardings or PartitionSpecs of the
-  current mesh; a pytree prefix). Under a trace the layout is a constraint."""
-  def to_sharding(s):
-    if isinstance(s, sh.PartitionSpec):
-      mesh = sh.get_mesh()
-      if mesh is None:
-        raise ValueError("reshard with a PartitionSpec needs a mesh: pass a NamedSharding or "
-                         "use `with jax.set_mesh(mesh):`")
-      return sh.NamedSharding(mesh, s)
-    return s
+  current mesh; a pytree prefix). Over Explicit mesh axes this changes the values' types
+  (also under jit); over Auto axes it places concrete values."""
   is_spec = lambda s: isinstance(s, (sh.Sharding, sh.PartitionSpec)) or s is None
-  targets = tree_util.tree_map(to_sharding, out_shardings, is_leaf=is_spec)
-  return api.device_put(xs, targets)
+  leaves, treedef = tree_util.tree_flatten(xs)
+  targets = tree_util.prefix_per_leaf(out_shardings, xs, is_leaf=is_spec)
+  out = [x if t is None else _reshard_leaf(x, _sharding_target(t, "reshard"))
+         for x, t in zip(leaves, targets)]
+  return treedef.unflatten(out)
 
 
-# Meshes here have Auto axes (the computation decides layouts), so auto_axes and
-# explicit_axes apply the shardings they are given to results or arguments.
+def _axes_of(axes, mesh) -> tuple:
+  if axes is None:
+    return tuple(mesh.axis_names)
+  names = (axes,) if isinstance(axes, str) else tuple(axes)
+  for n in names:
+    if n not in mesh.axis_names:
+      raise ValueError(f"axis {n!r} is not an axis of the mesh in context {mesh}")
+  return names
 
 
-def _reshard(x, shardings):
-  return x if shardings is None else reshard(x, shardings)
+def _retyped_mesh(axes, to: sh.AxisType):
+  """The mesh in context with `axes` of type `to` (None when no mesh is set)."""
+  mesh = sh.get_mesh()
+  if mesh is None:
+    return None
+  names = _axes_of(axes, mesh)
+  types = tuple(to if n in names else t for n, t in zip(mesh.axis_names, mesh.axis_types))
+  return sh.Mesh(mesh.devices, mesh.axis_names, types)
+
+
+def _on_mesh(xs, mesh):
+  """Each array leaf typed over `mesh` with the layout it has (its spec on the old mesh)."""
+  def move(x):
+    s = core.explicit_sharding(core.get_aval(x))
+    spec = s.spec if s is not None else sh.PartitionSpec()
+    return _reshard_leaf(x, sh.NamedSharding(mesh, spec))
+  return tree_util.tree_map(move, xs)
 
 
 def auto_axes(f: Callable | None = None, /, *, axes=None, out_sharding=None):
-  """Run `f` with `axes` of the mesh in Auto mode; its results are laid out as
-  `out_sharding` says (a Sharding, a PartitionSpec of the mesh in context, or a prefix)."""
-  del axes  # every axis is Auto here already
+  """Run `f` with `axes` of the mesh in context (default: all) made Auto, so that inside it
+  the compiler chooses layouts over them; its results are then laid out as `out_sharding`
+  says (a Sharding, a PartitionSpec of the mesh in context, or a prefix)."""
 
   def wrap(fun):
     @functools.wraps(fun)
     def wrapped(*args, **kwargs):
-      return _reshard(fun(*args, **kwargs), out_sharding)
+      outer = sh.get_mesh()
+      inner = _retyped_mesh(axes, sh.AxisType.Auto)
+      if inner is None:
+        out = fun(*args, **kwargs)
+      else:
+        with mesh_context.set_mesh(inner):
+          out = fun(*_on_mesh(args, inner), **kwargs)
+      if out_sharding is None:
+        return out if outer is None else _on_mesh(out, outer)
+      return reshard(out, out_sharding)
     return wrapped
   return wrap if f is None else wrap(f)
 
 
 def explicit_axes(f: Callable | None = None, /, *, axes=None, in_sharding=None):
-  """Run `f` with `axes` of the mesh in Explicit mode, its arguments first laid out as
-  `in_sharding` says."""
-  del axes
+  """Run `f` with `axes` of the mesh in context (default: all) made Explicit, its arguments
+  first laid out as `in_sharding` says; the results come back to the outer mesh."""
 
   def wrap(fun):
     @functools.wraps(fun)
     def wrapped(*args, **kwargs):
-      return fun(*_reshard(args, in_sharding), **kwargs)
+      outer = sh.get_mesh()
+      inner = _retyped_mesh(axes, sh.AxisType.Explicit)
+      if inner is None:
+        return fun(*(args if in_sharding is None else reshard(args, in_sharding)), **kwargs)
+      with mesh_context.set_mesh(inner):
+        if in_sharding is not None:
+          args = reshard(_on_mesh(args, inner), in_sharding)
+        out = fun(*_on_mesh(args, inner), **kwargs)
+      return _on_mesh(out, outer)
     return wrapped
   return wrap if f is None else wrap(f)

@@ -28,55 +28,115 @@ from jax._src.lib import _jax
 # ----------------------------------------------------------------------------- avals
 
 
-class ShapedArray:
-  """The abstract value of an array: shape, dtype and whether its type is weak."""
+class ShardingTypeError(Exception):
+  """Operands whose explicit shardings (part of their types) do not combine."""
 
-  __slots__ = ("shape", "dtype", "weak_type", "_hash")
+
+# The sharding layer installs these when it is imported (it sits above core):
+# `canonical_sharding(sharding, ndim)` turns a NamedSharding into the part of it that is
+# part of a type (an abstract mesh, and only its Explicit axes in the spec), or None when
+# no axis of its mesh is Explicit; `default_sharding(ndim)` is the sharding an aval
+# without one reports (unsplit, over the mesh in context).
+sharding_hooks: dict[str, Callable] = {}
+
+
+class ShapedArray:
+  """The abstract value of an array: shape, dtype, whether its type is weak and, over a
+  mesh with Explicit axes, how those axes split it (its `sharding`)."""
+
+  __slots__ = ("shape", "dtype", "weak_type", "_sharding", "_hash")
   array_abstraction_level = 1
 
   def __init__(self, shape, dtype, weak_type: bool = False, *, sharding=None,
                manual_axis_type=None, memory_space=None):
-    # Avals here carry no sharding, varying-axes or memory-space annotations: layouts are
-    # decided by the computation (see jax/_src/sharding.py), so only "none given" is valid.
-    if sharding is not None or manual_axis_type is not None or memory_space is not None:
-      raise NotImplementedError("ShapedArray with a sharding, manual_axis_type or "
-                                "memory_space is not supported: avals carry shape, dtype "
-                                "and weak type only")
+    # Varying axes and memory spaces are not tracked in avals; only "none given" is valid.
+    if manual_axis_type is not None or memory_space is not None:
+      raise NotImplementedError("ShapedArray with a manual_axis_type or memory_space is not "
+                                "supported: avals carry shape, dtype, weak type and sharding")
     self.shape = tuple(int(d) for d in shape)
     self.dtype = np.dtype(dtype)
     self.weak_type = bool(weak_type)
+    self._sharding = (None if sharding is None
+                      else sharding_hooks["canonical_sharding"](sharding, len(self.shape)))
     self._hash = None  # avals are immutable; dispatch caches hash them on every call
 
   def __reduce__(self):
-    return ShapedArray, (self.shape, self.dtype, self.weak_type)
+    return _shaped_array, (self.shape, self.dtype, self.weak_type, self._sharding)
 
   ndim = property(lambda self: len(self.shape))
   size = property(lambda self: int(np.prod(self.shape, dtype=np.int64)))
 
-  def update(self, shape=None, dtype=None, weak_type=None) -> ShapedArray:
-    return ShapedArray(self.shape if shape is None else shape,
-                       self.dtype if dtype is None else dtype,
-                       self.weak_type if weak_type is None else weak_type)
+  @property
+  def sharding(self):
+    """A NamedSharding over an abstract mesh: how Explicit mesh axes split this value."""
+    if self._sharding is not None:
+      return self._sharding
+    return sharding_hooks["default_sharding"](len(self.shape))
+
+  def update(self, shape=None, dtype=None, weak_type=None, sharding=None) -> ShapedArray:
+    """A copy with the given fields replaced. The sharding is kept while the shape is."""
+    shape = self.shape if shape is None else tuple(int(d) for d in shape)
+    if sharding is None and shape == self.shape:
+      sharding = self._sharding
+    return ShapedArray(shape, self.dtype if dtype is None else dtype,
+                       self.weak_type if weak_type is None else weak_type, sharding=sharding)
 
   def strip_weak_type(self) -> ShapedArray:
     return self.update(weak_type=False) if self.weak_type else self
 
   def __eq__(self, other):
     return (type(other) is ShapedArray and self.shape == other.shape
-            and self.dtype == other.dtype and self.weak_type == other.weak_type)
+            and self.dtype == other.dtype and self.weak_type == other.weak_type
+            and self._sharding == other._sharding)
 
   def __hash__(self):
     h = self._hash
     if h is None:
-      h = self._hash = hash((self.shape, self.dtype, self.weak_type))
+      h = self._hash = hash((self.shape, self.dtype, self.weak_type, self._sharding))
     return h
 
   def str_short(self) -> str:
-    return f"{dtype_short_name(self.dtype)}[{','.join(map(str, self.shape))}]"
+    dims = [str(d) for d in self.shape]
+    if self._sharding is not None:
+      for i, names in enumerate(self._sharding.spec._normalized(len(dims))):
+        if names:
+          dims[i] += "@" + (names[0] if len(names) == 1 else "(" + ",".join(names) + ")")
+    return f"{dtype_short_name(self.dtype)}[{','.join(dims)}]"
 
   def __repr__(self):
     weak = ", weak_type=True" if self.weak_type else ""
     return f"ShapedArray({self.str_short()}{weak})"
+
+
+def _shaped_array(shape, dtype, weak_type, sharding):
+  return ShapedArray(shape, dtype, weak_type, sharding=sharding)
+
+
+def remove_dim(aval: ShapedArray, d: int) -> ShapedArray:
+  """`aval` without dimension `d` (the others keep their splits)."""
+  shape = aval.shape[:d] + aval.shape[d + 1:]
+  if aval._sharding is None:
+    return aval.update(shape=shape)
+  dims = list(aval._sharding.spec._normalized(aval.ndim))
+  del dims[d]
+  return ShapedArray(shape, aval.dtype, aval.weak_type,
+                     sharding=sharding_hooks["respec"](aval._sharding, dims))
+
+
+def insert_dim(aval: ShapedArray, d: int, size: int) -> ShapedArray:
+  """`aval` with a new unsplit dimension of `size` at `d` (the others keep their splits)."""
+  shape = aval.shape[:d] + (int(size),) + aval.shape[d:]
+  if aval._sharding is None:
+    return aval.update(shape=shape)
+  dims = list(aval._sharding.spec._normalized(aval.ndim))
+  dims.insert(d, ())
+  return ShapedArray(shape, aval.dtype, aval.weak_type,
+                     sharding=sharding_hooks["respec"](aval._sharding, dims))
+
+
+def explicit_sharding(aval):
+  """The sharding that is part of `aval`'s type, or None (also for non-array avals)."""
+  return getattr(aval, "_sharding", None)
 
 
 _SHORT_NAMES = {
@@ -173,8 +233,22 @@ class Primitive:
     return impl
 
   def def_abstract_eval(self, rule):
-    """rule(*avals, **params) -> aval (or a list of avals if multiple_results)."""
-    self.abstract_eval = rule
+    """rule(*avals, **params) -> aval (or a list of avals if multiple_results).
+
+    When an operand's type carries an explicit sharding, the results' shardings come
+    from the sharding rules (`sharding_hooks["propagate"]`), so that every rule sees
+    them without each abstract eval knowing about meshes."""
+    prim = self
+
+    def abstract_eval(*avals, **params):
+      out = rule(*avals, **params)
+      for a in avals:
+        if getattr(a, "_sharding", None) is not None:
+          propagate = sharding_hooks.get("propagate")
+          return out if propagate is None else propagate(prim, avals, params, out)
+      return out
+    abstract_eval.rule = rule
+    self.abstract_eval = abstract_eval
     return rule
 
   def bind(self, *args, **params):
@@ -719,6 +793,4 @@ JaxprEqn.outvars = property(lambda self: self.out_binders)
 Jaxpr.outvars = property(lambda self: self.outs)
 ClosedJaxpr.effects = property(lambda self: self.jaxpr.effects)
 ClosedJaxpr.literals = property(lambda self: self.consts)
-# Values here live on one device (or are traced): their sharding is left open.
-ShapedArray.sharding = property(lambda self: None)
 ShapedArray.vma = property(lambda self: frozenset())

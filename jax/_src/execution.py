@@ -35,7 +35,8 @@ from jax._src.core import ShapedArray
 from jax._src.devices import buffer_from_numpy, default_device, get_backend  # noqa: F401
 from jax._src.lowering import hlo
 from jax._src import tree_util
-from jax._src.sharding import NamedSharding, Sharding, SingleDeviceSharding
+from jax._src.sharding import (AbstractMesh, Mesh, NamedSharding, PartitionSpec, Sharding,
+                                SingleDeviceSharding, get_mesh)
 from jax._src.lib import xla_client
 
 
@@ -105,7 +106,20 @@ def _arg_buffer(x, aval: ShapedArray):
 
 
 def _is_placement(x) -> bool:
-  return x is None or isinstance(x, Sharding) or hasattr(x, "platform")
+  return (x is None or isinstance(x, (Sharding, PartitionSpec)) or hasattr(x, "platform"))
+
+
+def _spec_target(spec: PartitionSpec) -> NamedSharding:
+  mesh = get_mesh()
+  if mesh is None:
+    raise ValueError("Please set a mesh via `jax.set_mesh` if a PartitionSpec is passed to "
+                     "device_put")
+  return NamedSharding(mesh, spec)
+
+
+# How a traced value takes a placement: the sharding rules (in lax, above this layer)
+# install a function that retypes it when the target splits it over Explicit mesh axes.
+traced_placement: dict[str, Callable] = {}
 
 
 def _placements(x, device) -> list:
@@ -122,8 +136,8 @@ def _placement_or_error(p) -> bool:
   if _is_placement(p):
     return True
   if tree_util.treedef_is_leaf(tree_util.tree_structure(p)):
-    raise TypeError("device_put: `device` must be a jax.Device, a Sharding, None or a pytree "
-                    f"prefix of them, got {p!r} of type {type(p).__name__}")
+    raise TypeError("device_put: `device` must be a jax.Device, a Sharding, a PartitionSpec, "
+                    f"None or a pytree prefix of them, got {p!r} of type {type(p).__name__}")
   return False
 
 
@@ -140,8 +154,15 @@ def device_put(x, device=None, *, src=None, donate: bool = False, may_alias=None
 
 
 def _put(leaf, target):
+  if isinstance(target, PartitionSpec):
+    target = _spec_target(target)
   if isinstance(leaf, core.Tracer):
+    retype = traced_placement.get("reshard")
+    if retype is not None and isinstance(target, NamedSharding):
+      return retype(leaf, target)
     return leaf
+  if isinstance(target, NamedSharding) and isinstance(target.mesh, AbstractMesh):
+    target = NamedSharding(concrete_mesh(target.mesh, [leaf]), target.spec)
   if isinstance(leaf, ArrayImpl):
     leaf._check_alive()
   if target is None:
@@ -165,6 +186,31 @@ def _put(leaf, target):
                                          list(blocks))
     return ArrayImpl(aval, bufs, sharding=target)
   raise TypeError(f"device_put: unsupported sharding {target!r}")
+
+
+def concrete_mesh(abstract_mesh, args=()):
+  """The Mesh (with devices) behind `abstract_mesh`: the mesh in context, or the mesh of
+  an argument's NamedSharding."""
+  candidates = [get_mesh()] + [getattr(getattr(a, "_sharding", None), "mesh", None)
+                               for a in args if isinstance(a, ArrayImpl)]
+  for mesh in candidates:
+    if isinstance(mesh, Mesh) and mesh.abstract_mesh == abstract_mesh:
+      return mesh
+  raise ValueError(f"A value is typed as sharded over {abstract_mesh}, but no mesh with those "
+                   "devices is known here: set one with `jax.set_mesh(mesh)`")
+
+
+def place_by_type(outs: list, out_avals, args=()) -> list:
+  """Each result whose type says how Explicit mesh axes split it, placed that way."""
+  placed = list(outs)
+  for i, (o, aval) in enumerate(zip(outs, out_avals)):
+    s = getattr(aval, "_sharding", None)
+    if s is None or not isinstance(o, ArrayImpl):
+      continue
+    target = NamedSharding(concrete_mesh(s.mesh, args), s.spec)
+    if o._sharding != target:
+      placed[i] = _put(o, target)
+  return placed
 
 
 def abstractify_value(leaf) -> core.ShapedArray:
@@ -407,6 +453,8 @@ def apply_primitive(prim: core.Primitive, *args, **params):
       _primitive_cache[key] = exe
   buffers = fast_buffers(args)
   outs = exe(*args) if buffers is None else exe.call_buffers(buffers)
+  if buffers is None:
+    outs = place_by_type(outs, exe.out_avals, args)
   check_special_values(prim.name, outs)
   return outs if prim.multiple_results else outs[0]
 

@@ -62,6 +62,7 @@ def _jit_impl(*args, jaxpr: ClosedJaxpr, name: str, donated_invars=None):
   outs = _spmd["partitioned_jit"](jaxpr, args, name) if _spmd else None
   if outs is None:
     outs = execution.compile_jaxpr(jaxpr, name, donated=donated_invars)(*args)
+  outs = execution.place_by_type(outs, jaxpr.out_avals, args)
   execution.check_special_values(f"jit({name})", outs)
   return outs
 

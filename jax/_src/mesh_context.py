@@ -1,8 +1,6 @@
 """The mesh in context (`jax.set_mesh`, `jax.sharding.use_abstract_mesh`) and abstract
 meshes: a mesh's axis names, sizes and types without its devices, which is all that
-tracing needs.
-
-Meshes here have Auto axes (the computation decides layouts).
+tracing needs (the classes live in sharding.py).
 """
 
 from __future__ import annotations
@@ -11,15 +9,9 @@ import collections
 import dataclasses
 import threading
 
+from jax._src import core
 from jax._src import sharding as sh
-
-
-@dataclasses.dataclass(frozen=True)
-class AbstractDevice:
-  """What an abstract mesh knows of its devices: their kind, cores and platform."""
-  device_kind: str
-  num_cores: int | None
-  platform: str
+from jax._src.sharding import AbstractDevice, AbstractMesh  # noqa: F401 (public names)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -35,78 +27,8 @@ class ManualAxisType:
     object.__setattr__(self, "reduced", frozenset(reduced))
 
 
-class AbstractMesh:
-  """A mesh's axis sizes, names and types, without devices."""
-
-  def __init__(self, axis_sizes, axis_names, axis_types=None, *, abstract_device=None):
-    axis_sizes, axis_names = tuple(int(s) for s in axis_sizes), tuple(axis_names)
-    if len(axis_sizes) != len(axis_names):
-      raise ValueError(f"AbstractMesh: {len(axis_sizes)} axis sizes for {len(axis_names)} "
-                       "axis names")
-    if len(set(axis_names)) != len(axis_names):
-      raise ValueError(f"Mesh axis names must be unique, got {axis_names}")
-    if axis_types is None:
-      axis_types = (sh.AxisType.Auto,) * len(axis_names)
-    elif isinstance(axis_types, sh.AxisType):
-      axis_types = (axis_types,) * len(axis_names)
-    if len(tuple(axis_types)) != len(axis_names):
-      raise ValueError(f"AbstractMesh: {len(tuple(axis_types))} axis types for "
-                       f"{len(axis_names)} axes")
-    self.axis_sizes, self.axis_names = axis_sizes, axis_names
-    self.axis_types = tuple(axis_types)
-    self.abstract_device = abstract_device
-
-  @property
-  def shape(self) -> collections.OrderedDict:
-    return collections.OrderedDict(zip(self.axis_names, self.axis_sizes))
-
-  @property
-  def shape_tuple(self) -> tuple:
-    return tuple(zip(self.axis_names, self.axis_sizes))
-
-  @property
-  def size(self) -> int:
-    out = 1
-    for s in self.axis_sizes:
-      out *= s
-    return out
-
-  @property
-  def empty(self) -> bool:
-    return not self.axis_names
-
-  @property
-  def abstract_mesh(self) -> AbstractMesh:
-    return self
-
-  def update(self, axis_sizes=None, axis_names=None, axis_types=None) -> AbstractMesh:
-    return AbstractMesh(self.axis_sizes if axis_sizes is None else axis_sizes,
-                        self.axis_names if axis_names is None else axis_names,
-                        self.axis_types if axis_types is None else axis_types,
-                        abstract_device=self.abstract_device)
-
-  def _key(self):
-    return (self.axis_sizes, self.axis_names, self.axis_types, self.abstract_device)
-
-  def __eq__(self, other):
-    return isinstance(other, AbstractMesh) and self._key() == other._key()
-
-  def __hash__(self):
-    return hash(self._key())
-
-  def __repr__(self):
-    sizes = ", ".join(f"{n!r}: {s}" for n, s in self.shape.items())
-    return f"AbstractMesh({sizes}, axis_types={self.axis_types!r})"
-
-
 def abstract_mesh_of(mesh: sh.Mesh) -> AbstractMesh:
-  devices = list(mesh.devices.flat)
-  device = None
-  if devices:
-    d = devices[0]
-    device = AbstractDevice(getattr(d, "device_kind", d.platform), None, d.platform)
-  return AbstractMesh(mesh.axis_sizes, mesh.axis_names, mesh.axis_types,
-                      abstract_device=device)
+  return mesh.abstract_mesh
 
 
 class _AbstractStack(threading.local):
@@ -115,7 +37,6 @@ class _AbstractStack(threading.local):
 
 
 _abstract_stack = _AbstractStack()
-sh.abstract_mesh_maker = abstract_mesh_of
 _EMPTY = AbstractMesh((), ())
 
 
@@ -133,11 +54,16 @@ class set_mesh:  # noqa: N801 (JAX's name; a class so that it is also a context 
   `with jax.set_mesh(mesh):` sets it for the block only."""
 
   def __init__(self, mesh):
-    if not isinstance(mesh, sh.Mesh):
-      raise TypeError(f"set_mesh expects a jax.sharding.Mesh, got {type(mesh).__name__}")
+    if mesh is not None and not isinstance(mesh, sh.Mesh):
+      raise TypeError(f"set_mesh expects a jax.sharding.Mesh or None, got "
+                      f"{type(mesh).__name__}")
     self.mesh = mesh
     self._prev = list(sh.mesh_stack())
-    sh.mesh_stack().append(mesh)
+    # None clears the mesh in context (until the block ends, as a context manager).
+    if mesh is None:
+      sh.mesh_stack().clear()
+    else:
+      sh.mesh_stack().append(mesh)
 
   def __enter__(self):
     return self.mesh
@@ -162,3 +88,11 @@ class use_abstract_mesh:  # noqa: N801 (JAX's name)
   def __exit__(self, *exc):
     _abstract_stack.meshes.pop()
     return False
+
+
+def _default_sharding(ndim: int):
+  """An aval without an explicit sharding is unsplit over the mesh in context."""
+  return sh.NamedSharding(get_abstract_mesh(), sh.PartitionSpec(*([None] * ndim)))
+
+
+core.sharding_hooks["default_sharding"] = _default_sharding

@@ -8,13 +8,16 @@ array; devices along mesh axes the spec does not mention hold copies (replicas).
 `SingleDeviceSharding` puts the whole array on one device, and `PmapSharding`
 describes a `pmap` result: slice i of the mapped axis on device i.
 
-Meshes here have `Auto` axes: the layout of jit results is decided by the
-computation (see `jax/_src/shard_map.py`), not checked as part of the types.
+A mesh axis is Auto (the computation decides how values are split over it) or
+Explicit: then how a value is split over it is part of the value's type (its aval's
+`sharding`, a NamedSharding over the mesh's AbstractMesh), propagated through every
+operation by the sharding rules (lax/sharding_rules.py) and given to results.
 """
 
 from __future__ import annotations
 
 import collections
+import dataclasses
 import enum
 import inspect
 import math
@@ -23,6 +26,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from jax._src import core
 from jax._src.devices import get_backend
 from jax._src.lib import xla_client as xc
 
@@ -43,6 +47,21 @@ class AxisType(enum.Enum):
 # (*values), which is what JAX's reference shows.
 AxisType.__signature__ = inspect.Signature(
     [inspect.Parameter("values", inspect.Parameter.VAR_POSITIONAL)])
+
+
+def _axis_types(axis_types, axis_names: tuple) -> tuple:
+  """One AxisType per axis name; None means Auto (a Mesh's default)."""
+  if axis_types is None:
+    return (AxisType.Auto,) * len(axis_names)
+  if isinstance(axis_types, AxisType):
+    return (axis_types,) * len(axis_names)
+  axis_types = tuple(axis_types)
+  if not all(isinstance(t, AxisType) for t in axis_types):
+    raise TypeError(f"axis_types must be jax.sharding.AxisType values, got {axis_types}")
+  if len(axis_types) != len(axis_names):
+    raise ValueError(f"Number of axis names should match the number of axis_types. Got "
+                     f"axis_names={axis_names} and axis_types={axis_types}")
+  return axis_types
 
 
 def _device_id(d) -> int:
@@ -66,14 +85,11 @@ class Mesh:
     ids = [_device_id(d) for d in devices.flat]
     if len(set(ids)) != len(ids):
       raise ValueError(f"Mesh devices must be distinct, got device ids {ids}")
-    if axis_types is None:
-      axis_types = (AxisType.Auto,) * len(axis_names)
-    elif isinstance(axis_types, AxisType):
-      axis_types = (axis_types,) * len(axis_names)
+    axis_types = _axis_types(axis_types, axis_names)
     self.devices = devices
     self.axis_names = axis_names
     self.axis_types = tuple(axis_types)
-    self._hash = hash((tuple(ids), devices.shape, axis_names))
+    self._hash = hash((tuple(ids), devices.shape, axis_names, self.axis_types))
 
   @property
   def shape(self) -> collections.OrderedDict:
@@ -100,10 +116,17 @@ class Mesh:
     return np.vectorize(_device_id, otypes=[np.int64])(self.devices)
 
   @property
-  def abstract_mesh(self):
-    if abstract_mesh_maker is None:
-      raise RuntimeError("abstract meshes are not loaded (import jax)")
-    return abstract_mesh_maker(self)
+  def abstract_mesh(self) -> AbstractMesh:
+    am = self.__dict__.get("_abstract")
+    if am is None:
+      devices = list(self.devices.flat)
+      device = None
+      if devices:
+        d = devices[0]
+        device = AbstractDevice(getattr(d, "device_kind", d.platform), None, d.platform)
+      am = self.__dict__["_abstract"] = AbstractMesh(self.axis_sizes, self.axis_names,
+                                                     self.axis_types, abstract_device=device)
+    return am
 
   @property
   def local_devices(self) -> list:
@@ -115,7 +138,7 @@ class Mesh:
 
   def __eq__(self, other):
     return (isinstance(other, Mesh) and self._hash == other._hash
-            and self.axis_names == other.axis_names
+            and self.axis_names == other.axis_names and self.axis_types == other.axis_types
             and self.devices.shape == other.devices.shape
             and all(a == b for a, b in zip(self.devices.flat, other.devices.flat)))
 
@@ -140,6 +163,78 @@ class Mesh:
     return False
 
 
+@dataclasses.dataclass(frozen=True)
+class AbstractDevice:
+  """What an abstract mesh knows of its devices: their kind, cores and platform."""
+  device_kind: str
+  num_cores: int | None
+  platform: str
+
+
+class AbstractMesh:
+  """A mesh's axis sizes, names and types, without devices: all that tracing needs."""
+
+  def __init__(self, axis_sizes, axis_names, axis_types=None, *, abstract_device=None):
+    axis_sizes, axis_names = tuple(int(s) for s in axis_sizes), tuple(axis_names)
+    if len(axis_sizes) != len(axis_names):
+      raise ValueError(f"AbstractMesh: {len(axis_sizes)} axis sizes for {len(axis_names)} "
+                       "axis names")
+    if len(set(axis_names)) != len(axis_names):
+      raise ValueError(f"Mesh axis names must be unique, got {axis_names}")
+    self.axis_sizes, self.axis_names = axis_sizes, axis_names
+    self.axis_types = _axis_types(axis_types, axis_names)
+    self.abstract_device = abstract_device
+    self._hash = hash((self.axis_sizes, self.axis_names, self.axis_types, abstract_device))
+
+  @property
+  def shape(self) -> collections.OrderedDict:
+    return collections.OrderedDict(zip(self.axis_names, self.axis_sizes))
+
+  @property
+  def shape_tuple(self) -> tuple:
+    return tuple(zip(self.axis_names, self.axis_sizes))
+
+  @property
+  def size(self) -> int:
+    return math.prod(self.axis_sizes)
+
+  @property
+  def empty(self) -> bool:
+    return not self.axis_names
+
+  @property
+  def abstract_mesh(self) -> AbstractMesh:
+    return self
+
+  @property
+  def explicit_axes(self) -> tuple:
+    return tuple(n for n, t in zip(self.axis_names, self.axis_types) if t is AxisType.Explicit)
+
+  def update(self, axis_sizes=None, axis_names=None, axis_types=None) -> AbstractMesh:
+    return AbstractMesh(self.axis_sizes if axis_sizes is None else axis_sizes,
+                        self.axis_names if axis_names is None else axis_names,
+                        self.axis_types if axis_types is None else axis_types,
+                        abstract_device=self.abstract_device)
+
+  def _key(self):
+    return (self.axis_sizes, self.axis_names, self.axis_types, self.abstract_device)
+
+  def __eq__(self, other):
+    return isinstance(other, AbstractMesh) and self._key() == other._key()
+
+  def __hash__(self):
+    return self._hash
+
+  def __repr__(self):
+    if not self.axis_names:
+      return "AbstractMesh((), axis_types=())"
+    sizes = ", ".join(f"{n!r}: {s}" for n, s in self.shape.items())
+    d = self.abstract_device
+    device = ("" if d is None else f", device_kind={d.device_kind}, num_cores={d.num_cores}, "
+              f"platform={d.platform}")
+    return f"AbstractMesh({sizes}, axis_types={self.axis_types!r}{device})"
+
+
 class _MeshStack(threading.local):
   """The meshes entered with `with mesh:` in one thread (each thread has its own)."""
 
@@ -149,9 +244,6 @@ class _MeshStack(threading.local):
 
 _mesh_stack = _MeshStack()
 
-# Abstract meshes are built over Mesh in mesh_context, which installs the function
-# that makes a mesh's abstract mesh here when it is imported (jax imports it).
-abstract_mesh_maker: Callable[[Mesh], Any] | None = None
 
 
 def mesh_stack() -> list:
@@ -164,15 +256,18 @@ def get_mesh() -> Mesh | None:
   return meshes[-1] if meshes else None
 
 
-def make_mesh(axis_shapes: Sequence[int], axis_names: Sequence[str], *, devices=None,
-              axis_types=None) -> Mesh:
-  """A mesh of the first prod(axis_shapes) devices, in device order, row-major."""
+def make_mesh(axis_shapes: Sequence[int], axis_names: Sequence[str], axis_types=None, *,
+              devices=None) -> Mesh:
+  """A mesh of the first prod(axis_shapes) devices, in device order, row-major. Its axes
+  are Explicit unless `axis_types` says otherwise (as in JAX 0.10.2)."""
   axis_shapes = tuple(int(s) for s in axis_shapes)
   if isinstance(axis_names, str):
     axis_names = (axis_names,)
   if len(axis_shapes) != len(axis_names):
     raise ValueError(f"Length of axis_shapes {axis_shapes} and axis_names {tuple(axis_names)} "
                      "must be equal.")
+  if axis_types is None:
+    axis_types = (AxisType.Explicit,) * len(axis_shapes)
   devices = list(get_backend().devices() if devices is None else devices)
   n = math.prod(axis_shapes)
   if n > len(devices):
@@ -303,9 +398,11 @@ def _check_spec(mesh: Mesh, spec: PartitionSpec) -> None:
 class NamedSharding(xc.NamedSharding):
   """A layout over a mesh: dimension i is split over the mesh axes named by spec[i]."""
 
-  def __init__(self, mesh: Mesh, spec: PartitionSpec = PartitionSpec(), *, memory_kind=None):
-    if not isinstance(mesh, Mesh):
-      raise TypeError(f"NamedSharding expects a Mesh, got {type(mesh).__name__}")
+  def __init__(self, mesh: Mesh | AbstractMesh, spec: PartitionSpec = PartitionSpec(), *,
+               memory_kind=None):
+    if not isinstance(mesh, (Mesh, AbstractMesh)):
+      raise TypeError(f"NamedSharding expects a Mesh or an AbstractMesh, got "
+                      f"{type(mesh).__name__}")
     if not isinstance(spec, PartitionSpec):
       if spec is None:
         spec = PartitionSpec()
@@ -314,7 +411,19 @@ class NamedSharding(xc.NamedSharding):
       else:
         raise TypeError(f"NamedSharding expects a PartitionSpec, got {spec!r}")
     _check_spec(mesh, spec)
-    super().__init__(mesh, spec, memory_kind=memory_kind)
+    if isinstance(mesh, AbstractMesh):
+      # A layout in a type: it names mesh axes but no devices (jaxlib's base needs them).
+      self.mesh, self.spec, self._memory_kind = mesh, spec, memory_kind
+      self._device_list, self._hlo_cache = None, {}
+    else:
+      super().__init__(mesh, spec, memory_kind=memory_kind)
+
+  @property
+  def _internal_device_list(self):
+    if isinstance(self.mesh, AbstractMesh):
+      raise ValueError(f"{self!r} is over an AbstractMesh, which has no devices; use a "
+                       "NamedSharding over a concrete jax.sharding.Mesh")
+    return super()._internal_device_list
 
   def partition_counts(self, ndim: int) -> tuple[int, ...]:
     return tuple(math.prod(self.mesh.shape[n] for n in names)
@@ -347,8 +456,17 @@ class NamedSharding(xc.NamedSharding):
     return ids
 
   def __repr__(self):
+    if isinstance(self.mesh, AbstractMesh):
+      kind = "" if self._memory_kind is None else f", memory_kind={self._memory_kind}"
+      return f"NamedSharding(mesh={self.mesh!r}, spec={self.spec!r}{kind})"
     return (f"NamedSharding(mesh={self.mesh._short_repr()}, spec={self.spec!r}, "
             f"memory_kind={self.memory_kind})")
+
+  @property
+  def memory_kind(self):
+    if isinstance(self.mesh, AbstractMesh):
+      return self._memory_kind
+    return super().memory_kind
 
 
 class PmapSharding(Sharding):
@@ -420,3 +538,96 @@ class Shard:
 
 def make_single_device_sharding(device, *, memory_kind=None) -> SingleDeviceSharding:
   return SingleDeviceSharding(device, memory_kind=memory_kind)
+
+
+# ----------------------------------------------------------------------------- shardings in types
+
+
+def explicit_spec(mesh, spec: PartitionSpec, ndim: int) -> PartitionSpec:
+  """`spec` padded to `ndim` entries, with only the Explicit axes of `mesh` kept: the part
+  of a layout that is part of a type (Auto axes are left to the compiler)."""
+  explicit = set(mesh.abstract_mesh.explicit_axes)
+  entries = []
+  for names in spec._normalized(ndim):
+    kept = tuple(n for n in names if n in explicit)
+    entries.append(None if not kept else kept[0] if len(kept) == 1 else kept)
+  return PartitionSpec(*entries, unreduced=spec.unreduced & explicit,
+                       reduced=spec.reduced & explicit)
+
+
+def canonical_sharding(sharding, ndim: int):
+  """The sharding an aval of rank `ndim` records for `sharding`: over the abstract mesh,
+  Explicit axes only; None when no axis of its mesh is Explicit (or not a NamedSharding)."""
+  if not isinstance(sharding, NamedSharding):
+    return None
+  mesh = sharding.mesh.abstract_mesh
+  if not mesh.explicit_axes:
+    return None
+  if len(sharding.spec) > ndim:
+    raise ValueError(f"sharding {sharding.spec} has more entries than the rank {ndim} of "
+                     "the value it describes")
+  spec = explicit_spec(mesh, sharding.spec, ndim)
+  if isinstance(sharding.mesh, AbstractMesh) and spec == sharding.spec:
+    return sharding
+  return NamedSharding(mesh, spec)
+
+
+def reshape_split(old: tuple, dims, new: tuple, axis_sizes) -> list | None:
+  """How a reshape from shape `old` (dimension i split over the mesh axes `dims[i]`) to
+  `new` splits its result, or None when the split dimensions have no counterpart.
+
+  Size-1 dimensions carry no split; the others are matched in groups of equal product.
+  A one-to-one group keeps its split. A group merged into one dimension keeps the splits
+  of its dimensions, in order, when the split ones lead the group. A dimension split into
+  several puts its split on the first when that one is divisible by it."""
+  if any(dims[i] for i, s in enumerate(old) if s == 1):
+    return None
+  keep_old = [i for i, s in enumerate(old) if s != 1]
+  keep_new = [j for j, s in enumerate(new) if s != 1]
+  o, od, n = [old[i] for i in keep_old], [dims[i] for i in keep_old], [new[j] for j in keep_new]
+  if 0 in o or 0 in n:
+    return None if any(od) else [()] * len(new)
+  matched: list = []
+  i = j = 0
+  while i < len(o):
+    gi, gj, po, pn = [i], [j], o[i], n[j]
+    while po != pn:
+      if po < pn:
+        i += 1
+        gi.append(i)
+        po *= o[i]
+      else:
+        j += 1
+        gj.append(j)
+        pn *= n[j]
+    i, j = i + 1, j + 1
+    split = [od[k] for k in gi]
+    if not any(split):
+      matched += [()] * len(gj)
+    elif len(gi) == 1 and len(gj) == 1:
+      matched.append(split[0])
+    elif len(gj) == 1:
+      lead = len([d for d in split if d])
+      if any(not d for d in split[:lead]):
+        return None
+      matched.append(tuple(a for d in split for a in d))
+    elif len(gi) == 1:
+      if n[gj[0]] % math.prod(axis_sizes[a] for a in split[0]):
+        return None
+      matched += [split[0]] + [()] * (len(gj) - 1)
+    else:
+      return None
+  out: list = [()] * len(new)
+  for j, d in zip(keep_new, matched):
+    out[j] = d
+  return out
+
+
+def respec(sharding: NamedSharding, dims) -> NamedSharding:
+  """`sharding`'s mesh with dimension i split over the mesh axes `dims[i]`."""
+  return NamedSharding(sharding.mesh, PartitionSpec(
+      *(None if not d else d[0] if len(d) == 1 else tuple(d) for d in dims)))
+
+
+core.sharding_hooks["canonical_sharding"] = canonical_sharding
+core.sharding_hooks["respec"] = respec

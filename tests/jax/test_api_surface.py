@@ -44,6 +44,7 @@ def test_device_put_to_something_that_is_not_a_placement(target):
   # (it used to recurse without end).
   bad = target if isinstance(target, (str, int)) else target[0]
   with pytest.raises(TypeError, match=r"device_put: `device` must be a jax.Device, a Sharding, "
+                     r"a PartitionSpec, "
                      rf"None or a pytree prefix of them, got {bad!r} of type {type(bad).__name__}"):
     jax.device_put((np.ones(2), np.zeros(3)), target)
 

@@ -298,7 +298,7 @@ def test_callback_found_inside_cond_and_while():
 
 
 def test_callback_in_cond_of_an_spmd_jit_is_not_partitioned():
-  mesh = jax.make_mesh((2,), ("i",))
+  mesh = jax.make_mesh((2,), ("i",), axis_types=(jax.sharding.AxisType.Auto,))
   body = jax.shard_map(lambda y: y * 2, mesh=mesh, in_specs=P("i"), out_specs=P("i"))
 
   def f(x):
@@ -309,7 +309,7 @@ def test_callback_in_cond_of_an_spmd_jit_is_not_partitioned():
 
 
 def _mesh_body():
-  mesh = jax.make_mesh((4,), ("i",))
+  mesh = jax.make_mesh((4,), ("i",), axis_types=(jax.sharding.AxisType.Auto,))
   return jax.shard_map(lambda y: y * 2, mesh=mesh, in_specs=P("i"), out_specs=P("i"))
 
 
@@ -339,7 +339,7 @@ def test_shard_map_found_and_run_inside_while():
 
 
 def test_axis_index_in_cond_makes_output_vary():
-  mesh = jax.make_mesh((4,), ("i",))
+  mesh = jax.make_mesh((4,), ("i",), axis_types=(jax.sharding.AxisType.Auto,))
 
   def body(y):
     return jax.lax.cond(y[0] > -1, lambda z: z + jax.lax.axis_index("i"), lambda z: z, y)

@@ -15,7 +15,8 @@ from jax.sharding import NamedSharding, PartitionSpec as P, SingleDeviceSharding
 def mesh(backend):
   if jax.device_count() < 4:
     pytest.skip("needs 4 devices (JAX_NUM_CPU_DEVICES=4)")
-  return jax.make_mesh((4,), ("i",))
+  # Auto axes: these tests are about the SPMD programs jit builds around shard_maps.
+  return jax.make_mesh((4,), ("i",), axis_types=(jax.sharding.AxisType.Auto,))
 
 
 def _psum_fn(mesh):
@@ -104,7 +105,7 @@ def test_work_around_the_shard_map_joins_its_program(mesh):
 
 
 def test_two_dimensional_mesh(mesh):
-  mesh2 = jax.make_mesh((2, 2), ("a", "b"))
+  mesh2 = jax.make_mesh((2, 2), ("a", "b"), axis_types=(jax.sharding.AxisType.Auto,) * 2)
   f = jax.shard_map(lambda a: lax.psum(a, "b") + lax.axis_index("a"), mesh=mesh2,
                     in_specs=P("a", "b"), out_specs=P("a"))
   y = np.arange(16.0, dtype=np.float32).reshape(4, 4)
@@ -128,7 +129,7 @@ def test_what_does_not_partition_is_a_clear_error_but_still_runs(mesh):
   np.testing.assert_array_equal(out, (np.arange(8.0) + 1).reshape(2, 4))
   assert isinstance(out.sharding, SingleDeviceSharding)
 
-  other = jax.make_mesh((2, 2), ("a", "b"))
+  other = jax.make_mesh((2, 2), ("a", "b"), axis_types=(jax.sharding.AxisType.Auto,) * 2)
   k = jax.shard_map(lambda a: a, mesh=other, in_specs=P("a"), out_specs=P("a"))
   with pytest.raises(NotImplementedError, match="shard_maps run over 2 different meshes"):
     jax.jit(lambda a: (g(a), k(a))).lower(x)

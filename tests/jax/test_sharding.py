@@ -6,7 +6,7 @@ import pytest
 import jax
 import jax.numpy as jnp
 from jax import lax
-from jax.sharding import Mesh, NamedSharding, PartitionSpec as P, SingleDeviceSharding
+from jax.sharding import AxisType, Mesh, NamedSharding, PartitionSpec as P, SingleDeviceSharding
 
 
 @pytest.fixture
@@ -14,7 +14,9 @@ def mesh(backend):
   n = jax.device_count()
   if n < 2:
     pytest.skip("needs at least 2 devices (JAX_NUM_CPU_DEVICES)")
-  return jax.make_mesh((n,), ("x",))
+  # Auto axes (JAX 0.10.2's make_mesh defaults to Explicit): these tests are about the
+  # layouts jit chooses, test_sharding_explicit.py about layouts in types.
+  return jax.make_mesh((n,), ("x",), axis_types=(AxisType.Auto,))
 
 
 def _n(mesh):
@@ -154,7 +156,7 @@ def test_jit_over_sharded_inputs_falls_back_to_one_device(mesh):
 def test_two_axis_mesh(backend):
   if jax.device_count() < 4:
     pytest.skip("needs 4 devices")
-  mesh = jax.make_mesh((2, 2), ("a", "b"))
+  mesh = jax.make_mesh((2, 2), ("a", "b"), axis_types=(AxisType.Auto,) * 2)
   value = np.arange(16.0, dtype=np.float32).reshape(4, 4)
   x = jax.device_put(value, NamedSharding(mesh, P("a", "b")))
   assert [s.index for s in x.addressable_shards][1] == (slice(0, 2), slice(2, 4))

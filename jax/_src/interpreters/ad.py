@@ -275,7 +275,7 @@ def backward_pass(jaxpr: core.Jaxpr, consts: Sequence, args: Sequence, cts: Sequ
 
   def write_ct(x, ct):
     if isinstance(x, core.Var) and ct is not None:
-      ct_env[x] = add_tangents(ct_env.get(x), ct)
+      ct_env[x] = add_tangents(ct_env.get(x), _like_primal(ct, x.aval))
 
   for x, ct in zip(jaxpr.outs, cts):
     write_ct(x, ct)
@@ -297,6 +297,18 @@ def backward_pass(jaxpr: core.Jaxpr, consts: Sequence, args: Sequence, cts: Sequ
         write_ct(x, ct)
   return [ct_env.get(v) if is_undefined_primal(a) else None
           for v, a in zip(jaxpr.invars, args)]
+
+
+def _like_primal(ct, aval):
+  """A cotangent split over Explicit mesh axes as its primal is (transposes of products
+  and reshapes may leave it split otherwise)."""
+  want = core.explicit_sharding(aval)
+  if want is None:
+    return ct
+  have = core.explicit_sharding(core.get_aval(ct))
+  if have == want or getattr(core.get_aval(ct), "shape", None) != aval.shape:
+    return ct
+  return core.sharding_hooks["reshard"](ct, want)
 
 
 def instantiate_zeros(ct, aval: ShapedArray):

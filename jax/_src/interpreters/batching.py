@@ -93,9 +93,7 @@ class BatchTracer(Tracer):
     aval = core.get_aval(self.val)
     if self.batch_dim is not_mapped:
       return aval
-    shape = list(aval.shape)
-    del shape[self.batch_dim]
-    return aval.update(shape=tuple(shape))
+    return core.remove_dim(aval, self.batch_dim)
 
   def full_lower(self):
     if self.batch_dim is not_mapped:
@@ -154,9 +152,7 @@ def vmap_jaxpr(closed: core.ClosedJaxpr, axis_data: AxisData, in_dims: Sequence)
   def batched_aval(aval, d):
     if d is not_mapped:
       return aval
-    shape = list(aval.shape)
-    shape.insert(d, axis_data.size)
-    return aval.update(shape=tuple(shape))
+    return core.insert_dim(aval, d, axis_data.size)
 
   avals = [batched_aval(a, d) for a, d in zip(closed.in_avals, in_dims)]
   fun = lambda *args: vmap_flat(core.jaxpr_as_fun(closed), axis_data, in_dims, None, args)

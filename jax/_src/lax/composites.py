@@ -27,6 +27,8 @@ from jax._src.lax import slicing
 from jax._src.lax import sorting
 from jax._src.lax.precision import EnumMeta
 from jax._src.lax.utils import derived_primitive, place, standard_primitive
+from jax._src.sharding import (NamedSharding, PartitionSpec, Sharding, canonical_sharding,
+                               get_mesh)
 from jax._src.lowering import hlo
 
 
@@ -429,7 +431,35 @@ def reduce_window_shape_tuple(operand_shape, window_dimensions, window_strides, 
 def with_sharding_constraint(x, shardings):
   """`x` (a pytree) with each leaf placed as `shardings` (a pytree prefix) says.
 
-  Inside a traced function the values stay where the computation puts them, as
-  `device_put` does there.
+  Over Explicit mesh axes the layout is part of the type and this is an assertion that
+  it matches. Over Auto axes concrete values are placed, and inside a traced function
+  they stay where the computation puts them, as `device_put` does there.
   """
-  return place(x, shardings)
+  is_spec = lambda s: isinstance(s, (Sharding, PartitionSpec)) or s is None
+  leaves, treedef = tree_util.tree_flatten(x)
+  targets = tree_util.prefix_per_leaf(shardings, x, is_leaf=is_spec)
+  return treedef.unflatten([_constrain(v, t) for v, t in zip(leaves, targets)])
+
+
+def _constrain(x, target):
+  if target is None:
+    return x
+  if isinstance(target, PartitionSpec):
+    mesh = get_mesh()
+    if mesh is None:
+      raise ValueError("with_sharding_constraint: a PartitionSpec needs a mesh in context; "
+                       "use `jax.set_mesh(mesh)` or pass a NamedSharding")
+    target = NamedSharding(mesh, target)
+  if isinstance(target, NamedSharding) and target.mesh.abstract_mesh.explicit_axes:
+    aval = core.get_aval(x)
+    have = core.explicit_sharding(aval)
+    want = canonical_sharding(target, aval.ndim)
+    have_spec = aval.sharding.spec if have is None else have.spec
+    if have is None or have.spec._normalized(aval.ndim) != want.spec._normalized(aval.ndim):
+      raise AssertionError(
+          "`with_sharding_constraint` acts as an assert when all axes of mesh are of type "
+          f"`Explicit`. The array sharding: {have_spec} did not match the sharding provided: "
+          f"{target.spec}. Please use `jax.sharding.reshard` to shard your input to the "
+          "sharding you want.")
+    return x
+  return place(x, target)

@@ -52,8 +52,38 @@ dot_general_p = standard_primitive("dot_general", _dot_general_abstract_eval)
 
 def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None, *,
                 out_sharding=None):
-  return place(_dot_general(lhs, rhs, dimension_numbers, precision, preferred_element_type),
+  return place(dot_general_placed(lhs, rhs, dimension_numbers, precision,
+                                  preferred_element_type, placed=out_sharding is not None),
                out_sharding)
+
+
+def dot_general_placed(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None,
+                       *, placed: bool):
+  """dot_general for callers that place the result themselves (`placed`: an out_sharding
+  was given, so operands split along contracting dimensions are fine)."""
+  if not placed:
+    _check_contracting_split(lhs, rhs, dimension_numbers)
+  return _dot_general(lhs, rhs, dimension_numbers, precision, preferred_element_type)
+
+
+def _contracting_axes(x, dims) -> tuple:
+  s = core.explicit_sharding(core.get_aval(x))
+  if s is None:
+    return ()
+  per_dim = s.spec._normalized(core.get_aval(x).ndim)
+  return tuple(n for d in dims for n in per_dim[int(d)])
+
+
+def _check_contracting_split(lhs, rhs, dimension_numbers) -> None:
+  """Both operands split along contracting dimensions leave partial sums: where the sum
+  should live is the caller's choice (JAX asks for it rather than guessing)."""
+  (lc, rc), _ = dimension_numbers
+  ls, rs = _contracting_axes(lhs, lc), _contracting_axes(rhs, rc)
+  if ls and rs:
+    raise core.ShardingTypeError(
+        "Contracting dimensions are sharded and it is ambiguous how the output should be "
+        "sharded. Please specify the output sharding via the `out_sharding` parameter. Got "
+        f"lhs_contracting_spec={ls} and rhs_contracting_spec={rs}")
 
 
 def _dot_general(lhs, rhs, dimension_numbers, precision, preferred_element_type):
@@ -97,7 +127,9 @@ def _dot_transpose_operand(ct, other, other_ndim, own_ndim, dimension_numbers, o
       (own_free, other_free) if own_is_lhs else (other_free, own_free)))
   ct_other_free = ct_rhs_free if own_is_lhs else ct_lhs_free
   dn = ((tuple(ct_other_free), tuple(other_free)), (tuple(ct_batch), tuple(other_b)))
-  out = dot_general(ct, other, dn, precision, None)
+  # Split contracted dimensions are fine here: the cotangent is laid out as its primal
+  # afterwards (ad.backward_pass).
+  out = _dot_general(ct, other, dn, precision, None)
   # result dims: batch, own free (in order), then other's contracting dims in increasing order
   result_to_own = [*own_b, *own_free, *[own_c[list(other_c).index(d)] for d in sorted(other_c)]]
   perm = tuple(result_to_own.index(k) for k in range(own_ndim))

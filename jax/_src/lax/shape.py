@@ -16,6 +16,7 @@ from jax._src.core import ShapedArray
 from jax._src.interpreters import ad
 from jax._src.interpreters import batching
 from jax._src.lax.utils import late_op, place, standard_primitive, takes_out_sharding
+from jax._src.sharding import reshape_split
 from jax._src.lowering import hlo
 
 
@@ -130,15 +131,29 @@ def _reshape_abstract_eval(x, *, new_sizes, dimensions):
 reshape_p = standard_primitive("reshape", _reshape_abstract_eval)
 
 
-@takes_out_sharding
-def reshape(operand, new_sizes, dimensions=None):
+def reshape(operand, new_sizes, dimensions=None, *, out_sharding=None):
   x = operand
   new_sizes = _shape_tuple(new_sizes)
   if dimensions is not None:
     x = transpose(x, tuple(dimensions))
   if core.get_aval(x).shape == new_sizes:
-    return x
-  return reshape_p.bind(x, new_sizes=new_sizes, dimensions=None)
+    return place(x, out_sharding)
+  if out_sharding is None:
+    _check_reshape_split(core.get_aval(x), new_sizes)
+  return place(reshape_p.bind(x, new_sizes=new_sizes, dimensions=None), out_sharding)
+
+
+def _check_reshape_split(aval, new_sizes) -> None:
+  """A split operand whose split has no counterpart in the new shape: where the result
+  lives is the caller's choice (`out_sharding`), as in JAX."""
+  s = core.explicit_sharding(aval)
+  if s is None or aval.size != int(np.prod(new_sizes, dtype=np.int64)):
+    return
+  if reshape_split(aval.shape, s.spec._normalized(aval.ndim), new_sizes, s.mesh.shape) is None:
+    raise core.ShardingTypeError(
+        "This reshape is not supported. Please specify the sharding of the output via the "
+        f"`out_sharding` argument of jax.lax.reshape. Got operand type: {aval.str_short()}, "
+        f"new sizes: {new_sizes}")
 
 
 ad.deflinear2(reshape_p, lambda ct, x, **_: [reshape(ct, x.aval.shape)])

@@ -136,6 +136,10 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_shardin
   aval = _shape_aval(a)
   out = lax_shape.full(aval.shape if shape is None else _shape(shape), fill_value,
                        dtype or aval.dtype, aval.weak_type and dtype is None)
+  if device is None and out_sharding is None and shape is None:
+    # Over Explicit mesh axes the result is split as `a` is (its type says how).
+    typed = core.explicit_sharding(aval)
+    out_sharding = a.sharding if typed is not None and isinstance(a, ArrayImpl) else typed
   return _place(out, device, out_sharding)
 
 

@@ -201,6 +201,9 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
   if len(operands) > 1:
     operands = promote_dtypes(*operands)
   def contract(a, b, dn):
+    if out_sharding is not None and _dot_general is lax_linalg.dot_general:
+      # The result is placed below: operands split along contracted labels are fine.
+      return lax_linalg.dot_general_placed(a, b, dn, precision, placed=True)
     return _dot_general(a, b, dn, precision)
   result = _einsum(list(operands), inputs, output, contract)
   if preferred_element_type is not None:

@@ -46,10 +46,10 @@ def _sharded(x, out_sharding):
 
 def reshape(a, shape, order: str = "C", *, copy: bool | None = None, out_sharding=None):
   del copy  # arrays are immutable: a reshaped array never aliases a mutable buffer
-  return _sharded(_reshape(a, shape, order), out_sharding)
+  return _sharded(_reshape(a, shape, order, out_sharding), out_sharding)
 
 
-def _reshape(a, shape, order: str = "C"):
+def _reshape(a, shape, order: str = "C", out_sharding=None):
   if order not in ("C", "F", "A"):
     raise ValueError(f"order must be one of 'C', 'F' or 'A', got {order!r}")
   a = asarray_like(a)
@@ -70,7 +70,7 @@ def _reshape(a, shape, order: str = "C"):
     rev_in = lax_shape.transpose(a, tuple(reversed(range(aval.ndim))))
     out = lax_shape.reshape(rev_in, tuple(reversed(shape)))
     return lax_shape.transpose(out, tuple(reversed(range(len(shape)))))
-  return lax_shape.reshape(a, shape)
+  return lax_shape.reshape(a, shape, out_sharding=out_sharding)
 
 
 def ravel(a, order: str = "C", *, out_sharding=None):
@@ -231,24 +231,25 @@ def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)
   # The precision is recorded in the jaxpr and the HLO (the CPU backend computes
   # every dot at full precision whatever it says).
   a, b = _preferred((a, b), preferred_element_type)
-  return _sharded(_dot(a, b, precision), out_sharding)
+  return _sharded(_dot(a, b, precision, out_sharding is not None), out_sharding)
 
 
-def _dot(a, b, precision=None):
+def _dot(a, b, precision=None, placed: bool = False):
   a, b = promote_dtypes(a, b)
   an, bn = core.get_aval(a).ndim, core.get_aval(b).ndim
   if an == 0 or bn == 0:
     return late_op("multiply")(a, b)
   contract_b = 0 if bn == 1 else bn - 2
-  return lax_linalg.dot_general(a, b, (((an - 1,), (contract_b,)), ((), ())), precision)
+  return lax_linalg.dot_general_placed(a, b, (((an - 1,), (contract_b,)), ((), ())), precision,
+                                      placed=placed)
 
 
 def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
   a, b = _preferred((a, b), preferred_element_type)
-  return _sharded(_matmul(a, b, precision), out_sharding)
+  return _sharded(_matmul(a, b, precision, out_sharding is not None), out_sharding)
 
 
-def _matmul(a, b, precision=None):
+def _matmul(a, b, precision=None, placed: bool = False):
   a, b = promote_dtypes(a, b)
   a_aval, b_aval = core.get_aval(a), core.get_aval(b)
   if a_aval.ndim == 0 or b_aval.ndim == 0:
@@ -260,8 +261,9 @@ def _matmul(a, b, precision=None):
   a3 = broadcast_to(a2, batch + sa[-2:])
   b3 = broadcast_to(b2, batch + sb[-2:])
   nb = len(batch)
-  out = lax_linalg.dot_general(a3, b3, (((nb + 1,), (nb,)), (tuple(range(nb)), tuple(range(nb)))),
-                               precision)
+  out = lax_linalg.dot_general_placed(
+      a3, b3, (((nb + 1,), (nb,)), (tuple(range(nb)), tuple(range(nb)))), precision,
+      placed=placed)
   if a_aval.ndim == 1:
     out = lax_shape.squeeze(out, (nb,))
   if b_aval.ndim == 1:
