@@ -44,15 +44,17 @@ host_ids = process_indices
 def _check_sharding(sharding, what: str) -> None:
   if not isinstance(sharding, sh.Sharding):
     raise TypeError(f"{what}: sharding must be a jax.sharding.Sharding, got {sharding!r}")
+  if isinstance(sharding, sh.NamedSharding) and isinstance(sharding.mesh, sh.AbstractMesh):
+    raise TypeError(f"{what}: the sharding must be over a concrete Mesh (with devices), got "
+                    f"{sharding}")
 
 
-def _assemble(shape, sharding, pieces: dict, dtype) -> ArrayImpl:
-  """An Array of `shape` from one value per device of `sharding` (device -> array)."""
+def _assemble(shape, sharding, buffers: dict, dtype) -> ArrayImpl:
+  """An Array of `shape` laid out by `sharding` from one buffer per addressable device
+  (device -> buffer); the other processes hold the blocks of their devices."""
   aval = core.ShapedArray(tuple(shape), np.dtype(dtype))
-  devices = list(sharding.devices_indices_map(aval.shape))
-  bufs = [execution.buffer_from_numpy(np.ascontiguousarray(pieces[d], dtype=aval.dtype), d)
-          for d in devices]
-  return ArrayImpl(aval, bufs, sharding=sharding)
+  devices = list(sharding.addressable_devices_indices_map(aval.shape))
+  return ArrayImpl(aval, [buffers[d] for d in devices], sharding=sharding)
 
 
 def _expected_shape(index, shape) -> tuple:
@@ -60,73 +62,164 @@ def _expected_shape(index, shape) -> tuple:
                for s, n in zip(index, shape))
 
 
+def _typed_str(shape, dtype, sharding) -> str:
+  aval = core.ShapedArray(shape, dtypes.canonicalize_dtype(dtype), sharding=sharding)
+  return aval.str_short()
+
+
 def make_array_from_callback(shape, sharding, data_callback: Callable, dtype=None):
-  """The Array of `shape` laid out by `sharding` whose piece on each device is
-  `data_callback(index)` (index: the tuple of slices of that piece)."""
+  """The Array of `shape` laid out by `sharding` whose block on each device of this process
+  is `data_callback(index)` (index: the tuple of slices of that block)."""
   _check_sharding(sharding, "make_array_from_callback")
   shape = tuple(int(d) for d in shape)
-  pieces, seen_dtype = {}, None
-  for device, index in sharding.devices_indices_map(shape).items():
+  pieces = {}
+  for device, index in sharding.addressable_devices_indices_map(shape).items():
     value = data_callback(index)
     if isinstance(value, core.Tracer):
       raise TypeError("make_array_from_callback: data_callback returned a traced value; it "
                       "must return concrete arrays")
-    value = np.asarray(value)
+    value = value if isinstance(value, ArrayImpl) else np.asarray(value)
     want = _expected_shape(index, shape)
-    if value.shape != want:
-      raise ValueError(f"make_array_from_callback: data_callback returned shape {value.shape} "
-                       f"for index {index}, expected {want}")
+    if tuple(value.shape) != want:
+      raise ValueError(f"Expected shard shape {want} doesn't match the single device array "
+                       f"shape {tuple(value.shape)}. Shape of Array is "
+                       f"{_typed_str(shape, value.dtype, sharding)} with sharding {sharding}")
     pieces[device] = value
-    seen_dtype = value.dtype if seen_dtype is None else seen_dtype
   if dtype is None:
-    dtype = dtypes.canonicalize_dtype(seen_dtype if seen_dtype is not None else np.float32)
-  return _assemble(shape, sharding, pieces, dtype)
+    first = next(iter(pieces.values()), None)
+    dtype = first.dtype if first is not None else np.float32
+  dtype = dtypes.canonicalize_dtype(dtype)
+  buffers = {d: _buffer_on(v, d, dtype) for d, v in pieces.items()}
+  return _assemble(shape, sharding, buffers, dtype)
+
+
+def _buffer_on(value, device, dtype):
+  """The device buffer of `value` on `device` (copied there, and converted, if needed)."""
+  if isinstance(value, ArrayImpl) and value.dtype == dtype:
+    bufs = value.device_buffers()
+    if len(bufs) == 1 and bufs[0].device() == device:
+      return bufs[0]
+  return execution.buffer_from_numpy(np.ascontiguousarray(np.asarray(value), dtype=dtype),
+                                     device)
 
 
 def make_array_from_single_device_arrays(shape, sharding, arrays: Sequence, *, dtype=None):
   """The Array of `shape` laid out by `sharding` made of `arrays`: one single-device Array
-  per device of the sharding (each already on its device, with its block's shape)."""
+  per device of the sharding that this process addresses (each already on its device,
+  with its block's shape)."""
   _check_sharding(sharding, "make_array_from_single_device_arrays")
   shape = tuple(int(d) for d in shape)
-  mapping = sharding.devices_indices_map(shape)
+  mapping = sharding.addressable_devices_indices_map(shape)
   arrays = list(arrays)
   if len(arrays) != len(mapping):
-    raise ValueError(f"make_array_from_single_device_arrays: expected {len(mapping)} arrays "
-                     f"(one per device of the sharding), got {len(arrays)}")
-  pieces = {}
+    raise ValueError(f"Expected {len(mapping)} per-device arrays (this is how many devices are "
+                     f"addressable by the sharding), but got {len(arrays)}")
   for a in arrays:
     if not isinstance(a, ArrayImpl):
       raise TypeError("make_array_from_single_device_arrays expects jax Arrays, got "
                       f"{type(a).__name__}")
-    devs = list(a.devices())
-    if len(devs) != 1 or devs[0] not in mapping:
-      raise ValueError(f"each array must live on exactly one device of the sharding; one is "
-                       f"on {devs}")
-    want = _expected_shape(mapping[devs[0]], shape)
+  per_array = [list(a.devices()) for a in arrays]
+  if any(len(d) != 1 for d in per_array):
+    raise ValueError("make_array_from_single_device_arrays: every array must live on "
+                     f"exactly one device, got arrays on {per_array}")
+  ids = [d[0].id for d in per_array]
+  if len(set(ids)) != len(ids):
+    raise ValueError("When making an array from single-device arrays, the input arrays must "
+                     f"be from distinct devices, but got device IDs {ids}")
+  dtype = dtypes.canonicalize_dtype(dtype if dtype is not None else arrays[0].dtype)
+  buffers = {}
+  for a, (device,) in zip(arrays, per_array):
+    if device not in mapping:
+      raise ValueError(f"An array is on {device}, which is not a device of the sharding "
+                       f"{sharding} addressable by this process")
+    want = _expected_shape(mapping[device], shape)
     if a.shape != want:
-      raise ValueError(f"the array on {devs[0]} has shape {a.shape}; its block of the global "
-                       f"shape {shape} has shape {want}")
-    pieces[devs[0]] = np.asarray(a)
-  if set(pieces) != set(mapping):
-    raise ValueError("make_array_from_single_device_arrays: arrays must cover every device "
-                     "of the sharding once")
-  dtype = dtype if dtype is not None else arrays[0].dtype
-  return _assemble(shape, sharding, pieces, dtype)
+      raise ValueError(f"Expected shard shape {want} doesn't match the single device array "
+                       f"shape {a.shape}. Shape of Array is "
+                       f"{_typed_str(shape, dtype, sharding)} with sharding {sharding}")
+    buffers[device] = _buffer_on(a, device, dtype)
+  return _assemble(shape, sharding, buffers, dtype)
+
+
+# ----------------------------------------------------------------------------- process-local data
+
+
+def _range(s: slice, size: int) -> tuple[int, int]:
+  start, stop, _ = s.indices(size)
+  return start, stop
+
+
+def _blocks_per_dim(index_map: dict, shape: tuple) -> list[list[tuple]]:
+  """Per dimension, the distinct (start, stop) ranges of the blocks in `index_map`, sorted."""
+  return [sorted({_range(idx[dim], n) for idx in index_map.values()})
+          for dim, n in enumerate(shape)]
+
+
+def _probe_shape(sharding, ndim: int) -> tuple:
+  """A global shape in which every block of `sharding` has size 1 along every dimension
+  (so block ranges count blocks)."""
+  if isinstance(sharding, sh.NamedSharding):
+    return sharding.partition_counts(ndim)
+  ones = (1,) * ndim
+  return tuple(ones[d] * max(1, len({i[d] for i in sharding.devices_indices_map(ones).values()}))
+               for d in range(ndim))
+
+
+def _global_shape_of(sharding, local_shape: tuple, global_shape) -> tuple:
+  """The global shape: as given (None entries inferred), or inferred from how many of the
+  blocks along each dimension this process's devices hold."""
+  ndim = len(local_shape)
+  probe = _probe_shape(sharding, ndim)
+  everywhere = _blocks_per_dim(sharding.devices_indices_map(probe), probe)
+  here = _blocks_per_dim(sharding.addressable_devices_indices_map(probe), probe)
+  given = (None,) * ndim if global_shape is None else tuple(global_shape)
+  if len(given) != ndim:
+    raise ValueError(f"make_array_from_process_local_data: global_shape {given} has "
+                     f"{len(given)} dimensions, local_data has {ndim}")
+  return tuple(int(g) if g is not None else local_shape[d] * len(everywhere[d]) // len(here[d])
+               for d, g in enumerate(given))
 
 
 def make_array_from_process_local_data(sharding, local_data, global_shape=None):
-  """The global Array whose part on this process's devices is `local_data`.
-
-  With one process the local data is the whole array (global_shape, if given, must be
-  its shape)."""
+  """The global Array whose blocks on this process's devices come from `local_data`: the
+  part of the global array that those blocks cover, with the blocks in order along each
+  dimension (`global_shape` may leave dimensions as None to infer them)."""
   _check_sharding(sharding, "make_array_from_process_local_data")
-  value = np.asarray(local_data)
-  if global_shape is not None and tuple(global_shape) != value.shape:
-    if xla_bridge.process_count() == 1:
-      raise ValueError(f"global_shape {tuple(global_shape)} differs from the local data's "
-                       f"shape {value.shape}, but this process holds the whole array")
-  return make_array_from_callback(value.shape, sharding, lambda idx: value[idx],
-                                  dtype=dtypes.canonicalize_dtype(value.dtype))
+  local = local_data if isinstance(local_data, ArrayImpl) else np.asarray(local_data)
+  local_shape = tuple(local.shape)
+  shape = _global_shape_of(sharding, local_shape, global_shape)
+  index_map = sharding.addressable_devices_indices_map(shape)
+  ranges = _blocks_per_dim(index_map, shape)
+  # Where each of this process's blocks starts inside the local data, per dimension.
+  offsets = []
+  for dim_ranges in ranges:
+    starts, at = {}, 0
+    for start, stop in dim_ranges:
+      starts[(start, stop)] = at
+      at += stop - start
+    offsets.append((starts, at))
+  expected = tuple(total for _, total in offsets)
+  if expected != local_shape:
+    if sharding.is_fully_addressable:
+      raise ValueError("When calling `make_array_from_process_local_data` on a single "
+                       "process, global_shape should be None or equal to local_data.shape."
+                       f"Got global_shape={tuple(global_shape)} and local_data.shape="
+                       f"{local_shape}.")
+    raise ValueError(f"make_array_from_process_local_data: this process's devices hold "
+                     f"blocks of total shape {expected} of the global shape {shape}, but "
+                     f"local_data has shape {local_shape}")
+  host = np.asarray(local)
+
+  def block(index):
+    local_index = []
+    for d, s in enumerate(index):
+      start, stop = _range(s, shape[d])
+      at = offsets[d][0][(start, stop)]
+      local_index.append(slice(at, at + stop - start))
+    return host[tuple(local_index)]
+  dtype = dtypes.canonicalize_dtype(host.dtype)
+  buffers = {d: _buffer_on(block(i), d, dtype) for d, i in index_map.items()}
+  return _assemble(shape, sharding, buffers, dtype)
 
 
 def live_arrays(platform=None) -> list:

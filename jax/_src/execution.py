@@ -36,7 +36,7 @@ from jax._src.devices import buffer_from_numpy, default_device, get_backend  # n
 from jax._src.lowering import hlo
 from jax._src import tree_util
 from jax._src.sharding import (AbstractMesh, Mesh, NamedSharding, PartitionSpec, Sharding,
-                                SingleDeviceSharding, get_mesh)
+                                SingleDeviceSharding, get_mesh, known_mesh)
 from jax._src.lib import xla_client
 
 
@@ -193,6 +193,7 @@ def concrete_mesh(abstract_mesh, args=()):
   an argument's NamedSharding."""
   candidates = [get_mesh()] + [getattr(getattr(a, "_sharding", None), "mesh", None)
                                for a in args if isinstance(a, ArrayImpl)]
+  candidates.append(known_mesh(abstract_mesh))
   for mesh in candidates:
     if isinstance(mesh, Mesh) and mesh.abstract_mesh == abstract_mesh:
       return mesh

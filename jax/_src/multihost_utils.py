@@ -1,16 +1,18 @@
 """Utilities for programs that run as several processes (`jax.experimental.multihost_utils`).
 
 Every process holds the devices `jax.local_devices()`; a global Array spans the
-devices of all processes. The conversions between a process's local piece and the
-global array are primitives whose shapes follow from how many processes a mesh axis
-spans. Collectives between processes (allgather, broadcast, barrier) go through
-jit computations over all devices, so on a single process they reduce to the local
-values, computed the same way.
+devices of all processes. Values move between processes only through programs over
+all devices: `process_mesh()` puts each process's devices in one row, a value per
+process becomes a global array with one row per process
+(`make_array_from_process_local_data`), and a shard_map all-gathers the rows. So the
+same code serves one process and many: collectives between processes are the
+runtime's business, not this module's.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import math
 from typing import Any
@@ -18,13 +20,17 @@ from typing import Any
 import numpy as np
 
 from jax._src import api
+from jax._src import array_constructors
 from jax._src import core
+from jax._src import shard_map
 from jax._src import distributed
 from jax._src import xla_bridge
 from jax._src.interpreters import ad
 from jax._src.interpreters import batching
 from jax._src.lowering import hlo
-from jax._src.sharding import Mesh, NamedSharding, PartitionSpec as P
+from jax._src.array import ArrayImpl
+from jax._src.lax import parallel
+from jax._src.sharding import AxisType, Mesh, NamedSharding, PartitionSpec as P
 from jax._src.tree_util import tree_flatten, tree_map, tree_unflatten
 from jax._src.util import safe_zip
 
@@ -50,43 +56,85 @@ def _as_host(x) -> np.ndarray:
   return np.asarray(x)
 
 
+def process_mesh() -> Mesh:
+  """Every device, one row per process (in process order): axes ('processes',
+  'local_devices'). Collectives over 'processes' exchange one value per process."""
+  by_process: dict[int, list] = {}
+  for d in xla_bridge.devices():
+    by_process.setdefault(getattr(d, "process_index", 0), []).append(d)
+  sizes = {len(v) for v in by_process.values()}
+  if len(sizes) != 1:
+    raise ValueError("multihost_utils needs every process to have the same number of devices, "
+                     f"got {({p: len(v) for p, v in sorted(by_process.items())})}")
+  rows = [sorted(by_process[p], key=lambda d: d.id) for p in sorted(by_process)]
+  grid = np.empty((len(rows), sizes.pop()), dtype=object)
+  for i, row in enumerate(rows):
+    grid[i, :] = row
+  return Mesh(grid, ("processes", "local_devices"), (AxisType.Auto, AxisType.Auto))
+
+
+@functools.lru_cache(maxsize=8)
+def _gather_rows_fn(mesh: Mesh):
+  # One all-gather over the processes: each device gets every process's row.
+  return shard_map.shard_map(lambda x: parallel.all_gather(x, "processes", tiled=True),
+                             mesh=mesh, in_specs=P("processes"), out_specs=P())
+
+
+def _allgather_rows(value: np.ndarray) -> np.ndarray:
+  """Every process's `value` (same shape and dtype everywhere), stacked along a new leading
+  axis in process order. The bytes travel as uint8, so every dtype (float64 without x64,
+  bool, complex) arrives bit for bit."""
+  value = np.asarray(value, order="C")  # (ascontiguousarray would make scalars 1-d)
+  raw = value.reshape(1, -1).view(np.uint8)  # (1, size * itemsize)
+  mesh = process_mesh()
+  n = mesh.devices.shape[0]
+  rows = array_constructors.make_array_from_process_local_data(
+      NamedSharding(mesh, P("processes")), raw, (n, raw.shape[1]))
+  gathered = _gather_rows_fn(mesh)(rows)
+  host = np.asarray(gathered.addressable_shards[0].data)
+  return host.view(value.dtype).reshape((n,) + value.shape)
+
+
 def process_allgather(in_tree, tiled: bool = False):
   """Every process's value of each leaf, as numpy arrays on every process.
 
   Not tiled: stacked along a new leading axis of size process_count(). Tiled:
-  concatenated along axis 0. A global (multi-process) Array is already complete and is
-  returned whole.
+  concatenated along axis 0. A global Array (one spanning several processes' devices) is
+  already one value: it is returned whole.
   """
   def gather(x):
-    value = _as_host(x)
-    pieces = [value] * _process_count()
-    if tiled:
-      if value.ndim == 0:
-        raise ValueError("process_allgather(tiled=True) needs leaves of rank >= 1, got a "
-                         "scalar")
-      return np.concatenate(pieces, axis=0)
-    return np.stack(pieces, axis=0)
+    if isinstance(x, ArrayImpl) and not x.is_fully_addressable:
+      return _as_host(api.jit(lambda a: a, out_shardings=NamedSharding(
+          x.sharding.mesh, P()))(x).addressable_shards[0].data)
+    stacked = _allgather_rows(_as_host(x))
+    if not tiled:
+      return stacked
+    if stacked.ndim == 1:  # scalars: one per process
+      return stacked if stacked.shape[0] > 1 else stacked.reshape(())
+    return stacked.reshape((-1,) + stacked.shape[2:])
   return tree_map(gather, in_tree)
 
 
 def broadcast_one_to_all(in_tree, is_source: bool | None = None):
-  """Process 0's value of each leaf (or the source process's), on every process."""
+  """The source process's value of each leaf (process 0's unless `is_source` says), as
+  numpy arrays on every process. Exactly one process must be the source."""
   if is_source is None:
     is_source = xla_bridge.process_index() == 0
-  if not is_source and _process_count() == 1:
-    raise ValueError("broadcast_one_to_all: no process is the source (the only process "
-                     "passed is_source=False)")
-  return tree_map(lambda x: api.device_put(_as_host(x)), in_tree)
+  flags = _allgather_rows(np.asarray(bool(is_source)))
+  sources = [int(i) for i in np.flatnonzero(flags)]
+  if len(sources) != 1:
+    raise ValueError(f"broadcast_one_to_all needs exactly one source process, got "
+                     f"{len(sources)} (processes {sources} passed is_source=True)")
+  return tree_map(lambda x: np.asarray(_allgather_rows(_as_host(x))[sources[0]]), in_tree)
 
 
 def assert_equal(in_tree, fail_message: str = ""):
   """Raises AssertionError unless every process passed equal values for every leaf."""
-  gathered = process_allgather(in_tree)
-  leaves, _ = tree_flatten(gathered)
-  for leaf in leaves:
-    if not all(np.array_equal(leaf[0], other) for other in leaf[1:]):
-      raise AssertionError(f"{fail_message} Expected all processes to have the same value, "
-                           f"got {leaf}")
+  gathered, _ = tree_flatten(process_allgather(in_tree))
+  if not all(np.array_equal(leaf[0], other) for leaf in gathered for other in leaf[1:]):
+    # Every process sees every value, so all of them raise (none waits for the others).
+    expected = tree_map(lambda g: g[0], process_allgather(in_tree))
+    raise AssertionError(f"{fail_message} Expected: {expected}; got: {in_tree}.")
 
 
 def sync_global_devices(name: str):
@@ -154,20 +202,49 @@ def gtl_abstract_eval(arr, *, global_mesh, pspec):
 
 
 def host_local_array_to_global_array_impl(arr, *, global_mesh, pspec):
+  """This process's piece -> the global Array (each process passes its own piece)."""
   _check(global_mesh, pspec)
+  if isinstance(arr, ArrayImpl) and not arr.is_fully_addressable:
+    return arr  # already global
   value = _as_host(arr)
   shape = _scale(value.shape, global_mesh, pspec, grow=True)
-  if shape != value.shape:
-    raise NotImplementedError("assembling a global array from several processes needs the "
-                              "multi-process runtime")
-  return api.device_put(value, NamedSharding(global_mesh, pspec))
+  return array_constructors.make_array_from_process_local_data(
+      NamedSharding(global_mesh, pspec), value, shape)
+
+
+def local_mesh(mesh: Mesh) -> Mesh:
+  """The part of `mesh` whose devices belong to this process (a sub-grid of it)."""
+  here = xla_bridge.process_index()
+  mine = np.vectorize(lambda d: getattr(d, "process_index", 0) == here, otypes=[bool])(
+      mesh.devices)
+  keep = [np.flatnonzero(np.moveaxis(mine, i, 0).reshape(mine.shape[i], -1).any(axis=1))
+          for i in range(mine.ndim)]
+  sub = mesh.devices[np.ix_(*keep)]
+  if sub.size != int(mine.sum()):
+    raise ValueError(f"the devices of process {here} do not form a sub-grid of the mesh "
+                     f"{mesh}; they cannot hold a host-local array")
+  return Mesh(sub, mesh.axis_names, mesh.axis_types)
 
 
 def global_array_to_host_local_array_impl(arr, *, global_mesh, pspec):
+  """A global Array -> this process's piece of it, over this process's part of the mesh."""
   _check(global_mesh, pspec)
-  value = _as_host(arr)
-  _scale(value.shape, global_mesh, pspec, grow=False)
-  return api.device_put(value, NamedSharding(global_mesh, pspec))
+  if not isinstance(arr, ArrayImpl):
+    arr = api.device_put(_as_host(arr), NamedSharding(global_mesh, pspec))
+  target = NamedSharding(global_mesh, pspec)
+  if arr.sharding != target:
+    arr = api.jit(lambda a: a, out_shardings=target)(arr)
+  shape = _scale(arr.shape, global_mesh, pspec, grow=False)
+  host = np.empty(shape, dtype=arr.dtype)
+  # Each addressable block lands where it sits among this process's blocks.
+  starts = [sorted({s.index[d].indices(arr.shape[d])[0] for s in arr.addressable_shards})
+            for d in range(arr.ndim)]
+  for shard in arr.addressable_shards:
+    block = np.asarray(shard.data)
+    at = [starts[d].index(shard.index[d].indices(arr.shape[d])[0]) * block.shape[d]
+          for d in range(arr.ndim)]
+    host[tuple(slice(a, a + n) for a, n in zip(at, block.shape))] = block
+  return api.device_put(host, NamedSharding(local_mesh(global_mesh), pspec))
 
 
 host_local_array_to_global_array_p = core.Primitive("host_local_array_to_global_array")

@@ -64,15 +64,18 @@ def _dim_axes(spec: PartitionSpec, ndim: int) -> tuple:
 
 
 def _local_aval(aval: ShapedArray, spec: PartitionSpec, mesh: Mesh) -> ShapedArray:
+  """A block's type: inside the body every mesh axis is manual, so no split is typed."""
   shape = tuple(d // math.prod(mesh.shape[n] for n in names)
                 for d, names in zip(aval.shape, _dim_axes(spec, aval.ndim)))
-  return aval.update(shape=shape)
+  return ShapedArray(shape, aval.dtype, aval.weak_type)
 
 
 def _global_aval(aval: ShapedArray, spec: PartitionSpec, mesh: Mesh) -> ShapedArray:
+  """The whole value's type: over Explicit mesh axes, split as `spec` says."""
   shape = tuple(d * math.prod(mesh.shape[n] for n in names)
                 for d, names in zip(aval.shape, _dim_axes(spec, aval.ndim)))
-  return aval.update(shape=shape)
+  return ShapedArray(shape, aval.dtype, aval.weak_type,
+                     sharding=NamedSharding(mesh, spec) if len(spec) <= aval.ndim else None)
 
 
 def _mesh_desc(mesh: Mesh) -> str:

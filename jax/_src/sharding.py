@@ -22,6 +22,7 @@ import enum
 import inspect
 import math
 import threading
+import weakref
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -90,6 +91,8 @@ class Mesh:
     self.axis_names = axis_names
     self.axis_types = tuple(axis_types)
     self._hash = hash((tuple(ids), devices.shape, axis_names, self.axis_types))
+    if AxisType.Explicit in self.axis_types:
+      _explicit_meshes[self.abstract_mesh] = self
 
   @property
   def shape(self) -> collections.OrderedDict:
@@ -233,6 +236,16 @@ class AbstractMesh:
     device = ("" if d is None else f", device_kind={d.device_kind}, num_cores={d.num_cores}, "
               f"platform={d.platform}")
     return f"AbstractMesh({sizes}, axis_types={self.axis_types!r}{device})"
+
+
+# The latest Mesh made for each abstract mesh with Explicit axes: where values typed over
+# that abstract mesh are placed when neither the mesh in context nor an operand names one.
+_explicit_meshes: "weakref.WeakValueDictionary[AbstractMesh, Mesh]" = (
+    weakref.WeakValueDictionary())
+
+
+def known_mesh(abstract_mesh) -> Mesh | None:
+  return _explicit_meshes.get(abstract_mesh)
 
 
 class _MeshStack(threading.local):
