@@ -275,7 +275,9 @@ def reshard(xs, out_shardings):
   """`xs` (a pytree) laid out as `out_shardings` (Shardings or PartitionSpecs of the
   current mesh; a pytree prefix). Over Explicit mesh axes this changes the values' types
   (also under jit); over Auto axes it places concrete values."""
-  is_spec = lambda s: isinstance(s, (sh.Sharding, sh.PartitionSpec)) or s is None
+  # A PartitionSpec is a tuple, but one target; containers are prefixes.
+  is_spec = lambda s: (isinstance(s, (sh.Sharding, sh.PartitionSpec))
+                       or not isinstance(s, (tuple, list, dict)))
   leaves, treedef = tree_util.tree_flatten(xs)
   targets = tree_util.prefix_per_leaf(out_shardings, xs, is_leaf=is_spec)
   out = [x if t is None else _reshard_leaf(x, _sharding_target(t, "reshard"))

@@ -50,6 +50,7 @@ from jax._src.jit_primitive import jit_p
 from jax._src.lax import elementwise
 from jax._src.lax import parallel
 from jax._src.lax import reductions
+from jax._src.lax import shape as lax_shape
 from jax._src.lax.shape import broadcast_in_dim_p
 from jax._src.lowering import hlo
 from jax._src.sharding import Mesh, NamedSharding, PartitionSpec, get_mesh, spec_from_axes
@@ -170,9 +171,123 @@ def _shard_map_batch(axis, vals, dims, *, jaxpr, mesh, in_specs, out_specs, chec
   return outs, [0] * len(outs)
 
 
+def _trace_local(fun: Callable, avals, mesh: Mesh) -> core.ClosedJaxpr:
+  """A per-device body: `fun` traced on local avals with the mesh's axis names bound."""
+  with _mesh_axes_bound(mesh):
+    jaxpr, consts = pe.trace_to_jaxpr_dynamic(fun, list(avals))
+  closed, hoisted = pe.close_jaxpr(jaxpr, consts)
+  assert not hoisted
+  return closed
+
+
+def _residual_spec(mesh: Mesh) -> PartitionSpec:
+  # A residual can differ on every device: each device's copy is one row of a global
+  # value stacked over all mesh axes.
+  return PartitionSpec(tuple(mesh.axis_names))
+
+
+def _shard_map_partial_eval(trace: pe.JaxprTrace, tracers, *, jaxpr, mesh, in_specs,
+                            out_specs, check_vma, name):
+  """Known inputs run in a shard_map now; the rest is staged as a shard_map taking the
+  known part's per-device residuals (so grad and linearize work through shard_map)."""
+  open_jaxpr = pe.convert_constvars_jaxpr(jaxpr.jaxpr)
+  consts = list(jaxpr.consts)
+  unknowns = [False] * len(consts) + [not t.pval.is_known for t in tracers]
+  known, unknown, out_uks, num_res = pe.partial_eval_jaxpr(open_jaxpr, unknowns)
+  all_specs = [PartitionSpec()] * len(consts) + list(in_specs)
+  n_known_out = len(known.outs) - num_res
+
+  def known_body(*args):
+    outs = core.eval_jaxpr(known, [], args)
+    return outs[:n_known_out] + [lax_shape.expand_dims(r, (0,)) for r in outs[n_known_out:]]
+
+  known_closed = _trace_local(known_body, [v.aval for v in known.invars], mesh)
+  res_spec = _residual_spec(mesh)
+  known_outs = shard_map_p.bind(
+      *consts, *[t.pval.const for t in tracers if t.pval.is_known], jaxpr=known_closed,
+      mesh=mesh, in_specs=tuple(s for s, uk in zip(all_specs, unknowns) if not uk),
+      out_specs=tuple([s for s, uk in zip(out_specs, out_uks) if not uk]
+                      + [res_spec] * num_res),
+      check_vma=False, name=name)
+  residuals = known_outs[n_known_out:]
+  res_avals = [v.aval for v in unknown.invars[:num_res]]
+
+  def unknown_body(*args):
+    res = [lax_shape.squeeze(r, (0,)) for r in args[:num_res]]
+    return core.eval_jaxpr(unknown, [], [*res, *args[num_res:]])
+
+  uk_in_avals = [a.update(shape=(1, *a.shape)) for a in res_avals] + [
+      v.aval for v in unknown.invars[num_res:]]
+  unknown_closed = _trace_local(unknown_body, uk_in_avals, mesh)
+  res_tracers = [trace.instantiate_const(trace.pure(r)) for r in residuals]
+  uk_tracers = [t for t in tracers if not t.pval.is_known]
+  uk_specs = tuple([res_spec] * num_res
+                   + [s for s, t in zip(in_specs, tracers) if not t.pval.is_known])
+  uk_out_specs = tuple(s for s, uk in zip(out_specs, out_uks) if uk)
+  out_avals = [_global_aval(a, sp, mesh) for a, sp in
+               zip([a for a, uk in zip(jaxpr.out_avals, out_uks) if uk], uk_out_specs)]
+  uk_outs = [pe.JaxprTracer(trace, pe.PartialVal.unknown(a), None) for a in out_avals]
+  params = dict(jaxpr=unknown_closed, mesh=mesh, in_specs=uk_specs, out_specs=uk_out_specs,
+                check_vma=False, name=name)
+  recipe = pe.JaxprEqnRecipe(shard_map_p, res_tracers + uk_tracers, params, out_avals, uk_outs)
+  for t in uk_outs:
+    t.recipe = recipe
+  known_it, uk_it = iter(known_outs[:n_known_out]), iter(uk_outs)
+  return [next(uk_it) if uk else trace.pure(next(known_it)) for uk in out_uks]
+
+
+def _unsplit_axes(mesh: Mesh, spec: PartitionSpec, ndim: int) -> tuple:
+  used = {n for names in _dim_axes(spec, ndim) for n in names}
+  return tuple(n for n in mesh.axis_names if n not in used)
+
+
+def _shard_map_transpose(cts, *args, jaxpr, mesh, in_specs, out_specs, check_vma, name):
+  """The transposed body per device. A result that is the same on the devices along the
+  mesh axes its out_spec leaves out was taken once: each of those devices gets an equal
+  share of its cotangent. An argument copied to the devices along the axes its in_spec
+  leaves out gets the sum of their cotangents (as JAX transposes shard_map)."""
+  linear = [ad.is_undefined_primal(x) for x in args]
+  residuals = [x for x in args if not ad.is_undefined_primal(x)]
+  res_specs = [s for s, lin in zip(in_specs, linear) if not lin]
+  local_in = [_local_aval(x.aval if ad.is_undefined_primal(x) else core.get_aval(x), s, mesh)
+              for x, s in zip(args, in_specs)]
+  local_out = list(jaxpr.out_avals)
+  with _mesh_axes_bound(mesh):
+    body_t = ad.transpose_jaxpr(core.ClosedJaxpr(jaxpr.jaxpr, jaxpr.consts), linear)
+  cts = [ad.instantiate_zeros(c, _global_aval(a, s, mesh))
+         for c, a, s in zip(cts, local_out, out_specs)]
+
+  def body(*args_local):
+    res, cts_local = args_local[:len(residuals)], args_local[len(residuals):]
+    shared = []
+    for ct, a, spec in zip(cts_local, local_out, out_specs):
+      k = math.prod(mesh.shape[n] for n in _unsplit_axes(mesh, spec, a.ndim))
+      shared.append(ct if k == 1 else elementwise.div(
+          ct, elementwise.convert_element_type(np.array(k), a.dtype, True)))
+    outs = core.eval_jaxpr(body_t.jaxpr, body_t.consts, [*res, *shared])
+    lin_specs = [s for s, lin in zip(in_specs, linear) if lin]
+    lin_avals = [a for a, lin in zip(local_in, linear) if lin]
+    summed = []
+    for ct, a, spec in zip(outs, lin_avals, lin_specs):
+      axes = _unsplit_axes(mesh, spec, a.ndim)
+      summed.append(parallel.psum_p.bind(ct, axis_name=axes) if axes else ct)
+    return summed
+
+  body_closed = _trace_local(
+      body, [a for a, lin in zip(local_in, linear) if not lin] + local_out, mesh)
+  outs = iter(shard_map_p.bind(
+      *residuals, *cts, jaxpr=body_closed, mesh=mesh,
+      in_specs=tuple(res_specs) + tuple(out_specs),
+      out_specs=tuple(s for s, lin in zip(in_specs, linear) if lin),
+      check_vma=False, name=f"transpose_{name}"))
+  return [next(outs) if lin else None for lin in linear]
+
+
 shard_map_p.def_impl(_shard_map_impl)
 shard_map_p.def_abstract_eval(_shard_map_abstract_eval)
 ad.jvp_rules[shard_map_p] = _shard_map_jvp
+pe.partial_eval_rules[shard_map_p] = _shard_map_partial_eval
+ad.transpose_rules[shard_map_p] = _shard_map_transpose
 batching.batch_rules[shard_map_p] = _shard_map_batch
 hlo.lowering_rules[shard_map_p] = _shard_map_lowering
 
@@ -310,6 +425,13 @@ class ShardMapped:
     out_specs = _flat_specs(self._out_specs, out_tree.unflatten([0] * out_tree.num_leaves),
                             "out_specs", self._name)
     _check_spec_names(mesh, out_specs, "out_specs")
+    for spec, aval in zip(out_specs, closed.out_avals):
+      if len(spec) > aval.ndim:
+        raise ValueError(
+            f"shard_map applied to the function '{self._name}' was given an out_specs entry "
+            "which is too long to be compatible with the corresponding output value from the "
+            f"function:\n\nout_specs is {spec} which has length {len(spec)}, but "
+            f"{self._name}(*args) has shape {aval.str_short()}")
     # Values closed over from an enclosing trace enter as replicated arguments.
     in_specs = [PartitionSpec()] * len(hoisted) + list(in_specs)
     if self._check_vma:

@@ -435,7 +435,9 @@ def with_sharding_constraint(x, shardings):
   it matches. Over Auto axes concrete values are placed, and inside a traced function
   they stay where the computation puts them, as `device_put` does there.
   """
-  is_spec = lambda s: isinstance(s, (Sharding, PartitionSpec)) or s is None
+  # A PartitionSpec is a tuple, but one target; containers are prefixes.
+  is_spec = lambda s: (isinstance(s, (Sharding, PartitionSpec))
+                       or not isinstance(s, (tuple, list, dict)))
   leaves, treedef = tree_util.tree_flatten(x)
   targets = tree_util.prefix_per_leaf(shardings, x, is_leaf=is_spec)
   return treedef.unflatten([_constrain(v, t) for v, t in zip(leaves, targets)])

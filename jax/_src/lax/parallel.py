@@ -152,7 +152,9 @@ def _collective(name: str, reduce, unmapped):
 psum_p = _collective("psum", lambda x, d: reductions.reduce_sum(x, (d,)),
                      lambda x, n: ew.mul(x, ew.convert_element_type(
                          n, core.get_aval(x).dtype, True)))
-ad.deflinear(psum_p, lambda ct, x, *, axis_name: [ct])
+# Every member's value adds into every member's result, so each member's cotangent is the
+# sum of all members' (as in JAX: under pmap the gradient of psum(x) is the axis size).
+ad.deflinear(psum_p, lambda ct, x, *, axis_name: [psum_p.bind(ct, axis_name=axis_name)])
 hlo.lowering_rules[psum_p] = _all_reduce_lowering("add")
 
 pmax_p = _collective("pmax", lambda x, d: reductions.reduce_max(x, (d,)), lambda x, n: x)
@@ -230,7 +232,15 @@ hlo.lowering_rules[axis_index_p] = _axis_index_lowering
 
 
 def axis_index(axis_name):
-  """This member's position along the named axis (an int32 scalar)."""
+  """This member's position along the named axis (an int32 scalar); for a tuple of names,
+  the position in their row-major product."""
+  names = _names(axis_name)
+  if len(names) > 1:
+    index = axis_index(names[0])
+    for n in names[1:]:
+      index = ew.add(ew.mul(index, np.int32(_axis_size(n))), axis_index(n))
+    return index
+  axis_name = names[0]
   main = _find_axis_main(axis_name)
   if main is None:
     if _pmap_axis_size(axis_name) is None:
@@ -348,6 +358,18 @@ def _all_gather_lowering(ctx, x, *, axis_name, axis, tiled, size):
 
 
 batching.batch_rules[all_gather_p] = _all_gather_batch
+
+
+def _all_gather_transpose(ct, x, *, axis_name, axis, tiled, size):
+  # Member j's block went to every member: its cotangent is the sum of their cotangents
+  # for block j (a reduce-scatter).
+  total = psum_p.bind(ct, axis_name=axis_name)
+  chunk = core.get_aval(ct).shape[axis] // size
+  mine = _take_chunk(total, axis_index(axis_name), axis, chunk)
+  return [mine if tiled else lax_shape.squeeze(mine, (axis,))]
+
+
+ad.deflinear(all_gather_p, _all_gather_transpose)
 hlo.lowering_rules[all_gather_p] = _all_gather_lowering
 ad.jvp_rules[all_gather_p] = lambda primals, tangents, **params: (
     all_gather_p.bind(primals[0], **params), all_gather_p.bind(tangents[0], **params))
@@ -395,11 +417,11 @@ def psum_scatter(x, axis_name, *, scatter_dimension: int = 0, axis_index_groups=
     dim = int(scatter_dimension) % max(aval.ndim, 1)
     size = aval.shape[dim] if aval.ndim else 0
     if tiled and size % n:
-      raise ValueError(f"psum_scatter: dimension {dim} of size {size} is not divisible by the "
-                       f"axis size {n}")
+      raise ValueError(f"tiled reduce_scatter operand scatter dimension size {size} must be "
+                       f"divisible by shard_count {n}")
     if not tiled and size != n:
-      raise ValueError(f"psum_scatter: dimension {dim} of size {size} must equal the axis size "
-                       f"{n} (or use tiled=True)")
+      raise ValueError(f"reduce_scatter operand scatter dimension size {size} must match "
+                       f"shard count {n} (or use tiled=True)")
     total = psum_p.bind(v, axis_name=axis_name)
     out = _take_chunk(total, axis_index(axis_name), dim, size // n)
     return out if tiled else lax_shape.squeeze(out, (dim,))
@@ -493,11 +515,11 @@ def all_to_all(x, axis_name, split_axis: int, concat_axis: int, *, axis_index_gr
     split = int(split_axis) % aval.ndim
     size = aval.shape[split]
     if tiled and size % n:
-      raise ValueError(f"all_to_all: split_axis {split} of size {size} is not divisible by "
-                       f"the axis size {n}")
+      raise ValueError(f"The size of all_to_all split_axis ({size}) has to be divisible by the "
+                       f"size of the named axis axis_name ({n})")
     if not tiled and size != n:
-      raise ValueError(f"all_to_all: split_axis {split} of size {size} must equal the axis "
-                       f"size {n} (or use tiled=True)")
+      raise ValueError("all_to_all requires the size of the mapped axis axis_name to equal "
+                       f"x.shape[split_axis], but they are {n} and {size} respectively.")
     names = _names(axis_name)
     if len(names) == 1:
       return all_to_all_p.bind(v, axis_name=names[0], split_axis=split,

@@ -25,9 +25,9 @@ def pcast(x, axis_name, *, to: str):
 
   Values are not tracked by varying-ness here, so the value is unchanged; the arguments
   are checked as JAX checks them."""
-  if to not in ("varying", "invariant", "unreduced", "reduced"):
-    raise ValueError(f"pcast: `to` must be 'varying', 'invariant', 'unreduced' or "
-                     f"'reduced', got {to!r}")
+  if to not in ("varying", "unreduced", "reduced"):
+    raise ValueError("Got unexpected `to` value. Allowed `to` values are: {'varying', "
+                     "'reduced', 'unreduced'}")
   names = tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
   leaves, treedef = tree_util.tree_flatten(x)
   return treedef.unflatten([pcast_p.bind(v, axis_name=names, to=to) for v in leaves])
