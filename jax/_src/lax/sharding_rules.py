@@ -26,10 +26,13 @@ from jax._src.interpreters import batching
 from jax._src.lax import clamp
 from jax._src.lax import elementwise
 from jax._src.lax import linalg
+from jax._src.lax import reduce_precision
 from jax._src.lax import reductions
 from jax._src.lax import shape as lax_shape
 from jax._src.lax import slicing
 from jax._src.lax import sorting
+from jax._src.lax import special
+from jax._src.lax import special_gamma
 from jax._src.lowering import hlo
 from jax._src.sharding import NamedSharding, PartitionSpec, reshape_split
 
@@ -215,10 +218,12 @@ def _dot_general(mesh, avals, out, *, dimension_numbers, **_):
 
 
 def _register() -> None:
-  for prim in vars(elementwise).values():
-    if isinstance(prim, core.Primitive) and prim is not elementwise.bitcast_convert_type_p:
-      rules[prim] = _elementwise(prim)
+  for module in (elementwise, special, special_gamma, reduce_precision):
+    for prim in vars(module).values():
+      if isinstance(prim, core.Primitive) and prim is not elementwise.bitcast_convert_type_p:
+        rules[prim] = _elementwise(prim)
   rules[clamp.clamp_p] = _elementwise(clamp.clamp_p)
+  rules[ad.add_any_p] = _elementwise(ad.add_any_p)
   for prim in (reductions.reduce_sum_p, reductions.reduce_max_p, reductions.reduce_min_p,
                reductions.reduce_prod_p, reductions.reduce_and_p, reductions.reduce_or_p,
                reductions.argmax_p, reductions.argmin_p):

@@ -1,0 +1,274 @@
+"""Explicit sharding (JAX 0.10.2): meshes with Explicit axes, layouts as part of types
+(jax.typeof(x).sharding), their propagation through operations, reshard, auto_axes /
+explicit_axes, out_sharding=, with_sharding_constraint and device_put(x, P(...)).
+
+Expected shardings and errors are those JAX 0.10.2 gives for the same programs."""
+
+import numpy as np
+import pytest
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax._src.core import ShardingTypeError
+from jax.sharding import AxisType, NamedSharding, PartitionSpec as P
+
+
+@pytest.fixture
+def mesh(backend):
+  if jax.device_count() < 4:
+    pytest.skip("needs 4 devices (JAX_NUM_CPU_DEVICES=4)")
+  m = jax.make_mesh((2, 2), ("x", "y"))
+  with jax.set_mesh(m):
+    yield m
+
+
+def _put(shape, *spec):
+  value = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+  return value, jax.device_put(value, P(*spec))
+
+
+def _spec(x):
+  return jax.typeof(x).sharding.spec
+
+
+# ----------------------------------------------------------------------------- meshes and types
+
+
+def test_mesh_defaults_and_abstract_mesh(backend):
+  if jax.device_count() < 4:
+    pytest.skip("needs 4 devices")
+  assert jax.make_mesh((2, 2), ("x", "y")).axis_types == (AxisType.Explicit,) * 2
+  devices = np.array(jax.devices()[:4]).reshape(2, 2)
+  assert jax.sharding.Mesh(devices, ("x", "y")).axis_types == (AxisType.Auto,) * 2
+  m = jax.make_mesh((4,), ("i",), (AxisType.Auto,))
+  assert m.axis_types == (AxisType.Auto,)
+  with pytest.raises(ValueError, match="should match the number of axis_types"):
+    jax.make_mesh((2, 2), ("x", "y"), (AxisType.Auto,))
+  am = jax.make_mesh((2, 2), ("x", "y")).abstract_mesh
+  assert repr(am) == ("AbstractMesh('x': 2, 'y': 2, axis_types=(Explicit, Explicit), "
+                      "device_kind=cpu, num_cores=None, platform=cpu)")
+  assert repr(jax.sharding.get_abstract_mesh()) == "AbstractMesh((), axis_types=())"
+  s = NamedSharding(am, P("x"))
+  assert s.mesh is am and s.spec == P("x")
+  with pytest.raises(ValueError, match="AbstractMesh, which has no devices"):
+    s.device_set
+
+
+def test_set_mesh_context_and_global(backend):
+  if jax.device_count() < 4:
+    pytest.skip("needs 4 devices")
+  m = jax.make_mesh((2, 2), ("x", "y"))
+  with jax.set_mesh(m):
+    assert jax.sharding.get_abstract_mesh() == m.abstract_mesh
+  assert jax.sharding.get_abstract_mesh().empty
+  jax.set_mesh(m)
+  try:
+    assert jax.sharding.get_mesh() is m
+  finally:
+    jax.set_mesh(None)
+  assert jax.sharding.get_mesh() is None
+
+
+def test_typeof_sharding_of_unsharded_values(backend):
+  # Every aval has a NamedSharding (libraries such as chex read it).
+  s = jax.typeof(jnp.ones(3)).sharding
+  assert isinstance(s, NamedSharding) and s.spec == P(None) and s.mesh.empty
+  assert jax.typeof(np.ones((2, 2))).sharding.spec == P(None, None)
+  assert jax.typeof(1.0).sharding.spec == P()
+
+
+def test_device_put_partition_spec(mesh):
+  value, x = _put((4, 2), "x", "y")
+  assert x.sharding == NamedSharding(mesh, P("x", "y"))
+  np.testing.assert_array_equal(x, value)
+  assert str(jax.typeof(x)) == "ShapedArray(f32[4@x,2@y])"
+  assert jax.typeof(x).sharding.mesh == mesh.abstract_mesh
+  assert [s.index for s in x.addressable_shards][1] == (slice(0, 2), slice(1, 2))
+
+
+def test_device_put_partition_spec_needs_a_mesh(backend):
+  with pytest.raises(ValueError, match="Please set a mesh via `jax.set_mesh` if a "
+                                       "PartitionSpec is passed to device_put"):
+    jax.device_put(np.ones(4), P("x"))
+
+
+# ----------------------------------------------------------------------------- propagation
+
+
+def test_elementwise_and_broadcasting(mesh):
+  value, x = _put((4, 2), "x", "y")
+  assert _spec(x + 1) == P("x", "y") and _spec(x * 2.0) == P("x", "y")
+  assert _spec(jnp.exp(x)) == P("x", "y") and _spec(x.astype(jnp.int32)) == P("x", "y")
+  assert _spec(jnp.where(x > 2, x, 0.0)) == P("x", "y")
+  _, col = _put((4, 2), "x", None)
+  _, row = _put((4, 2), None, "y")
+  assert _spec(col + row) == P("x", "y")
+  assert _spec(x[None] + 1) == P(None, "x", "y")
+  np.testing.assert_allclose(x * 2 + 1, value * 2 + 1)
+  assert (x + 1).sharding == NamedSharding(mesh, P("x", "y"))
+  _, other = _put((4, 2), "y", "x")
+  with pytest.raises(ShardingTypeError, match=r"add got incompatible shardings for "
+                                              r"broadcasting: \('x', 'y'\), \('y', 'x'\)"):
+    x + other
+
+
+def test_reductions_and_transpose(mesh):
+  value, x = _put((4, 2), "x", "y")
+  assert x.sum(0).sharding.spec == P("y") and x.sum(1).sharding.spec == P("x")
+  np.testing.assert_allclose(x.sum(0), value.sum(0))
+  assert _spec(jnp.max(x, axis=0)) == P("y") and _spec(jnp.argmax(x, axis=1)) == P("x")
+  assert _spec(x.sum()) == P() and _spec(x.mean(1)) == P("x")
+  assert x.T.sharding.spec == P("y", "x")
+  np.testing.assert_array_equal(x.T, value.T)
+  _, z = _put((4, 2, 2), "x", "y", None)
+  assert _spec(jnp.transpose(z, (2, 0, 1))) == P(None, "x", "y")
+
+
+def test_reshape_rules(mesh):
+  _, a = _put((4, 2), "x", None)
+  assert _spec(a.reshape(8)) == P("x")
+  _, b = _put((4, 2), "x", "y")
+  assert _spec(b.reshape(8)) == P(("x", "y"))
+  _, c = _put((8,), ("x", "y"))
+  assert _spec(c.reshape(4, 2)) == P(("x", "y"), None)
+  _, d = _put((4, 6), None, "y")
+  assert _spec(d.reshape(4, 2, 3)) == P(None, "y", None)
+  _, e = _put((4, 2), None, "y")
+  with pytest.raises(ShardingTypeError, match="This reshape is not supported"):
+    e.reshape(8)
+  value, f = _put((4, 2), "x", "y")
+  out = jnp.reshape(f, (2, 4), out_sharding=P("x"))
+  assert _spec(out) == P("x", None)
+  np.testing.assert_array_equal(out, value.reshape(2, 4))
+
+
+def test_slicing_and_concatenate(mesh):
+  value, x = _put((8, 2), "x", None)
+  assert _spec(x[:4]) == P("x", None) and _spec(x[:, :1]) == P("x", None)
+  np.testing.assert_array_equal(x[:4], value[:4])
+  assert _spec(jnp.concatenate([x, x])) == P("x", None)
+  with pytest.raises(ShardingTypeError, match=r"out dim \(1\) is not divisible by mesh axes"):
+    lax.slice(x, (0, 0), (1, 2))
+  with pytest.raises(ShardingTypeError, match="must be unsharded over the sorting dimension"):
+    jnp.sort(x, axis=0)
+
+
+def test_dot_general_rules(mesh):
+  lv, lhs = _put((4, 2), "x", None)
+  rv, rhs = _put((2, 4), None, "y")
+  out = lhs @ rhs
+  assert _spec(out) == P("x", "y")
+  np.testing.assert_allclose(out, lv @ rv)
+  _, lc = _put((4, 2), None, "x")
+  _, rc = _put((2, 4), "x", None)
+  with pytest.raises(ShardingTypeError, match="Contracting dimensions are sharded"):
+    lc @ rc
+  out = jnp.dot(lc, rc, out_sharding=P("x"))
+  assert _spec(out) == P("x", None)
+  np.testing.assert_allclose(out, np.asarray(lc) @ np.asarray(rc))
+  _, dup = _put((2, 4), None, "x")
+  with pytest.raises(ShardingTypeError, match="produces an illegally sharded result"):
+    lhs @ dup
+  _, bl = _put((2, 4, 2), "x", None, None)
+  _, br = _put((2, 2, 4), "x", None, None)
+  assert _spec(jnp.einsum("bij,bjk->bik", bl, br)) == P("x", None, None)
+  _, bad = _put((2, 2, 4), "y", None, None)
+  with pytest.raises(ShardingTypeError, match="consistent sharding"):
+    jnp.einsum("bij,bjk->bik", bl, bad)
+  assert _spec(jnp.einsum("ij,jk->ik", lc, rc, out_sharding=P("x", None))) == P("x", None)
+
+
+def test_creation_with_out_sharding(mesh):
+  assert _spec(jnp.zeros((4, 4), out_sharding=P("x", "y"))) == P("x", "y")
+  a = jnp.arange(8, out_sharding=P("x"))
+  assert a.sharding == NamedSharding(mesh, P("x"))
+  np.testing.assert_array_equal(a, np.arange(8))
+  _, x = _put((4, 2), "x", "y")
+  assert _spec(jnp.zeros_like(x)) == P("x", "y")
+  r = jax.random.normal(jax.random.key(0), (4, 4), out_sharding=P("x"))
+  assert _spec(r) == P("x", None)
+  np.testing.assert_array_equal(r, jax.random.normal(jax.random.key(0), (4, 4)))
+
+
+# ----------------------------------------------------------------------------- transformations
+
+
+def test_jit_propagates_and_places_results(mesh):
+  value, x = _put((4, 2), "x", "y")
+  seen = []
+  out = jax.jit(lambda a: (seen.append(jax.typeof(a)), jnp.sin(a).T)[1])(x)
+  assert str(seen[0]) == "ShapedArray(f32[4@x,2@y])"
+  assert out.sharding == NamedSharding(mesh, P("y", "x"))
+  np.testing.assert_allclose(out, np.sin(value).T, rtol=1e-6)
+  out = jax.jit(lambda a: jax.sharding.reshard(a * 2, P(None, "y")))(x)
+  assert out.sharding.spec == P(None, "y")
+  np.testing.assert_array_equal(out, value * 2)
+
+
+def test_grad_keeps_primal_shardings(mesh):
+  wv, w = _put((2, 4), None, "y")
+  av, a = _put((4, 2), "x", None)
+  g = jax.grad(lambda w, a: (a @ w).sum())(w, a)
+  assert g.sharding.spec == P(None, "y")
+  np.testing.assert_allclose(g, np.broadcast_to(av.sum(0)[:, None], (2, 4)))
+  g = jax.jit(jax.grad(lambda a: (a * a).sum()))(a)
+  assert g.sharding.spec == P("x", None)
+  np.testing.assert_allclose(g, 2 * av)
+
+
+def test_vmap_removes_the_batch_dimension_from_types(mesh):
+  value, x = _put((4, 2), "x", "y")
+  seen = []
+  out = jax.vmap(lambda a: (seen.append(jax.typeof(a)), a * 2)[1])(x)
+  assert str(seen[0]) == "ShapedArray(f32[2@y])"
+  assert out.sharding.spec == P("x", "y")
+  np.testing.assert_array_equal(out, value * 2)
+
+
+def test_reshard_and_with_sharding_constraint(mesh):
+  value, x = _put((4, 2), "x", "y")
+  y = jax.sharding.reshard(x, P(None, "x"))
+  assert y.sharding == NamedSharding(mesh, P(None, "x"))
+  np.testing.assert_array_equal(y, value)
+  assert lax.with_sharding_constraint(x, P("x", "y")) is x
+  assert lax.with_sharding_constraint(x, NamedSharding(mesh, P("x", "y"))) is x
+  with pytest.raises(AssertionError, match=r"acts as an assert when all axes of mesh are of "
+                                           r"type `Explicit`. The array sharding: "
+                                           r"P\('x', 'y'\) did not match"):
+    lax.with_sharding_constraint(x, P("x", None))
+
+
+def test_reshard_needs_a_mesh_for_specs(backend):
+  with pytest.raises(ValueError, match="Using PartitionSpec when you are not under a mesh "
+                                       "context is not allowed"):
+    jax.sharding.reshard(np.ones(4), P("x"))
+
+
+def test_auto_axes_and_explicit_axes(mesh):
+  value, x = _put((4, 2), "x", "y")
+  seen = []
+
+  def f(a):
+    seen.append(jax.typeof(a))
+    return a * 2
+
+  out = jax.sharding.auto_axes(f, out_sharding=P("y", "x"))(x)
+  # Inside, every axis is Auto: nothing about the split is in the type.
+  assert str(seen[-1]) == "ShapedArray(f32[4,2])"
+  assert _spec(out) == P("y", "x")
+  np.testing.assert_array_equal(out, value * 2)
+  # A contraction over split dims, which Explicit axes refuse, is the compiler's business.
+  _, lc = _put((4, 2), None, "x")
+  _, rc = _put((2, 4), "x", None)
+  prod = jax.jit(jax.sharding.auto_axes(lambda a, b: a @ b, out_sharding=P("x", None)))(lc, rc)
+  assert prod.sharding.spec == P("x", None)
+  np.testing.assert_allclose(prod, np.asarray(lc) @ np.asarray(rc))
+  auto = jax.make_mesh((2, 2), ("x", "y"), (AxisType.Auto,) * 2)
+  with jax.set_mesh(auto):
+    z = jax.device_put(value, P("x", "y"))
+    assert str(jax.typeof(z)) == "ShapedArray(f32[4,2])"
+    out = jax.sharding.explicit_axes(lambda a: (seen.append(jax.typeof(a)), a + 1)[1],
+                                     in_sharding=P("x", None))(z)
+    assert str(seen[-1]) == "ShapedArray(f32[4@x,2])"
+    np.testing.assert_array_equal(out, value + 1)
