@@ -142,16 +142,23 @@ def mapped_aval(size: int, axis: int | None, aval: ShapedArray) -> ShapedArray:
     return aval
   if aval.shape[axis] != size:
     raise ValueError(f"axis {axis} of {aval.str_short()} has size {aval.shape[axis]}, not {size}")
-  return aval.update(shape=aval.shape[:axis] + aval.shape[axis + 1:])
+  return core.remove_dim(aval, axis)
 
 
 def unmapped_aval(size: int, axis: int | None, aval: ShapedArray, explicit_mesh_axis=None
                   ) -> ShapedArray:
   """`aval` with a new axis of length `size` inserted at `axis`."""
-  del explicit_mesh_axis
   if axis is None:
     return aval
-  return aval.update(shape=aval.shape[:axis] + (size,) + aval.shape[axis:])
+  out = core.insert_dim(aval, axis, size)
+  if explicit_mesh_axis is not None:
+    # The new axis is split over these Explicit mesh axes (vmap's spmd_axis_name).
+    names = ((explicit_mesh_axis,) if isinstance(explicit_mesh_axis, str)
+             else tuple(explicit_mesh_axis))
+    dims = list(out.sharding.spec._normalized(out.ndim))
+    dims[axis] = names
+    out = out.update(sharding=core.sharding_hooks["respec"](out.sharding, dims))
+  return out
 
 
 def raise_to_shaped(aval, weak_type=None):
