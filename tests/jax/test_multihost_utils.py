@@ -94,7 +94,7 @@ def test_make_array_from_callback(mesh):
   arr = jax.make_array_from_callback((8, 2), s, lambda idx: seen.append(idx) or ref[idx])
   np.testing.assert_array_equal(arr, ref)
   assert arr.sharding == s and arr.dtype == jnp.float32 and len(seen) == 4
-  assert str(jax.typeof(arr)) == "ShapedArray(f32[8@x,2])"
+  assert jax.typeof(arr).sharding.spec == P("x", None)
   with pytest.raises(ValueError, match=r"Expected shard shape \(2, 2\) doesn't match the single "
                                        r"device array shape \(3,\)"):
     jax.make_array_from_callback((8, 2), s, lambda idx: np.zeros(3))
