@@ -218,13 +218,13 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
 
 def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None,
               out_sharding=None):
-  out = _tensordot(a, b, axes, precision, preferred_element_type)
+  out = _tensordot(a, b, axes, precision, preferred_element_type, out_sharding is not None)
   if out_sharding is not None:
     out = _place(out, out_sharding=out_sharding)
   return out
 
 
-def _tensordot(a, b, axes, precision, preferred_element_type):
+def _tensordot(a, b, axes, precision, preferred_element_type, placed: bool = False):
   a, b = promote_dtypes(asarray_like(a), asarray_like(b))
   na, nb = _ndim(a), _ndim(b)
   if isinstance(axes, (int, np.integer)):
@@ -244,8 +244,8 @@ def _tensordot(a, b, axes, precision, preferred_element_type):
                       f"{ax_b}.")
     ca = tuple(canonical_axis(operator.index(i), na) for i in ax_a)
     cb = tuple(canonical_axis(operator.index(i), nb) for i in ax_b)
-  return lax_linalg.dot_general(a, b, ((ca, cb), ((), ())), precision,
-                                preferred_element_type)
+  return lax_linalg.dot_general_placed(a, b, ((ca, cb), ((), ())), precision,
+                                       preferred_element_type, placed=placed)
 
 
 def inner(a, b, *, precision=None, preferred_element_type=None):
