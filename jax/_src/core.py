@@ -57,7 +57,8 @@ class ShapedArray:
     self.dtype = np.dtype(dtype)
     self.weak_type = bool(weak_type)
     self._sharding = (None if sharding is None
-                      else sharding_hooks["canonical_sharding"](sharding, len(self.shape)))
+                      else sharding_hooks["canonical_sharding"](sharding, len(self.shape),
+                                                                strict=True))
     self._hash = None  # avals are immutable; dispatch caches hash them on every call
 
   def __reduce__(self):

@@ -568,10 +568,13 @@ def explicit_spec(mesh, spec: PartitionSpec, ndim: int) -> PartitionSpec:
                        reduced=spec.reduced & explicit)
 
 
-def canonical_sharding(sharding, ndim: int):
+def canonical_sharding(sharding, ndim: int, *, strict: bool = False):
   """The sharding an aval of rank `ndim` records for `sharding`: over the abstract mesh,
-  Explicit axes only; None when no axis of its mesh is Explicit (or not a NamedSharding)."""
+  Explicit axes only; None when no axis of its mesh is Explicit (or, unless `strict`, when
+  it is not a NamedSharding: an Array on one device, say)."""
   if not isinstance(sharding, NamedSharding):
+    if strict:
+      raise TypeError(f"The sharding of a ShapedArray must be a NamedSharding, got {sharding!r}")
     return None
   mesh = sharding.mesh.abstract_mesh
   if not mesh.explicit_axes:

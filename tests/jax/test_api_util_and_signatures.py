@@ -132,7 +132,7 @@ def test_shape_dtype_struct_ref_and_manual_axis_type():
 def test_shaped_array_annotations_and_random_gamma_grad_arguments():
   a = jax.core.ShapedArray((2,), jnp.float32, sharding=None, memory_space=None)
   assert a == jax.core.ShapedArray((2,), jnp.float32)
-  with pytest.raises(NotImplementedError, match="sharding"):
+  with pytest.raises(TypeError, match="must be a NamedSharding"):
     jax.core.ShapedArray((2,), jnp.float32, sharding=jax.sharding.SingleDeviceSharding(
         jax.devices()[0]))
   g = jax.lax.random_gamma_grad(2., 1.5)
