@@ -57,14 +57,18 @@ _flat_fun = tree_util.flatten_fun
 def _abstractify(x) -> core.ShapedArray:
   """The aval of an argument; `ShapeDtypeStruct` leaves stand for arrays of that type."""
   if isinstance(x, ShapeDtypeStruct):
-    return core.ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), x.weak_type)
+    # Over Explicit mesh axes its sharding is part of the type, as for an Array.
+    named = x.sharding if isinstance(x.sharding, sharding.NamedSharding) else None
+    return core.ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), x.weak_type,
+                            sharding=named)
   if type(x) is core.ShapedArray:  # an abstract value stands for itself (flax's eval_shape)
     return x.update(dtype=dtypes.canonicalize_dtype(x.dtype))
   return core.get_aval(x)
 
 
 def _shape_dtype_structs(avals) -> list:
-  return [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in avals]
+  return [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type,
+                           sharding=core.explicit_sharding(a)) for a in avals]
 
 
 class ArgInfo:

@@ -212,6 +212,12 @@ def test_jit_propagates_and_places_results(mesh):
   np.testing.assert_array_equal(out, value * 2)
 
 
+def test_shape_dtype_struct_with_a_named_sharding_is_typed(mesh):
+  s = jax.ShapeDtypeStruct((4, 2), jnp.float32, sharding=NamedSharding(mesh, P("x")))
+  out = jax.eval_shape(lambda a: a.T * 2, s)
+  assert out.shape == (2, 4) and out.sharding.spec == P(None, "x")
+
+
 def test_grad_keeps_primal_shardings(mesh):
   wv, w = _put((2, 4), None, "y")
   av, a = _put((4, 2), "x", None)
