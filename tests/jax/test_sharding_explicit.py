@@ -284,3 +284,35 @@ def test_auto_axes_and_explicit_axes(mesh):
                                      in_sharding=P("x", None))(z)
     assert _dims(seen[-1]) == "4@x,2"
     np.testing.assert_array_equal(out, value + 1)
+
+
+def test_data_and_model_parallel_training_steps(mesh):
+  rng = np.random.default_rng(0)
+  w1, w2 = rng.normal(size=(3, 8)).astype(np.float32), rng.normal(size=(8, 1)).astype(np.float32)
+  x, y = rng.normal(size=(8, 3)).astype(np.float32), rng.normal(size=(8, 1)).astype(np.float32)
+
+  def loss(params, x, y, out_sharding=None):
+    a, b = params
+    h = jnp.tanh(x @ a)
+    # h is split over "model" along the contracted dimension: the sum's layout is ours to say.
+    out = jnp.matmul(h, b, out_sharding=out_sharding) if out_sharding else h @ b
+    return jnp.mean((out - y) ** 2)
+
+  def step(params, x, y, out_sharding=None):
+    g = jax.grad(loss)(params, x, y, out_sharding)
+    return jax.tree.map(lambda p, g: p - 0.1 * g, params, g)
+
+  ref = (w1, w2)
+  with jax.set_mesh(None):
+    for _ in range(5):
+      ref = jax.jit(step)(ref, x, y)
+  params = (jax.device_put(w1, P(None, "y")), jax.device_put(w2, P("y", None)))
+  xs, ys = jax.device_put(x, P("x")), jax.device_put(y, P("x"))
+  with pytest.raises(ShardingTypeError, match="Contracting dimensions are sharded"):
+    jax.jit(step)(params, xs, ys)
+  sharded_step = jax.jit(lambda p, a, b: step(p, a, b, P("x")))
+  for _ in range(5):
+    params = sharded_step(params, xs, ys)
+  assert [p.sharding.spec for p in params] == [P(None, "y"), P("y", None)]
+  for got, want in zip(params, ref):
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
