@@ -236,6 +236,10 @@ def test_vmap_removes_the_batch_dimension_from_types(mesh):
   assert _dims(seen[0]) == "2@y"
   assert out.sharding.spec == P("x", "y")
   np.testing.assert_array_equal(out, value * 2)
+  # Resharding each element keeps the batch dimension's split.
+  out = jax.vmap(lambda a: jax.sharding.reshard(a, P(None)))(x)
+  assert out.sharding.spec == P("x", None)
+  np.testing.assert_array_equal(out, value)
 
 
 def test_reshard_and_with_sharding_constraint(mesh):
@@ -265,6 +269,9 @@ def test_auto_axes_and_explicit_axes(mesh):
     seen.append(jax.typeof(a))
     return a * 2
 
+  out = jax.sharding.auto_axes(f, axes="x", out_sharding=P("x", "y"))(x)
+  assert _dims(seen[-1]) == "4,2@y"  # only x became Auto
+  assert _spec(out) == P("x", "y")
   out = jax.sharding.auto_axes(f, out_sharding=P("y", "x"))(x)
   # Inside, every axis is Auto: nothing about the split is in the type.
   assert _dims(seen[-1]) == "4,2"

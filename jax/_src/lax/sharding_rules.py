@@ -272,8 +272,12 @@ def _reshard_batch(axis, vals, dims, *, sharding):
   (x,), (d,) = vals, dims
   if d is None or sharding is None:
     return reshard_p.bind(x, sharding=sharding), d
-  entries = list(sharding.spec._normalized(core.get_aval(x).ndim - 1))
-  entries.insert(d, ())
+  aval = core.get_aval(x)
+  entries = list(sharding.spec._normalized(aval.ndim - 1))
+  # The batch dimension keeps its split unless the new layout uses those axes (as in JAX).
+  kept = dims_of(aval)[d]
+  used = {n for e in entries for n in e}
+  entries.insert(d, () if used & set(kept) else kept)
   return reshard_p.bind(x, sharding=NamedSharding(sharding.mesh, _full_spec(entries))), d
 
 
