@@ -8,8 +8,8 @@ from jax._src.sharding import Sharding as Sharding
 from jax._src.sharding import SingleDeviceSharding as SingleDeviceSharding
 from jax._src.sharding import get_mesh as get_mesh
 from jax._src.sharding import make_single_device_sharding as make_single_device_sharding
-from jax._src.mesh_context import AbstractDevice as AbstractDevice
-from jax._src.mesh_context import AbstractMesh as AbstractMesh
+from jax._src.sharding import AbstractDevice as AbstractDevice
+from jax._src.sharding import AbstractMesh as AbstractMesh
 from jax._src.mesh_context import ManualAxisType as ManualAxisType
 from jax._src.array_constructors import auto_axes as auto_axes
 from jax._src.array_constructors import explicit_axes as explicit_axes

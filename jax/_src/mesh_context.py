@@ -5,13 +5,12 @@ tracing needs (the classes live in sharding.py).
 
 from __future__ import annotations
 
-import collections
 import dataclasses
 import threading
 
 from jax._src import core
 from jax._src import sharding as sh
-from jax._src.sharding import AbstractDevice, AbstractMesh  # noqa: F401 (public names)
+from jax._src.sharding import AbstractMesh
 
 
 @dataclasses.dataclass(frozen=True)

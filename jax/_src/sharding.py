@@ -23,7 +23,7 @@ import inspect
 import math
 import threading
 import weakref
-from typing import Any, Callable, Sequence
+from typing import Sequence
 
 import numpy as np
 
