@@ -53,7 +53,8 @@ from jax._src.lax import reductions
 from jax._src.lax import shape as lax_shape
 from jax._src.lax.shape import broadcast_in_dim_p
 from jax._src.lowering import hlo
-from jax._src.sharding import Mesh, NamedSharding, PartitionSpec, get_mesh, spec_from_axes
+from jax._src.sharding import (Mesh, NamedSharding, PartitionSpec, explicit_spec, get_mesh,
+                               spec_from_axes)
 from jax._src.lax import slicing
 
 
@@ -386,9 +387,39 @@ def _check_spec_names(mesh: Mesh, specs, what: str) -> None:
                            f"the mesh {mesh.axis_names}")
 
 
+def _typed_spec(x, mesh: Mesh) -> PartitionSpec | None:
+  """How `x`'s type splits it over `mesh`'s Explicit axes (None if its type says nothing)."""
+  s = core.explicit_sharding(core.get_aval(x))
+  return s.spec if s is not None and s.mesh == mesh.abstract_mesh else None
+
+
 def _infer_in_specs(leaves, mesh: Mesh) -> list[PartitionSpec]:
-  return [x._sharding.spec if isinstance(x, ArrayImpl) and isinstance(x._sharding, NamedSharding)
-          and x._sharding.mesh == mesh else PartitionSpec() for x in leaves]
+  specs = []
+  for x in leaves:
+    typed = _typed_spec(x, mesh)
+    if typed is not None:
+      specs.append(typed)
+    elif (isinstance(x, ArrayImpl) and isinstance(x._sharding, NamedSharding)
+          and x._sharding.mesh == mesh):
+      specs.append(x._sharding.spec)
+    else:
+      specs.append(PartitionSpec())
+  return specs
+
+
+def _check_typed_inputs(leaves, mesh: Mesh, in_specs) -> None:
+  """Over Explicit axes an argument's layout is its type: in_specs must say the same."""
+  for x, spec in zip(leaves, in_specs):
+    typed = _typed_spec(x, mesh)
+    aval = core.get_aval(x)
+    if typed is not None and typed._normalized(aval.ndim) != explicit_spec(
+        mesh, spec, aval.ndim)._normalized(aval.ndim):
+      raise ValueError(
+          f"in_specs passed to shard_map: {spec} does not match the specs of the input: "
+          f"{typed} for arg: {aval.str_short()}. `in_specs` is an optional argument so you can "
+          "omit specifying it and shard_map will infer the in_specs from the arguments. If you "
+          "want to reshard your inputs, you can use `jax.reshard` on the arguments and then "
+          "pass those args to shard_map.")
 
 
 class ShardMapped:
@@ -413,6 +444,7 @@ class ShardMapped:
     else:
       in_specs = _flat_specs(self._in_specs, args, "in_specs", self._name)
     _check_spec_names(mesh, in_specs, "in_specs")
+    _check_typed_inputs(leaves, mesh, in_specs)
     avals = [core.get_aval(x) for x in leaves]
     _check_divisible(self._name, mesh, avals, in_specs)
     local = [_local_aval(a, s, mesh) for a, s in zip(avals, in_specs)]

@@ -323,3 +323,18 @@ def test_data_and_model_parallel_training_steps(mesh):
   assert [p.sharding.spec for p in params] == [P(None, "y"), P("y", None)]
   for got, want in zip(params, ref):
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_shard_map_over_explicit_axes(mesh):
+  value, x = _put((8,), ("x", "y"))
+  f = jax.shard_map(lambda a: a * 2, mesh=mesh, in_specs=P(("x", "y")), out_specs=P(("x", "y")))
+  out = f(x)
+  assert _spec(out) == P(("x", "y"))
+  np.testing.assert_array_equal(out, value * 2)
+  # in_specs may be left out: the types say them.
+  inferred = jax.shard_map(lambda a: a + 1, out_specs=P(("x", "y")))(x)
+  np.testing.assert_array_equal(inferred, value + 1)
+  assert jax.jit(lambda a: jax.typeof(f(a)).sharding.spec == P(("x", "y")))(x)
+  with pytest.raises(ValueError, match=r"in_specs passed to shard_map: P\(\) does not match the "
+                                       r"specs of the input: P\(\('x', 'y'\),\)"):
+    jax.shard_map(lambda a: a, mesh=mesh, in_specs=P(), out_specs=P())(x)
