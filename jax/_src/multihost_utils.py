@@ -95,6 +95,25 @@ def _allgather_rows(value: np.ndarray) -> np.ndarray:
   return host.view(value.dtype).reshape((n,) + value.shape)
 
 
+def replicated_value(x: ArrayImpl) -> np.ndarray:
+  """The whole value of a global Array, on this process: every split dimension is
+  all-gathered over its mesh axes (so each device, in every process, gets all of it)."""
+  sharding = x.sharding
+  if not isinstance(sharding, NamedSharding):
+    raise TypeError(f"process_allgather of a global Array needs a NamedSharding, got {sharding}")
+  spec = sharding.spec
+
+  def gather_all(block):
+    for dim, names in enumerate(spec._normalized(block.ndim)):
+      if names:
+        block = parallel.all_gather(block, names, axis=dim, tiled=True)
+    return block
+
+  whole = shard_map.shard_map(gather_all, mesh=sharding.mesh, in_specs=spec, out_specs=P(),
+                              check_vma=False)(x)
+  return np.asarray(whole.addressable_shards[0].data)
+
+
 def process_allgather(in_tree, tiled: bool = False):
   """Every process's value of each leaf, as numpy arrays on every process.
 
@@ -104,8 +123,7 @@ def process_allgather(in_tree, tiled: bool = False):
   """
   def gather(x):
     if isinstance(x, ArrayImpl) and not x.is_fully_addressable:
-      return _as_host(api.jit(lambda a: a, out_shardings=NamedSharding(
-          x.sharding.mesh, P()))(x).addressable_shards[0].data)
+      return replicated_value(x)
     stacked = _allgather_rows(_as_host(x))
     if not tiled:
       return stacked

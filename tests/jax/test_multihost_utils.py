@@ -131,3 +131,12 @@ def test_make_array_from_process_local_data(mesh):
     jax.make_array_from_process_local_data(s, np.arange(8.), (16,))
   replicated = jax.make_array_from_process_local_data(NamedSharding(mesh, P()), np.ones((2, 3)))
   assert replicated.shape == (2, 3) and replicated.sharding.spec == P()
+
+
+def test_replicated_value_gathers_every_split_dimension(mesh):
+  # What process_allgather returns for an Array spanning several processes' devices.
+  grid = jax.make_mesh((2, 2), ("a", "b"))
+  value = np.arange(24.).reshape(4, 6)
+  for spec in (P("a", "b"), P(("a", "b")), P(None, "a"), P()):
+    x = jax.device_put(value, NamedSharding(grid, spec))
+    np.testing.assert_array_equal(impl.replicated_value(x), value)
