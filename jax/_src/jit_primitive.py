@@ -164,7 +164,7 @@ def _jit_transpose(cts, *args, jaxpr: ClosedJaxpr, name: str, donated_invars=Non
 
 
 def _jit_batch(axis, vals, dims, *, jaxpr: ClosedJaxpr, name: str, donated_invars=None):
-  new = batching.vmap_jaxpr(jaxpr, axis, dims)
+  new = batching.vmap_jaxpr(jaxpr, axis, dims, vals)
   outs = jit_p.bind(*vals, jaxpr=new, name=name, **donation_params(donated_invars))
   return outs, [0] * len(outs)
 

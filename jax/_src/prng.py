@@ -26,6 +26,7 @@ from jax._src.lax import elementwise as ew
 from jax._src.lax import shape as lax_shape
 from jax._src.lax.utils import standard_primitive
 from jax._src.lowering import hlo
+from jax._src.sharding import NamedSharding, PartitionSpec
 
 UINT32 = np.dtype(np.uint32)
 
@@ -266,6 +267,17 @@ class PRNGKeyArray:
   ndim = property(lambda self: len(self.shape))
   size = property(lambda self: math.prod(self.shape))
   dtype = property(lambda self: key_dtype)
+
+  @property
+  def sharding(self):
+    """How the keys are laid out: their data's layout without its trailing key dimension."""
+    base = self._base_array.sharding
+    if isinstance(base, NamedSharding):
+      return NamedSharding(base.mesh, PartitionSpec(*base.spec[:self.ndim]))
+    return base
+
+  def devices(self) -> set:
+    return self._base_array.devices()
 
   def abstract_type(self) -> "KeyShapedArray":
     # Not named `aval`: key arrays are pytrees of their uint32 data, never leaves that

@@ -236,6 +236,11 @@ def test_vmap_removes_the_batch_dimension_from_types(mesh):
   assert _dims(seen[0]) == "2@y"
   assert out.sharding.spec == P("x", "y")
   np.testing.assert_array_equal(out, value * 2)
+  # Keys split over x draw numbers split over x (through random's inner jits).
+  keys = jax.random.split(jax.random.key(0), 4)
+  draws = jax.vmap(lambda k: jax.random.normal(k, (2,)))(jax.device_put(keys, P("x")))
+  assert draws.sharding.spec == P("x", None)
+  np.testing.assert_array_equal(draws, jax.vmap(lambda k: jax.random.normal(k, (2,)))(keys))
   # Resharding each element keeps the batch dimension's split.
   out = jax.vmap(lambda a: jax.sharding.reshard(a, P(None)))(x)
   assert out.sharding.spec == P("x", None)

@@ -146,8 +146,12 @@ def vmap_flat(fun: Callable, axis_data: AxisData, in_dims: Sequence, out_dims: S
   return [matchaxis(v, d, od, axis_data.size) for v, d, od in zip(vals, dims, out_dims)]
 
 
-def vmap_jaxpr(closed: core.ClosedJaxpr, axis_data: AxisData, in_dims: Sequence):
-  """A jaxpr taking batched inputs (batched at `in_dims`) whose outputs are batched at 0."""
+def vmap_jaxpr(closed: core.ClosedJaxpr, axis_data: AxisData, in_dims: Sequence,
+               args: Sequence | None = None):
+  """A jaxpr taking batched inputs (batched at `in_dims`) whose outputs are batched at 0.
+
+  `args`, the batched values when the caller has them, give the inputs' types (how mesh
+  axes split the batch dimension, which the jaxpr's own types cannot say)."""
 
   def batched_aval(aval, d):
     if d is not_mapped:
@@ -155,11 +159,22 @@ def vmap_jaxpr(closed: core.ClosedJaxpr, axis_data: AxisData, in_dims: Sequence)
     return core.insert_dim(aval, d, axis_data.size)
 
   avals = [batched_aval(a, d) for a, d in zip(closed.in_avals, in_dims)]
+  if args is not None:
+    avals = [_arg_type(x, a) for x, a in zip(args, avals)]
   fun = lambda *args: vmap_flat(core.jaxpr_as_fun(closed), axis_data, in_dims, None, args)
   jaxpr, consts = pe.trace_to_jaxpr_dynamic(fun, avals)
   new, hoisted = pe.close_jaxpr(jaxpr, consts)
   assert not hoisted
   return new
+
+
+def _arg_type(x, aval):
+  """`x`'s own type when it is an array type of `aval`'s shape and dtype, else `aval`."""
+  own = core.get_aval(x)
+  if (type(own) is type(aval) and getattr(own, "shape", None) == aval.shape
+      and own.dtype == aval.dtype):
+    return own
+  return aval
 
 
 # ----------------------------------------------------------------------------- registrars

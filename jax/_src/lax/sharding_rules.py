@@ -19,6 +19,7 @@ import math
 
 from jax._src import core
 from jax._src import execution
+from jax._src import prng
 from jax._src.array import ArrayImpl
 from jax._src.core import ShapedArray, ShardingTypeError
 from jax._src.interpreters import ad
@@ -131,6 +132,22 @@ def _elementwise(prim):
   return rule
 
 
+def _elementwise_multi(prim):
+  """Elementwise with several results of the operands' shape (threefry2x32)."""
+  single = _elementwise(prim)
+
+  def rule(mesh, avals, out, **params):
+    typed = single(mesh, avals, out[0], **params)
+    return [o.update(sharding=typed.sharding) for o in out]
+  return rule
+
+
+def _bitcast(mesh, avals, out, **_):
+  # Between widths the last dimension appears or goes; the others keep their splits.
+  dims = list(dims_of(avals[0]))[:out.ndim]
+  return with_dims(out, mesh, dims + [()] * (out.ndim - len(dims)), "bitcast_convert_type")
+
+
 def _reduction(mesh, avals, out, *, axes, **_):
   (x,) = avals
   dims = [d for i, d in enumerate(dims_of(x)) if i not in axes]
@@ -224,6 +241,8 @@ def _register() -> None:
         rules[prim] = _elementwise(prim)
   rules[clamp.clamp_p] = _elementwise(clamp.clamp_p)
   rules[ad.add_any_p] = _elementwise(ad.add_any_p)
+  rules[prng.threefry2x32_p] = _elementwise_multi(prng.threefry2x32_p)
+  rules[elementwise.bitcast_convert_type_p] = _bitcast
   for prim in (reductions.reduce_sum_p, reductions.reduce_max_p, reductions.reduce_min_p,
                reductions.reduce_prod_p, reductions.reduce_and_p, reductions.reduce_or_p,
                reductions.argmax_p, reductions.argmin_p):
