@@ -32,11 +32,12 @@ class ShardingTypeError(Exception):
   """Operands whose explicit shardings (part of their types) do not combine."""
 
 
-# The sharding layer installs these when it is imported (it sits above core):
-# `canonical_sharding(sharding, ndim)` turns a NamedSharding into the part of it that is
-# part of a type (an abstract mesh, and only its Explicit axes in the spec), or None when
-# no axis of its mesh is Explicit; `default_sharding(ndim)` is the sharding an aval
-# without one reports (unsplit, over the mesh in context).
+# Installed by the layers above core when they are imported (jax imports them all):
+# sharding.py's `canonical_sharding(sharding, ndim)` (the part of a NamedSharding that is
+# part of a type: an abstract mesh and only its Explicit axes; None when it has none) and
+# `respec(sharding, dims)`; mesh_context's `default_sharding(ndim)` (what an aval without
+# a sharding reports: unsplit, over the mesh in context); lax/sharding_rules'
+# `propagate(prim, avals, params, out)` (the results' shardings) and `reshard(x, sharding)`.
 sharding_hooks: dict[str, Callable] = {}
 
 

@@ -189,8 +189,8 @@ def _put(leaf, target):
 
 
 def concrete_mesh(abstract_mesh, args=()):
-  """The Mesh (with devices) behind `abstract_mesh`: the mesh in context, or the mesh of
-  an argument's NamedSharding."""
+  """The Mesh (with devices) behind `abstract_mesh`: the mesh in context, else the mesh of
+  an argument's NamedSharding, else the last Mesh made with that abstract mesh."""
   candidates = [get_mesh()] + [getattr(getattr(a, "_sharding", None), "mesh", None)
                                for a in args if isinstance(a, ArrayImpl)]
   candidates.append(known_mesh(abstract_mesh))
