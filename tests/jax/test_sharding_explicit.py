@@ -185,6 +185,23 @@ def test_dot_general_rules(mesh):
   assert _spec(jnp.einsum("ij,jk->ik", lc, rc, out_sharding=P("x", None))) == P("x", None)
 
 
+def test_gather_cumulative_top_k_and_conv(mesh):
+  value, x = _put((4, 4), "x", None)
+  cols = x[:, jnp.array([0, 1])]
+  assert _spec(cols) == P("x", None)
+  np.testing.assert_array_equal(cols, value[:, [0, 1]])
+  assert _spec(jnp.cumsum(x, axis=1)) == P("x", None)
+  np.testing.assert_array_equal(jnp.cumsum(x, axis=1), np.cumsum(value, axis=1))
+  with pytest.raises(ShardingTypeError, match="Input should be unsharded over the axis being "
+                                              "reduced"):
+    jnp.cumsum(x, axis=0)
+  top = lax.top_k(x, 2)
+  assert _spec(top[0]) == P("x", None) and _spec(top[1]) == P("x", None)
+  np.testing.assert_array_equal(top[0], -np.sort(-value, axis=1)[:, :2])
+  out = lax.conv_general_dilated(x[:, None, :, None], jnp.ones((1, 1, 2, 1)), (1, 1), "SAME")
+  assert _spec(out) == P("x", None, None, None)
+
+
 def test_creation_with_out_sharding(mesh):
   assert _spec(jnp.zeros((4, 4), out_sharding=P("x", "y"))) == P("x", "y")
   a = jnp.arange(8, out_sharding=P("x"))

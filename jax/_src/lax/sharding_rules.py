@@ -25,6 +25,7 @@ from jax._src.core import ShapedArray, ShardingTypeError
 from jax._src.interpreters import ad
 from jax._src.interpreters import batching
 from jax._src.lax import clamp
+from jax._src.lax import convolution
 from jax._src.lax import elementwise
 from jax._src.lax import linalg
 from jax._src.lax import reduce_precision
@@ -148,6 +149,60 @@ def _bitcast(mesh, avals, out, **_):
   return with_dims(out, mesh, dims + [()] * (out.ndim - len(dims)), "bitcast_convert_type")
 
 
+def _cumulative(mesh, avals, out, *, axis, reverse):
+  x = avals[0]
+  if dims_of(x)[axis]:
+    raise ShardingTypeError("Input should be unsharded over the axis being reduced. Got input "
+                            f"type={x.str_short()} and axis={axis}")
+  return with_dims(out, mesh, dims_of(x), "cumulative reduction")
+
+
+def _top_k(mesh, avals, out, *, k, **_):
+  x = avals[0]
+  dims = dims_of(x)
+  if dims[-1]:
+    raise ShardingTypeError(f"top_k needs the operand unsharded over its last dimension, got "
+                            f"{x.str_short()}")
+  return [with_dims(o, mesh, dims, "top_k") for o in out]
+
+
+def _gather(mesh, avals, out, *, dimension_numbers, slice_sizes, **_):
+  """Operand dimensions taken whole keep their split in the output's offset dimensions;
+  the index batch dimensions keep the indices' split. An operand split along a dimension
+  it is indexed or sliced along gives an unsplit result."""
+  operand, indices = avals
+  dn = dimension_numbers
+  od, idims = dims_of(operand), dims_of(indices)
+  out_dims = [()] * out.ndim
+  dropped = set(dn.collapsed_slice_dims) | set(getattr(dn, "operand_batching_dims", ()))
+  kept = [d for d in range(operand.ndim) if d not in dropped]
+  for pos, d in zip(dn.offset_dims, kept):
+    if od[d] and slice_sizes[d] == operand.shape[d] and d not in dn.start_index_map:
+      out_dims[pos] = od[d]
+  batch_out = [p for p in range(out.ndim) if p not in dn.offset_dims]
+  index_batch = [d for d in range(indices.ndim) if d != indices.ndim - 1]
+  paired = dict(zip(getattr(dn, "start_indices_batching_dims", ()),
+                    getattr(dn, "operand_batching_dims", ())))
+  for pos, d in zip(batch_out, index_batch):
+    # A batch dimension shared by operand and indices is split as either of them is.
+    out_dims[pos] = idims[d] or (od[paired[d]] if d in paired else ())
+  used = [n for d in out_dims for n in d]
+  if len(set(used)) != len(used):
+    out_dims = [()] * out.ndim
+  return with_dims(out, mesh, out_dims, "gather")
+
+
+def _conv(mesh, avals, out, *, dimension_numbers, **_):
+  lhs, rhs = avals
+  lhs_spec, rhs_spec, out_spec = dimension_numbers
+  dims = [()] * out.ndim
+  dims[out_spec[0]] = dims_of(lhs)[lhs_spec[0]]  # batch
+  feature = dims_of(rhs)[rhs_spec[0]]  # output features
+  if not set(feature) & set(dims[out_spec[0]]):
+    dims[out_spec[1]] = feature
+  return with_dims(out, mesh, dims, "conv_general_dilated")
+
+
 def _reduction(mesh, avals, out, *, axes, **_):
   (x,) = avals
   dims = [d for i, d in enumerate(dims_of(x)) if i not in axes]
@@ -243,6 +298,12 @@ def _register() -> None:
   rules[ad.add_any_p] = _elementwise(ad.add_any_p)
   rules[prng.threefry2x32_p] = _elementwise_multi(prng.threefry2x32_p)
   rules[elementwise.bitcast_convert_type_p] = _bitcast
+  for prim in (reductions.cumsum_p, reductions.cumprod_p, reductions.cummax_p,
+               reductions.cummin_p, reductions.cumlogsumexp_p):
+    rules[prim] = _cumulative
+  rules[sorting.top_k_p] = _top_k
+  rules[slicing.gather_p] = _gather
+  rules[convolution.conv_general_dilated_p] = _conv
   for prim in (reductions.reduce_sum_p, reductions.reduce_max_p, reductions.reduce_min_p,
                reductions.reduce_prod_p, reductions.reduce_and_p, reductions.reduce_or_p,
                reductions.argmax_p, reductions.argmin_p):

@@ -315,7 +315,11 @@ def lower_fun(fun: Callable, multiple_results: bool = False) -> Callable:
       out = fun(*xs, **params)
       return list(out) if multiple_results else [out]
 
-    jaxpr, consts = pe.trace_to_jaxpr_dynamic(flat, ctx.avals_in)
+    # The HLO does not depend on how mesh axes split values: trace on untyped avals, so
+    # an expansion's inner steps need not each have a sharding rule.
+    avals = [core.ShapedArray(a.shape, a.dtype, a.weak_type)
+             if core.explicit_sharding(a) is not None else a for a in ctx.avals_in]
+    jaxpr, consts = pe.trace_to_jaxpr_dynamic(flat, avals)
     outs = lower_jaxpr_into(ctx.comp, jaxpr, consts, args)
     return outs if multiple_results else outs[0]
 
