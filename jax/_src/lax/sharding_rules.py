@@ -192,6 +192,15 @@ def _gather(mesh, avals, out, *, dimension_numbers, slice_sizes, **_):
   return with_dims(out, mesh, out_dims, "gather")
 
 
+def _dynamic_update_slice(mesh, avals, out, **_):
+  operand, update = avals[:2]
+  if any(dims_of(update)) and dims_of(update) != dims_of(operand):
+    raise ShardingTypeError(
+        "dynamic_update_slice operand sharding must be equal to update sharding, got operand "
+        f"sharding {operand.str_short()} and update sharding {update.str_short()}")
+  return with_dims(out, mesh, dims_of(operand), "dynamic_update_slice")
+
+
 def _conv(mesh, avals, out, *, dimension_numbers, **_):
   lhs, rhs = avals
   lhs_spec, rhs_spec, out_spec = dimension_numbers
@@ -303,6 +312,7 @@ def _register() -> None:
     rules[prim] = _cumulative
   rules[sorting.top_k_p] = _top_k
   rules[slicing.gather_p] = _gather
+  rules[slicing.dynamic_update_slice_p] = _dynamic_update_slice
   rules[convolution.conv_general_dilated_p] = _conv
   for prim in (reductions.reduce_sum_p, reductions.reduce_max_p, reductions.reduce_min_p,
                reductions.reduce_prod_p, reductions.reduce_and_p, reductions.reduce_or_p,
