@@ -265,6 +265,17 @@ def _sharding_target(s, what: str):
   return s
 
 
+def _check_explicit_names(spec, mesh, what: str) -> None:
+  """A PartitionSpec given to reshard names Explicit axes only (JAX's rule)."""
+  types = dict(zip(mesh.axis_names, mesh.axis_types))
+  for names in spec._normalized(len(spec)):
+    for n in names:
+      if types.get(n) is not sh.AxisType.Explicit:
+        raise ValueError(f"PartitionSpec passed to {what} cannot contain axis names that are "
+                         f"of type Auto or Manual. Got PartitionSpec: {spec} with axis name: "
+                         f"{n} of type: AxisType.{types.get(n).name}.")
+
+
 def _reshard_leaf(x, target):
   if isinstance(x, core.Tracer) or isinstance(target.mesh, sh.AbstractMesh):
     return sharding_rules.reshard(x, target)
@@ -280,8 +291,15 @@ def reshard(xs, out_shardings):
                        or not isinstance(s, (tuple, list, dict)))
   leaves, treedef = tree_util.tree_flatten(xs)
   targets = tree_util.prefix_per_leaf(out_shardings, xs, is_leaf=is_spec)
-  out = [x if t is None else _reshard_leaf(x, _sharding_target(t, "reshard"))
-         for x, t in zip(leaves, targets)]
+  out = []
+  for x, t in zip(leaves, targets):
+    if t is None:
+      out.append(x)
+      continue
+    target = _sharding_target(t, "reshard")
+    if isinstance(t, sh.PartitionSpec):
+      _check_explicit_names(t, target.mesh, "reshard")
+    out.append(_reshard_leaf(x, target))
   return treedef.unflatten(out)
 
 

@@ -277,6 +277,16 @@ def test_reshard_and_with_sharding_constraint(mesh):
     lax.with_sharding_constraint(x, P("x", None))
 
 
+def test_reshard_specs_name_explicit_axes_only(backend):
+  if jax.device_count() < 4:
+    pytest.skip("needs 4 devices")
+  with jax.set_mesh(jax.make_mesh((2, 2), ("x", "y"), (AxisType.Auto,) * 2)):
+    with pytest.raises(ValueError, match="cannot contain axis names that are of type Auto or "
+                                         "Manual. Got PartitionSpec: P\\('x',\\) with axis "
+                                         "name: x of type: AxisType.Auto"):
+      jax.sharding.reshard(np.ones((4, 4)), P("x"))
+
+
 def test_reshard_needs_a_mesh_for_specs(backend):
   with pytest.raises(ValueError, match="Using PartitionSpec when you are not under a mesh "
                                        "context is not allowed"):
