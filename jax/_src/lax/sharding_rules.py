@@ -20,7 +20,6 @@ import math
 from jax._src import core
 from jax._src import execution
 from jax._src import prng
-from jax._src.array import ArrayImpl
 from jax._src.core import ShapedArray, ShardingTypeError
 from jax._src.interpreters import ad
 from jax._src.interpreters import batching
@@ -341,9 +340,10 @@ def _reshard_abstract_eval(x, *, sharding):
 
 
 def _reshard_impl(x, *, sharding):
-  if sharding is None:  # the type no longer says how it is split: keep the data as it is
-    return ArrayImpl(core.get_aval(x).update(sharding=None), x._buffers, x._npy, x._stack_axis,
-                     x._sharding) if isinstance(x, ArrayImpl) else x
+  if sharding is None:
+    # The type stops saying how it is split; an Array's type follows its placement, which
+    # stays as it is.
+    return x
   target = NamedSharding(execution.concrete_mesh(sharding.mesh, [x]), sharding.spec)
   return execution.device_put(x, target)
 
