@@ -364,8 +364,8 @@ def manylinux_version(platform: str) -> tuple[int, int]:
     match = re.fullmatch(r"manylinux_(\d+)_(\d+)_\w+", tag)
     if match:
       versions.append((int(match.group(1)), int(match.group(2))))
-    elif tag.rsplit("_", 1)[0] in legacy:
-      versions.append(legacy[tag.rsplit("_", 1)[0]])
+    elif tag.split("_", 1)[0] in legacy:
+      versions.append(legacy[tag.split("_", 1)[0]])
   if not versions:
     raise BuildError(f"platform tag {platform} is not a manylinux tag")
   return min(versions)

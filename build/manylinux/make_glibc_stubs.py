@@ -14,10 +14,10 @@ every old version as a compatibility symbol). Symbols that exist only in newer
 versions are left out, so using one fails at link time instead of at load time
 on a user's machine; glibc_compat.c gives the ones our dependencies need.
 
-Symbols that glibc 2.32/2.34 moved from libpthread, libdl, librt, libutil,
-libanl and libresolv into libc are put back into the stub of the library that
-held them at the baseline, so the output names that library as NEEDED and finds
-the symbol there on an older glibc.
+Symbols that glibc 2.32-2.34 moved from libpthread, libdl, librt, libutil,
+libanl, libresolv and libm into libc are put back into the stub of the library
+that held them at the baseline (glibc_moves.txt), so the output names that
+library as NEEDED and finds the symbol there on an older glibc.
 
     make_glibc_stubs.py --out DIR [--baseline 2.28] [--libdir /lib/x86_64-linux-gnu]
 """
@@ -44,23 +44,18 @@ LIBRARIES = {
     "librt.so": ("librt.so.1", None),
     "libutil.so": ("libutil.so.1", None),
     "libresolv.so": ("libresolv.so.2", None),
+    "libanl.so": ("libanl.so.1", None),
 }
 
-# Where the symbols that moved into libc lived before (glibc 2.32 and 2.34
-# release notes): a libc symbol whose default version is one of MOVE_VERSIONS
-# and that has an older version was moved, unless listed in STAYED_IN_LIBC.
-MOVE_VERSIONS = ("GLIBC_2.32", "GLIBC_2.34")
-STAYED_IN_LIBC = {"__libc_start_main", "__isnanf128"}
-_MOVED_PATTERNS = [
-    ("libdl.so", r"dl[a-z0-9]+"),
-    ("librt.so", r"(aio|lio|mq|shm|timer)_\w+|__mq_open_2"),
-    ("libutil.so", r"forkpty|openpty|login|login_tty|logout|logwtmp"),
-    ("libresolv.so", r"ns_name_\w+"),
-    # gai_* and getaddrinfo_a came from libanl, which manylinux does not allow:
-    # left out so that a use fails at link time.
-    (None, r"gai_\w+|getaddrinfo_a"),
-    ("libpthread.so", r"_?_?pthread_\w+|sem_\w+|call_once|cnd_\w+|mtx_\w+|thrd_\w+|tss_\w+"),
-]
+# Where the symbols that glibc 2.32-2.34 moved into libc lived before: one
+# "library name" a line, recorded from a real glibc 2.31 (--record_moves; the
+# libraries did not change between 2.28 and 2.31).
+MOVES_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "glibc_moves.txt")
+OLD_LIBRARIES = {  # old real library -> its stub
+    "libpthread.so.0": "libpthread.so", "libdl.so.2": "libdl.so", "librt.so.1": "librt.so",
+    "libutil.so.1": "libutil.so", "libresolv.so.2": "libresolv.so", "libanl.so.1": "libanl.so",
+    "libm.so.6": "libm.so",
+}
 
 # Created in the output folder: the linker script `-lc` finds. libc_nonshared.a
 # (atexit, pthread_atfork, ...) comes from the toolchain; it needs nothing newer.
@@ -117,17 +112,36 @@ def choose(symbols: list[Symbol], baseline: tuple[int, ...]) -> dict[str, Symbol
   return chosen
 
 
-def moved_library(name: str, versions: list[Symbol]) -> str | None:
-  """The stub a libc symbol belongs in at the baseline ('libc.so.6' if it never
-  moved, None if its old library is one we do not link)."""
-  defaults = [s.version for s in versions if s.default]
-  if name in STAYED_IN_LIBC or not defaults or defaults[0] not in MOVE_VERSIONS or len(versions) < 2:
-    return "libc.so.6"
-  for library, pattern in _MOVED_PATTERNS:
-    if re.fullmatch(pattern, name):
-      return library
-  raise ValueError(f"{name} moved into libc in {defaults[0]} from a library this tool "
-                   "does not know; add it to _MOVED_PATTERNS")
+def read_moves(path: str = MOVES_FILE) -> dict[str, str]:
+  """name -> stub file of the library that held it before it moved into libc."""
+  moves = {}
+  with open(path, encoding="utf-8") as f:
+    for line in f:
+      line = line.split("#", 1)[0].strip()
+      if line:
+        library, name = line.split()
+        moves[name] = OLD_LIBRARIES[library]
+  return moves
+
+
+def record_moves(old_libdir: str, new_libdir: str, baseline: tuple[int, ...]) -> list[str]:
+  """'library name' for each symbol (not newer than baseline) that an old
+  glibc's libpthread/libdl/... defines, the old libc does not, and the new
+  libc does: what moved."""
+  new_libc = {(s.name, s.version) for s in read_symbols(os.path.join(new_libdir, "libc.so.6"))}
+  old_libc = {(s.name, s.version) for s in read_symbols(os.path.join(old_libdir, "libc.so.6"))}
+  lines = set()
+  for library in OLD_LIBRARIES:
+    path = os.path.join(old_libdir, library)
+    if not os.path.exists(path):
+      continue
+    for sym in read_symbols(path):
+      key = version_key(sym.version)
+      if key is None or key > baseline:
+        continue
+      if (sym.name, sym.version) in new_libc and (sym.name, sym.version) not in old_libc:
+        lines.add(f"{library} {sym.name}")
+  return sorted(lines)
 
 
 def assembly(symbols: list[Symbol]) -> str:
@@ -180,13 +194,9 @@ def stub_tables(libdir: str, baseline: tuple[int, ...]) -> dict[str, list[Symbol
     if stub != "libc.so.6":
       tables[stub] = list(choose(symbols, baseline).values())
       continue
-    all_versions = collections.defaultdict(list)
-    for sym in symbols:
-      all_versions[sym.name].append(sym)
+    moves = read_moves()
     for name, sym in choose(symbols, baseline).items():
-      target = moved_library(name, all_versions[name])
-      if target is not None:
-        tables[target].append(sym)
+      tables[moves.get(name, "libc.so.6")].append(sym)
   return tables
 
 
@@ -198,12 +208,18 @@ def main(argv: list[str] | None = None) -> int:
   parser.add_argument("--libdir", default="/lib/x86_64-linux-gnu",
                       help="where the toolchain's real glibc libraries are")
   parser.add_argument("--cc", default=os.environ.get("CC", "cc"))
+  parser.add_argument("--record_moves", metavar="OLD_LIBDIR",
+                      help="print the moves file from an old glibc's libraries instead")
   parser.add_argument("--list", action="store_true",
                       help="print 'stub symbol version' lines instead of linking")
   args = parser.parse_args(argv)
   baseline = version_key("GLIBC_" + args.baseline)
   if baseline is None:
     parser.error(f"--baseline {args.baseline!r} is not a version like 2.28")
+  if args.record_moves:
+    print("# Made by make_glibc_stubs.py --record_moves from glibc 2.31 (Debian 11).")
+    print("\n".join(record_moves(args.record_moves, args.libdir, baseline)))
+    return 0
   tables = stub_tables(args.libdir, baseline)
   if args.list:
     for stub, symbols in tables.items():
