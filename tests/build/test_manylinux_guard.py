@@ -108,3 +108,74 @@ def test_tags_read_as_their_oldest_glibc():
   assert build_driver.manylinux_version("manylinux2014_x86_64.manylinux_2_28_x86_64") == (2, 17)
   with pytest.raises(build_driver.BuildError):
     build_driver.manylinux_version("linux_x86_64")
+
+
+# Runs each replacement in glibc_compat.c (linked in hidden, as in our objects)
+# and prints what the test compares against the real system.
+COMPAT_DRIVER = r"""
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
+extern char __libc_single_threaded;
+int main(int argc, char** argv) {
+  struct stat st;
+  if (stat(argv[1], &st) != 0) return 10;
+  printf("size %lld\n", (long long)st.st_size);
+  struct stat missing;
+  int missing_rc = stat("/nonexistent/file", &missing);
+  printf("missing %d %d\n", missing_rc, errno == ENOENT);
+  uint32_t below = 0;
+  for (int i = 0; i < 1000; ++i) below |= arc4random_uniform(7) >= 7;
+  printf("uniform_in_range %d\n", below == 0);
+  pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+  pthread_cond_t c = PTHREAD_COND_INITIALIZER;
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  now.tv_nsec += 20000000;
+  if (now.tv_nsec >= 1000000000) { now.tv_sec += 1; now.tv_nsec -= 1000000000; }
+  pthread_mutex_lock(&m);
+  printf("clockwait %d\n", pthread_cond_clockwait(&c, &m, CLOCK_MONOTONIC, &now) == ETIMEDOUT);
+  printf("bad_clock %d\n", pthread_cond_clockwait(&c, &m, CLOCK_PROCESS_CPUTIME_ID, &now) == EINVAL);
+  pthread_mutex_unlock(&m);
+  struct dl_find_object found;
+  int found_rc = _dl_find_object((void*)&main, &found);
+  printf("find_self %d %d\n", found_rc == 0,
+         found.dlfo_eh_frame != NULL && (char*)found.dlfo_map_start <= (char*)&main &&
+         (char*)&main < (char*)found.dlfo_map_end);
+  printf("find_nothing %d\n", _dl_find_object((void*)16, &found) == -1);
+  char* volatile big = malloc(1 << 20);   /* volatile: the call is not elided */
+  big[0] = 1;
+  struct mallinfo2 info = mallinfo2();   /* 1 MiB is mmapped: hblkhd */
+  printf("mallinfo2 %d\n", info.hblkhd + info.uordblks >= (1 << 20));
+  free(big);
+  printf("single_threaded %d\n", __libc_single_threaded);
+  return 0;
+}
+"""
+
+
+def test_replacements_behave_like_glibcs(tmp_path, stubs):
+  src = tmp_path / "driver.c"
+  src.write_text(COMPAT_DRIVER)
+  exe = str(tmp_path / "driver")
+  subprocess.run([_cc(), "-O1", "-fvisibility=hidden", "-o", exe, str(src), COMPAT, "-L" + stubs,
+                  "-lpthread", "-ldl"], check=True)
+  versions = subprocess.run(["readelf", "-W", "--dyn-syms", exe], check=True, capture_output=True,
+                            text=True).stdout
+  assert "_dl_find_object" not in versions and "arc4random" not in versions
+  out = subprocess.run([exe, STUB_TOOL], check=True, capture_output=True, text=True).stdout
+  result = dict(line.split(" ", 1) for line in out.splitlines())
+  assert result["size"] == str(os.path.getsize(STUB_TOOL))
+  assert result["missing"] == "-1 1"
+  assert result["uniform_in_range"] == "1"
+  assert result["clockwait"] == "1" and result["bad_clock"] == "1"
+  assert result["find_self"] == "1 1" and result["find_nothing"] == "1"
+  assert result["mallinfo2"] == "1"
+  assert result["single_threaded"] == "0"
