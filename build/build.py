@@ -84,7 +84,7 @@ def normalize(name: str) -> str:
 
 
 def parse_wheel_name(filename: str) -> dict[str, str]:
-  """'jaxlib_cpu-1!0.1.0-cp310-abi3-manylinux_2_36_x86_64.whl' -> its parts."""
+  """'jaxlib_cpu-1!0.1.0-cp310-abi3-manylinux_2_27_x86_64.whl' -> its parts."""
   base = os.path.basename(filename)
   if not base.endswith(".whl"):
     raise ValueError(f"not a wheel file name: {base}")
