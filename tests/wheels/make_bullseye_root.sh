@@ -8,7 +8,8 @@
 set -euo pipefail
 
 root="${1:-${HOME}/.cache/jax-bullseye-root}"
-mirror="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+# debootstrap's own default mirror unless DEBIAN_MIRROR names another.
+mirror=(${DEBIAN_MIRROR:-})
 
 if [ -f "$root/.complete" ]; then
   echo "bullseye root: $root (cached)"
@@ -32,7 +33,7 @@ partial="$root.partial"
 rm -rf "$partial"
 mkdir -p "$(dirname "$root")"
 # minbase: libc6, libstdc++6 and coreutils are all the smoke test needs.
-debootstrap --variant=minbase bullseye "$partial" "$mirror"
+debootstrap --variant=minbase bullseye "$partial" "${mirror[@]}"
 rm -rf "$root"
 mv "$partial" "$root"
 touch "$root/.complete"
