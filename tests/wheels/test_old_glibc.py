@@ -113,16 +113,44 @@ def _defined_versions(path: str) -> set[str]:
   return found
 
 
-def _needed_versions(path: str) -> set[str]:
-  out = subprocess.run(["readelf", "-W", "--dyn-syms", path], check=True, capture_output=True,
-                       text=True).stdout
+def _needed_versions(path: str) -> set[tuple[str, str]]:
+  """(library, 'name@version') for each glibc symbol the object needs: the
+  library is the one its version-needs entry names, where the dynamic linker
+  checks that the version exists."""
+  files = {}
+  versions = subprocess.run(["readelf", "-W", "-V", path], check=True, capture_output=True,
+                            text=True).stdout
+  current = None
+  for line in versions.split(".gnu.version_r", 1)[-1].splitlines():
+    match = re.search(r"File: (\S+)", line)
+    if match:
+      current = match.group(1)
+    match = re.search(r"Name: (\S+)\s+Flags: \S+\s+Version: (\d+)", line)
+    if match and current:
+      files[int(match.group(2))] = current
+  symbols = subprocess.run(["readelf", "-W", "--dyn-syms", path], check=True, capture_output=True,
+                           text=True).stdout
   needed = set()
-  for line in out.splitlines():
-    parts = line.split()
-    if len(parts) >= 8 and parts[6] == "UND" and "@GLIBC_" in parts[7]:
-      name, _, version = parts[7].partition("@")
-      needed.add(f"{name}@{version.lstrip('@').split()[0]}")
+  for line in symbols.splitlines():
+    match = re.search(r" UND (\S+)@(GLIBC_\S+) \((\d+)\)", line)
+    if match:
+      needed.add((files[int(match.group(3))], f"{match.group(1)}@{match.group(2)}"))
   return needed
+
+
+def _check_needs_in_root(wheel_path: str, root: str) -> None:
+  """Every glibc symbol version each shared object of the wheel needs is
+  defined by that very library of the root."""
+  defined = {lib: _defined_versions(os.path.join(root, LIBDIR, lib)) for lib in ROOT_LIBRARIES}
+  with tempfile.TemporaryDirectory() as tmp, zipfile.ZipFile(wheel_path) as whl:
+    members = [n for n in whl.namelist() if n.endswith(".so")]
+    assert members, wheel_path
+    for member in members:
+      needed = _needed_versions(whl.extract(member, tmp))
+      assert needed, member
+      missing_there = sorted(f"{lib}: {sym}" for lib, sym in needed
+                             if sym not in defined.get(lib, ()))
+      assert not missing_there, f"{member} needs what glibc 2.31 lacks: {missing_there}"
 
 
 def test_binary_wheels_are_manylinux_2_28_or_older(any_dist_wheels):
@@ -196,16 +224,13 @@ def test_jaxlib_extension_needs_only_what_debian_11_has(dist_wheels, bullseye_ro
   wheels = [w for w in dist_wheels if w["distribution"] == "jaxlib"]
   if not wheels:
     pytest.skip("no jaxlib wheel in dist/")
-  defined = set()
-  for lib in ROOT_LIBRARIES:
-    defined |= _defined_versions(os.path.join(bullseye_root, LIBDIR, lib))
-  with tempfile.TemporaryDirectory() as tmp:
-    for wheel in wheels:
-      with zipfile.ZipFile(wheel["path"]) as whl:
-        members = [n for n in whl.namelist() if n.endswith(".so")]
-        assert members, wheel["path"]
-        for member in members:
-          needed = _needed_versions(whl.extract(member, tmp))
-          assert needed, member
-          missing_there = sorted(needed - defined)
-          assert not missing_there, f"{member} needs what glibc 2.31 lacks: {missing_there}"
+  for wheel in wheels:
+    _check_needs_in_root(wheel["path"], bullseye_root)
+
+
+@pytest.mark.parametrize("plugin", sorted(PLUGINS))
+def test_plugin_needs_only_what_debian_11_has_where_it_looks(plugin, dist_wheel, bullseye_root):
+  """Stricter than loading: the dynamic linker finds a symbol in any loaded
+  library, so a symbol recorded against libc that an old glibc keeps in
+  libpthread still loads in a process that has libpthread; this names it."""
+  _check_needs_in_root(dist_wheel(plugin), bullseye_root)
