@@ -179,3 +179,33 @@ def test_replacements_behave_like_glibcs(tmp_path, stubs):
   assert result["find_self"] == "1 1" and result["find_nothing"] == "1"
   assert result["mallinfo2"] == "1"
   assert result["single_threaded"] == "0"
+
+
+def _rule_blocks(text: str):
+  """The text of each top-level rule call `name(...)` in a BUILD or .bzl file."""
+  depth, start = 0, None
+  for i, ch in enumerate(text):
+    if ch == "(":
+      if depth == 0:
+        start = text.rfind("\n", 0, i) + 1
+      depth += 1
+    elif ch == ")":
+      depth -= 1
+      if depth == 0 and start is not None:
+        yield text[start:i + 1]
+
+
+def test_every_shipped_shared_object_uses_shared_object():
+  """Only build/defs.bzl's shared_object() may link a shared object, except
+  test-only ones: any other would miss the glibc 2.28 stubs and replacements."""
+  files = subprocess.run(["git", "ls-files", "*BUILD.bazel", "*.bzl"], cwd=REPO, check=True,
+                         capture_output=True, text=True).stdout.split()
+  offenders = []
+  for path in files:
+    if path == "build/defs.bzl":
+      continue
+    with open(os.path.join(REPO, path), encoding="utf-8") as f:
+      for block in _rule_blocks(f.read()):
+        if "linkshared = True" in block and "testonly = True" not in block:
+          offenders.append(f"{path}: {block.splitlines()[0].strip()} ...")
+  assert not offenders, offenders
