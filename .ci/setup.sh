@@ -2,8 +2,9 @@
 # Installs what building and testing this repository needs, and nothing else.
 # Idempotent and fast when everything is already there:
 #   - Debian packages: Bazel (Debian's bazel-bootstrap), LLVM 19, Eigen, zstd, zlib,
-#     libxml2, patchelf, and clang 19 with its sanitizer and libFuzzer runtimes (for
-#     .ci/fuzz.sh); `apt-get update` runs once, and only if something is missing.
+#     libxml2, patchelf, debootstrap (the Debian 11 root of tests/wheels), and
+#     clang 19 with its sanitizer and libFuzzer runtimes (for .ci/fuzz.sh);
+#     `apt-get update` runs once, and only if something is missing.
 #   - For python3 (the build driver): the build tools (nanobind, auditwheel, patchelf,
 #     build) and the test tools (numpy, ml_dtypes, scipy, pytest).
 #   - For each CPython 3.10-3.13 that is found (python3.X on PATH or pyenv's): only
@@ -15,7 +16,7 @@ set -euo pipefail
 log() { printf '[setup] %s\n' "$*"; }
 
 # ---------------------------------------------------------------- Debian packages
-APT_PACKAGES=(bazel-bootstrap llvm-19-dev libeigen3-dev libzstd-dev zlib1g-dev libxml2-dev patchelf
+APT_PACKAGES=(bazel-bootstrap llvm-19-dev libeigen3-dev libzstd-dev zlib1g-dev libxml2-dev patchelf debootstrap
               clang-19 libclang-rt-19-dev)
 
 missing=()

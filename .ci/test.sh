@@ -13,6 +13,10 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 CONFORMANCE_DIR="${CONFORMANCE_DIR:-$(cd .. && pwd)/shared/conformance}"
 export CONFORMANCE_DIR
 
+# Lines per top-level folder and the largest files; fails on a source file
+# over 1,500 lines.
+python3 build/size_table.py
+
 PYTHONS="3.10,$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])'),3.13"
 python3 build/build.py build --wheels=all --python="$PYTHONS"
 
@@ -25,6 +29,10 @@ bazel test --config=asan --build_tests_only //xla/... --test_env=CONFORMANCE_DIR
 
 # The HLO parser's coverage-guided fuzzer (clang + libFuzzer) for a bounded time.
 bash .ci/fuzz.sh
+
+# The Debian 11 (glibc 2.31) root that tests/wheels/test_old_glibc.py runs the
+# plugins in (cached under ~/.cache after the first run).
+bash tests/wheels/make_bullseye_root.sh
 
 # Runs `pytest tests -q` in a fresh virtualenv with jax installed from dist/;
 # missing wheels fail instead of skipping, and exit status 5 (no tests) fails.

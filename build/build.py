@@ -84,7 +84,7 @@ def normalize(name: str) -> str:
 
 
 def parse_wheel_name(filename: str) -> dict[str, str]:
-  """'jaxlib_cpu-1!0.1.0-cp310-abi3-manylinux_2_36_x86_64.whl' -> its parts."""
+  """'jaxlib_cpu-1!0.1.0-cp310-abi3-manylinux_2_27_x86_64.whl' -> its parts."""
   base = os.path.basename(filename)
   if not base.endswith(".whl"):
     raise ValueError(f"not a wheel file name: {base}")
@@ -317,6 +317,82 @@ def check_plugin_exports(path: str) -> None:
 
 
 # ----------------------------------------------------------------------------
+# The manylinux_2_28 baseline
+
+
+# Every binary wheel must install where glibc 2.28 is (RHEL 8, Debian 11,
+# Ubuntu 20.04): manylinux_2_28's newest symbol version of each system library
+# family (auditwheel's policy). build/manylinux makes our links meet it.
+BASELINE_TAG = (2, 28)
+BASELINE_VERSIONS = {
+    "GLIBC": (2, 28),
+    "GLIBCXX": (3, 4, 24),
+    "CXXABI": (1, 3, 11),
+    "GCC": (7, 0, 0),
+}
+
+
+def _version_tuple(text: str) -> tuple[int, ...]:
+  return tuple(int(p) for p in re.findall(r"\d+", text))
+
+
+def too_new_symbols(path: str) -> list[str]:
+  """'name@VERSION' for each symbol the shared object at `path` needs from the
+  system in a version newer than the baseline's."""
+  out = run(["readelf", "-W", "--dyn-syms", path], f"readelf on {path}", capture=True)
+  found = set()
+  for line in out.splitlines():
+    parts = line.split()
+    if len(parts) < 8 or parts[6] != "UND" or "@" not in parts[7]:
+      continue
+    name, _, version = parts[7].partition("@")
+    version = version.lstrip("@").split(" ")[0]
+    family, sep, number = version.partition("_")
+    if not sep or family not in BASELINE_VERSIONS or not re.fullmatch(r"[\d.]+", number):
+      continue
+    if _version_tuple(number) > BASELINE_VERSIONS[family]:
+      found.add(f"{name}@{version}")
+  return sorted(found)
+
+
+def manylinux_version(platform: str) -> tuple[int, int]:
+  """The oldest glibc among a wheel's platform tags ('manylinux_2_27_x86_64',
+  possibly several joined by dots; legacy aliases count as what they mean)."""
+  legacy = {"manylinux1": (2, 5), "manylinux2010": (2, 12), "manylinux2014": (2, 17)}
+  versions = []
+  for tag in platform.split("."):
+    match = re.fullmatch(r"manylinux_(\d+)_(\d+)_\w+", tag)
+    if match:
+      versions.append((int(match.group(1)), int(match.group(2))))
+    elif tag.split("_", 1)[0] in legacy:
+      versions.append(legacy[tag.split("_", 1)[0]])
+  if not versions:
+    raise BuildError(f"platform tag {platform} is not a manylinux tag")
+  return min(versions)
+
+
+def check_baseline(path: str) -> None:
+  """Fails when the repaired wheel at `path` is tagged newer than
+  manylinux_2_28, naming the symbols that pulled it up."""
+  info = parse_wheel_name(path)
+  version = manylinux_version(info["platform"])
+  if version <= BASELINE_TAG:
+    return
+  culprits = []
+  with tempfile.TemporaryDirectory() as tmp, zipfile.ZipFile(path) as whl:
+    for name in whl.namelist():
+      if name.endswith(".so") or ".so." in os.path.basename(name):
+        culprits += [f"{name}: {s}" for s in too_new_symbols(whl.extract(name, tmp))]
+  baseline = "manylinux_%d_%d" % BASELINE_TAG
+  raise BuildError(
+      f"{os.path.basename(path)} is manylinux_{version[0]}_{version[1]}, newer than "
+      f"{baseline}; these symbols need a newer system library than {baseline} has "
+      "(link with build/defs.bzl's shared_object(), or give the function a "
+      "replacement in build/manylinux/glibc_compat.c):\n  "
+      + ("\n  ".join(culprits) or "(none found: see auditwheel show)"))
+
+
+# ----------------------------------------------------------------------------
 # dist/
 
 
@@ -435,6 +511,7 @@ def finish_wheels(items: list[Item], outputs: dict[str, list[str]], dist: str,
     if "consistent with the following platform tag" not in " ".join(shown.split()):
       raise BuildError(f"auditwheel show does not accept {repaired[0]}:\n{shown}")
     check_finished_wheel(item, repaired[0], version)
+    check_baseline(repaired[0])
     finished.append(replace_in_dist(dist, repaired[0]))
     progress.step(f"{item.label}: repaired {os.path.basename(finished[-1])}")
   return finished

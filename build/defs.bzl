@@ -15,21 +15,57 @@ def xla_cc_test(name, copts = [], linkstatic = True, **kwargs):
     # Static: with hidden visibility a test cannot link against shared libraries.
     native.cc_test(name = name, copts = TEST_COPTS + copts, linkstatic = linkstatic, **kwargs)
 
-_EXTENSION_VERSION_SCRIPT = "//build:extension_version_script.lds"
-_EXTENSION_LINKOPTS = [
-    "-Wl,--version-script=$(location %s)" % _EXTENSION_VERSION_SCRIPT,
+# Every shared object we ship loads on glibc 2.28 and newer (manylinux_2_28).
+# The toolchain's glibc is newer, so the link searches stubs of the C libraries
+# first (build/manylinux/make_glibc_stubs.py: each symbol's newest version not
+# newer than 2.28), our hidden replacements give the few newer functions our
+# dependencies call (glibc_compat.c), and libstdc++/libgcc are linked in
+# statically (the system's may be older than the toolchain's) and kept hidden by
+# each object's version script and --exclude-libs. A symbol with no old enough
+# version fails the link of a plugin (-z defs); Python extensions leave the
+# interpreter's symbols undefined, so tests/wheels checks that theirs are all
+# Python's.
+_GLIBC_STUBS = "//build/manylinux:glibc_2_28"
+MANYLINUX_LINKOPTS = [
+    "-L$(BINDIR)/build/manylinux/glibc_2_28",
     "-Wl,--exclude-libs,ALL",
+    # The toolchain appends a dynamic -lstdc++ after these options: link the
+    # archive first, then let --as-needed drop the now unused shared library.
+    "-l:libstdc++.a",
+    "-static-libgcc",
+    "-Wl,--as-needed",
+    # Where these functions lived before glibc 2.34 (the stubs put them back).
+    "-lpthread",
+    "-ldl",
+    "-lrt",
+    "-lm",
 ]
+
+def shared_object(name, deps = [], linkopts = [], additional_linker_inputs = [], **kwargs):
+    """A shared object we ship (plugin, extension module, dlopened helper):
+    links against the manylinux_2_28 glibc stubs with our replacements and a
+    static libstdc++. `linkopts` should name a version script that exports only
+    the object's entry points."""
+    native.cc_binary(
+        name = name,
+        linkshared = True,
+        deps = deps + ["//build/manylinux:glibc_compat"],
+        linkopts = linkopts + MANYLINUX_LINKOPTS,
+        additional_linker_inputs = additional_linker_inputs + [_GLIBC_STUBS],
+        **kwargs
+    )
+
+_EXTENSION_VERSION_SCRIPT = "//build:extension_version_script.lds"
+_EXTENSION_LINKOPTS = ["-Wl,--version-script=$(location %s)" % _EXTENSION_VERSION_SCRIPT]
 
 def nanobind_extension(name, srcs, deps = [], copts = []):
     """One `<name>_cp3XY.so` per supported Python, each against that Python's headers."""
     for version in PYTHON_VERSIONS:
         tag = version.replace(".", "_")
-        native.cc_binary(
+        shared_object(
             name = "%s_%s.so" % (name, py_tag(version)),
             srcs = srcs,
             copts = DEFAULT_COPTS + ["-fno-strict-aliasing"] + copts,
-            linkshared = True,
             linkopts = _EXTENSION_LINKOPTS + ["-Wl,--gc-sections"],
             deps = deps + [_EXTENSION_VERSION_SCRIPT, "@nanobind//:nanobind_%s" % tag, "@python//:python_%s" % tag],
         )
@@ -59,11 +95,10 @@ def nanobind_stubs(name, extension, module, package, version, submodules = []):
 
 def limited_api_extension(name, srcs, deps = [], copts = []):
     """A CPython extension against the stable ABI of 3.10 (loads on 3.10 and newer)."""
-    native.cc_binary(
+    shared_object(
         name = name + ".so",
         srcs = srcs,
         copts = DEFAULT_COPTS + ["-DPy_LIMITED_API=0x030A0000"] + copts,
-        linkshared = True,
         linkopts = _EXTENSION_LINKOPTS,
         deps = deps + [_EXTENSION_VERSION_SCRIPT, "@python//:python_3_10"],
     )
@@ -71,20 +106,13 @@ def limited_api_extension(name, srcs, deps = [], copts = []):
 def plugin_shared_object(name, deps, version_script = "//build:version_script.lds"):
     """A plugin library that statically links its own copy of XLA, LLVM and
     libstdc++ and exports exactly one symbol, GetPjrtApi."""
-    native.cc_binary(
+    shared_object(
         name = name,
-        linkshared = True,
         deps = deps + [version_script],
         linkopts = [
             "-Wl,--version-script=$(location %s)" % version_script,
-            "-Wl,--exclude-libs,ALL",
             "-Wl,--gc-sections",
             "-Wl,-z,defs",
-            # The toolchain appends a dynamic -lstdc++ after these options: link the
-            # archive first, then let --as-needed drop the now unused shared library.
-            "-l:libstdc++.a",
-            "-static-libgcc",
-            "-Wl,--as-needed",
         ],
     )
 
