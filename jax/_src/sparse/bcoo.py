@@ -20,8 +20,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-import jax.numpy as jnp
-from jax import lax
+from jax._src.numpy import namespace as jnp
+from jax._src.lax import namespace as lax
 from jax._src import core
 from jax._src import dtypes
 from jax._src import tree_util

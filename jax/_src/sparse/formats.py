@@ -9,8 +9,8 @@ import operator
 
 import numpy as np
 
-import jax.numpy as jnp
-from jax import lax
+from jax._src.numpy import namespace as jnp
+from jax._src.lax import namespace as lax
 from jax._src import core
 from jax._src import tree_util
 from jax._src.lax.utils import derived_primitive
