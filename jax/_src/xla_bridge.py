@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-import importlib.metadata
 import importlib.util
 import logging
 import os
@@ -120,6 +119,9 @@ def _iter_plugin_modules():
       yield info.name, "namespace", None
   except ImportError:
     pass
+  # importlib.metadata (with email, zipfile, pathlib) costs a tenth of `import jax`;
+  # only finding the plugins needs it.
+  import importlib.metadata
   for ep in importlib.metadata.entry_points(group="jax_plugins"):
     name = ep.value.split(":")[0]
     if name in seen:

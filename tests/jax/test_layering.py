@@ -29,7 +29,7 @@ LAYERS: list[tuple[str, str, tuple[str, ...]]] = [
      ("jax.version", "jax._src.config", "jax._src.errors", "jax._src.dtypes", "jax._src.lib",
       "jax._src.core", "jax._src.tree_util", "jax._src.linear_util", "jax._src.name_stack",
       "jax._src.traceback_util", "jax._src.monitoring", "jax._src.profiler",
-      "jax._src.donation", "jax._src.util", "jax._src.api_util", "jax._src.compiler")),
+      "jax._src.donation", "jax._src.util", "jax._src.lazy_loader", "jax._src.api_util", "jax._src.compiler")),
     ("interpreters/lowering", "rule tables of the transformations and jaxpr -> HLO text",
      ("jax._src.interpreters", "jax._src.lowering", "jax._src.custom_derivatives",
       "jax._src.custom_derivatives_public", "jax._src.ad_checkpoint", "jax._src.remat",
