@@ -133,7 +133,7 @@ def live_arrays(platform=None) -> list:
   devices = set(backend.devices())
   out = []
   for obj in gc.get_objects():
-    if type(obj) is ArrayImpl and obj._buffers and not obj.is_deleted():
+    if type(obj) is ArrayImpl and obj.resident_buffers and not obj.is_deleted():
       if obj.devices() <= devices:
         out.append(obj)
   return out

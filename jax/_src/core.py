@@ -404,6 +404,11 @@ def find_top_trace(_) -> Trace:
   return top.trace_type(top)
 
 
+def trace_level(tracer: Tracer) -> int:
+  """The nesting level of the transformation `tracer` belongs to (outermost lowest)."""
+  return tracer._trace.main.level
+
+
 def full_raise(trace: Trace, val):
   if not isinstance(val, Tracer):
     if not is_valid_jaxval(val):

@@ -24,7 +24,7 @@ from jax._src import xla_bridge
 from jax._src.interpreters import ad
 from jax._src.interpreters import batching
 from jax._src.lowering import hlo
-from jax._src.sharding import Mesh, NamedSharding, PartitionSpec as P
+from jax._src.sharding import Mesh, NamedSharding, PartitionSpec as P, spec_axes
 from jax._src.tree_util import tree_flatten, tree_map, tree_unflatten
 from jax._src.util import safe_zip
 
@@ -126,7 +126,7 @@ def _processes_along(mesh: Mesh, axis_name: str) -> int:
 
 def _scale(shape, mesh: Mesh, pspec, grow: bool) -> tuple:
   out = list(shape)
-  for dim, names in enumerate(pspec._normalized(len(shape))):
+  for dim, names in enumerate(spec_axes(pspec, len(shape))):
     k = math.prod(_processes_along(mesh, n) for n in names)
     if grow:
       out[dim] *= k

@@ -34,7 +34,7 @@ from jax._src.numpy.sorting import searchsorted, take_onehot
 def key_data_and_wrap(key):
   """(raw uint32[..., 2] data, a function giving results the caller's key kind)."""
   if isinstance(key, PRNGKeyArray):
-    return key._base_array, PRNGKeyArray
+    return key.base_array, PRNGKeyArray
   aval = core.get_aval(key)
   if aval.dtype != prng.UINT32 or not aval.shape or aval.shape[-1] != 2:
     raise TypeError(f"JAX encountered invalid PRNG key data: expected a uint32[..., 2] key "

@@ -109,10 +109,6 @@ class Mesh:
   def local_devices(self) -> list:
     return list(self.devices.flat)
 
-  @property
-  def _flat_devices(self) -> list:
-    return list(self.devices.flat)
-
   def __eq__(self, other):
     return (isinstance(other, Mesh) and self._hash == other._hash
             and self.axis_names == other.axis_names
@@ -251,11 +247,11 @@ class PartitionSpec(tuple):
   def __hash__(self):
     return hash((PartitionSpec, tuple(self), self.unreduced, self.reduced))
 
-  def _normalized(self, ndim: int) -> tuple:
-    """One tuple of mesh axis names per dimension (empty = not split)."""
-    entries = list(self) + [None] * (ndim - len(self))
-    return tuple(() if e is None or e is UNCONSTRAINED else (e,) if isinstance(e, str)
-                 else tuple(e) for e in entries)
+def spec_axes(spec: PartitionSpec, ndim: int) -> tuple:
+  """One tuple of mesh axis names per dimension of a rank-`ndim` value (empty = not split)."""
+  entries = list(spec) + [None] * (ndim - len(spec))
+  return tuple(() if e is None or e is UNCONSTRAINED else (e,) if isinstance(e, str)
+               else tuple(e) for e in entries)
 
 
 def _make_spec(partitions, unreduced, reduced):
@@ -288,7 +284,7 @@ class SingleDeviceSharding(xc.SingleDeviceSharding):
 
 def _check_spec(mesh: Mesh, spec: PartitionSpec) -> None:
   used: list[str] = []
-  for names in spec._normalized(len(spec)):
+  for names in spec_axes(spec, len(spec)):
     for n in names:
       if n not in mesh.shape:
         raise ValueError(f"Resource axis: {n} of {spec} is not found in mesh: "
@@ -318,7 +314,7 @@ class NamedSharding(xc.NamedSharding):
 
   def partition_counts(self, ndim: int) -> tuple[int, ...]:
     return tuple(math.prod(self.mesh.shape[n] for n in names)
-                 for names in self.spec._normalized(ndim))
+                 for names in spec_axes(self.spec, ndim))
 
   def check_shape(self, global_shape, what: str = "array") -> None:
     if len(self.spec) > len(global_shape):

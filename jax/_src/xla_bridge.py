@@ -55,6 +55,21 @@ _discovery_done = False
 _default_backend: Any = None
 
 
+def forget_backends() -> None:
+  """Drop every backend client and the errors of those that failed (made again on next use)."""
+  global _default_backend
+  with _lock:
+    _backends.clear()
+    _backend_errors.clear()
+    _default_backend = None
+
+
+def add_registration(registration: PluginRegistration) -> None:
+  """Register a backend (replacing one of the same name) for the next initialisation."""
+  with _lock:
+    _registrations[registration.name] = registration
+
+
 def register_plugin(name: str, *, priority: int = 400, library_path: str,
                     platform_names: tuple[str, ...] = (), version: str = "",
                     c_api_version: tuple[int, int] = (0, 0),
@@ -359,11 +374,9 @@ def discovery_report() -> dict[str, Any]:
 
 
 def _reset_for_tests() -> None:
-  global _discovery_done, _default_backend
+  global _discovery_done
+  forget_backends()
   with _lock:
     _registrations.clear()
-    _backends.clear()
-    _backend_errors.clear()
     _discovered.clear()
     _discovery_done = False
-    _default_backend = None

@@ -7,7 +7,9 @@ the edge with its file and line, on
   (b) an import cycle (Tarjan's strongly connected components over all edges),
   (c) a private module (jax._src.*) importing the public API (jax.numpy, jax.lax...),
   (d) a function-level import of a jax module without a comment saying why, on
-      that line or the line above.
+      that line or the line above,
+  (e) a module reading an underscore name it does not define itself (`obj._x`,
+      `module._x`, `from m import _x`): what a module shares, it names publicly.
 There is no list of exceptions: library modules import the private namespaces
 jax._src.numpy.namespace and jax._src.lax.namespace that the public ones re-export.
 """
@@ -223,6 +225,56 @@ def cycle_report(cycle: list[str], edges: list[Edge]) -> str:
   return f"cycle of {len(cycle)} modules: {cycle}\n    " + "\n    ".join(inside)
 
 
+# Underscore names of the public API of Python itself (namedtuple) and of jaxlib, a
+# separate wheel: its C++ classes and plugin_support; and jax.version's, which keeps
+# the names JAX's version module has (jaxlib's build reads them).
+FOREIGN_PRIVATE = {"_replace", "_fields", "_asdict", "_make", "_jax", "_fast_clear",
+                   "_block_until_ready", "_distribution_for", "_version",
+                   "_minimum_jaxlib_version", "_version_as_tuple"}
+
+
+def _defined_names(tree: ast.AST) -> set[str]:
+  """Every name the module binds: functions, classes, assignments (also to attributes),
+  parameters, imports under their own or an `as` name, and strings (__slots__, getattr)."""
+  names = set()
+  for node in ast.walk(tree):
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+      names.add(node.name)
+    elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+      names.add(node.attr)
+    elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+      names.add(node.id)
+    elif isinstance(node, ast.arg):
+      names.add(node.arg)
+    elif isinstance(node, ast.alias) and node.asname:
+      names.add(node.asname)
+    elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+      names.add(node.value)
+  return names
+
+
+def _is_private(name: str) -> bool:
+  return name.startswith("_") and not name.startswith("__") and name not in FOREIGN_PRIVATE
+
+
+def private_reads(modules: dict[str, str]) -> list[str]:
+  """`module:line name` for each read of another module's underscore name."""
+  out = []
+  for module, path in sorted(modules.items()):
+    with open(path, encoding="utf-8") as f:
+      tree = ast.parse(f.read(), path)
+    own = _defined_names(tree)
+    for node in ast.walk(tree):
+      if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "jax":
+        out += [f"{module}:{node.lineno} from {node.module} import {a.name}"
+                for a in node.names if _is_private(a.name)]
+      elif (isinstance(node, ast.Attribute) and _is_private(node.attr)
+            and node.attr not in own
+            and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))):
+        out.append(f"{module}:{node.lineno} {ast.unparse(node)}")
+  return out
+
+
 # ----------------------------------------------------------------------------- tests
 
 
@@ -283,6 +335,13 @@ def test_function_level_imports_say_why(graph):
                            "line above:\n  " + "\n  ".join(map(_where, uncommented)))
 
 
+def test_no_module_reads_another_modules_private_names(graph):
+  modules, _, _ = graph
+  bad = private_reads(modules)
+  assert not bad, ("underscore names read outside the module that defines them (give them "
+                   "a public name there):\n  " + "\n  ".join(bad))
+
+
 # ----------------------------------------------------------------------------- the checker
 
 
@@ -335,3 +394,18 @@ def test_public_numpy_and_lax_are_their_private_namespaces():
   assert jax.numpy.fft.__name__ == "jax.numpy.fft"
   assert jax.lax.linalg.__name__ == "jax.lax.linalg"
   assert jax.numpy.sum(jax.numpy.arange(4)) == 6
+
+
+def test_checker_finds_private_reads(tmp_path):
+  pkg = _fake_package(tmp_path, {
+      "jax/__init__.py": "",
+      "jax/_src/__init__.py": "",
+      "jax/_src/a.py": ("class A:\n  __slots__ = ('_x',)\n  def _check(self):\n"
+                        "    return self._x\n_helper = 1\n"),
+      "jax/_src/b.py": ("from jax._src import a\nfrom jax._src.a import _helper\n"
+                        "def f(obj):\n  obj._check()\n  return a._helper, obj._x\n"
+                        "def g(p):\n  return p._replace(x=1)\n"),
+  })
+  reads = private_reads(find_modules(pkg))
+  assert reads == ["jax._src.b:2 from jax._src.a import _helper", "jax._src.b:4 obj._check",
+                   "jax._src.b:5 a._helper", "jax._src.b:5 obj._x"]
