@@ -137,9 +137,25 @@ del _jaxlib_ext
 
 # Libraries imported on first use (`jax.scipy.special.x`, `from jax import nn`), so that
 # `import jax` does not pay for them.
-from jax._src import lazy_loader as _lazy_loader  # noqa: E402
+import typing as _typing  # noqa: E402
 
-__getattr__, __dir__ = _lazy_loader.attach(__name__, [
-    "distributed", "dlpack", "experimental", "export", "extend", "flatten_util", "image",
-    "nn", "ops", "profiler", "scipy"])
-del _lazy_loader
+if _typing.TYPE_CHECKING:  # what type checkers and editors see
+  from jax import distributed as distributed
+  from jax import dlpack as dlpack
+  from jax import experimental as experimental
+  from jax import export as export
+  from jax import extend as extend
+  from jax import flatten_util as flatten_util
+  from jax import image as image
+  from jax import nn as nn
+  from jax import ops as ops
+  from jax import profiler as profiler
+  from jax import scipy as scipy
+else:
+  from jax._src import lazy_loader as _lazy_loader
+
+  __getattr__, __dir__ = _lazy_loader.attach(__name__, [
+      "distributed", "dlpack", "experimental", "export", "extend", "flatten_util", "image",
+      "nn", "ops", "profiler", "scipy"])
+  del _lazy_loader
+del _typing
