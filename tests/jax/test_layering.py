@@ -257,21 +257,35 @@ def _is_private(name: str) -> bool:
   return name.startswith("_") and not name.startswith("__") and name not in FOREIGN_PRIVATE
 
 
+def _module_aliases(tree: ast.AST, module: str, is_package: bool, modules) -> set[str]:
+  """Names under which the module binds other jax modules (`from jax._src import core`)."""
+  out = set()
+  for node in ast.walk(tree):
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+      for alias, name in zip(node.names, _imported_names(node, module, is_package)):
+        if name in modules and (alias.asname or isinstance(node, ast.ImportFrom)):
+          out.add(alias.asname or alias.name)
+  return out
+
+
 def private_reads(modules: dict[str, str]) -> list[str]:
-  """`module:line name` for each read of another module's underscore name."""
+  """`module:line name` for each read of another module's underscore name: through an
+  import, through a module bound to a name, or on an object whose module does not
+  define that name (so it belongs to another module's class)."""
   out = []
   for module, path in sorted(modules.items()):
     with open(path, encoding="utf-8") as f:
       tree = ast.parse(f.read(), path)
     own = _defined_names(tree)
+    aliases = _module_aliases(tree, module, path.endswith("__init__.py"), modules)
     for node in ast.walk(tree):
       if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "jax":
         out += [f"{module}:{node.lineno} from {node.module} import {a.name}"
                 for a in node.names if _is_private(a.name)]
-      elif (isinstance(node, ast.Attribute) and _is_private(node.attr)
-            and node.attr not in own
-            and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))):
-        out.append(f"{module}:{node.lineno} {ast.unparse(node)}")
+      elif isinstance(node, ast.Attribute) and _is_private(node.attr):
+        base = node.value.id if isinstance(node.value, ast.Name) else None
+        if base in aliases or (node.attr not in own and base not in ("self", "cls")):
+          out.append(f"{module}:{node.lineno} {ast.unparse(node)}")
   return out
 
 
@@ -405,7 +419,10 @@ def test_checker_finds_private_reads(tmp_path):
       "jax/_src/b.py": ("from jax._src import a\nfrom jax._src.a import _helper\n"
                         "def f(obj):\n  obj._check()\n  return a._helper, obj._x\n"
                         "def g(p):\n  return p._replace(x=1)\n"),
+      "jax/_src/c.py": ("import jax._src.a as mod_a\n_helper = 2\n"
+                        "class C:\n  _x = 0\n  def h(self, other):\n"
+                        "    return mod_a._helper + other._x + self._x\n"),
   })
   reads = private_reads(find_modules(pkg))
   assert reads == ["jax._src.b:2 from jax._src.a import _helper", "jax._src.b:4 obj._check",
-                   "jax._src.b:5 a._helper", "jax._src.b:5 obj._x"]
+                   "jax._src.b:5 a._helper", "jax._src.b:5 obj._x", "jax._src.c:6 mod_a._helper"]
