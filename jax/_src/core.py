@@ -409,6 +409,11 @@ def trace_level(tracer: Tracer) -> int:
   return tracer._trace.main.level
 
 
+def traced_by(tracer: Tracer, trace: Trace) -> bool:
+  """Whether `tracer` is a value of `trace`'s transformation (not of an outer one)."""
+  return tracer._trace.main is trace.main
+
+
 def full_raise(trace: Trace, val):
   if not isinstance(val, Tracer):
     if not is_valid_jaxval(val):

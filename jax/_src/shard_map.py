@@ -266,8 +266,9 @@ def _check_spec_names(mesh: Mesh, specs, what: str) -> None:
 
 
 def _infer_in_specs(leaves, mesh: Mesh) -> list[PartitionSpec]:
-  return [x._sharding.spec if isinstance(x, ArrayImpl) and isinstance(x._sharding, NamedSharding)
-          and x._sharding.mesh == mesh else PartitionSpec() for x in leaves]
+  return [x.explicit_sharding.spec
+          if isinstance(x, ArrayImpl) and isinstance(x.explicit_sharding, NamedSharding)
+          and x.explicit_sharding.mesh == mesh else PartitionSpec() for x in leaves]
 
 
 class ShardMapped:
@@ -496,7 +497,7 @@ def _mesh_of_args(args) -> Mesh | None:
   """The mesh that splits some argument, or None (no split argument, or several meshes)."""
   mesh = None
   for x in args:
-    s = getattr(x, "_sharding", None) if isinstance(x, ArrayImpl) else None
+    s = x.explicit_sharding if isinstance(x, ArrayImpl) else None
     if isinstance(s, NamedSharding) and s.mesh.size > 1 and not s.is_fully_replicated:
       if mesh is not None and s.mesh != mesh:
         return None
@@ -505,7 +506,7 @@ def _mesh_of_args(args) -> Mesh | None:
 
 
 def _arg_axes(x, mesh: Mesh, aval: ShapedArray) -> tuple:
-  s = x._sharding if isinstance(x, ArrayImpl) else None
+  s = x.explicit_sharding if isinstance(x, ArrayImpl) else None
   if isinstance(s, NamedSharding) and s.mesh == mesh:
     return spec_axes(s.spec, aval.ndim)
   return ((),) * aval.ndim
