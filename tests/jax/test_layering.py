@@ -229,15 +229,20 @@ def cycle_report(cycle: list[str], edges: list[Edge]) -> str:
 # separate wheel: its C++ classes and plugin_support; and jax.version's, which keeps
 # the names JAX's version module has (jaxlib's build reads them).
 FOREIGN_PRIVATE = {"_replace", "_fields", "_asdict", "_make", "_jax", "_fast_clear",
-                   "_block_until_ready", "_distribution_for", "_version",
-                   "_minimum_jaxlib_version", "_version_as_tuple"}
+                   "_block_until_ready", "_dims", "_optimized_hlo", "_distribution_for",
+                   "_version", "_minimum_jaxlib_version", "_version_as_tuple"}
 
 
 def _defined_names(tree: ast.AST) -> set[str]:
-  """Every name the module binds: functions, classes, assignments (also to attributes),
-  parameters, imports under their own or an `as` name, and strings (__slots__, getattr)."""
+  """Every name the module binds: functions, classes, assignments (also to attributes
+  and through setattr), parameters, `as` names of imports, and __slots__ entries."""
   names = set()
   for node in ast.walk(tree):
+    if isinstance(node, ast.Assign) and any(
+        isinstance(t, ast.Name) and t.id == "__slots__" for t in node.targets):
+      names.update(c.value for c in ast.walk(node.value) if isinstance(c, ast.Constant))
+    if _is_call_to(node, "setattr") and isinstance(node.args[1], ast.Constant):
+      names.add(node.args[1].value)
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
       names.add(node.name)
     elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
@@ -248,9 +253,12 @@ def _defined_names(tree: ast.AST) -> set[str]:
       names.add(node.arg)
     elif isinstance(node, ast.alias) and node.asname:
       names.add(node.asname)
-    elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-      names.add(node.value)
   return names
+
+
+def _is_call_to(node: ast.AST, name: str) -> bool:
+  return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+          and node.func.id == name and len(node.args) >= 2)
 
 
 def _is_private(name: str) -> bool:
@@ -286,6 +294,10 @@ def private_reads(modules: dict[str, str]) -> list[str]:
         base = node.value.id if isinstance(node.value, ast.Name) else None
         if base in aliases or (node.attr not in own and base not in ("self", "cls")):
           out.append(f"{module}:{node.lineno} {ast.unparse(node)}")
+      elif (_is_call_to(node, "getattr") and isinstance(node.args[1], ast.Constant)
+            and isinstance(node.args[1].value, str) and _is_private(node.args[1].value)
+            and node.args[1].value not in own):
+        out.append(f"{module}:{node.lineno} {ast.unparse(node)}")
   return out
 
 
@@ -418,11 +430,12 @@ def test_checker_finds_private_reads(tmp_path):
                         "    return self._x\n_helper = 1\n"),
       "jax/_src/b.py": ("from jax._src import a\nfrom jax._src.a import _helper\n"
                         "def f(obj):\n  obj._check()\n  return a._helper, obj._x\n"
-                        "def g(p):\n  return p._replace(x=1)\n"),
+                        "def g(p):\n  return p._replace(x=1), getattr(p, '_y', 0)\n"),
       "jax/_src/c.py": ("import jax._src.a as mod_a\n_helper = 2\n"
                         "class C:\n  _x = 0\n  def h(self, other):\n"
                         "    return mod_a._helper + other._x + self._x\n"),
   })
   reads = private_reads(find_modules(pkg))
   assert reads == ["jax._src.b:2 from jax._src.a import _helper", "jax._src.b:4 obj._check",
-                   "jax._src.b:5 a._helper", "jax._src.b:5 obj._x", "jax._src.c:6 mod_a._helper"]
+                   "jax._src.b:5 a._helper", "jax._src.b:5 obj._x",
+                   "jax._src.b:7 getattr(p, '_y', 0)", "jax._src.c:6 mod_a._helper"]
