@@ -227,7 +227,7 @@ def cycle_report(cycle: list[str], edges: list[Edge]) -> str:
 
 # Underscore names of the public API of Python itself (namedtuple) and of jaxlib, a
 # separate wheel: its C++ classes and plugin_support; and jax.version's, which keeps
-# the names JAX's version module has (jaxlib's build reads them).
+# the names JAX's version module has (the Bazel build reads them from the file).
 FOREIGN_PRIVATE = {"_replace", "_fields", "_asdict", "_make", "_jax", "_fast_clear",
                    "_block_until_ready", "_dims", "_optimized_hlo", "_distribution_for",
                    "_version", "_minimum_jaxlib_version", "_version_as_tuple"}
