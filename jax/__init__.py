@@ -36,11 +36,7 @@ from jax._src.array import Array as Array
 import jax._src.numpy.array_methods as _array_methods  # installs array operators
 from jax import numpy as numpy
 from jax import lax as lax
-from jax import nn as nn
 from jax import random as random
-from jax import image as image
-from jax import ops as ops
-from jax import scipy as scipy
 from jax import tree_util as tree_util
 from jax import tree as tree
 from jax._src.api import device_get as device_get
@@ -101,14 +97,10 @@ from jax import custom_batching as custom_batching
 from jax import custom_derivatives as custom_derivatives
 from jax import debug as debug
 from jax import dtypes as dtypes
-from jax import extend as extend
-from jax import flatten_util as flatten_util
 from jax import interpreters as interpreters
 from jax import monitoring as monitoring
-from jax import profiler as profiler
 from jax import stages as stages
 from jax import typing as typing
-from jax import distributed as distributed
 from jax._src.sharding import NamedSharding as NamedSharding
 from jax._src.sharding import PartitionSpec as P
 from jax._src.sharding import Shard as Shard
@@ -131,10 +123,7 @@ from jax._src.mesh_context import set_mesh as set_mesh
 from jax._src.shard_map import smap as smap
 from jax import ref as ref
 from jax import api_util as api_util
-from jax import dlpack as dlpack
-from jax import experimental as experimental
 from jax import lib as lib
-from jax import export as export
 from jax._src.ref import Ref as Ref
 from jax._src.ref import ds as ds
 from jax._src.ref import empty_ref as empty_ref
@@ -145,3 +134,28 @@ from jax._src.lib import _jax as _jaxlib_ext
 from jax.version import __version_info__ as __version_info__
 Device = _jaxlib_ext.Device
 del _jaxlib_ext
+
+# Libraries imported on first use (`jax.scipy.special.x`, `from jax import nn`), so that
+# `import jax` does not pay for them.
+import typing as _typing  # noqa: E402
+
+if _typing.TYPE_CHECKING:  # what type checkers and editors see
+  from jax import distributed as distributed
+  from jax import dlpack as dlpack
+  from jax import experimental as experimental
+  from jax import export as export
+  from jax import extend as extend
+  from jax import flatten_util as flatten_util
+  from jax import image as image
+  from jax import nn as nn
+  from jax import ops as ops
+  from jax import profiler as profiler
+  from jax import scipy as scipy
+else:
+  from jax._src import lazy_loader as _lazy_loader
+
+  __getattr__, __dir__ = _lazy_loader.attach(__name__, [
+      "distributed", "dlpack", "experimental", "export", "extend", "flatten_util", "image",
+      "nn", "ops", "profiler", "scipy"])
+  del _lazy_loader
+del _typing

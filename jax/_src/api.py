@@ -7,7 +7,7 @@ import functools
 import inspect
 import types
 import weakref
-from typing import Any, Callable, Protocol, Sequence, runtime_checkable
+from typing import Any, Callable, NamedTuple, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
@@ -18,7 +18,7 @@ from jax._src import prng
 from jax._src import tree_util
 from jax._src import xla_bridge
 from jax._src.array import ArrayImpl
-from jax._src.config import config
+from jax._src.config import affects_tracing, config
 from jax._src.interpreters import ad
 from jax._src.interpreters import batching
 from jax._src.interpreters import partial_eval as pe
@@ -283,7 +283,7 @@ class Compiled(_Stage):
     self._exe = executable
 
   def as_text(self) -> str:
-    loaded = getattr(self._exe, "_loaded", None)
+    loaded = getattr(self._exe, "loaded", None)
     optimized = getattr(loaded, "_optimized_hlo", None)
     if callable(optimized):
       try:
@@ -301,7 +301,7 @@ class Compiled(_Stage):
     return shard_map_jit.memory_stats(self.runtime_executable())
 
   def runtime_executable(self):
-    return getattr(self._exe, "_loaded", None)
+    return getattr(self._exe, "loaded", None)
 
   def _default_sharding(self):
     return sharding.SingleDeviceSharding(execution.default_device())
@@ -343,6 +343,29 @@ class Compiled(_Stage):
     return self.out_tree.unflatten(outs)
 
   call = __call__
+
+
+# What jax.experimental.serialize_executable stores of a Compiled besides its trees, and
+# how it rebuilds one (a Compiled from bytes has no function or jaxpr).
+class CompiledParts(NamedTuple):
+  executable: Any
+  in_leaf_avals: tuple
+  hoisted: tuple
+  donated_leaves: tuple
+
+
+def compiled_parts(compiled: Compiled) -> CompiledParts:
+  return CompiledParts(compiled._exe, compiled._in_leaf_avals, compiled._hoisted,
+                       compiled._donated)
+
+
+def compiled_from_parts(parts: CompiledParts, in_tree, out_tree, out_leaf_avals,
+                        name: str) -> Compiled:
+  compiled = Compiled._make(None, None, parts.hoisted, in_tree, out_tree, parts.in_leaf_avals,
+                            out_leaf_avals=out_leaf_avals, name=name,
+                            donated=parts.donated_leaves)
+  compiled._exe = parts.executable
+  return compiled
 
 
 @runtime_checkable
@@ -541,7 +564,7 @@ class JitWrapped(_jax.jit.JitFunction):
       # Cached before running: a donating run deletes the arguments it looks at.
       _configure_fast_path()
       exe = execution.compile_jaxpr(closed, self._name, donated=donated)
-      self._fast_insert(args, exe._loaded, exe.out_avals, out_tree, list(exe.donated))
+      self._fast_insert(args, exe.loaded, exe.out_avals, out_tree, list(exe.donated))
     outs = jit_p.bind(*hoisted, *leaves, jaxpr=closed, name=self._name,
                       **donation_params(donated))
     return out_tree.unflatten(outs)
@@ -595,8 +618,7 @@ def clear_caches() -> None:
 
 
 def _drop_fast_caches(name: str, value) -> None:
-  flag = config._flags.get(name)
-  if flag is not None and flag.affects_tracing:
+  if affects_tracing(name):
     _clear_fast_paths()
 
 
@@ -1045,7 +1067,7 @@ def device_get(x):
       raise TypeError(f"device_get got a traced value {leaf}; it can only fetch concrete "
                       "arrays (call it outside jit/grad/vmap).")
     if isinstance(leaf, ArrayImpl):
-      return np.asarray(leaf._value)
+      return np.asarray(leaf)
     return leaf
   return tree_util.tree_map(get, x)
 

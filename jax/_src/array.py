@@ -63,8 +63,17 @@ class ArrayImpl:
   is_host_backed = property(lambda self: self._buffers is None)
 
   is_sharded = property(lambda self: self._stack_axis is not None)
+  # For the execution layer, pmap and shard_map, which hand buffers to executables:
+  # the axis a pmap result is stacked along (None if not stacked), the sharding given
+  # at construction (None: one buffer on its device), and the device buffers as they
+  # are (None while the value is only on the host, [] once deleted or donated; use
+  # device_buffers() to place a host value).
+  stack_axis = property(lambda self: self._stack_axis)
+  explicit_sharding = property(lambda self: self._sharding)
+  resident_buffers = property(lambda self: self._buffers)
 
-  def _check_alive(self) -> None:
+  def check_alive(self) -> None:
+    """Raises RuntimeError if the array was deleted or donated."""
     if self._buffers is not None and not self._buffers and self._npy is None:
       shape = f"{self.dtype.name}[{','.join(map(str, self.shape))}]"
       raise RuntimeError(f"Array has been deleted with shape={shape}. It was "
@@ -73,7 +82,7 @@ class ArrayImpl:
   @property
   def _value(self) -> np.ndarray:
     if self._npy is None:
-      self._check_alive()
+      self.check_alive()
       if self._stack_axis is not None:
         self._npy = np.stack([np.asarray(b) for b in self._buffers], self._stack_axis)
       elif self._is_multi_device():
@@ -100,7 +109,7 @@ class ArrayImpl:
 
   def device_buffers(self) -> list:
     """The buffers as stored: one, or one per device (shards or replicas)."""
-    self._check_alive()
+    self.check_alive()
     if self._buffers is None:
       self._buffers = [devices.buffer_from_numpy(self._npy)]
       if self._stack_axis is None and (
@@ -184,7 +193,7 @@ class ArrayImpl:
     return sum(int(b.nbytes) for b in self.device_buffers())
 
   def block_until_ready(self) -> ArrayImpl:
-    self._check_alive()
+    self.check_alive()
     if self._buffers is not None:
       for b in self._buffers:
         b._block_until_ready()

@@ -228,7 +228,7 @@ def live_arrays(platform=None) -> list:
   devices = set(backend.devices())
   out = []
   for obj in gc.get_objects():
-    if type(obj) is ArrayImpl and obj._buffers and not obj.is_deleted():
+    if type(obj) is ArrayImpl and obj.resident_buffers and not obj.is_deleted():
       if obj.devices() <= devices:
         out.append(obj)
   return out
@@ -268,7 +268,7 @@ def _sharding_target(s, what: str):
 def _check_explicit_names(spec, mesh, what: str) -> None:
   """A PartitionSpec given to reshard names Explicit axes only (JAX's rule)."""
   types = dict(zip(mesh.axis_names, mesh.axis_types))
-  for names in spec._normalized(len(spec)):
+  for names in spec.axes_by_dim(len(spec)):
     for n in names:
       if types.get(n) is not sh.AxisType.Explicit:
         raise ValueError(f"PartitionSpec passed to {what} cannot contain axis names that are "

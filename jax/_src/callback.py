@@ -42,7 +42,7 @@ compilation_cache.register_uncacheable_target(CALLBACK_TARGET)
 _VMAP_METHODS = ("sequential", "expand_dims", "broadcast_all", "legacy_vectorized")
 
 
-class _FlatCallback:
+class FlatCallback:
   """The user function over flat leaves: unflattens arguments, flattens results."""
 
   def __init__(self, callback: Callable, in_tree, result_avals, out_tree):
@@ -60,7 +60,7 @@ class _FlatCallback:
             for i, (x, a) in enumerate(zip(leaves, self.result_avals))]
 
   def __repr__(self):
-    return f"_FlatCallback(callback_func={self.callback_func!r}, in_tree={self.in_tree})"
+    return f"FlatCallback(callback_func={self.callback_func!r}, in_tree={self.in_tree})"
 
 
 def _check_result(x: np.ndarray, aval: ShapedArray, i: int) -> np.ndarray:
@@ -79,7 +79,7 @@ def _check_result(x: np.ndarray, aval: ShapedArray, i: int) -> np.ndarray:
 pure_callback_p = core.Primitive("pure_callback", multiple_results=True)
 
 
-def _impl(*args, callback: _FlatCallback, result_avals, vmap_method):
+def _impl(*args, callback: FlatCallback, result_avals, vmap_method):
   outs = callback(*(np.array(x) for x in args))
   return [host_array(o) for o in outs]
 
@@ -140,7 +140,7 @@ def _batch(axis, vals, dims, *, callback, result_avals, vmap_method):
     args = [batching.bdim_at_front(x, d, size) for x, d in zip(vals, dims)]
   new = dict(params, result_avals=_batched_avals(result_avals, size))
   # The callback sees whole batches: its flat results get the batch axis too.
-  new["callback"] = _FlatCallback(callback.callback_func, callback.in_tree,
+  new["callback"] = FlatCallback(callback.callback_func, callback.in_tree,
                                   new["result_avals"], callback.out_tree)
   return pure_callback_p.bind(*args, **new), [0] * len(result_avals)
 
@@ -154,7 +154,7 @@ batching.batch_rules[pure_callback_p] = _batch
 class _Registration:
   """A callback registered with a backend; kept alive as long as the process may call it."""
 
-  def __init__(self, callback: _FlatCallback, in_avals, out_avals):
+  def __init__(self, callback: FlatCallback, in_avals, out_avals):
     self.callback, self.in_avals, self.out_avals = callback, tuple(in_avals), tuple(out_avals)
 
   def __call__(self, operands, results):
@@ -182,7 +182,7 @@ def supports_host_callbacks(client) -> bool:
   return hit
 
 
-def _register(callback: _FlatCallback, in_avals, out_avals) -> int:
+def _register(callback: FlatCallback, in_avals, out_avals) -> int:
   client = execution.get_backend()
   if not supports_host_callbacks(client):
     raise NotImplementedError(f"the {client.platform} backend does not support host callbacks "
@@ -235,7 +235,7 @@ def contains_callback(jaxpr: core.Jaxpr) -> bool:
 # ----------------------------------------------------------------------------- user API
 
 
-def _result_aval(x) -> ShapedArray:
+def result_aval(x) -> ShapedArray:
   shape, dtype = getattr(x, "shape", None), getattr(x, "dtype", None)
   if shape is None or dtype is None:
     raise ValueError(f"pure_callback: result_shape_dtypes leaves must have .shape and .dtype "
@@ -252,8 +252,8 @@ def pure_callback(callback: Callable, result_shape_dtypes, *args, sharding=None,
     raise ValueError(f"vmap_method must be one of {_VMAP_METHODS} or None, got {vmap_method!r}")
   leaves, in_tree = tree_util.tree_flatten((args, kwargs))
   res_leaves, out_tree = tree_util.tree_flatten(result_shape_dtypes)
-  result_avals = tuple(_result_aval(x) for x in res_leaves)
-  flat = _FlatCallback(callback, in_tree, result_avals, out_tree)
+  result_avals = tuple(result_aval(x) for x in res_leaves)
+  flat = FlatCallback(callback, in_tree, result_avals, out_tree)
   outs = pure_callback_p.bind(*leaves, callback=flat, result_avals=result_avals,
                               vmap_method=vmap_method)
   return out_tree.unflatten(outs)

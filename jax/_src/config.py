@@ -191,6 +191,13 @@ class Config:
 
 config = Config()
 
+
+def affects_tracing(name: str) -> bool:
+  """Whether the option `name` changes what tracing produces (caches keyed on traces
+  must be dropped when it changes); False for names that are not options."""
+  flag = config._flags.get(name)
+  return flag is not None and flag.affects_tracing
+
 config.define(
     "jax_enable_x64", False, "JAX_ENABLE_X64", _parse_bool,
     "Use 64-bit types by default (float64/int64) instead of float32/int32.",

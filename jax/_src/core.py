@@ -100,7 +100,7 @@ class ShapedArray:
   def str_short(self) -> str:
     dims = [str(d) for d in self.shape]
     if self._sharding is not None:
-      for i, names in enumerate(self._sharding.spec._normalized(len(dims))):
+      for i, names in enumerate(self._sharding.spec.axes_by_dim(len(dims))):
         if names:
           dims[i] += "@" + (names[0] if len(names) == 1 else "(" + ",".join(names) + ")")
     return f"{dtype_short_name(self.dtype)}[{','.join(dims)}]"
@@ -119,7 +119,7 @@ def remove_dim(aval: ShapedArray, d: int) -> ShapedArray:
   shape = aval.shape[:d] + aval.shape[d + 1:]
   if aval._sharding is None:
     return aval.update(shape=shape)
-  dims = list(aval._sharding.spec._normalized(aval.ndim))
+  dims = list(aval._sharding.spec.axes_by_dim(aval.ndim))
   del dims[d]
   return ShapedArray(shape, aval.dtype, aval.weak_type,
                      sharding=sharding_hooks["respec"](aval._sharding, dims))
@@ -130,7 +130,7 @@ def insert_dim(aval: ShapedArray, d: int, size: int) -> ShapedArray:
   shape = aval.shape[:d] + (int(size),) + aval.shape[d:]
   if aval._sharding is None:
     return aval.update(shape=shape)
-  dims = list(aval._sharding.spec._normalized(aval.ndim))
+  dims = list(aval._sharding.spec.axes_by_dim(aval.ndim))
   dims.insert(d, ())
   return ShapedArray(shape, aval.dtype, aval.weak_type,
                      sharding=sharding_hooks["respec"](aval._sharding, dims))
@@ -478,6 +478,16 @@ def find_top_trace(_) -> Trace:
   if dynamic.level > top.level:
     top = dynamic
   return top.trace_type(top)
+
+
+def trace_level(tracer: Tracer) -> int:
+  """The nesting level of the transformation `tracer` belongs to (outermost lowest)."""
+  return tracer._trace.main.level
+
+
+def traced_by(tracer: Tracer, trace: Trace) -> bool:
+  """Whether `tracer` is a value of `trace`'s transformation (not of an outer one)."""
+  return tracer._trace.main is trace.main
 
 
 def full_raise(trace: Trace, val):

@@ -116,7 +116,7 @@ def _zero_if_symbolic(t, like):
 
 def _perturbed(trace, leaves) -> list[bool]:
   """Which leaves carry a tangent of `trace` (the others have a zero tangent)."""
-  return [isinstance(x, ad.JVPTracer) and x._trace.main is trace.main for x in leaves]
+  return [isinstance(x, ad.JVPTracer) and core.traced_by(x, trace) for x in leaves]
 
 
 def _top_trace(leaves) -> core.Trace:

@@ -64,7 +64,7 @@ ad.jvp_rules[debug_callback_p] = _jvp
 ad.transpose_rules[debug_callback_p] = lambda cts, *args, callback: [None] * len(args)
 
 
-def _index(x, i: int, axis: int):
+def index_in_axis(x, i: int, axis: int):
   shape = core.get_aval(x).shape
   start = tuple(i if k == axis else 0 for k in range(len(shape)))
   limit = tuple(i + 1 if k == axis else d for k, d in enumerate(shape))
@@ -73,7 +73,7 @@ def _index(x, i: int, axis: int):
 
 def _batch(axis, vals, dims, *, callback):
   for i in range(axis.size):
-    sliced = [x if d is batching.not_mapped else _index(x, i, d) for x, d in zip(vals, dims)]
+    sliced = [x if d is batching.not_mapped else index_in_axis(x, i, d) for x, d in zip(vals, dims)]
     debug_callback_p.bind(*sliced, callback=callback)
   return [], []
 

@@ -57,10 +57,12 @@ def fast_buffers(xs) -> list | None:
   home = default_device()
   out = []
   for x in xs:
-    if (type(x) is not ArrayImpl or x._stack_axis is not None
-        or (x._sharding is not None and type(x._sharding) is not SingleDeviceSharding)):
+    if type(x) is not ArrayImpl or x.stack_axis is not None:
       return None
-    bufs = x._buffers
+    sharding = x.explicit_sharding
+    if sharding is not None and type(sharding) is not SingleDeviceSharding:
+      return None
+    bufs = x.resident_buffers
     if bufs is None:
       bufs = x.device_buffers()  # host-backed: placed on the default device
     if len(bufs) != 1:
@@ -90,7 +92,7 @@ canonicalize_dtype_handlers.update({t: _canonicalize_numpy for t in set(np.sctyp
 
 
 def _arg_buffer(x, aval: ShapedArray):
-  if type(x) is ArrayImpl and x._stack_axis is None:
+  if type(x) is ArrayImpl and x.stack_axis is None:
     buf = fast_buffer(x)
     if buf is not None:
       return buf
@@ -164,7 +166,7 @@ def _put(leaf, target):
   if isinstance(target, NamedSharding) and isinstance(target.mesh, AbstractMesh):
     target = NamedSharding(concrete_mesh(target.mesh, [leaf]), target.spec)
   if isinstance(leaf, ArrayImpl):
-    leaf._check_alive()
+    leaf.check_alive()
   if target is None:
     if isinstance(leaf, ArrayImpl):
       leaf.device_buffers()
@@ -173,11 +175,11 @@ def _put(leaf, target):
   elif not isinstance(target, Sharding):
     target = SingleDeviceSharding(target)
   aval = abstractify_value(leaf)
-  if isinstance(leaf, ArrayImpl) and leaf._buffers and leaf.sharding == target:
+  if isinstance(leaf, ArrayImpl) and leaf.resident_buffers and leaf.sharding == target:
     return leaf
   value = np.asarray(leaf, dtype=aval.dtype)
   if isinstance(target, SingleDeviceSharding):
-    (device,) = target._device_assignment
+    (device,) = target.device_set
     return ArrayImpl(aval, [buffer_from_numpy(value, device)], sharding=target)
   if isinstance(target, NamedSharding):
     target.check_shape(aval.shape, "device_put args")
@@ -269,7 +271,7 @@ class Executable:
     self.out_avals = list(out_avals)
     self.devices = tuple(devices)
     self.donated = tuple(donated)
-    self._loaded = loaded
+    self.loaded = loaded
 
   def __call__(self, *args) -> list[ArrayImpl]:
     if len(args) != len(self.in_avals):
@@ -287,12 +289,12 @@ class Executable:
       module = self.hlo_text.split(None, 2)[1].rstrip(",") if self.hlo_text else "?"
       raise RuntimeError(f"JAX tried to execute function {module}, but the no_execution "
                          "config option is set")
-    outs = self._loaded.execute(buffers, self.donated)
+    outs = self.loaded.execute(buffers, self.donated)
     return [ArrayImpl(a, [b]) for a, b in zip(self.out_avals, outs)]
 
   def execute_sharded(self, arg_blocks: list) -> list:
     """Per argument one buffer per device in; per result one buffer per device out."""
-    return self._loaded.execute_sharded(arg_blocks)
+    return self.loaded.execute_sharded(arg_blocks)
 
 
 def compile_hlo(hlo_text: str, name: str, in_avals, out_avals, devices: Sequence | None = None,

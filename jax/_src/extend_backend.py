@@ -45,10 +45,7 @@ def clear_backends(_crash=None) -> None:
   clear_in_memory_compilation_cache()
   for cache in _backend_caches:
     cache.cache_clear()
-  with xla_bridge._lock:
-    xla_bridge._backends.clear()
-    xla_bridge._backend_errors.clear()
-    xla_bridge._default_backend = None
+  xla_bridge.forget_backends()
 
 
 def register_backend_factory(name: str, factory, *, priority: int = 400,
@@ -60,9 +57,8 @@ def register_backend_factory(name: str, factory, *, priority: int = 400,
   del fail_quietly, experimental, make_topology, c_api
   if not callable(factory):
     raise TypeError(f"register_backend_factory: factory must be callable, got {factory!r}")
-  with xla_bridge._lock:
-    xla_bridge._registrations[name] = xla_bridge.PluginRegistration(
-        name, int(priority), "", (name,), "", (0, 0), factory=factory)
+  xla_bridge.add_registration(xla_bridge.PluginRegistration(
+      name, int(priority), "", (name,), "", (0, 0), factory=factory))
 
 
 def get_compile_options(num_replicas: int, num_partitions: int, device_assignment=None,

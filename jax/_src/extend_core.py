@@ -155,7 +155,7 @@ def unmapped_aval(size: int, axis: int | None, aval: ShapedArray, explicit_mesh_
     # The new axis is split over these Explicit mesh axes (vmap's spmd_axis_name).
     names = ((explicit_mesh_axis,) if isinstance(explicit_mesh_axis, str)
              else tuple(explicit_mesh_axis))
-    dims = list(out.sharding.spec._normalized(out.ndim))
+    dims = list(out.sharding.spec.axes_by_dim(out.ndim))
     dims[axis] = names
     out = out.update(sharding=core.sharding_hooks["respec"](out.sharding, dims))
   return out

@@ -15,8 +15,8 @@ import operator
 
 import numpy as np
 
-import jax.numpy as jnp
-from jax import lax
+from jax._src.numpy import namespace as jnp
+from jax._src.lax import namespace as lax
 
 
 class ResizeMethod(enum.Enum):

@@ -20,7 +20,7 @@ from jax._src.interpreters import partial_eval as pe
 from jax._src.lowering import hlo
 from jax._src.array import host_array
 from jax._src.lax import shape as lax_shape
-from jax._src.debugging import _index
+from jax._src.debugging import index_in_axis
 
 io_callback_p = core.Primitive("io_callback", multiple_results=True)
 
@@ -36,7 +36,7 @@ def _jvp(primals, tangents, **params):
 def _batch(axis, vals, dims, *, callback, result_avals, ordered):
   rows = []
   for i in range(axis.size):
-    sliced = [x if d is batching.not_mapped else _index(x, i, d) for x, d in zip(vals, dims)]
+    sliced = [x if d is batching.not_mapped else index_in_axis(x, i, d) for x, d in zip(vals, dims)]
     rows.append(io_callback_p.bind(*sliced, callback=callback, result_avals=result_avals,
                                    ordered=ordered))
   outs = []
@@ -65,8 +65,8 @@ def io_callback(callback: Callable, result_shape_dtypes, *args, sharding=None,
   del sharding  # callbacks run where the computation runs
   leaves, in_tree = tree_util.tree_flatten((args, kwargs))
   res_leaves, out_tree = tree_util.tree_flatten(result_shape_dtypes)
-  result_avals = tuple(callback_lib._result_aval(x) for x in res_leaves)
-  flat = callback_lib._FlatCallback(callback, in_tree, result_avals, out_tree)
+  result_avals = tuple(callback_lib.result_aval(x) for x in res_leaves)
+  flat = callback_lib.FlatCallback(callback, in_tree, result_avals, out_tree)
   outs = io_callback_p.bind(*leaves, callback=flat, result_avals=result_avals,
                             ordered=bool(ordered))
   return out_tree.unflatten(outs)

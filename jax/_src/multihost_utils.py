@@ -30,7 +30,7 @@ from jax._src.interpreters import batching
 from jax._src.lowering import hlo
 from jax._src.array import ArrayImpl
 from jax._src.lax import parallel
-from jax._src.sharding import AxisType, Mesh, NamedSharding, PartitionSpec as P
+from jax._src.sharding import AxisType, Mesh, NamedSharding, PartitionSpec as P, spec_axes
 from jax._src.tree_util import tree_flatten, tree_map, tree_unflatten
 from jax._src.util import safe_zip
 
@@ -104,7 +104,7 @@ def replicated_value(x: ArrayImpl) -> np.ndarray:
   spec = sharding.spec
 
   def gather_all(block):
-    for dim, names in enumerate(spec._normalized(block.ndim)):
+    for dim, names in enumerate(spec.axes_by_dim(block.ndim)):
       if names:
         block = parallel.all_gather(block, names, axis=dim, tiled=True)
     return block
@@ -192,7 +192,7 @@ def _processes_along(mesh: Mesh, axis_name: str) -> int:
 
 def _scale(shape, mesh: Mesh, pspec, grow: bool) -> tuple:
   out = list(shape)
-  for dim, names in enumerate(pspec._normalized(len(shape))):
+  for dim, names in enumerate(spec_axes(pspec, len(shape))):
     k = math.prod(_processes_along(mesh, n) for n in names)
     if grow:
       out[dim] *= k

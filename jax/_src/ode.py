@@ -21,7 +21,7 @@ from jax._src.lax import control_flow
 from jax._src.numpy.util import promote_dtypes_inexact
 from jax._src.tree_util import tree_leaves, tree_map
 from jax._src.util import safe_map, safe_zip
-import jax.numpy as jnp
+from jax._src.numpy import namespace as jnp
 
 map = safe_map  # noqa: A001 (JAX's module exposes its strict map and zip under these names)
 zip = safe_zip  # noqa: A001

@@ -222,7 +222,7 @@ class _PmapLowered:
 
 def _shards(x, axis: int | None, devices: Sequence) -> list:
   """One buffer per device: x's slice `axis`=d for device d, or x itself on each."""
-  if (isinstance(x, ArrayImpl) and x.is_sharded and x._stack_axis == axis
+  if (isinstance(x, ArrayImpl) and x.is_sharded and x.stack_axis == axis
       and len(x.device_buffers()) == len(devices)
       and all(_device_of(b) == d for b, d in zip(x.device_buffers(), devices))):
     return list(x.device_buffers())  # already laid out as this pmap wants it

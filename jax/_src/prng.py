@@ -263,6 +263,10 @@ class PRNGKeyArray:
   def __init__(self, base_array):
     self._base_array = base_array
 
+  # The uint32[..., 2] key data (what jax.random.key_data returns), for the modules
+  # that compute on it (random, the jnp ufuncs and broadcasting).
+  base_array = property(lambda self: self._base_array)
+
   shape = property(lambda self: tuple(core.get_aval(self._base_array).shape[:-1]))
   ndim = property(lambda self: len(self.shape))
   size = property(lambda self: math.prod(self.shape))

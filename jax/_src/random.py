@@ -31,10 +31,10 @@ from jax._src.numpy.sorting import searchsorted, take_onehot
 # ----------------------------------------------------------------------------- keys
 
 
-def _key_data_and_wrap(key):
+def key_data_and_wrap(key):
   """(raw uint32[..., 2] data, a function giving results the caller's key kind)."""
   if isinstance(key, PRNGKeyArray):
-    return key._base_array, PRNGKeyArray
+    return key.base_array, PRNGKeyArray
   aval = core.get_aval(key)
   if aval.dtype != prng.UINT32 or not aval.shape or aval.shape[-1] != 2:
     raise TypeError(f"JAX encountered invalid PRNG key data: expected a uint32[..., 2] key "
@@ -42,8 +42,8 @@ def _key_data_and_wrap(key):
   return key, lambda x: x
 
 
-def _single_key(key, name: str):
-  data, wrap = _key_data_and_wrap(key)
+def single_key(key, name: str):
+  data, wrap = key_data_and_wrap(key)
   if core.get_aval(data).shape != (2,):
     raise TypeError(f"{name} accepts a single key, but was given a key array of shape "
                     f"{core.get_aval(data).shape[:-1]} != (). Use jax.vmap for batching.")
@@ -92,20 +92,20 @@ def key(seed, *, impl=None, dtype=None) -> PRNGKeyArray:
 
 def key_data(keys):
   """The uint32[..., 2] data of typed keys (raw keys are returned as they are)."""
-  data, _ = _key_data_and_wrap(keys)
+  data, _ = key_data_and_wrap(keys)
   return data
 
 
 def wrap_key_data(key_bits_array, *, impl=None, dtype=None) -> PRNGKeyArray:
   _check_impl(impl)
   _check_impl(dtype)
-  data, _ = _key_data_and_wrap(key_bits_array)
+  data, _ = key_data_and_wrap(key_bits_array)
   return PRNGKeyArray(data)
 
 
 def split(key, num: int | Sequence[int] = 2):
   """`num` new keys (shape `num`, or the shape tuple `num`)."""
-  data, wrap = _single_key(key, "split")
+  data, wrap = single_key(key, "split")
   shape = (int(num),) if isinstance(num, (int, np.integer)) else tuple(int(n) for n in num)
   return wrap(_split(data, shape))
 
@@ -117,7 +117,7 @@ def _split(data, shape):
 
 def fold_in(key, data):
   """A new key from `key` and the integer `data`."""
-  raw, wrap = _single_key(key, "fold_in")
+  raw, wrap = single_key(key, "fold_in")
   return wrap(_fold_in(raw, ew.convert_element_type(data, prng.UINT32)))
 
 
@@ -126,13 +126,13 @@ def _fold_in(raw, data):
   return prng.threefry_fold_in(raw, data)
 
 
-def _shape(shape) -> tuple:
+def canonical_shape(shape) -> tuple:
   if shape is None:
     return ()
   return (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(d) for d in shape)
 
 
-def _float_dtype(dtype, name: str) -> np.dtype:
+def float_dtype(dtype, name: str) -> np.dtype:
   dt = dtypes.canonicalize_dtype(float if dtype is None else dtype)
   if not dtypes.is_inexact(dt) or dtypes.is_complex(dt):
     raise ValueError(f"dtype argument to `{name}` must be a float dtype, got {np.dtype(dt).name}")
@@ -144,11 +144,11 @@ def _float_dtype(dtype, name: str) -> np.dtype:
 
 def bits(key, shape=(), dtype=None, *, out_sharding=None):
   """Uniform random unsigned integers (all bits random)."""
-  data, _ = _single_key(key, "bits")
+  data, _ = single_key(key, "bits")
   dt = np.dtype(dtypes.canonicalize_dtype(np.uint32 if dtype is None else dtype))
   if dt.kind != "u":
     raise ValueError(f"dtype argument to `bits` must be an unsigned int dtype, got {dt.name}")
-  return _place(_bits(data, _shape(shape), dt.itemsize * 8), out_sharding)
+  return _place(_bits(data, canonical_shape(shape), dt.itemsize * 8), out_sharding)
 
 
 @partial(jit, static_argnums=(1, 2))
@@ -158,17 +158,17 @@ def _bits(data, shape, width):
 
 def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0, *, out_sharding=None):
   """Floats uniform in [minval, maxval)."""
-  data, _ = _single_key(key, "uniform")
-  dt = _float_dtype(dtype, "uniform")
-  return _place(_uniform(data, _shape(shape), dt, minval, maxval), out_sharding)
+  data, _ = single_key(key, "uniform")
+  dt = float_dtype(dtype, "uniform")
+  return _place(_uniform(data, canonical_shape(shape), dt, minval, maxval), out_sharding)
 
 
 @partial(jit, static_argnums=(1, 2))
 def _uniform(data, shape, dtype, minval, maxval):
-  return _uniform_impl(data, shape, dtype, minval, maxval)
+  return uniform_impl(data, shape, dtype, minval, maxval)
 
 
-def _uniform_impl(data, shape, dtype, minval, maxval):
+def uniform_impl(data, shape, dtype, minval, maxval):
   finfo = dtypes.finfo(dtype)
   nbits, nmant = finfo.bits, finfo.nmant
   rng_bits = 8 if nmant < 8 else nbits
@@ -183,12 +183,12 @@ def _uniform_impl(data, shape, dtype, minval, maxval):
       lax_shape.full_like(raw, np.array(1.0, dtype).view(uint)))
   floats = ew.sub(ew.bitcast_convert_type(float_bits, dtype), lax_shape.full_like(raw, 1, dtype))
   # minval and maxval broadcast against each other and `shape`, as JAX's arithmetic does.
-  minval, maxval = _bcast(minval, shape), _bcast(maxval, shape)
+  minval, maxval = broadcast_param(minval, shape), broadcast_param(maxval, shape)
   scaled = ew.add(ew.mul(floats, ew.sub(maxval, minval)), minval)
   return ew.max(minval, lax_shape.reshape(scaled, shape))
 
 
-def _bcast(x, shape):
+def broadcast_param(x, shape):
   """Broadcast `x` (already of rank len(shape), or a scalar) to `shape`."""
   aval = core.get_aval(x)
   if aval.shape == tuple(shape):
@@ -200,17 +200,22 @@ def _bcast(x, shape):
   return lax_shape.broadcast_in_dim(squeezed, tuple(shape), tuple(keep))
 
 
+def broadcast_trailing(x, shape):
+  """`x` broadcast (numpy rules, trailing axes aligned) to `shape`."""
+  return broadcast_param(lax_shape.broadcast_to_rank(x, len(shape)), tuple(shape))
+
+
 # ----------------------------------------------------------------------------- normal family
 
 
 def normal(key, shape=(), dtype=None, *, out_sharding=None):
   """Standard normal draws; for a complex dtype, real and imaginary parts are
   independent normals of variance 1/2 (drawn from the two halves of a split key)."""
-  data, _ = _single_key(key, "normal")
+  data, _ = single_key(key, "normal")
   dt = dtypes.canonicalize_dtype(float if dtype is None else dtype)
   if not dtypes.is_complex(dt):
-    dt = _float_dtype(dt, "normal")
-  return _place(_normal(data, _shape(shape), np.dtype(dt)), out_sharding)
+    dt = float_dtype(dt, "normal")
+  return _place(_normal(data, canonical_shape(shape), np.dtype(dt)), out_sharding)
 
 
 @partial(jit, static_argnums=(1, 2))
@@ -218,25 +223,25 @@ def _normal(data, shape, dtype):
   if dtypes.is_complex(dtype):
     real = np.dtype(np.finfo(dtype).dtype)
     halves = prng.threefry_split(data, (2,))
-    re, im = (ew.convert_element_type(_normal_impl(halves[i], shape, real), dtype)
+    re, im = (ew.convert_element_type(normal_impl(halves[i], shape, real), dtype)
               for i in (0, 1))
     both = ew.add(re, ew.mul(lax_shape.full_like(im, np.array(1j, dtype)), im))
     return ew.div(both, lax_shape.full_like(both, np.array(np.sqrt(2), dtype)))
-  return _normal_impl(data, shape, dtype)
+  return normal_impl(data, shape, dtype)
 
 
-def _normal_impl(data, shape, dtype):
+def normal_impl(data, shape, dtype):
   lo = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype), dtype=dtype)
-  u = _uniform_impl(data, shape, dtype, lo, np.array(1.0, dtype))
+  u = uniform_impl(data, shape, dtype, lo, np.array(1.0, dtype))
   return ew.mul(lax_shape.full_like(u, np.sqrt(2)), special.erf_inv(u))
 
 
 def truncated_normal(key, lower=-2.0, upper=2.0, shape=None, dtype=None, *, out_sharding=None):
-  data, _ = _single_key(key, "truncated_normal")
-  dt = _float_dtype(dtype, "truncated_normal")
+  data, _ = single_key(key, "truncated_normal")
+  dt = float_dtype(dtype, "truncated_normal")
   if shape is None:
     shape = np.broadcast_shapes(np.shape(lower), np.shape(upper))
-  return _place(_truncated_normal(data, lower, upper, _shape(shape), dt), out_sharding)
+  return _place(_truncated_normal(data, lower, upper, canonical_shape(shape), dt), out_sharding)
 
 
 @partial(jit, static_argnums=(3, 4))
@@ -246,12 +251,10 @@ def _truncated_normal(data, lower, upper, shape, dtype):
   upper = ew.convert_element_type(upper, dtype)
   a = ew.erf(ew.div(lower, sqrt2))
   b = ew.erf(ew.div(upper, sqrt2))
-  u = _uniform_impl(data, shape, dtype, a, b)
+  u = uniform_impl(data, shape, dtype, a, b)
   out = ew.mul(lax_shape.full_like(u, sqrt2), special.erf_inv(u))
-  lo = _bcast(lax_shape.broadcast_to_rank(special.nextafter(lower, np.array(np.inf, dtype)),
-                                          len(shape)), shape)
-  hi = _bcast(lax_shape.broadcast_to_rank(special.nextafter(upper, np.array(-np.inf, dtype)),
-                                          len(shape)), shape)
+  lo = broadcast_trailing(special.nextafter(lower, np.array(np.inf, dtype)), shape)
+  hi = broadcast_trailing(special.nextafter(upper, np.array(-np.inf, dtype)), shape)
   return ew.min(ew.max(out, lo), hi)
 
 
@@ -259,16 +262,16 @@ def _truncated_normal(data, lower, upper, shape, dtype):
 
 
 def bernoulli(key, p=0.5, shape=None, mode: str = "low", *, out_sharding=None):
-  data, _ = _single_key(key, "bernoulli")
+  data, _ = single_key(key, "bernoulli")
   dt = np.dtype(dtypes.canonicalize_dtype(core.get_aval(p).dtype))
   if not dtypes.is_inexact(dt):
     raise TypeError(f"bernoulli probability `p` must have a floating dtype, got {dt.name}")
   p = ew.convert_element_type(p, dt)
-  shape = tuple(core.get_aval(p).shape) if shape is None else _shape(shape)
+  shape = tuple(core.get_aval(p).shape) if shape is None else canonical_shape(shape)
   _check_mode(mode)
   if mode == "high":
     return _place(_bernoulli_high(data, p, shape), out_sharding)
-  return _place(_bernoulli(data, p, shape), out_sharding)
+  return _place(bernoulli_impl(data, p, shape), out_sharding)
 
 
 def _check_mode(mode) -> None:
@@ -282,8 +285,8 @@ def _uniform_high(data, shape, dtype):
   keys = prng.threefry_split(data, (2,))
   k1 = lax_shape.reshape(lax_shape.slice(keys, (0, 0), (1, 2)), (2,))
   k2 = lax_shape.reshape(lax_shape.slice(keys, (1, 0), (2, 2)), (2,))
-  hi = _uniform_impl(k1, shape, dtype, 0.0, 1.0)
-  lo = _uniform_impl(k2, shape, dtype, 0.0, 1.0)
+  hi = uniform_impl(k1, shape, dtype, 0.0, 1.0)
+  lo = uniform_impl(k2, shape, dtype, 0.0, 1.0)
   step = float(2.0 ** -dtypes.finfo(dtype).nmant)
   return ew.add(hi, ew.mul(lo, lax_shape.full_like(lo, step)))
 
@@ -292,21 +295,21 @@ def _uniform_high(data, shape, dtype):
 def _bernoulli_high(data, p, shape):
   dt = core.get_aval(p).dtype
   u = _uniform_high(data, shape, dt)
-  return ew.lt(u, _bcast(lax_shape.broadcast_to_rank(p, len(shape)), shape))
+  return ew.lt(u, broadcast_trailing(p, shape))
 
 
 @partial(jit, static_argnums=(2,))
-def _bernoulli(data, p, shape):
+def bernoulli_impl(data, p, shape):
   dt = core.get_aval(p).dtype
-  u = _uniform_impl(data, shape, dt, 0.0, 1.0)
-  return ew.lt(u, _bcast(lax_shape.broadcast_to_rank(p, len(shape)), shape))
+  u = uniform_impl(data, shape, dt, 0.0, 1.0)
+  return ew.lt(u, broadcast_trailing(p, shape))
 
 
 def rademacher(key, shape=(), dtype=None, *, out_sharding=None):
-  data, _ = _single_key(key, "rademacher")
+  data, _ = single_key(key, "rademacher")
   dt = np.dtype(dtypes.canonicalize_dtype(int if dtype is None else dtype))
-  b = ew.convert_element_type(_bernoulli(data, ew.convert_element_type(
-      0.5, dtypes.canonicalize_dtype(float)), _shape(shape)), dt)
+  b = ew.convert_element_type(bernoulli_impl(data, ew.convert_element_type(
+      0.5, dtypes.canonicalize_dtype(float)), canonical_shape(shape)), dt)
   return _place(ew.sub(ew.mul(b, lax_shape.full_like(b, 2)), lax_shape.full_like(b, 1)),
                 out_sharding)
 
@@ -321,7 +324,7 @@ def _convert_and_clip_integer(val, dtype):
 
 def randint(key, shape, minval, maxval, dtype=None, *, out_sharding=None):
   """Integers uniform in [minval, maxval)."""
-  data, _ = _single_key(key, "randint")
+  data, _ = single_key(key, "randint")
   dt = np.dtype(dtypes.canonicalize_dtype(int if dtype is None else dtype))
   if dt.kind not in "iu":
     raise TypeError(f"randint only accepts integer dtypes, got {dt.name}")
@@ -330,19 +333,16 @@ def randint(key, shape, minval, maxval, dtype=None, *, out_sharding=None):
     minval = ew.convert_element_type(minval, dtypes.canonicalize_dtype(int))
   if not dtypes.is_integer(maxval.dtype):
     maxval = ew.convert_element_type(maxval, dtypes.canonicalize_dtype(int))
-  return _place(_randint(data, _shape(shape), minval, maxval, dt), out_sharding)
+  return _place(_randint(data, canonical_shape(shape), minval, maxval, dt), out_sharding)
 
 
 @partial(jit, static_argnums=(1, 4))
 def _randint(data, shape, minval, maxval, dtype):
   maxval_out_of_range = ew.gt(maxval, _convert_and_clip_integer(
       ew.convert_element_type(np.iinfo(dtype).max, dtype), core.get_aval(maxval).dtype))
-  minval = _bcast(lax_shape.broadcast_to_rank(_convert_and_clip_integer(minval, dtype),
-                                              len(shape)), shape)
-  maxval = _bcast(lax_shape.broadcast_to_rank(_convert_and_clip_integer(maxval, dtype),
-                                              len(shape)), shape)
-  maxval_out_of_range = _bcast(lax_shape.broadcast_to_rank(maxval_out_of_range, len(shape)),
-                               shape)
+  minval = broadcast_trailing(_convert_and_clip_integer(minval, dtype), shape)
+  maxval = broadcast_trailing(_convert_and_clip_integer(maxval, dtype), shape)
+  maxval_out_of_range = broadcast_trailing(maxval_out_of_range, shape)
   nbits = max(np.iinfo(dtype).bits, 32)  # narrow dtypes draw 32-bit words, as JAX does
   keys = prng.threefry_split(data, (2,))
   k1 = lax_shape.reshape(lax_shape.slice(keys, (0, 0), (1, 2)), (2,))
@@ -366,19 +366,19 @@ def _randint(data, shape, minval, maxval, dtype):
 
 
 def exponential(key, shape=(), dtype=None, *, out_sharding=None):
-  data, _ = _single_key(key, "exponential")
-  dt = _float_dtype(dtype, "exponential")
-  u = _uniform(data, _shape(shape), dt, 0.0, 1.0)
+  data, _ = single_key(key, "exponential")
+  dt = float_dtype(dtype, "exponential")
+  u = _uniform(data, canonical_shape(shape), dt, 0.0, 1.0)
   return _place(ew.neg(ew.log1p(ew.neg(u))), out_sharding)
 
 
 def gumbel(key, shape=(), dtype=None, mode="low", *, out_sharding=None):
-  data, _ = _single_key(key, "gumbel")
-  dt = _float_dtype(dtype, "gumbel")
+  data, _ = single_key(key, "gumbel")
+  dt = float_dtype(dtype, "gumbel")
   _check_mode(mode)
   if mode == "high":
-    return _place(_gumbel_high(data, _shape(shape), dt), out_sharding)
-  return _place(_gumbel(data, _shape(shape), dt), out_sharding)
+    return _place(_gumbel_high(data, canonical_shape(shape), dt), out_sharding)
+  return _place(_gumbel(data, canonical_shape(shape), dt), out_sharding)
 
 
 @partial(jit, static_argnums=(1, 2))
@@ -389,29 +389,29 @@ def _gumbel_high(data, shape, dtype):
 
 @partial(jit, static_argnums=(1, 2))
 def _gumbel(data, shape, dtype):
-  u = _uniform_impl(data, shape, dtype, dtypes.finfo(dtype).tiny, 1.0)
+  u = uniform_impl(data, shape, dtype, dtypes.finfo(dtype).tiny, 1.0)
   return ew.neg(ew.log(ew.neg(ew.log(u))))
 
 
 def laplace(key, shape=(), dtype=None, *, out_sharding=None):
-  data, _ = _single_key(key, "laplace")
-  dt = _float_dtype(dtype, "laplace")
+  data, _ = single_key(key, "laplace")
+  dt = float_dtype(dtype, "laplace")
   lo = np.nextafter(np.array(-1.0, dt), np.array(0.0, dt), dtype=dt)
-  u = _uniform(data, _shape(shape), dt, lo, 1.0)
+  u = _uniform(data, canonical_shape(shape), dt, lo, 1.0)
   return _place(ew.mul(ew.sign(u), ew.log1p(ew.neg(ew.abs(u)))), out_sharding)
 
 
 def logistic(key, shape=(), dtype=None, *, out_sharding=None):
-  data, _ = _single_key(key, "logistic")
-  dt = _float_dtype(dtype, "logistic")
-  x = _uniform(data, _shape(shape), dt, dtypes.finfo(dt).tiny, 1.0)
+  data, _ = single_key(key, "logistic")
+  dt = float_dtype(dtype, "logistic")
+  x = _uniform(data, canonical_shape(shape), dt, dtypes.finfo(dt).tiny, 1.0)
   return _place(ew.log(ew.div(x, ew.sub(lax_shape.full_like(x, 1), x))), out_sharding)
 
 
 def cauchy(key, shape=(), dtype=None, *, out_sharding=None):
-  data, _ = _single_key(key, "cauchy")
-  dt = _float_dtype(dtype, "cauchy")
-  u = _uniform(data, _shape(shape), dt, dtypes.finfo(dt).eps, 1.0)
+  data, _ = single_key(key, "cauchy")
+  dt = float_dtype(dtype, "cauchy")
+  u = _uniform(data, canonical_shape(shape), dt, dtypes.finfo(dt).eps, 1.0)
   pi = lax_shape.full_like(u, np.pi)
   return _place(ew.tan(ew.mul(pi, ew.sub(u, lax_shape.full_like(u, 0.5)))), out_sharding)
 
@@ -419,13 +419,13 @@ def cauchy(key, shape=(), dtype=None, *, out_sharding=None):
 def categorical(key, logits, axis: int = -1, shape=None, replace: bool = True, mode=None, *,
                 out_sharding=None):
   """Samples of category indices with log-probabilities `logits` along `axis`."""
-  data, _ = _single_key(key, "categorical")
+  data, _ = single_key(key, "categorical")
   logits = creation.asarray(logits)
   nd = logits.ndim
   if axis >= 0:
     axis -= nd
   batch_shape = tuple(np.delete(np.array(logits.shape, dtype=int), axis))
-  shape = batch_shape if shape is None else _shape(shape)
+  shape = batch_shape if shape is None else canonical_shape(shape)
   if shape[len(shape) - len(batch_shape):] != batch_shape:
     raise ValueError(f"categorical: shape {shape} is not compatible with the logits batch "
                      f"shape {batch_shape}")
@@ -440,7 +440,7 @@ def categorical(key, logits, axis: int = -1, shape=None, replace: bool = True, m
   g = gumbel_fn(data, (*prefix, *logits_shape), np.dtype(logits.dtype))
   expanded = lax_shape.reshape(logits, (1,) * len(prefix) + tuple(logits.shape)) \
       if prefix else logits
-  total = ew.add(g, _bcast(expanded, tuple(core.get_aval(g).shape)))
+  total = ew.add(g, broadcast_param(expanded, tuple(core.get_aval(g).shape)))
   return _place(reductions.argmax(total, axis % (len(prefix) + nd), np.dtype(
       dtypes.canonicalize_dtype(int))), out_sharding)
 
@@ -498,7 +498,7 @@ def _permute(data, x, axis, independent):
 
 def permutation(key, x, axis: int = 0, independent: bool = False, *, out_sharding=None):
   """A random permutation of `x` along `axis` (or of arange(x) for an integer x)."""
-  data, _ = _single_key(key, "permutation")
+  data, _ = single_key(key, "permutation")
   if isinstance(x, (int, np.integer)) or (np.ndim(x) == 0 and not isinstance(x, core.Tracer)
                                          and not hasattr(x, "aval")):
     n = int(x)
@@ -519,9 +519,9 @@ def choice(key, a, shape=(), replace: bool = True, p=None, axis: int = 0, mode=N
   """Random samples from `a` (or arange(a)), with or without replacement, weighted by p.
 
   `mode` ('low' or 'high') is accepted for JAX's signature; draws use 'low' precision."""
-  data, _ = _single_key(key, "choice")
+  data, _ = single_key(key, "choice")
   _check_mode(mode)
-  shape = _shape(shape)
+  shape = canonical_shape(shape)
   arr = creation.asarray(a)
   if arr.ndim == 0:
     n_inputs = int(core.concrete_value(arr))
@@ -573,7 +573,7 @@ def _weighted_indices(data, p, shape, replace):
     # Inverse-CDF sampling: the first cumulative weight above a uniform draw.
     p_cuml = control_flow.associative_scan(ew.add, p)
     total = lax_shape.reshape(lax_shape.slice(p_cuml, (n - 1,), (n,)), ())
-    u = _uniform_impl(data, shape, dtype, 0.0, 1.0)
+    u = uniform_impl(data, shape, dtype, 0.0, 1.0)
     r = ew.mul(lax_shape.broadcast_in_dim(total, shape, ()), ew.sub(lax_shape.full_like(u, 1), u))
     return ew.convert_element_type(searchsorted(p_cuml, r), int_dtype)
   # Without replacement: the k largest of log(p) plus Gumbel noise (Gumbel top-k).
@@ -584,5 +584,5 @@ def _weighted_indices(data, p, shape, replace):
 
 
 def _gumbel_impl(data, shape, dtype):
-  u = _uniform_impl(data, shape, dtype, dtypes.finfo(dtype).tiny, 1.0)
+  u = uniform_impl(data, shape, dtype, dtypes.finfo(dtype).tiny, 1.0)
   return ew.neg(ew.log(ew.neg(ew.log(u))))

@@ -23,7 +23,8 @@ from jax._src.lax import reductions
 from jax._src.lax import shape as lax_shape
 from jax._src.numpy import creation
 from jax._src.numpy import linalg as jnp_linalg
-from jax._src.random_gamma import _broadcast, _check_shape, _param, _param_shapes, _row, _split
+from jax._src.random import broadcast_trailing as _broadcast
+from jax._src.random_gamma import check_shape, convert_param, key_row, shapes_of, split_keys
 from jax._src.scipy import special
 
 
@@ -35,7 +36,7 @@ def _int_dtype(dtype, name: str) -> np.dtype:
 
 
 def _shape_of(shape, *params):
-  return (np.broadcast_shapes(*_param_shapes(*params)) if shape is None else shape)
+  return (np.broadcast_shapes(*shapes_of(*params)) if shape is None else shape)
 
 
 def _c(like, v):
@@ -48,20 +49,20 @@ def _c(like, v):
 def poisson(key, lam, shape=None, dtype=None, out_sharding=None):
   """Poisson(lam) counts: Knuth's method below lam = 10, Hormann's transformed rejection
   above."""
-  data, _ = rnd._single_key(key, "poisson")
+  data, _ = rnd.single_key(key, "poisson")
   dt = _int_dtype(dtype, "poisson")
-  lam = _param(lam, np.float32)
-  shape = _check_shape("poisson", _shape_of(shape, lam), *_param_shapes(lam))
+  lam = convert_param(lam, np.float32)
+  shape = check_shape("poisson", _shape_of(shape, lam), *shapes_of(lam))
   return _poisson(data, lam, shape, dt)
 
 
 def _poisson_knuth(data, lam, shape, dtype, max_iters):
   def body(carry):
     i, k, key, log_prod = carry
-    keys = _split(key, 2)
+    keys = split_keys(key, 2)
     k = ew.select(ew.gt(log_prod, ew.neg(lam)), ew.add(k, _c(k, 1)), k)
-    u = rnd._uniform_impl(_row(keys, 1), shape, np.dtype(np.float32), 0.0, 1.0)
-    return ew.add(i, 1), k, _row(keys, 0), ew.add(log_prod, ew.log(u))
+    u = rnd.uniform_impl(key_row(keys, 1), shape, np.dtype(np.float32), 0.0, 1.0)
+    return ew.add(i, 1), k, key_row(keys, 0), ew.add(log_prod, ew.log(u))
 
   def cond(carry):
     i, _, _, log_prod = carry
@@ -83,10 +84,10 @@ def _poisson_rejection(data, lam, shape, dtype, max_iters):
 
   def body(carry):
     i, k_out, accepted, key = carry
-    keys = _split(key, 3)
-    u = ew.sub(rnd._uniform_impl(_row(keys, 1), shape, np.dtype(np.float32), 0.0, 1.0),
+    keys = split_keys(key, 3)
+    u = ew.sub(rnd.uniform_impl(key_row(keys, 1), shape, np.dtype(np.float32), 0.0, 1.0),
                _c(lam, 0.5))
-    v = rnd._uniform_impl(_row(keys, 2), shape, np.dtype(np.float32), 0.0, 1.0)
+    v = rnd.uniform_impl(key_row(keys, 2), shape, np.dtype(np.float32), 0.0, 1.0)
     us = ew.sub(_c(lam, 0.5), ew.abs(u))
     k = ew.floor(ew.add(ew.add(ew.mul(ew.add(ew.div(ew.mul(_c(lam, 2), a), us), b), u), lam),
                         _c(lam, 0.43)))
@@ -97,7 +98,7 @@ def _poisson_rejection(data, lam, shape, dtype, max_iters):
                            ew.bitwise_and(ew.lt(us, _c(us, 0.013)), ew.gt(v, us)))
     accept = ew.bitwise_or(accept1, ew.bitwise_and(ew.bitwise_not(reject), ew.le(s, t)))
     return (ew.add(i, 1), ew.select(accept, k, k_out), ew.bitwise_or(accepted, accept),
-            _row(keys, 0))
+            key_row(keys, 0))
 
   def cond(carry):
     i, _, accepted, _ = carry
@@ -127,17 +128,17 @@ def _poisson(data, lam, shape, dtype):
 
 def geometric(key, p, shape=None, dtype=None, out_sharding=None):
   """The number of Bernoulli(p) trials up to and including the first success (>= 1)."""
-  data, _ = rnd._single_key(key, "geometric")
+  data, _ = rnd.single_key(key, "geometric")
   dt = _int_dtype(dtype, "geometric")
   p_dt = dtypes.canonicalize_dtype(core.get_aval(p).dtype)
-  p = _param(p, p_dt if dtypes.is_inexact(p_dt) else dtypes.canonicalize_dtype(float))
-  shape = _check_shape("geometric", _shape_of(shape, p), *_param_shapes(p))
+  p = convert_param(p, p_dt if dtypes.is_inexact(p_dt) else dtypes.canonicalize_dtype(float))
+  shape = check_shape("geometric", _shape_of(shape, p), *shapes_of(p))
   return _geometric(data, p, shape, dt)
 
 
 @partial(jit, static_argnums=(2, 3))
 def _geometric(data, p, shape, dtype):
-  u = rnd._uniform_impl(data, shape, core.get_aval(p).dtype, 0.0, 1.0)
+  u = rnd.uniform_impl(data, shape, core.get_aval(p).dtype, 0.0, 1.0)
   log_one_minus_p = _broadcast(ew.log1p(ew.neg(p)), shape)
   g = ew.add(ew.floor(ew.div(ew.log(u), log_one_minus_p)), _c(u, 1))
   return ew.convert_element_type(g, dtype)
@@ -168,11 +169,11 @@ def _binomial_inversion(data, count, prob, shape, max_iters):
 
   def body(carry):
     i, num_geom, geom_sum, key = carry
-    keys = _split(key, 2)
+    keys = split_keys(key, 2)
     num_geom = ew.select(ew.le(geom_sum, count), ew.add(num_geom, _c(num_geom, 1)), num_geom)
-    u = rnd._uniform_impl(_row(keys, 0), shape, core.get_aval(prob).dtype, 0.0, 1.0)
+    u = rnd.uniform_impl(key_row(keys, 0), shape, core.get_aval(prob).dtype, 0.0, 1.0)
     geom = ew.ceil(ew.div(ew.log(u), log1m))
-    return ew.add(i, 1), num_geom, ew.add(geom_sum, geom), _row(keys, 1)
+    return ew.add(i, 1), num_geom, ew.add(geom_sum, geom), key_row(keys, 1)
 
   def cond(carry):
     i, _, geom_sum, _ = carry
@@ -197,10 +198,10 @@ def _binomial_btrs(data, count, prob, shape, max_iters):
 
   def body(carry):
     i, k_out, accepted, key = carry
-    keys = _split(key, 3)
-    u = ew.sub(rnd._uniform_impl(_row(keys, 1), shape, core.get_aval(prob).dtype, 0.0, 1.0),
+    keys = split_keys(key, 3)
+    u = ew.sub(rnd.uniform_impl(key_row(keys, 1), shape, core.get_aval(prob).dtype, 0.0, 1.0),
                c(0.5))
-    v = rnd._uniform_impl(_row(keys, 2), shape, core.get_aval(prob).dtype, 0.0, 1.0)
+    v = rnd.uniform_impl(key_row(keys, 2), shape, core.get_aval(prob).dtype, 0.0, 1.0)
     us = ew.sub(c(0.5), ew.abs(u))
     accept1 = ew.bitwise_and(ew.ge(us, c(0.07)), ew.le(v, v_r))
     k = ew.floor(ew.add(ew.mul(ew.add(ew.div(ew.mul(c(2), a), us), b), u), cc))
@@ -216,7 +217,7 @@ def _binomial_btrs(data, count, prob, shape, max_iters):
                        _stirling_tail(k)), _stirling_tail(ew.sub(count, k)))
     accept = ew.bitwise_or(accept1, ew.bitwise_and(ew.bitwise_not(reject), ew.le(log_v, ub)))
     return (ew.add(i, 1), ew.select(accept, k, k_out), ew.bitwise_or(accepted, accept),
-            _row(keys, 0))
+            key_row(keys, 0))
 
   def cond(carry):
     i, _, accepted, _ = carry
@@ -230,10 +231,10 @@ def _binomial_btrs(data, count, prob, shape, max_iters):
 def binomial(key, n, p, shape=None, dtype=None):
   """Binomial(n, p) counts (as floats, like JAX): inversion for n*min(p, 1-p) <= 10,
   BTRS rejection above. NaN for a NaN or negative n or a p outside [0, 1]."""
-  data, _ = rnd._single_key(key, "binomial")
-  dt = rnd._float_dtype(dtype, "binomial")
-  n, p = _param(n, dt), _param(p, dt)
-  shape = _check_shape("binomial", _shape_of(shape, n, p), *_param_shapes(n, p))
+  data, _ = rnd.single_key(key, "binomial")
+  dt = rnd.float_dtype(dtype, "binomial")
+  n, p = convert_param(n, dt), convert_param(p, dt)
+  shape = check_shape("binomial", _shape_of(shape, n, p), *shapes_of(n, p))
   return _binomial(data, n, p, shape)
 
 
@@ -269,19 +270,19 @@ def multinomial(key, n, p, *, shape=None, dtype=None, unroll=1):
   """Counts of n draws over the categories of p's last axis; `shape` is the result's
   shape, categories last (default p's shape). Each category takes a binomial share of
   the draws left, so p need not be normalized."""
-  data, _ = rnd._single_key(key, "multinomial")
-  dt = rnd._float_dtype(dtype, "multinomial")
-  p = _param(p, dt)
-  n = _param(n, dt)
+  data, _ = rnd.single_key(key, "multinomial")
+  dt = rnd.float_dtype(dtype, "multinomial")
+  p = convert_param(p, dt)
+  n = convert_param(n, dt)
   p_shape = tuple(core.get_aval(p).shape)
   if not p_shape:
     raise ValueError("multinomial: p must have at least one dimension")
-  shape = p_shape if shape is None else rnd._shape(shape)
+  shape = p_shape if shape is None else rnd.canonical_shape(shape)
   if not shape or shape[-1] != p_shape[-1]:
     raise ValueError(f"multinomial: shape {shape} must end with the number of categories "
                      f"{p_shape[-1]} of p")
-  _check_shape("multinomial", shape[:-1], tuple(core.get_aval(n).shape))
-  _check_shape("multinomial", shape, p_shape)
+  check_shape("multinomial", shape[:-1], tuple(core.get_aval(n).shape))
+  check_shape("multinomial", shape, p_shape)
   return _multinomial(data, n, p, shape[:-1], 1 if unroll is True else int(unroll))
 
 
@@ -293,7 +294,7 @@ def _multinomial(data, n, p, batch, unroll):
   p = lax_shape.transpose(p, (len(batch), *range(len(batch))))  # categories first
   remaining = reductions.cumsum(p, 0, reverse=True)
   ratios = ew.div(p, ew.select(ew.eq(remaining, _c(remaining, 0)), _c(remaining, 1), remaining))
-  keys = _split(data, k)
+  keys = split_keys(data, k)
 
   def step(remainder, ratio_key):
     ratio, key = ratio_key
@@ -310,28 +311,28 @@ def _multinomial(data, n, p, batch, unroll):
 
 def lognormal(key, sigma=np.float32(1), shape=None, dtype=None, out_sharding=None):
   """exp(sigma * N(0, 1)) samples."""
-  data, _ = rnd._single_key(key, "lognormal")
-  dt = rnd._float_dtype(dtype, "lognormal")
-  sigma = _param(sigma, dt)
-  shape = _check_shape("lognormal", _shape_of(shape, sigma), *_param_shapes(sigma))
+  data, _ = rnd.single_key(key, "lognormal")
+  dt = rnd.float_dtype(dtype, "lognormal")
+  sigma = convert_param(sigma, dt)
+  shape = check_shape("lognormal", _shape_of(shape, sigma), *shapes_of(sigma))
   return _lognormal(data, sigma, shape)
 
 
 @partial(jit, static_argnums=(2,))
 def _lognormal(data, sigma, shape):
-  n = rnd._normal_impl(data, shape, core.get_aval(sigma).dtype)
+  n = rnd.normal_impl(data, shape, core.get_aval(sigma).dtype)
   return ew.exp(ew.mul(n, _broadcast(sigma, shape)))
 
 
 def _maxwell_impl(data, shape, dtype):
-  n = rnd._normal_impl(data, (*shape, 3), dtype)
+  n = rnd.normal_impl(data, (*shape, 3), dtype)
   return ew.sqrt(reductions.reduce_sum(ew.mul(n, n), (len(shape),)))
 
 
 def maxwell(key, shape=(), dtype=None, out_sharding=None):
   """Maxwell samples: the norm of a 3-d standard normal vector."""
-  data, _ = rnd._single_key(key, "maxwell")
-  return _maxwell(data, rnd._shape(shape), rnd._float_dtype(dtype, "maxwell"))
+  data, _ = rnd.single_key(key, "maxwell")
+  return _maxwell(data, rnd.canonical_shape(shape), rnd.float_dtype(dtype, "maxwell"))
 
 
 @partial(jit, static_argnums=(1, 2))
@@ -342,34 +343,35 @@ def _maxwell(data, shape, dtype):
 def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
   """A Maxwell sample with a random sign, scaled by `scale` and shifted by `loc`.
   The result's shape is `shape` followed by loc's and scale's broadcast shape, as in JAX."""
-  data, _ = rnd._single_key(key, "double_sided_maxwell")
-  dt = rnd._float_dtype(dtype, "double_sided_maxwell")
-  loc, scale = _param(loc, dt), _param(scale, dt)
-  params = np.broadcast_shapes(*_param_shapes(loc, scale))
-  shape = rnd._shape(shape) or params
+  data, _ = rnd.single_key(key, "double_sided_maxwell")
+  dt = rnd.float_dtype(dtype, "double_sided_maxwell")
+  loc, scale = convert_param(loc, dt), convert_param(scale, dt)
+  params = np.broadcast_shapes(*shapes_of(loc, scale))
+  shape = rnd.canonical_shape(shape) or params
   return _double_sided_maxwell(data, loc, scale, tuple(shape) + tuple(params), dt)
 
 
 @partial(jit, static_argnums=(3, 4))
 def _double_sided_maxwell(data, loc, scale, shape, dtype):
-  keys = _split(data, 2)
-  m = _maxwell_impl(_row(keys, 0), shape, dtype)
+  keys = split_keys(data, 2)
+  m = _maxwell_impl(key_row(keys, 0), shape, dtype)
   half = ew.convert_element_type(0.5, dtypes.canonicalize_dtype(float))
-  b = ew.convert_element_type(rnd._bernoulli(_row(keys, 1), half, shape), dtype)
+  b = ew.convert_element_type(rnd.bernoulli_impl(key_row(keys, 1), half, shape), dtype)
   sign = ew.sub(ew.mul(b, _c(b, 2)), _c(b, 1))
   return ew.add(ew.mul(ew.mul(sign, m), _broadcast(scale, shape)), _broadcast(loc, shape))
 
 
 def weibull_min(key, scale, concentration, shape=(), dtype=None):
   """Weibull samples: scale * (-log(1 - U)) ** (1 / concentration)."""
-  data, _ = rnd._single_key(key, "weibull_min")
-  dt = rnd._float_dtype(dtype, "weibull_min")
-  return _weibull(data, _param(scale, dt), _param(concentration, dt), rnd._shape(shape), dt)
+  data, _ = rnd.single_key(key, "weibull_min")
+  dt = rnd.float_dtype(dtype, "weibull_min")
+  return _weibull(data, convert_param(scale, dt), convert_param(concentration, dt),
+                  rnd.canonical_shape(shape), dt)
 
 
 @partial(jit, static_argnums=(3, 4))
 def _weibull(data, scale, concentration, shape, dtype):
-  u = rnd._uniform_impl(data, shape, dtype, 0.0, 1.0)
+  u = rnd.uniform_impl(data, shape, dtype, 0.0, 1.0)
   e = ew.neg(ew.log1p(ew.neg(u)))
   power = ew.div(_c(concentration, 1), concentration)
   return ew.mul(ew.pow(e, _broadcast(power, shape)), _broadcast(scale, shape))
@@ -377,35 +379,35 @@ def _weibull(data, scale, concentration, shape, dtype):
 
 def rayleigh(key, scale, shape=None, dtype=None, out_sharding=None):
   """Rayleigh samples: scale * sqrt(-2 log U)."""
-  data, _ = rnd._single_key(key, "rayleigh")
-  dt = rnd._float_dtype(dtype, "rayleigh")
-  scale = _param(scale, dt)
-  shape = _check_shape("rayleigh", _shape_of(shape, scale), *_param_shapes(scale))
+  data, _ = rnd.single_key(key, "rayleigh")
+  dt = rnd.float_dtype(dtype, "rayleigh")
+  scale = convert_param(scale, dt)
+  shape = check_shape("rayleigh", _shape_of(shape, scale), *shapes_of(scale))
   return _rayleigh(data, scale, shape)
 
 
 @partial(jit, static_argnums=(2,))
 def _rayleigh(data, scale, shape):
-  u = rnd._uniform_impl(data, shape, core.get_aval(scale).dtype, 0.0, 1.0)
+  u = rnd.uniform_impl(data, shape, core.get_aval(scale).dtype, 0.0, 1.0)
   return ew.mul(_broadcast(scale, shape), ew.sqrt(ew.mul(ew.log(u), _c(u, -2))))
 
 
 def wald(key, mean, shape=None, dtype=None, out_sharding=None):
   """Wald (inverse Gaussian, unit shape) samples with the given mean."""
-  data, _ = rnd._single_key(key, "wald")
-  dt = rnd._float_dtype(dtype, "wald")
-  mean = _param(mean, dt)
-  shape = _check_shape("wald", _shape_of(shape, mean), *_param_shapes(mean))
+  data, _ = rnd.single_key(key, "wald")
+  dt = rnd.float_dtype(dtype, "wald")
+  mean = convert_param(mean, dt)
+  shape = check_shape("wald", _shape_of(shape, mean), *shapes_of(mean))
   return _wald(data, mean, shape)
 
 
 @partial(jit, static_argnums=(2,))
 def _wald(data, mean, shape):
-  keys = _split(data, 2)
+  keys = split_keys(data, 2)
   dt = core.get_aval(mean).dtype
   mean = _broadcast(mean, shape)
-  v = rnd._normal_impl(_row(keys, 0), shape, dt)
-  z = rnd._uniform_impl(_row(keys, 1), shape, dt, 0.0, 1.0)
+  v = rnd.normal_impl(key_row(keys, 0), shape, dt)
+  z = rnd.uniform_impl(key_row(keys, 1), shape, dt, 0.0, 1.0)
   y = ew.mul(v, v)
   y_mean = ew.mul(y, mean)
   mean_sq = ew.mul(mean, mean)
@@ -417,27 +419,27 @@ def _wald(data, mean, shape):
 
 def pareto(key, b, shape=None, dtype=None, out_sharding=None):
   """Pareto samples with shape parameter b (support [1, inf))."""
-  data, _ = rnd._single_key(key, "pareto")
-  dt = rnd._float_dtype(dtype, "pareto")
-  b = _param(b, dt)
-  shape = _check_shape("pareto", _shape_of(shape, b), *_param_shapes(b))
+  data, _ = rnd.single_key(key, "pareto")
+  dt = rnd.float_dtype(dtype, "pareto")
+  b = convert_param(b, dt)
+  shape = check_shape("pareto", _shape_of(shape, b), *shapes_of(b))
   return _pareto(data, b, shape)
 
 
 @partial(jit, static_argnums=(2,))
 def _pareto(data, b, shape):
-  u = rnd._uniform_impl(data, shape, core.get_aval(b).dtype, 0.0, 1.0)
+  u = rnd.uniform_impl(data, shape, core.get_aval(b).dtype, 0.0, 1.0)
   e = ew.neg(ew.log1p(ew.neg(u)))
   return ew.exp(ew.div(e, _broadcast(b, shape)))
 
 
 def triangular(key, left, mode, right, shape=None, dtype=None, out_sharding=None):
   """Triangular samples on [left, right] with the given mode."""
-  data, _ = rnd._single_key(key, "triangular")
-  dt = rnd._float_dtype(dtype, "triangular")
-  left, mode, right = _param(left, dt), _param(mode, dt), _param(right, dt)
-  shape = _check_shape("triangular", _shape_of(shape, left, mode, right),
-                       *_param_shapes(left, mode, right))
+  data, _ = rnd.single_key(key, "triangular")
+  dt = rnd.float_dtype(dtype, "triangular")
+  left, mode, right = convert_param(left, dt), convert_param(mode, dt), convert_param(right, dt)
+  shape = check_shape("triangular", _shape_of(shape, left, mode, right),
+                       *shapes_of(left, mode, right))
   return _triangular(data, left, mode, right, shape)
 
 
@@ -445,7 +447,7 @@ def triangular(key, left, mode, right, shape=None, dtype=None, out_sharding=None
 def _triangular(data, left, mode, right, shape):
   left, mode, right = (_broadcast(x, shape) for x in (left, mode, right))
   fc = ew.div(ew.sub(mode, left), ew.sub(right, left))
-  u = rnd._uniform_impl(data, shape, core.get_aval(left).dtype, 0.0, 1.0)
+  u = rnd.uniform_impl(data, shape, core.get_aval(left).dtype, 0.0, 1.0)
   out1 = ew.add(left, ew.sqrt(ew.mul(ew.mul(u, ew.sub(right, left)), ew.sub(mode, left))))
   out2 = ew.sub(right, ew.sqrt(ew.mul(ew.mul(ew.sub(_c(u, 1), u), ew.sub(right, left)),
                                       ew.sub(right, mode))))
@@ -460,9 +462,9 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method: str = "c
   """Samples of N(mean, cov); `method` ('cholesky', 'eigh' or 'svd') factors cov."""
   if method not in ("svd", "eigh", "cholesky"):
     raise ValueError("method must be one of {'svd', 'eigh', 'cholesky'}")
-  data, _ = rnd._single_key(key, "multivariate_normal")
-  dt = rnd._float_dtype(dtype, "multivariate_normal")
-  mean, cov = _param(mean, dt), _param(cov, dt)
+  data, _ = rnd.single_key(key, "multivariate_normal")
+  dt = rnd.float_dtype(dtype, "multivariate_normal")
+  mean, cov = convert_param(mean, dt), convert_param(cov, dt)
   m_shape, c_shape = tuple(core.get_aval(mean).shape), tuple(core.get_aval(cov).shape)
   if len(m_shape) < 1:
     raise ValueError(f"multivariate_normal requires mean.ndim >= 1, got mean.ndim == "
@@ -477,7 +479,7 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method: str = "c
   if shape is None:
     shape = np.broadcast_shapes(m_shape[:-1], c_shape[:-2])
   else:
-    shape = _check_shape("multivariate_normal", shape, m_shape[:-1], c_shape[:-2])
+    shape = check_shape("multivariate_normal", shape, m_shape[:-1], c_shape[:-2])
   return _multivariate_normal(data, mean, cov, tuple(shape), method)
 
 
@@ -493,7 +495,7 @@ def _multivariate_normal(data, mean, cov, shape, method):
   else:
     factor = jnp_linalg.cholesky(cov)
   n = core.get_aval(mean).shape[-1]
-  z = rnd._normal_impl(data, (*shape, n), dt)
+  z = rnd.normal_impl(data, (*shape, n), dt)
   # factor @ z over the trailing axes, batch axes broadcast.
   full = (*shape, n, n)
   prod = ew.mul(_broadcast(factor, full),
@@ -504,16 +506,16 @@ def _multivariate_normal(data, mean, cov, shape, method):
 def orthogonal(key, n, shape=(), dtype=None, m=None, out_sharding=None):
   """Random matrices with orthonormal columns (or rows when n < m), shaped
   (*shape, n, m), distributed uniformly (Haar measure) when n == m."""
-  data, _ = rnd._single_key(key, "orthogonal")
-  dt = rnd._float_dtype(dtype, "orthogonal")
+  data, _ = rnd.single_key(key, "orthogonal")
+  dt = rnd.float_dtype(dtype, "orthogonal")
   n = int(core.concrete_value(n)) if isinstance(n, core.Tracer) else int(n)
   m = n if m is None else int(m)
-  return _orthogonal(data, n, m, rnd._shape(shape), dt)
+  return _orthogonal(data, n, m, rnd.canonical_shape(shape), dt)
 
 
 @partial(jit, static_argnums=(1, 2, 3, 4))
 def _orthogonal(data, n, m, shape, dtype):
-  z = rnd._normal_impl(data, (*shape, max(n, m), min(n, m)), dtype)
+  z = rnd.normal_impl(data, (*shape, max(n, m), min(n, m)), dtype)
   q, r = jnp_linalg.qr(z)
   idx = np.arange(min(n, m))
   d = r[..., idx, idx]
@@ -534,5 +536,5 @@ def clone(key):
 
 def key_impl(keys) -> str:
   """The name of the PRNG implementation behind `keys`."""
-  rnd._key_data_and_wrap(keys)
+  rnd.key_data_and_wrap(keys)
   return "threefry2x32"

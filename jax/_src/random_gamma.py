@@ -20,6 +20,7 @@ from jax._src import core
 from jax._src import dtypes
 from jax._src import prng
 from jax._src import random as rnd
+from jax._src.random import broadcast_trailing as _broadcast
 from jax._src.api import jit, vmap
 from jax._src.core import ShapedArray
 from jax._src.interpreters import ad
@@ -35,11 +36,11 @@ from jax._src.lowering import hlo
 # ----------------------------------------------------------------------------- one sample
 
 
-def _split(key, num: int):
+def split_keys(key, num: int):
   return prng.threefry_split(key, (num,))
 
 
-def _row(keys, i: int):
+def key_row(keys, i: int):
   return lax_shape.reshape(lax_shape.slice(keys, (i, 0), (i + 1, 2)), (2,))
 
 
@@ -54,8 +55,8 @@ def _gamma_one(key, alpha, log_space: bool):
   alpha = ew.select(boost_mask, alpha, ew.add(alpha, one))
   d = ew.sub(alpha, c(1.0 / 3.0))
   cc = ew.div(c(1.0 / 3.0), ew.sqrt(d))
-  keys = _split(key, 2)
-  key, subkey = _row(keys, 0), _row(keys, 1)
+  keys = split_keys(key, 2)
+  key, subkey = key_row(keys, 0), key_row(keys, 1)
 
   def rejected(state):
     _, x2, v, u = state
@@ -65,28 +66,28 @@ def _gamma_one(key, alpha, log_space: bool):
     return ew.bitwise_and(squeeze, log_test)
 
   def propose(state):
-    keys = _split(state[0], 3)
-    key, x_key, u_key = _row(keys, 0), _row(keys, 1), _row(keys, 2)
+    keys = split_keys(state[0], 3)
+    key, x_key, u_key = key_row(keys, 0), key_row(keys, 1), key_row(keys, 2)
 
     def next_normal(kxv):
-      ks = _split(kxv[0], 2)
-      x = rnd._normal_impl(_row(ks, 1), (), dt)
-      return _row(ks, 0), x, ew.add(one, ew.mul(x, cc))
+      ks = split_keys(kxv[0], 2)
+      x = rnd.normal_impl(key_row(ks, 1), (), dt)
+      return key_row(ks, 0), x, ew.add(one, ew.mul(x, cc))
 
     _, x, v = control_flow.while_loop(lambda kxv: ew.le(kxv[2], zero), next_normal,
                                       (x_key, zero, c(-1)))
-    u = rnd._uniform_impl(u_key, (), dt, 0.0, 1.0)
+    u = rnd.uniform_impl(u_key, (), dt, 0.0, 1.0)
     return key, ew.mul(x, x), ew.mul(ew.mul(v, v), v), u
 
   # The initial state is rejected, so at least one proposal is drawn.
   _, _, v, _ = control_flow.while_loop(rejected, propose, (key, zero, one, c(2)))
   if log_space:
-    u = rnd._uniform_impl(subkey, (), dt, 0.0, 1.0)
+    u = rnd.uniform_impl(subkey, (), dt, 0.0, 1.0)
     log_u = ew.log1p(ew.neg(u))  # log(1 - U), never log(0)
     log_boost = ew.select(ew.bitwise_or(boost_mask, ew.eq(log_u, zero)), zero,
                           ew.mul(log_u, ew.div(one, alpha_orig)))
     return ew.add(ew.add(ew.log(d), ew.log(v)), log_boost)
-  u = ew.sub(one, rnd._uniform_impl(subkey, (), dt, 0.0, 1.0))
+  u = ew.sub(one, rnd.uniform_impl(subkey, (), dt, 0.0, 1.0))
   boost = ew.select(boost_mask, one, ew.pow(u, ew.div(one, alpha_orig)))
   return ew.mul(ew.mul(d, v), boost)
 
@@ -99,7 +100,7 @@ def _gamma_impl(key, a, *, log_space: bool):
   batch = core.get_aval(key).shape[:-1]
   per_key = math.prod(a_aval.shape[len(batch):])
   keys = lax_shape.reshape(key, (math.prod(batch), 2))
-  keys = vmap(lambda k: _split(k, per_key))(keys)
+  keys = vmap(lambda k: split_keys(k, per_key))(keys)
   keys = lax_shape.reshape(keys, (math.prod(batch) * per_key, 2))
   alphas = lax_shape.reshape(a, (a_aval.size,))
   samples = vmap(partial(_gamma_one, log_space=log_space))(keys, alphas)
@@ -147,8 +148,8 @@ ad.defjvp2(random_gamma_p, None, _gamma_jvp)
 # ----------------------------------------------------------------------------- samplers
 
 
-def _check_shape(name: str, shape, *param_shapes) -> tuple:
-  shape = rnd._shape(shape)
+def check_shape(name: str, shape, *param_shapes) -> tuple:
+  shape = rnd.canonical_shape(shape)
   if param_shapes:
     try:
       ok = np.broadcast_shapes(shape, *param_shapes) == shape
@@ -161,56 +162,51 @@ def _check_shape(name: str, shape, *param_shapes) -> tuple:
   return shape
 
 
-def _param(x, dtype):
+def convert_param(x, dtype):
   return ew.convert_element_type(x, dtype)
 
 
-def _param_shapes(*xs):
+def shapes_of(*xs):
   return [tuple(core.get_aval(x).shape) for x in xs]
 
 
-def _broadcast(x, shape):
-  """`x` broadcast (numpy rules, trailing axes aligned) to `shape`."""
-  return rnd._bcast(lax_shape.broadcast_to_rank(x, len(shape)), tuple(shape))
-
-
 def _gamma(data, a, shape, dtype, log_space: bool):
-  a = _param(a, dtype)
-  shape = _check_shape("gamma", core.get_aval(a).shape if shape is None else shape,
-                       *_param_shapes(a))
+  a = convert_param(a, dtype)
+  shape = check_shape("gamma", core.get_aval(a).shape if shape is None else shape,
+                       *shapes_of(a))
   return random_gamma_p.bind(data, _broadcast(a, shape), log_space=log_space)
 
 
 def gamma(key, a, shape=None, dtype=None, out_sharding=None):
   """Gamma(a, 1) samples, shaped `shape` (default: a's shape)."""
-  data, _ = rnd._single_key(key, "gamma")
-  return _gamma(data, a, shape, rnd._float_dtype(dtype, "gamma"), False)
+  data, _ = rnd.single_key(key, "gamma")
+  return _gamma(data, a, shape, rnd.float_dtype(dtype, "gamma"), False)
 
 
 def loggamma(key, a, shape=None, dtype=None, out_sharding=None):
   """Logs of Gamma(a, 1) samples, accurate where a is small and samples underflow."""
-  data, _ = rnd._single_key(key, "loggamma")
-  return _gamma(data, a, shape, rnd._float_dtype(dtype, "loggamma"), True)
+  data, _ = rnd.single_key(key, "loggamma")
+  return _gamma(data, a, shape, rnd.float_dtype(dtype, "loggamma"), True)
 
 
 def beta(key, a, b, shape=None, dtype=None, out_sharding=None):
   """Beta(a, b) samples."""
-  data, _ = rnd._single_key(key, "beta")
-  dt = rnd._float_dtype(dtype, "beta")
-  a, b = _param(a, dt), _param(b, dt)
+  data, _ = rnd.single_key(key, "beta")
+  dt = rnd.float_dtype(dtype, "beta")
+  a, b = convert_param(a, dt), convert_param(b, dt)
   if shape is None:
-    shape = np.broadcast_shapes(*_param_shapes(a, b))
-  shape = _check_shape("beta", shape, *_param_shapes(a, b))
+    shape = np.broadcast_shapes(*shapes_of(a, b))
+  shape = check_shape("beta", shape, *shapes_of(a, b))
   return _beta(data, a, b, shape)
 
 
 @partial(jit, static_argnums=(3,))
 def _beta(data, a, b, shape):
-  keys = _split(data, 2)
+  keys = split_keys(data, 2)
   a, b = _broadcast(a, shape), _broadcast(b, shape)
   # In log space, then normalized: a ratio of tiny gammas would be 0/0.
-  log_ga = random_gamma_p.bind(_row(keys, 0), a, log_space=True)
-  log_gb = random_gamma_p.bind(_row(keys, 1), b, log_space=True)
+  log_ga = random_gamma_p.bind(key_row(keys, 0), a, log_space=True)
+  log_gb = random_gamma_p.bind(key_row(keys, 1), b, log_space=True)
   log_max = ew.max(log_ga, log_gb)
   ga = ew.exp(ew.sub(log_ga, log_max))
   gb = ew.exp(ew.sub(log_gb, log_max))
@@ -219,16 +215,16 @@ def _beta(data, a, b, shape):
 
 def dirichlet(key, alpha, shape=None, dtype=None, out_sharding=None):
   """Dirichlet(alpha) samples over alpha's last axis."""
-  data, _ = rnd._single_key(key, "dirichlet")
-  dt = rnd._float_dtype(dtype, "dirichlet")
-  alpha = _param(alpha, dt)
+  data, _ = rnd.single_key(key, "dirichlet")
+  dt = rnd.float_dtype(dtype, "dirichlet")
+  alpha = convert_param(alpha, dt)
   a_shape = tuple(core.get_aval(alpha).shape)
   if not a_shape:
     raise ValueError(f"The alpha parameter of dirichlet must have at least one dimension, "
                      f"got shape {a_shape}")
   if shape is None:
     shape = a_shape[:-1]
-  shape = _check_shape("dirichlet", shape, a_shape[:-1])
+  shape = check_shape("dirichlet", shape, a_shape[:-1])
   return _dirichlet(data, alpha, shape)
 
 
@@ -245,11 +241,11 @@ def _dirichlet(data, alpha, shape):
 
 def chisquare(key, df, shape=None, dtype=None, out_sharding=None):
   """Chi-square samples with `df` degrees of freedom."""
-  data, _ = rnd._single_key(key, "chisquare")
-  dt = rnd._float_dtype(dtype, "chisquare")
-  df = _param(df, dt)
-  shape = _check_shape("chisquare", core.get_aval(df).shape if shape is None else shape,
-                       *_param_shapes(df))
+  data, _ = rnd.single_key(key, "chisquare")
+  dt = rnd.float_dtype(dtype, "chisquare")
+  df = convert_param(df, dt)
+  shape = check_shape("chisquare", core.get_aval(df).shape if shape is None else shape,
+                       *shapes_of(df))
   return _chisquare(data, df, shape)
 
 
@@ -262,80 +258,80 @@ def _chisquare(data, df, shape):
 
 def f(key, dfnum, dfden, shape=None, dtype=None, out_sharding=None):
   """F-distribution samples (ratio of scaled chi-squares)."""
-  data, _ = rnd._single_key(key, "f")
-  dt = rnd._float_dtype(dtype, "f")
-  dfnum, dfden = _param(dfnum, dt), _param(dfden, dt)
+  data, _ = rnd.single_key(key, "f")
+  dt = rnd.float_dtype(dtype, "f")
+  dfnum, dfden = convert_param(dfnum, dt), convert_param(dfden, dt)
   if shape is None:
-    shape = np.broadcast_shapes(*_param_shapes(dfnum, dfden))
-  shape = _check_shape("f", shape, *_param_shapes(dfnum, dfden))
+    shape = np.broadcast_shapes(*shapes_of(dfnum, dfden))
+  shape = check_shape("f", shape, *shapes_of(dfnum, dfden))
   return _f(data, dfnum, dfden, shape)
 
 
 @partial(jit, static_argnums=(3,))
 def _f(data, dfnum, dfden, shape):
-  keys = _split(data, 2)  # the first key draws the denominator, as in JAX
-  num = ew.div(_chisquare(_row(keys, 1), dfnum, shape), _broadcast(dfnum, shape))
-  den = ew.div(_chisquare(_row(keys, 0), dfden, shape), _broadcast(dfden, shape))
+  keys = split_keys(data, 2)  # the first key draws the denominator, as in JAX
+  num = ew.div(_chisquare(key_row(keys, 1), dfnum, shape), _broadcast(dfnum, shape))
+  den = ew.div(_chisquare(key_row(keys, 0), dfden, shape), _broadcast(dfden, shape))
   return ew.div(num, den)
 
 
 def t(key, df, shape=(), dtype=None, out_sharding=None):
   """Student's t samples with `df` degrees of freedom."""
-  data, _ = rnd._single_key(key, "t")
-  dt = rnd._float_dtype(dtype, "t")
-  df = _param(df, dt)
-  shape = _check_shape("t", core.get_aval(df).shape if shape is None else shape,
-                       *_param_shapes(df))
+  data, _ = rnd.single_key(key, "t")
+  dt = rnd.float_dtype(dtype, "t")
+  df = convert_param(df, dt)
+  shape = check_shape("t", core.get_aval(df).shape if shape is None else shape,
+                       *shapes_of(df))
   return _t(data, df, shape)
 
 
 @partial(jit, static_argnums=(2,))
 def _t(data, df, shape):
-  keys = _split(data, 2)
+  keys = split_keys(data, 2)
   dt = core.get_aval(df).dtype
-  n = rnd._normal_impl(_row(keys, 0), shape, dt)
+  n = rnd.normal_impl(key_row(keys, 0), shape, dt)
   df = _broadcast(df, shape)
   half = lax_shape.full_like(df, 0.5)
-  g = random_gamma_p.bind(_row(keys, 1), ew.mul(df, half), log_space=False)
+  g = random_gamma_p.bind(key_row(keys, 1), ew.mul(df, half), log_space=False)
   return ew.mul(n, ew.sqrt(ew.div(ew.mul(half, df), g)))
 
 
 def generalized_normal(key, p, shape=(), dtype=None, out_sharding=None):
   """Samples with density proportional to exp(-|x|**p)."""
-  data, _ = rnd._single_key(key, "generalized_normal")
-  dt = rnd._float_dtype(dtype, "generalized_normal")
-  p = _param(p, dt)
-  shape = _check_shape("generalized_normal", shape, *_param_shapes(p))
+  data, _ = rnd.single_key(key, "generalized_normal")
+  dt = rnd.float_dtype(dtype, "generalized_normal")
+  p = convert_param(p, dt)
+  shape = check_shape("generalized_normal", shape, *shapes_of(p))
   return _generalized_normal(data, p, shape)
 
 
 @partial(jit, static_argnums=(2,))
 def _generalized_normal(data, p, shape):
-  keys = _split(data, 2)
+  keys = split_keys(data, 2)
   p = _broadcast(p, shape)
-  g = random_gamma_p.bind(_row(keys, 0), ew.div(lax_shape.full_like(p, 1), p), log_space=False)
+  g = random_gamma_p.bind(key_row(keys, 0), ew.div(lax_shape.full_like(p, 1), p), log_space=False)
   dt = core.get_aval(p).dtype
   half = ew.convert_element_type(0.5, dtypes.canonicalize_dtype(float))
-  b = ew.convert_element_type(rnd._bernoulli(_row(keys, 1), half, shape), dt)
+  b = ew.convert_element_type(rnd.bernoulli_impl(key_row(keys, 1), half, shape), dt)
   r = ew.sub(ew.mul(b, lax_shape.full_like(b, 2)), lax_shape.full_like(b, 1))
   return ew.mul(r, ew.pow(g, ew.div(lax_shape.full_like(p, 1), p)))
 
 
 def ball(key, d: int, p: float = 2, shape=(), dtype=None, out_sharding=None):
   """Points uniform in the unit p-norm ball of dimension `d`."""
-  data, _ = rnd._single_key(key, "ball")
+  data, _ = rnd.single_key(key, "ball")
   d = core.concrete_value(d) if isinstance(d, core.Tracer) else d
   if not isinstance(d, (int, np.integer)) or d < 1:
     raise ValueError(f"The dimension d must be a positive integer, got {d!r}")
-  dt = rnd._float_dtype(dtype, "ball")
-  return _ball(data, int(d), float(p), rnd._shape(shape), dt)
+  dt = rnd.float_dtype(dtype, "ball")
+  return _ball(data, int(d), float(p), rnd.canonical_shape(shape), dt)
 
 
 @partial(jit, static_argnums=(1, 2, 3, 4))
 def _ball(data, d, p, shape, dtype):
-  keys = _split(data, 2)
-  g = _generalized_normal(_row(keys, 0), ew.convert_element_type(p, dtype), (*shape, d))
-  u = rnd._uniform_impl(_row(keys, 1), shape, dtype, 0.0, 1.0)
+  keys = split_keys(data, 2)
+  g = _generalized_normal(key_row(keys, 0), ew.convert_element_type(p, dtype), (*shape, d))
+  u = rnd.uniform_impl(key_row(keys, 1), shape, dtype, 0.0, 1.0)
   e = ew.neg(ew.log1p(ew.neg(u)))
   axis = len(shape)
   norm = reductions.reduce_sum(ew.pow(ew.abs(g), lax_shape.full_like(g, p)), (axis,))

@@ -17,7 +17,7 @@ from jax._src import core
 from jax._src import dtypes
 from jax._src.lax import shape as lax_shape
 from jax._src.lax import slicing
-import jax.numpy as jnp
+from jax._src.numpy import namespace as jnp
 
 
 class AbstractRef:
@@ -83,7 +83,7 @@ class Ref:
 
   def _check_writable(self, value) -> None:
     self._check_live("write to")
-    if isinstance(value, core.Tracer) and value._trace.main.level >= len(self._stack):
+    if isinstance(value, core.Tracer) and core.trace_level(value) >= len(self._stack):
       raise NotImplementedError(
           "writing a value of an inner transformation (jit/grad/vmap/scan body) into a Ref "
           "created outside it is not supported; create the Ref inside, or return the value")

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from jax._src import core, execution, xla_bridge
-from jax._src.api import Compiled
+from jax._src.api import Compiled, CompiledParts, compiled_from_parts, compiled_parts
 from jax._src.array import ArrayImpl
 
 _FORMAT = "jax-serialized-executable/2"
@@ -24,24 +24,25 @@ def serialize(compiled) -> tuple[bytes, Any, Any]:
   if not isinstance(compiled, Compiled):
     raise TypeError(f"serialize expects the result of jax.jit(f).lower(...).compile(), got "
                     f"{type(compiled).__name__}")
-  exe = compiled._exe
+  parts = compiled_parts(compiled)
+  exe = parts.executable
   if getattr(exe, "plan", None) is not None:
     raise NotImplementedError(
         f"serialize: '{compiled.fun_name}' compiled to a multi-device SPMD program (it holds "
         f"shard_map); only single-device executables can be serialized")
-  client = exe._loaded.client
+  client = exe.loaded.client
   payload = {
       "format": _FORMAT,
       "platform": client.platform,
       "name": compiled.fun_name,
-      "executable": exe._loaded.serialize(),
+      "executable": exe.loaded.serialize(),
       "hlo_text": exe.hlo_text,
       "in_avals": list(exe.in_avals),
       "out_avals": list(exe.out_avals),
-      "in_leaf_avals": list(compiled._in_leaf_avals),
-      "hoisted": [np.asarray(h) for h in compiled._hoisted],
+      "in_leaf_avals": list(parts.in_leaf_avals),
+      "hoisted": [np.asarray(h) for h in parts.hoisted],
       "donated": list(exe.donated),
-      "donated_leaves": list(compiled._donated),
+      "donated_leaves": list(parts.donated_leaves),
   }
   return pickle.dumps(payload), compiled.in_tree, compiled.out_tree
 
@@ -60,10 +61,9 @@ def deserialize_and_load(serialized: bytes, in_tree, out_tree, backend: str | No
                              loaded, devices, donated=payload["donated"])
   hoisted = [ArrayImpl(core.get_aval(h), [client.buffer_from_pyval(h, devices[0])])
              for h in payload["hoisted"]]
-  compiled = Compiled._make(None, None, hoisted, in_tree, out_tree, payload["in_leaf_avals"],
-                      out_leaf_avals=payload["out_avals"], name=payload["name"],
-                      donated=payload["donated_leaves"])
-  compiled._exe = exe
+  parts = CompiledParts(exe, tuple(payload["in_leaf_avals"]), tuple(hoisted),
+                        tuple(payload["donated_leaves"]))
+  compiled = compiled_from_parts(parts, in_tree, out_tree, payload["out_avals"], payload["name"])
   return compiled
 
 

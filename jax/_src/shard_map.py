@@ -54,28 +54,24 @@ from jax._src.lax import shape as lax_shape
 from jax._src.lax.shape import broadcast_in_dim_p
 from jax._src.lowering import hlo
 from jax._src.sharding import (Mesh, NamedSharding, PartitionSpec, explicit_spec, get_mesh,
-                               spec_from_axes)
+                               spec_axes, spec_from_axes)
 from jax._src.lax import slicing
 
 
 # ----------------------------------------------------------------------------- layouts
 
 
-def _dim_axes(spec: PartitionSpec, ndim: int) -> tuple:
-  return spec._normalized(ndim)
-
-
 def _local_aval(aval: ShapedArray, spec: PartitionSpec, mesh: Mesh) -> ShapedArray:
   """A block's type: inside the body every mesh axis is manual, so no split is typed."""
   shape = tuple(d // math.prod(mesh.shape[n] for n in names)
-                for d, names in zip(aval.shape, _dim_axes(spec, aval.ndim)))
+                for d, names in zip(aval.shape, spec_axes(spec, aval.ndim)))
   return ShapedArray(shape, aval.dtype, aval.weak_type)
 
 
 def _global_aval(aval: ShapedArray, spec: PartitionSpec, mesh: Mesh) -> ShapedArray:
   """The whole value's type: over Explicit mesh axes, split as `spec` says."""
   shape = tuple(d * math.prod(mesh.shape[n] for n in names)
-                for d, names in zip(aval.shape, _dim_axes(spec, aval.ndim)))
+                for d, names in zip(aval.shape, spec_axes(spec, aval.ndim)))
   return ShapedArray(shape, aval.dtype, aval.weak_type,
                      sharding=NamedSharding(mesh, spec) if len(spec) <= aval.ndim else None)
 
@@ -90,7 +86,7 @@ def _check_divisible(fun_name: str, mesh: Mesh, avals, specs) -> None:
     if len(spec) > aval.ndim:
       raise ValueError(f"shard_map applied to the function '{fun_name}' was given in_specs "
                        f"{spec} of length {len(spec)} for args[{i}] of rank {aval.ndim}")
-    for axis, (d, names) in enumerate(zip(aval.shape, _dim_axes(spec, aval.ndim))):
+    for axis, (d, names) in enumerate(zip(aval.shape, spec_axes(spec, aval.ndim))):
       k = math.prod(mesh.shape[n] for n in names)
       if d % k:
         raise ValueError(
@@ -103,8 +99,8 @@ def _check_divisible(fun_name: str, mesh: Mesh, avals, specs) -> None:
 
 def _device_blocks(x, sharding: NamedSharding, aval: ShapedArray) -> list:
   """One buffer per mesh device holding its block of `x` (reused if already laid out so)."""
-  if isinstance(x, ArrayImpl) and x._sharding == sharding and x._buffers:
-    return list(x._buffers)
+  if isinstance(x, ArrayImpl) and x.explicit_sharding == sharding and x.resident_buffers:
+    return list(x.resident_buffers)
   value = np.asarray(x, dtype=aval.dtype)
   return [execution.buffer_from_numpy(np.ascontiguousarray(value[idx]), d)
           for d, idx in sharding.devices_indices_map(aval.shape).items()]
@@ -135,7 +131,7 @@ def run_blocks(exe, args, mesh: Mesh, in_specs, out_specs) -> list[ArrayImpl]:
 
 def _shard_map_impl(*args, jaxpr: core.ClosedJaxpr, mesh: Mesh, in_specs, out_specs,
                     check_vma: bool, name: str):
-  exe = execution.compile_jaxpr(jaxpr, name, devices=mesh._flat_devices, kind="shmap",
+  exe = execution.compile_jaxpr(jaxpr, name, devices=list(mesh.devices.flat), kind="shmap",
                                 axis_env=dict(mesh.shape))
   return run_blocks(exe, args, mesh, in_specs, out_specs)
 
@@ -238,7 +234,7 @@ def _shard_map_partial_eval(trace: pe.JaxprTrace, tracers, *, jaxpr, mesh, in_sp
 
 
 def _unsplit_axes(mesh: Mesh, spec: PartitionSpec, ndim: int) -> tuple:
-  used = {n for names in _dim_axes(spec, ndim) for n in names}
+  used = {n for names in spec_axes(spec, ndim) for n in names}
   return tuple(n for n in mesh.axis_names if n not in used)
 
 
@@ -342,10 +338,10 @@ def _varying(jaxpr: core.Jaxpr, in_vary: Sequence[frozenset]) -> list[frozenset]
 
 
 def _check_replication(fun_name, mesh, jaxpr: core.Jaxpr, in_specs, out_specs) -> None:
-  in_vary = [frozenset(n for names in _dim_axes(s, v.aval.ndim) for n in names)
+  in_vary = [frozenset(n for names in spec_axes(s, v.aval.ndim) for n in names)
              for s, v in zip(in_specs, jaxpr.invars)]
   for vary, spec in zip(_varying(jaxpr, in_vary), out_specs):
-    mentioned = {n for names in spec._normalized(len(spec)) for n in names}
+    mentioned = {n for names in spec_axes(spec, len(spec)) for n in names}
     missing = [n for n in mesh.axis_names if n in vary and n not in mentioned]
     if missing:
       raise ValueError(
@@ -380,7 +376,7 @@ def _flat_specs(specs, tree, what: str, fun_name: str) -> list[PartitionSpec]:
 
 def _check_spec_names(mesh: Mesh, specs, what: str) -> None:
   for s in specs:
-    for names in s._normalized(len(s)):
+    for names in spec_axes(s, len(s)):
       for n in names:
         if n not in mesh.shape:
           raise ValueError(f"shard_map {what} {s} refers to mesh axis {n!r}, which is not in "
@@ -399,9 +395,9 @@ def _infer_in_specs(leaves, mesh: Mesh) -> list[PartitionSpec]:
     typed = _typed_spec(x, mesh)
     if typed is not None:
       specs.append(typed)
-    elif (isinstance(x, ArrayImpl) and isinstance(x._sharding, NamedSharding)
-          and x._sharding.mesh == mesh):
-      specs.append(x._sharding.spec)
+    elif (isinstance(x, ArrayImpl) and isinstance(x.explicit_sharding, NamedSharding)
+          and x.explicit_sharding.mesh == mesh):
+      specs.append(x.explicit_sharding.spec)
     else:
       specs.append(PartitionSpec())
   return specs
@@ -412,8 +408,8 @@ def _check_typed_inputs(leaves, mesh: Mesh, in_specs) -> None:
   for x, spec in zip(leaves, in_specs):
     typed = _typed_spec(x, mesh)
     aval = core.get_aval(x)
-    if typed is not None and typed._normalized(aval.ndim) != explicit_spec(
-        mesh, spec, aval.ndim)._normalized(aval.ndim):
+    if typed is not None and typed.axes_by_dim(aval.ndim) != explicit_spec(
+        mesh, spec, aval.ndim).axes_by_dim(aval.ndim):
       raise ValueError(
           f"in_specs passed to shard_map: {spec} does not match the specs of the input: "
           f"{typed} for arg: {aval.str_short()}. `in_specs` is an optional argument so you can "
@@ -494,7 +490,7 @@ def shard_map(f: Callable | None = None, /, *, out_specs, in_specs=None, mesh: M
 # ----------------------------------------------------------------------------- partitioned jit
 
 
-class _NotPartitionable(Exception):
+class NotPartitionable(Exception):
   """The jaxpr cannot run as one SPMD program; the message says which equation and why."""
 
 
@@ -540,7 +536,7 @@ class _Partitioner:
     if isinstance(x, _Uniform):
       return self.materialize(x, ((),) * len(x.eqn.out_binders[0].aval.shape))
     if not _replicated(x):
-      raise _NotPartitionable(f"{what} is applied to a value split as {spec_from_axes(x.axes)}")
+      raise NotPartitionable(f"{what} is applied to a value split as {spec_from_axes(x.axes)}")
     return x
 
   def in_layout(self, x, axes: tuple, what: str):
@@ -551,7 +547,7 @@ class _Partitioner:
       return x.value
     if _replicated(x):
       return self.local_block(x.value, axes)
-    raise _NotPartitionable(f"{what} must be split as {spec_from_axes(axes)}, but the value "
+    raise NotPartitionable(f"{what} must be split as {spec_from_axes(axes)}, but the value "
                             f"given is split as {spec_from_axes(x.axes)}")
 
   def local_block(self, value, axes: tuple):
@@ -568,14 +564,14 @@ class _Partitioner:
     """The shard_map body inlined: its in_specs/out_specs are the layouts around it."""
     p = eqn.params
     if p["mesh"] != self.mesh:
-      raise _NotPartitionable(f"shard_map '{p['name']}' runs over the mesh {p['mesh']}, and "
+      raise NotPartitionable(f"shard_map '{p['name']}' runs over the mesh {p['mesh']}, and "
                               f"another shard_map in the same function over {self.mesh}")
     body = p["jaxpr"]
-    local = [self.in_layout(x, _dim_axes(s, v.aval.ndim),
+    local = [self.in_layout(x, spec_axes(s, v.aval.ndim),
                             f"argument {i} of shard_map '{p['name']}'")
              for i, (x, s, v) in enumerate(zip(ins, p["in_specs"], eqn.inputs))]
     outs = core.eval_jaxpr(body.jaxpr, body.consts, local)
-    return [_Val(o, _dim_axes(s, v.aval.ndim))
+    return [_Val(o, spec_axes(s, v.aval.ndim))
             for o, s, v in zip(outs, p["out_specs"], eqn.out_binders)]
 
   def run(self, jaxpr: core.Jaxpr, consts, args: Sequence) -> list:
@@ -623,14 +619,14 @@ class _Partitioner:
     layouts = {x.axes for x in ins if not isinstance(x, _Uniform) and len(x.axes) == ndim
                and ndim > 0}
     if len(layouts) > 1:
-      raise _NotPartitionable(f"'{eqn.primitive.name}' combines values split differently: "
+      raise NotPartitionable(f"'{eqn.primitive.name}' combines values split differently: "
                               + ", ".join(str(spec_from_axes(a)) for a in sorted(layouts)))
     axes = layouts.pop() if layouts else ((),) * ndim
     vals = []
     for x in ins:
       x = self.materialize(x, axes)
       if x.axes != axes and x.axes != ():
-        raise _NotPartitionable(f"'{eqn.primitive.name}' combines values of different ranks "
+        raise NotPartitionable(f"'{eqn.primitive.name}' combines values of different ranks "
                                 f"split as {spec_from_axes(x.axes)} and {spec_from_axes(axes)}")
       vals.append(x.value)
     out = eqn.primitive.bind(*vals, **eqn.params)
@@ -643,7 +639,7 @@ class _Partitioner:
     reduced = tuple(eqn.params["axes"])
     split = [n for d in reduced for n in x.axes[d]]
     if split and collective is None:
-      raise _NotPartitionable(f"'{eqn.primitive.name}' reduces dimensions split over mesh axes "
+      raise NotPartitionable(f"'{eqn.primitive.name}' reduces dimensions split over mesh axes "
                               f"{tuple(split)}")
     out = eqn.primitive.bind(x.value, **eqn.params)
     if split:
@@ -656,7 +652,7 @@ def _mesh_of_args(args) -> Mesh | None:
   """The mesh that splits some argument, or None (no split argument, or several meshes)."""
   mesh = None
   for x in args:
-    s = getattr(x, "_sharding", None) if isinstance(x, ArrayImpl) else None
+    s = x.explicit_sharding if isinstance(x, ArrayImpl) else None
     if isinstance(s, NamedSharding) and s.mesh.size > 1 and not s.is_fully_replicated:
       if mesh is not None and s.mesh != mesh:
         return None
@@ -665,9 +661,9 @@ def _mesh_of_args(args) -> Mesh | None:
 
 
 def _arg_axes(x, mesh: Mesh, aval: ShapedArray) -> tuple:
-  s = x._sharding if isinstance(x, ArrayImpl) else None
+  s = x.explicit_sharding if isinstance(x, ArrayImpl) else None
   if isinstance(s, NamedSharding) and s.mesh == mesh:
-    return _dim_axes(s.spec, aval.ndim)
+    return spec_axes(s.spec, aval.ndim)
   return ((),) * aval.ndim
 
 
@@ -677,7 +673,7 @@ class _Plan(NamedTuple):
   out_specs: tuple
 
 
-def _build_plan(closed: core.ClosedJaxpr, mesh: Mesh, in_axes, name: str) -> _Plan:
+def build_plan(closed: core.ClosedJaxpr, mesh: Mesh, in_axes, name: str) -> _Plan:
   in_specs = tuple(spec_from_axes(a) for a in in_axes)
   local = [_local_aval(a, s, mesh) for a, s in zip(closed.in_avals, in_specs)]
   part = _Partitioner(mesh)
@@ -694,7 +690,7 @@ def _build_plan(closed: core.ClosedJaxpr, mesh: Mesh, in_axes, name: str) -> _Pl
     jaxpr, consts = pe.trace_to_jaxpr_dynamic(body, local)
   local_closed, hoisted = pe.close_jaxpr(jaxpr, consts)
   if hoisted:
-    raise _NotPartitionable("the function closes over values traced outside it")
+    raise NotPartitionable("the function closes over values traced outside it")
   return _Plan(local_closed, in_specs, tuple(spec_from_axes(a) for a in out_axes))
 
 
@@ -710,8 +706,8 @@ def partitioned_jit(closed: core.ClosedJaxpr, args: Sequence, name: str) -> list
   in_axes = tuple(_arg_axes(x, mesh, a) for x, a in zip(args, closed.in_avals))
   def build():
     try:
-      return _build_plan(closed, mesh, in_axes, name)
-    except _NotPartitionable:
+      return build_plan(closed, mesh, in_axes, name)
+    except NotPartitionable:
       return False
   plan = execution.memo(closed, ("spmd_plan", mesh, in_axes, execution.config_key()), build)
   if plan is False:

@@ -33,7 +33,7 @@ from jax._src import jit_primitive
 from jax._src.jit_primitive import jit_p
 from jax._src import op_by_op
 from jax._src.core import ShapedArray
-from jax._src.sharding import Mesh, NamedSharding
+from jax._src.sharding import Mesh, NamedSharding, spec_axes
 from jax._src import shard_map as sm
 from jax._src import callback
 from jax._src.lowering import hlo
@@ -62,7 +62,7 @@ def _chosen_in_axes(jaxpr: core.Jaxpr) -> tuple:
       continue
     for x, spec in zip(eqn.inputs, eqn.params["in_specs"]):
       if isinstance(x, core.Var) and x not in axes:
-        axes[x] = sm._dim_axes(spec, x.aval.ndim)
+        axes[x] = spec_axes(spec, x.aval.ndim)
   return tuple(axes.get(v, ((),) * v.aval.ndim) for v in jaxpr.invars)
 
 
@@ -102,8 +102,8 @@ def _build(closed: core.ClosedJaxpr, name: str) -> Plan:
   if _in_control_flow(closed.jaxpr):
     raise NotPartitionable(what + "a shard_map is inside control flow (cond, while, scan...)")
   try:
-    p = sm._build_plan(closed, meshes[0], _chosen_in_axes(closed.jaxpr), name)
-  except sm._NotPartitionable as e:
+    p = sm.build_plan(closed, meshes[0], _chosen_in_axes(closed.jaxpr), name)
+  except sm.NotPartitionable as e:
     raise NotPartitionable(what + str(e) + _HINT) from None
   return Plan(meshes[0], p.jaxpr, p.in_specs, p.out_specs)
 
@@ -189,10 +189,10 @@ class Executable:
 
   def __init__(self, p: Plan, name: str):
     self.plan = p
-    self._exe = execution.compile_jaxpr(p.local, name, devices=p.mesh._flat_devices,
+    self._exe = execution.compile_jaxpr(p.local, name, devices=list(p.mesh.devices.flat),
                                         axis_env=dict(p.mesh.shape), num_replicas=p.mesh.size)
     self.hlo_text = self._exe.hlo_text
-    self._loaded = self._exe._loaded
+    self.loaded = self._exe.loaded
 
   def __call__(self, *args) -> list:
     p = self.plan
@@ -212,7 +212,7 @@ class Executable:
     return estimate_cost(self.plan.local.jaxpr)
 
   def memory_analysis(self) -> CompiledMemoryStats | None:
-    return memory_stats(self._loaded)
+    return memory_stats(self.loaded)
 
 
 def compile_program(closed: core.ClosedJaxpr, name: str) -> Executable:

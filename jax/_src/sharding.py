@@ -135,10 +135,6 @@ class Mesh:
   def local_devices(self) -> list:
     return list(self.devices.flat)
 
-  @property
-  def _flat_devices(self) -> list:
-    return list(self.devices.flat)
-
   def __eq__(self, other):
     return (isinstance(other, Mesh) and self._hash == other._hash
             and self.axis_names == other.axis_names and self.axis_types == other.axis_types
@@ -320,6 +316,12 @@ class PartitionSpec(tuple):
 
   UNCONSTRAINED = UNCONSTRAINED
 
+
+  def axes_by_dim(self, ndim: int) -> tuple:
+    """One tuple of mesh axis names per dimension of a rank-`ndim` value (empty = not split)."""
+    entries = list(self) + [None] * (ndim - len(self))
+    return tuple(() if e is None or e is UNCONSTRAINED else (e,) if isinstance(e, str)
+                 else tuple(e) for e in entries)
   def __new__(cls, *partitions, unreduced=frozenset(), reduced=frozenset()):
     self = super().__new__(cls, tuple(_canonical_entry(p) for p in partitions))
     # Mesh axes over which the value holds partial sums not yet reduced (unreduced), or
@@ -359,11 +361,9 @@ class PartitionSpec(tuple):
   def __hash__(self):
     return hash((PartitionSpec, tuple(self), self.unreduced, self.reduced))
 
-  def _normalized(self, ndim: int) -> tuple:
-    """One tuple of mesh axis names per dimension (empty = not split)."""
-    entries = list(self) + [None] * (ndim - len(self))
-    return tuple(() if e is None or e is UNCONSTRAINED else (e,) if isinstance(e, str)
-                 else tuple(e) for e in entries)
+def spec_axes(spec: PartitionSpec, ndim: int) -> tuple:
+  """One tuple of mesh axis names per dimension of a rank-`ndim` value (empty = not split)."""
+  return spec.axes_by_dim(ndim)
 
 
 def _make_spec(partitions, unreduced, reduced):
@@ -396,7 +396,7 @@ class SingleDeviceSharding(xc.SingleDeviceSharding):
 
 def _check_spec(mesh: Mesh, spec: PartitionSpec) -> None:
   used: list[str] = []
-  for names in spec._normalized(len(spec)):
+  for names in spec_axes(spec, len(spec)):
     for n in names:
       if n not in mesh.shape:
         raise ValueError(f"Resource axis: {n} of {spec} is not found in mesh: "
@@ -440,7 +440,7 @@ class NamedSharding(xc.NamedSharding):
 
   def partition_counts(self, ndim: int) -> tuple[int, ...]:
     return tuple(math.prod(self.mesh.shape[n] for n in names)
-                 for names in self.spec._normalized(ndim))
+                 for names in spec_axes(self.spec, ndim))
 
   def check_shape(self, global_shape, what: str = "array") -> None:
     if len(self.spec) > len(global_shape):
@@ -561,7 +561,7 @@ def explicit_spec(mesh, spec: PartitionSpec, ndim: int) -> PartitionSpec:
   of a layout that is part of a type (Auto axes are left to the compiler)."""
   explicit = set(mesh.abstract_mesh.explicit_axes)
   entries = []
-  for names in spec._normalized(ndim):
+  for names in spec.axes_by_dim(ndim):
     kept = tuple(n for n in names if n in explicit)
     entries.append(None if not kept else kept[0] if len(kept) == 1 else kept)
   return PartitionSpec(*entries, unreduced=spec.unreduced & explicit,

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-import importlib.metadata
 import importlib.util
 import logging
 import os
@@ -54,6 +53,21 @@ _backend_errors: dict[str, str] = {}
 _discovered: list[dict[str, str]] = []    # every plugin module found, with its source
 _discovery_done = False
 _default_backend: Any = None
+
+
+def forget_backends() -> None:
+  """Drop every backend client and the errors of those that failed (made again on next use)."""
+  global _default_backend
+  with _lock:
+    _backends.clear()
+    _backend_errors.clear()
+    _default_backend = None
+
+
+def add_registration(registration: PluginRegistration) -> None:
+  """Register a backend (replacing one of the same name) for the next initialisation."""
+  with _lock:
+    _registrations[registration.name] = registration
 
 
 def register_plugin(name: str, *, priority: int = 400, library_path: str,
@@ -120,6 +134,9 @@ def _iter_plugin_modules():
       yield info.name, "namespace", None
   except ImportError:
     pass
+  # importlib.metadata (with email, zipfile, pathlib) costs a tenth of `import jax`;
+  # only finding the plugins needs it.
+  import importlib.metadata
   for ep in importlib.metadata.entry_points(group="jax_plugins"):
     name = ep.value.split(":")[0]
     if name in seen:
@@ -357,11 +374,9 @@ def discovery_report() -> dict[str, Any]:
 
 
 def _reset_for_tests() -> None:
-  global _discovery_done, _default_backend
+  global _discovery_done
+  forget_backends()
   with _lock:
     _registrations.clear()
-    _backends.clear()
-    _backend_errors.clear()
     _discovered.clear()
     _discovery_done = False
-    _default_backend = None

@@ -7,9 +7,11 @@ the edge with its file and line, on
   (b) an import cycle (Tarjan's strongly connected components over all edges),
   (c) a private module (jax._src.*) importing the public API (jax.numpy, jax.lax...),
   (d) a function-level import of a jax module without a comment saying why, on
-      that line or the line above.
-Upward imports that are not fixed yet are listed below; that list may only shrink:
-an entry that is no longer needed fails the test too.
+      that line or the line above,
+  (e) a module reading an underscore name it does not define itself (`obj._x`,
+      `module._x`, `from m import _x`): what a module shares, it names publicly.
+There is no list of exceptions: library modules import the private namespaces
+jax._src.numpy.namespace and jax._src.lax.namespace that the public ones re-export.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ LAYERS: list[tuple[str, str, tuple[str, ...]]] = [
      ("jax.version", "jax._src.config", "jax._src.errors", "jax._src.dtypes", "jax._src.lib",
       "jax._src.core", "jax._src.tree_util", "jax._src.linear_util", "jax._src.name_stack",
       "jax._src.traceback_util", "jax._src.monitoring", "jax._src.profiler",
-      "jax._src.donation", "jax._src.util", "jax._src.api_util", "jax._src.compiler")),
+      "jax._src.donation", "jax._src.util", "jax._src.lazy_loader", "jax._src.api_util", "jax._src.compiler")),
     ("interpreters/lowering", "rule tables of the transformations and jaxpr -> HLO text",
      ("jax._src.interpreters", "jax._src.lowering", "jax._src.custom_derivatives",
       "jax._src.custom_derivatives_public", "jax._src.ad_checkpoint", "jax._src.remat",
@@ -51,8 +53,8 @@ LAYERS: list[tuple[str, str, tuple[str, ...]]] = [
       "jax._src.dtypes_public", "jax._src.typing", "jax._src.custom_batching",
       "jax._src.array_constructors", "jax._src.export", "jax._src.multihost_utils",
       "jax._src.hijax")),
-    ("numpy", "jax.numpy written over lax (and lax's eig/schur/hessenberg, written over it)",
-     ("jax._src.numpy", "jax._src.lax.eig", "jax._src.jet")),
+    ("numpy", "jax.numpy written over lax (and the eig/schur/hessenberg primitives written over it)",
+     ("jax._src.numpy", "jax._src.jet")),
     ("libraries", "scipy, nn, random, image and friends, written over numpy and lax",
      ("jax._src.scipy", "jax._src.nn", "jax._src.random", "jax._src.random_distributions",
       "jax._src.random_gamma", "jax._src.image", "jax._src.ops", "jax._src.flatten_util",
@@ -64,46 +66,6 @@ LAYERS: list[tuple[str, str, tuple[str, ...]]] = [
 
 # Public modules a private module may import: leaves that hold no API.
 PRIVATE_MAY_IMPORT = {"jax.version"}
-
-# Upward or public imports not removed yet, as (importer, imported) (shrink only). These
-# library modules are written against the public jax.numpy / jax.lax namespaces; the fix is
-# a private numpy-layer namespace that jax/numpy/__init__.py re-exports, imported instead.
-KNOWN_UPWARD: set[tuple[str, str]] = {
-    ("jax._src.image", "jax.lax"),
-    ("jax._src.image", "jax.numpy"),
-    ("jax._src.nn.attention", "jax.numpy"),
-    ("jax._src.nn.scaled_dot", "jax.numpy"),
-    ("jax._src.ode", "jax.numpy"),
-    ("jax._src.ref", "jax.numpy"),
-    ("jax._src.scipy.fft", "jax.numpy"),
-    ("jax._src.scipy.interpolate", "jax.numpy"),
-    ("jax._src.scipy.matfuncs", "jax.lax"),
-    ("jax._src.scipy.matfuncs", "jax.numpy"),
-    ("jax._src.scipy.misc_modules", "jax.numpy"),
-    ("jax._src.scipy.ndimage", "jax.numpy"),
-    ("jax._src.scipy.optimize", "jax.lax"),
-    ("jax._src.scipy.optimize", "jax.numpy"),
-    ("jax._src.scipy.rotation", "jax.numpy"),
-    ("jax._src.scipy.schur_funcs", "jax.lax"),
-    ("jax._src.scipy.schur_funcs", "jax.numpy"),
-    ("jax._src.scipy.signal", "jax.lax"),
-    ("jax._src.scipy.signal", "jax.numpy"),
-    ("jax._src.scipy.sparse_linalg", "jax.lax"),
-    ("jax._src.scipy.sparse_linalg", "jax.numpy"),
-    ("jax._src.scipy.special_matrices", "jax.numpy"),
-    ("jax._src.scipy.spectral", "jax.numpy"),
-    ("jax._src.scipy.stats.continuous", "jax.numpy"),
-    ("jax._src.scipy.stats.discrete", "jax.numpy"),
-    ("jax._src.scipy.stats.kde", "jax.numpy"),
-    ("jax._src.sparse.api", "jax.numpy"),
-    ("jax._src.sparse.bcoo", "jax.lax"),
-    ("jax._src.sparse.bcoo", "jax.numpy"),
-    ("jax._src.sparse.formats", "jax.lax"),
-    ("jax._src.sparse.formats", "jax.numpy"),
-    ("jax._src.sparse.transform", "jax.numpy"),
-    ("jax._src.sparse.util", "jax.numpy"),
-}
-
 
 class Edge(NamedTuple):
   src: str
@@ -263,6 +225,82 @@ def cycle_report(cycle: list[str], edges: list[Edge]) -> str:
   return f"cycle of {len(cycle)} modules: {cycle}\n    " + "\n    ".join(inside)
 
 
+# Underscore names of the public API of Python itself (namedtuple) and of jaxlib, a
+# separate wheel: its C++ classes and plugin_support; and jax.version's, which keeps
+# the names JAX's version module has (the Bazel build reads them from the file).
+FOREIGN_PRIVATE = {"_replace", "_fields", "_asdict", "_make", "_jax", "_fast_clear",
+                   "_block_until_ready", "_dims", "_optimized_hlo", "_distribution_for",
+                   "_version", "_minimum_jaxlib_version", "_version_as_tuple"}
+
+
+def _defined_names(tree: ast.AST) -> set[str]:
+  """Every name the module binds: functions, classes, assignments (also to attributes
+  and through setattr), parameters, `as` names of imports, and __slots__ entries."""
+  names = set()
+  for node in ast.walk(tree):
+    if isinstance(node, ast.Assign) and any(
+        isinstance(t, ast.Name) and t.id == "__slots__" for t in node.targets):
+      names.update(c.value for c in ast.walk(node.value) if isinstance(c, ast.Constant))
+    if _is_call_to(node, "setattr") and isinstance(node.args[1], ast.Constant):
+      names.add(node.args[1].value)
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+      names.add(node.name)
+    elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+      names.add(node.attr)
+    elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+      names.add(node.id)
+    elif isinstance(node, ast.arg):
+      names.add(node.arg)
+    elif isinstance(node, ast.alias) and node.asname:
+      names.add(node.asname)
+  return names
+
+
+def _is_call_to(node: ast.AST, name: str) -> bool:
+  return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+          and node.func.id == name and len(node.args) >= 2)
+
+
+def _is_private(name: str) -> bool:
+  return name.startswith("_") and not name.startswith("__") and name not in FOREIGN_PRIVATE
+
+
+def _module_aliases(tree: ast.AST, module: str, is_package: bool, modules) -> set[str]:
+  """Names under which the module binds other jax modules (`from jax._src import core`)."""
+  out = set()
+  for node in ast.walk(tree):
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+      for alias, name in zip(node.names, _imported_names(node, module, is_package)):
+        if name in modules and (alias.asname or isinstance(node, ast.ImportFrom)):
+          out.add(alias.asname or alias.name)
+  return out
+
+
+def private_reads(modules: dict[str, str]) -> list[str]:
+  """`module:line name` for each read of another module's underscore name: through an
+  import, through a module bound to a name, or on an object whose module does not
+  define that name (so it belongs to another module's class)."""
+  out = []
+  for module, path in sorted(modules.items()):
+    with open(path, encoding="utf-8") as f:
+      tree = ast.parse(f.read(), path)
+    own = _defined_names(tree)
+    aliases = _module_aliases(tree, module, path.endswith("__init__.py"), modules)
+    for node in ast.walk(tree):
+      if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "jax":
+        out += [f"{module}:{node.lineno} from {node.module} import {a.name}"
+                for a in node.names if _is_private(a.name)]
+      elif isinstance(node, ast.Attribute) and _is_private(node.attr):
+        base = node.value.id if isinstance(node.value, ast.Name) else None
+        if base in aliases or (node.attr not in own and base not in ("self", "cls")):
+          out.append(f"{module}:{node.lineno} {ast.unparse(node)}")
+      elif (_is_call_to(node, "getattr") and isinstance(node.args[1], ast.Constant)
+            and isinstance(node.args[1].value, str) and _is_private(node.args[1].value)
+            and node.args[1].value not in own):
+        out.append(f"{module}:{node.lineno} {ast.unparse(node)}")
+  return out
+
+
 # ----------------------------------------------------------------------------- tests
 
 
@@ -299,7 +337,7 @@ def test_table_finds_the_layers_it_names():
 
 def test_imports_point_down(graph):
   _, edges, _ = graph
-  bad = [e for e in upward_edges(edges) if (e.src, e.dst) not in KNOWN_UPWARD]
+  bad = upward_edges(edges)
   assert not bad, "imports pointing up a layer:\n  " + "\n  ".join(
       f"{_where(e)}: {LAYERS[layer_of(e.src)][0]} imports {LAYERS[layer_of(e.dst)][0]}"
       for e in bad)
@@ -307,15 +345,8 @@ def test_imports_point_down(graph):
 
 def test_private_modules_do_not_import_the_public_api(graph):
   _, edges, _ = graph
-  bad = [e for e in private_to_public(edges) if (e.src, e.dst) not in KNOWN_UPWARD]
+  bad = private_to_public(edges)
   assert not bad, "private modules importing public ones:\n  " + "\n  ".join(map(_where, bad))
-
-
-def test_known_upward_imports_only_shrink(graph):
-  _, edges, _ = graph
-  still = {(e.src, e.dst) for e in upward_edges(edges) + private_to_public(edges)}
-  stale = sorted(KNOWN_UPWARD - still)
-  assert not stale, f"no longer imported upward, remove from KNOWN_UPWARD: {stale}"
 
 
 def test_no_import_cycles(graph):
@@ -328,6 +359,13 @@ def test_function_level_imports_say_why(graph):
   _, _, uncommented = graph
   assert not uncommented, ("function-level imports without a comment on the line or the "
                            "line above:\n  " + "\n  ".join(map(_where, uncommented)))
+
+
+def test_no_module_reads_another_modules_private_names(graph):
+  modules, _, _ = graph
+  bad = private_reads(modules)
+  assert not bad, ("underscore names read outside the module that defines them (give them "
+                   "a public name there):\n  " + "\n  ".join(bad))
 
 
 # ----------------------------------------------------------------------------- the checker
@@ -365,3 +403,39 @@ def test_checker_finds_cycles_upward_and_uncommented_imports(tmp_path):
       ("jax._src.core", "jax._src.api"), ("jax._src.execution", "jax.numpy")}
   assert [(e.src, e.dst, e.line) for e in private_to_public(edges)] == [
       ("jax._src.execution", "jax.numpy", 3)]
+
+
+def test_public_numpy_and_lax_are_their_private_namespaces():
+  # Library modules import the private namespaces; users see the same objects.
+  import jax.lax
+  import jax.numpy
+  from jax._src.lax import namespace as lax_namespace
+  from jax._src.numpy import namespace as numpy_namespace
+  for public, private in ((jax.numpy, numpy_namespace), (jax.lax, lax_namespace)):
+    names = [n for n in vars(private) if not n.startswith("_")]
+    assert len(names) > 200
+    for name in names:
+      assert getattr(public, name) is getattr(private, name), (public.__name__, name)
+  assert jax.numpy.linalg.__name__ == "jax.numpy.linalg"
+  assert jax.numpy.fft.__name__ == "jax.numpy.fft"
+  assert jax.lax.linalg.__name__ == "jax.lax.linalg"
+  assert jax.numpy.sum(jax.numpy.arange(4)) == 6
+
+
+def test_checker_finds_private_reads(tmp_path):
+  pkg = _fake_package(tmp_path, {
+      "jax/__init__.py": "",
+      "jax/_src/__init__.py": "",
+      "jax/_src/a.py": ("class A:\n  __slots__ = ('_x',)\n  def _check(self):\n"
+                        "    return self._x\n_helper = 1\n"),
+      "jax/_src/b.py": ("from jax._src import a\nfrom jax._src.a import _helper\n"
+                        "def f(obj):\n  obj._check()\n  return a._helper, obj._x\n"
+                        "def g(p):\n  return p._replace(x=1), getattr(p, '_y', 0)\n"),
+      "jax/_src/c.py": ("import jax._src.a as mod_a\n_helper = 2\n"
+                        "class C:\n  _x = 0\n  def h(self, other):\n"
+                        "    return mod_a._helper + other._x + self._x\n"),
+  })
+  reads = private_reads(find_modules(pkg))
+  assert reads == ["jax._src.b:2 from jax._src.a import _helper", "jax._src.b:4 obj._check",
+                   "jax._src.b:5 a._helper", "jax._src.b:5 obj._x",
+                   "jax._src.b:7 getattr(p, '_y', 0)", "jax._src.c:6 mod_a._helper"]

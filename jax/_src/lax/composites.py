@@ -200,7 +200,7 @@ def empty(shape, dtype, *, out_sharding=None):
 
 def reciprocal(x):
   """1 / x elementwise."""
-  return ew.div(ew._const(x, 1), x)
+  return ew.div(ew.const_like(x, 1), x)
 
 
 # ----------------------------------------------------------------------------- arithmetic
@@ -224,7 +224,7 @@ reduce_xor_p = derived_primitive("reduce_xor", _reduce_xor)
 
 def mulhi(x, y):
   """The high half of the double-width product of two integers of one type."""
-  x, y = ew._match(x, y)
+  x, y = ew.match_scalar(x, y)
   dt = core.get_aval(x).dtype
   if not dtypes.is_integer(dt) or dt == np.bool_:
     raise TypeError(f"mulhi requires integer operands, got {dt}")
@@ -241,8 +241,8 @@ def _mulhi_halves(x, y, dt):
   bits = dt.itemsize * 8
   ut = np.dtype(f"uint{bits}")
   ux, uy = (ew.bitcast_convert_type(v, ut) if dt.kind == "i" else v for v in (x, y))
-  half = ew._const(ux, bits // 2)
-  mask = ew._const(ux, (1 << (bits // 2)) - 1)
+  half = ew.const_like(ux, bits // 2)
+  mask = ew.const_like(ux, (1 << (bits // 2)) - 1)
   xl, xh = ew.bitwise_and(ux, mask), ew.shift_right_logical(ux, half)
   yl, yh = ew.bitwise_and(uy, mask), ew.shift_right_logical(uy, half)
   ll, lh, hl, hh = ew.mul(xl, yl), ew.mul(xl, yh), ew.mul(xh, yl), ew.mul(xh, yh)
@@ -253,7 +253,7 @@ def _mulhi_halves(x, y, dt):
   if dt.kind == "u":
     return hi
   # signed: hi(x*y) = hi_unsigned - (x<0 ? y : 0) - (y<0 ? x : 0)  (mod 2^bits)
-  zero, uzero = ew._const(x, 0), ew._const(ux, 0)
+  zero, uzero = ew.const_like(x, 0), ew.const_like(ux, 0)
   hi = ew.sub(hi, ew.select(ew.lt(x, zero), uy, uzero))
   hi = ew.sub(hi, ew.select(ew.lt(y, zero), ux, uzero))
   return ew.bitcast_convert_type(hi, dt)
@@ -457,7 +457,7 @@ def _constrain(x, target):
     have = core.explicit_sharding(aval)
     want = canonical_sharding(target, aval.ndim)
     have_spec = aval.sharding.spec if have is None else have.spec
-    if have is None or have.spec._normalized(aval.ndim) != want.spec._normalized(aval.ndim):
+    if have is None or have.spec.axes_by_dim(aval.ndim) != want.spec.axes_by_dim(aval.ndim):
       raise AssertionError(
           "`with_sharding_constraint` acts as an assert when all axes of mesh are of type "
           f"`Explicit`. The array sharding: {have_spec} did not match the sharding provided: "

@@ -334,8 +334,8 @@ def _conv_lowering(ctx, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_
     attrs.append(f"feature_group_count={feature_group_count}")
   if batch_group_count != 1:
     attrs.append(f"batch_group_count={batch_group_count}")
-  from jax._src.lax.linalg import _operand_precision_names  # shared with dot's lowering
-  names = _operand_precision_names(precision)
+  from jax._src.lax.linalg import operand_precision_names  # shared with dot's lowering
+  names = operand_precision_names(precision)
   if names is not None:
     attrs.append("operand_precision={" + ",".join(names) + "}")
   return ctx.op("convolution", ctx.avals_out[0], lhs, rhs, attrs=", ".join(attrs))
@@ -376,7 +376,7 @@ def _move_group_out_to_in(rhs, rhs_spec, groups: int):
   return merged
 
 
-def _lhs_vjp_padding(in_shape, window, strides, out_shape, padding, lhs_dilation, rhs_dilation):
+def lhs_vjp_padding(in_shape, window, strides, out_shape, padding, lhs_dilation, rhs_dilation):
   pads = []
   for n, k, s, o, (lo, _), ld, rd in zip(in_shape, window, strides, out_shape, padding,
                                          lhs_dilation, rhs_dilation):
@@ -404,7 +404,7 @@ def _conv_transpose_lhs(ct, rhs, lhs_aval, *, window_strides, padding, lhs_dilat
   in_sp = [lhs_aval.shape[d] for d in dn.lhs_spec[2:]]
   k_sp = [rhs_aval.shape[d] for d in dn.rhs_spec[2:]]
   out_sp = [core.get_aval(ct).shape[d] for d in dn.out_spec[2:]]
-  pads = _lhs_vjp_padding(in_sp, k_sp, window_strides, out_sp, padding, lhs_dilation,
+  pads = lhs_vjp_padding(in_sp, k_sp, window_strides, out_sp, padding, lhs_dilation,
                           rhs_dilation)
   groups = 1
   if feature_group_count > 1:

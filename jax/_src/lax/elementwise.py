@@ -23,20 +23,22 @@ from jax._src.lax.utils import register_late_ops, same_dtypes, same_shapes, stan
 from jax._src.lowering import hlo
 from jax._src import array
 
-_FLOAT = "float"
-_NUM = "number"
-_INT = "integer"  # ints and bools (bitwise ops)
-_INT_ONLY = "integer only"  # ints, not bools (bit counts)
-_REAL_FLOAT = "real floating"
-_SIGNED = "signed"  # every number type but unsigned ints (abs)
-_ANY = "any"
+# The operand kinds an op accepts, for the ops other lax modules define (special, special_gamma).
+KIND_FLOAT = "float"
+KIND_NUMBER = "number"
+KIND_INTEGER = "integer"  # ints and bools (bitwise ops)
+KIND_INTEGER_ONLY = "integer only"  # ints, not bools (bit counts)
+KIND_REAL_FLOAT = "real floating"
+KIND_SIGNED = "signed"  # every number type but unsigned ints (abs)
+KIND_ANY = "any"
 
 
 def _check_kind(name, aval, kind):
   dt = aval.dtype
-  ok = {_FLOAT: dtypes.is_inexact(dt), _NUM: dt != dtypes.bool_,
-        _INT: dt.kind in "iub", _INT_ONLY: dt.kind in "iu", _REAL_FLOAT: dtypes.is_float(dt),
-        _SIGNED: dt != dtypes.bool_ and dt.kind != "u", _ANY: True}[kind]
+  ok = {KIND_FLOAT: dtypes.is_inexact(dt), KIND_NUMBER: dt != dtypes.bool_,
+        KIND_INTEGER: dt.kind in "iub", KIND_INTEGER_ONLY: dt.kind in "iu",
+        KIND_REAL_FLOAT: dtypes.is_float(dt), KIND_SIGNED: dt != dtypes.bool_ and dt.kind != "u",
+        KIND_ANY: True}[kind]
   if not ok:
     raise TypeError(f"{name} does not accept dtype {dt.name} (got {aval.str_short()})")
 
@@ -59,7 +61,7 @@ def _nary_abstract_eval(name, kind, out_dtype=None):
   return rule
 
 
-def unary(name: str, opcode: str | None, kind: str = _NUM) -> core.Primitive:
+def unary(name: str, opcode: str | None, kind: str = KIND_NUMBER) -> core.Primitive:
   prim = standard_primitive(name, _unary_abstract_eval(name, kind))
   batching.defvectorized(prim)
   if opcode is not None:
@@ -67,7 +69,7 @@ def unary(name: str, opcode: str | None, kind: str = _NUM) -> core.Primitive:
   return prim
 
 
-def nary(name: str, opcode: str | None, kind: str = _NUM, out_dtype=None) -> core.Primitive:
+def nary(name: str, opcode: str | None, kind: str = KIND_NUMBER, out_dtype=None) -> core.Primitive:
   prim = standard_primitive(name, _nary_abstract_eval(name, kind, out_dtype))
   batching.defbroadcasting(prim)
   if opcode is not None:
@@ -75,7 +77,7 @@ def nary(name: str, opcode: str | None, kind: str = _NUM, out_dtype=None) -> cor
   return prim
 
 
-def _match(x, y):
+def match_scalar(x, y):
   """Give a Python-scalar operand the dtype (weakly) of the other operand."""
   if dtypes.is_python_scalar(x) and not dtypes.is_python_scalar(y):
     x = convert_element_type(x, core.get_aval(y).dtype, True)
@@ -89,7 +91,7 @@ def _match(x, y):
   return x, y
 
 
-def _const(like, value):
+def const_like(like, value):
   """`value` as an array shaped and typed like `like`."""
   return lax_shape.full_like(like, value)
 
@@ -115,7 +117,7 @@ def convert_element_type(operand, new_dtype, weak_type: bool = False):
     return convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=bool(weak_type))
   # A concrete host value: convert now, without compiling anything, exactly as the
   # compiled `convert` would (so constants and eager results equal jitted ones).
-  value = np.asarray(x._value if isinstance(x, array.ArrayImpl) else x)
+  value = np.asarray(x)
   if isinstance(x, np.ndarray):  # as an argument to jit would be, e.g. float64 -> float32
     with np.errstate(over="ignore"):
       value = value.astype(dtypes.canonicalize_dtype(value.dtype))
@@ -184,11 +186,11 @@ hlo.lowering_rules[convert_element_type_p] = _convert_lowering
 # ----------------------------------------------------------------------------- arithmetic
 
 add_p = nary("add", "add")
-def add(x, y): return add_p.bind(*_match(x, y))
+def add(x, y): return add_p.bind(*match_scalar(x, y))
 ad.deflinear(add_p, lambda ct, x, y: [ct, ct])
 
 sub_p = nary("sub", "subtract")
-def sub(x, y): return sub_p.bind(*_match(x, y))
+def sub(x, y): return sub_p.bind(*match_scalar(x, y))
 ad.deflinear(sub_p, lambda ct, x, y: [ct, neg(ct)])
 
 mul_p = nary("mul", "multiply")
@@ -196,31 +198,31 @@ def mul(x, y, *, out_dtype=None):
   """x * y; with out_dtype, both are widened to it first so the product is exact there."""
   if out_dtype is not None:
     x, y = convert_element_type(x, out_dtype), convert_element_type(y, out_dtype)
-  return mul_p.bind(*_match(x, y))
+  return mul_p.bind(*match_scalar(x, y))
 ad.defjvp(mul_p, lambda t, x, y: mul(t, y), lambda t, x, y: mul(x, t))
 ad.transpose_rules[mul_p] = lambda ct, x, y: (
     [mul(ct, y), None] if ad.is_undefined_primal(x) else [None, mul(x, ct)])
 
 div_p = nary("div", "divide")
-def div(x, y): return div_p.bind(*_match(x, y))
+def div(x, y): return div_p.bind(*match_scalar(x, y))
 ad.defjvp(div_p, lambda t, x, y: div(t, y), lambda t, x, y: mul(neg(t), div(x, mul(y, y))))
 ad.transpose_rules[div_p] = lambda ct, x, y: [div(ct, y), None]
 
 rem_p = nary("rem", "remainder")
-def rem(x, y): return rem_p.bind(*_match(x, y))
+def rem(x, y): return rem_p.bind(*match_scalar(x, y))
 ad.defjvp(rem_p, lambda t, x, y: t,
           lambda t, x, y: mul(neg(t), mul(sign(div(x, y)), floor(abs(div(x, y))))))
 
-pow_p = nary("pow", "power", _FLOAT)
-def pow(x, y): return pow_p.bind(*_match(x, y))  # noqa: A001 (lax name)
-ad.defjvp2(pow_p, lambda t, ans, x, y: mul(t, mul(y, pow(x, sub(y, _const(y, 1))))),
+pow_p = nary("pow", "power", KIND_FLOAT)
+def pow(x, y): return pow_p.bind(*match_scalar(x, y))  # noqa: A001 (lax name)
+ad.defjvp2(pow_p, lambda t, ans, x, y: mul(t, mul(y, pow(x, sub(y, const_like(y, 1))))),
            lambda t, ans, x, y: mul(t, mul(log(x), ans)))
 
-max_p = nary("max", "maximum", _ANY)
-def max(x, y): return max_p.bind(*_match(x, y))  # noqa: A001 (lax name)
+max_p = nary("max", "maximum", KIND_ANY)
+def max(x, y): return max_p.bind(*match_scalar(x, y))  # noqa: A001 (lax name)
 
-min_p = nary("min", "minimum", _ANY)
-def min(x, y): return min_p.bind(*_match(x, y))  # noqa: A001 (lax name)
+min_p = nary("min", "minimum", KIND_ANY)
+def min(x, y): return min_p.bind(*match_scalar(x, y))  # noqa: A001 (lax name)
 
 
 def _minmax_jvp(prim, pick):
@@ -229,9 +231,9 @@ def _minmax_jvp(prim, pick):
     x, y = primals
     tx, ty = tangents
     out = prim.bind(x, y)
-    half = _const(x, 0.5)
-    wx = select(pick(x, y), _const(x, 1), select(eq(x, y), half, _const(x, 0)))
-    wy = sub(_const(x, 1), wx)
+    half = const_like(x, 0.5)
+    wx = select(pick(x, y), const_like(x, 1), select(eq(x, y), half, const_like(x, 0)))
+    wy = sub(const_like(x, 1), wx)
     return out, add(mul(tx, wx), mul(ty, wy))
   return rule
 
@@ -239,8 +241,8 @@ def _minmax_jvp(prim, pick):
 ad.jvp_rules[max_p] = _minmax_jvp(max_p, lambda x, y: gt(x, y))
 ad.jvp_rules[min_p] = _minmax_jvp(min_p, lambda x, y: lt(x, y))
 
-atan2_p = nary("atan2", "atan2", _FLOAT)
-def atan2(x, y): return atan2_p.bind(*_match(x, y))
+atan2_p = nary("atan2", "atan2", KIND_FLOAT)
+def atan2(x, y): return atan2_p.bind(*match_scalar(x, y))
 ad.defjvp(atan2_p, lambda t, x, y: mul(t, div(y, add(mul(x, x), mul(y, y)))),
           lambda t, x, y: mul(t, div(neg(x), add(mul(x, x), mul(y, y)))))
 
@@ -264,7 +266,7 @@ def _complex_dtype(dt) -> np.dtype:
 
 
 def _abs_abstract_eval(x):
-  _check_kind("abs", x, _SIGNED)
+  _check_kind("abs", x, KIND_SIGNED)
   return x.update(dtype=_real_dtype(x.dtype))
 
 
@@ -278,19 +280,19 @@ def _abs_jvp(primals, tangents):
   (x,), (t,) = primals, tangents
   ans = abs(x)
   if not dtypes.is_complex(core.get_aval(x).dtype):  # slope +1 at 0, as JAX picks
-    return ans, select(ge(x, _const(x, 0)), t, neg(t))
+    return ans, select(ge(x, const_like(x, 0)), t, neg(t))
   # d|z| = Re(conj(z) dz) / |z|, taken as 0 at z = 0
-  safe = select(eq(ans, _const(ans, 0)), _const(ans, 1), ans)
+  safe = select(eq(ans, const_like(ans, 0)), const_like(ans, 1), ans)
   return ans, div(real(mul(conj(x), t)), safe)
 
 
 ad.jvp_rules[abs_p] = _abs_jvp
 
-floor_p = unary("floor", "floor", _FLOAT)
+floor_p = unary("floor", "floor", KIND_FLOAT)
 def floor(x): return floor_p.bind(x)
 ad.defjvp_zero(floor_p)
 
-ceil_p = unary("ceil", "ceil", _FLOAT)
+ceil_p = unary("ceil", "ceil", KIND_FLOAT)
 def ceil(x): return ceil_p.bind(x)
 ad.defjvp_zero(ceil_p)
 
@@ -299,14 +301,14 @@ class RoundingMethod(enum.IntEnum, metaclass=EnumMeta):
   TO_NEAREST_EVEN = 1
 
 
-round_p = unary("round", None, _FLOAT)
+round_p = unary("round", None, KIND_FLOAT)
 def round(x, rounding_method=0): return round_p.bind(x, rounding_method=int(rounding_method))  # noqa: A001
 ad.defjvp_zero(round_p)
 hlo.lowering_rules[round_p] = lambda ctx, x, *, rounding_method: ctx.op(
     "round-nearest-even" if rounding_method == 1 else "round-nearest-afz", ctx.avals_out[0], x)
 
 def _is_finite_abstract_eval(x):
-  _check_kind("is_finite", x, _REAL_FLOAT)
+  _check_kind("is_finite", x, KIND_REAL_FLOAT)
   return x.update(dtype=dtypes.bool_, weak_type=False)
 
 
@@ -318,35 +320,35 @@ hlo.def_elementwise_lowering(is_finite_p, "is-finite")
 
 # ----------------------------------------------------------------------------- transcendental
 
-exp_p = unary("exp", "exponential", _FLOAT)
+exp_p = unary("exp", "exponential", KIND_FLOAT)
 def exp(x, accuracy=None): check_accuracy("exp", accuracy); return exp_p.bind(x)
 ad.defjvp2(exp_p, lambda t, ans, x: mul(t, ans))
 
-exp2_p = unary("exp2", None, _FLOAT)
+exp2_p = unary("exp2", None, KIND_FLOAT)
 def exp2(x, accuracy=None): check_accuracy("exp2", accuracy); return exp2_p.bind(x)
-ad.defjvp2(exp2_p, lambda t, ans, x: mul(t, mul(ans, _const(x, math.log(2)))))
+ad.defjvp2(exp2_p, lambda t, ans, x: mul(t, mul(ans, const_like(x, math.log(2)))))
 hlo.lowering_rules[exp2_p] = lambda ctx, x: ctx.op(
     "exponential", x.aval, ctx.op("multiply", x.aval, x, ctx.full(math.log(2), x.aval)))
 
-log_p = unary("log", "log", _FLOAT)
+log_p = unary("log", "log", KIND_FLOAT)
 def log(x, accuracy=None): check_accuracy("log", accuracy); return log_p.bind(x)
 ad.defjvp(log_p, lambda t, x: div(t, x))
 
-log1p_p = unary("log1p", "log-plus-one", _FLOAT)
+log1p_p = unary("log1p", "log-plus-one", KIND_FLOAT)
 def log1p(x, accuracy=None): check_accuracy("log1p", accuracy); return log1p_p.bind(x)
-ad.defjvp(log1p_p, lambda t, x: div(t, add(x, _const(x, 1))))
+ad.defjvp(log1p_p, lambda t, x: div(t, add(x, const_like(x, 1))))
 
-expm1_p = unary("expm1", "exponential-minus-one", _FLOAT)
+expm1_p = unary("expm1", "exponential-minus-one", KIND_FLOAT)
 def expm1(x, accuracy=None): check_accuracy("expm1", accuracy); return expm1_p.bind(x)
-ad.defjvp2(expm1_p, lambda t, ans, x: mul(t, add(ans, _const(ans, 1))))
+ad.defjvp2(expm1_p, lambda t, ans, x: mul(t, add(ans, const_like(ans, 1))))
 
-tanh_p = unary("tanh", "tanh", _FLOAT)
+tanh_p = unary("tanh", "tanh", KIND_FLOAT)
 def tanh(x, accuracy=None): check_accuracy("tanh", accuracy); return tanh_p.bind(x)
-ad.defjvp2(tanh_p, lambda t, ans, x: mul(t, sub(_const(ans, 1), mul(ans, ans))))
+ad.defjvp2(tanh_p, lambda t, ans, x: mul(t, sub(const_like(ans, 1), mul(ans, ans))))
 
-logistic_p = unary("logistic", None, _FLOAT)
+logistic_p = unary("logistic", None, KIND_FLOAT)
 def logistic(x, accuracy=None): check_accuracy("logistic", accuracy); return logistic_p.bind(x)
-ad.defjvp2(logistic_p, lambda t, ans, x: mul(t, mul(ans, sub(_const(ans, 1), ans))))
+ad.defjvp2(logistic_p, lambda t, ans, x: mul(t, mul(ans, sub(const_like(ans, 1), ans))))
 
 
 def _logistic_lowering(ctx, x):
@@ -357,33 +359,34 @@ def _logistic_lowering(ctx, x):
 
 hlo.lowering_rules[logistic_p] = _logistic_lowering
 
-sin_p = unary("sin", "sine", _FLOAT)
+sin_p = unary("sin", "sine", KIND_FLOAT)
 def sin(x, accuracy=None): check_accuracy("sin", accuracy); return sin_p.bind(x)
 ad.defjvp(sin_p, lambda t, x: mul(t, cos(x)))
 
-cos_p = unary("cos", "cosine", _FLOAT)
+cos_p = unary("cos", "cosine", KIND_FLOAT)
 def cos(x, accuracy=None): check_accuracy("cos", accuracy); return cos_p.bind(x)
 ad.defjvp(cos_p, lambda t, x: neg(mul(t, sin(x))))
 
-tan_p = unary("tan", "tan", _FLOAT)
+tan_p = unary("tan", "tan", KIND_FLOAT)
 def tan(x, accuracy=None): check_accuracy("tan", accuracy); return tan_p.bind(x)
-ad.defjvp2(tan_p, lambda t, ans, x: mul(t, add(_const(ans, 1), mul(ans, ans))))
+ad.defjvp2(tan_p, lambda t, ans, x: mul(t, add(const_like(ans, 1), mul(ans, ans))))
 
-sqrt_p = unary("sqrt", "sqrt", _FLOAT)
+sqrt_p = unary("sqrt", "sqrt", KIND_FLOAT)
 def sqrt(x, accuracy=None): check_accuracy("sqrt", accuracy); return sqrt_p.bind(x)
-ad.defjvp2(sqrt_p, lambda t, ans, x: div(t, mul(_const(ans, 2), ans)))
+ad.defjvp2(sqrt_p, lambda t, ans, x: div(t, mul(const_like(ans, 2), ans)))
 
-rsqrt_p = unary("rsqrt", "rsqrt", _FLOAT)
+rsqrt_p = unary("rsqrt", "rsqrt", KIND_FLOAT)
 def rsqrt(x, accuracy=None): check_accuracy("rsqrt", accuracy); return rsqrt_p.bind(x)
-ad.defjvp2(rsqrt_p, lambda t, ans, x: mul(t, mul(_const(x, -0.5), div(ans, x))))
+ad.defjvp2(rsqrt_p, lambda t, ans, x: mul(t, mul(const_like(x, -0.5), div(ans, x))))
 
-cbrt_p = unary("cbrt", "cbrt", _FLOAT)
+cbrt_p = unary("cbrt", "cbrt", KIND_FLOAT)
 def cbrt(x, accuracy=None): check_accuracy("cbrt", accuracy); return cbrt_p.bind(x)
-ad.defjvp2(cbrt_p, lambda t, ans, x: mul(t, div(ans, mul(_const(x, 3), x))))
+ad.defjvp2(cbrt_p, lambda t, ans, x: mul(t, div(ans, mul(const_like(x, 3), x))))
 
-erf_p = unary("erf", "erf", _FLOAT)
+erf_p = unary("erf", "erf", KIND_FLOAT)
 def erf(x): return erf_p.bind(x)
-ad.defjvp(erf_p, lambda t, x: mul(t, mul(_const(x, 2 / math.sqrt(math.pi)), exp(neg(mul(x, x))))))
+ad.defjvp(erf_p,
+          lambda t, x: mul(t, mul(const_like(x, 2 / math.sqrt(math.pi)), exp(neg(mul(x, x))))))
 
 # ----------------------------------------------------------------------------- complex parts
 
@@ -400,13 +403,13 @@ real_p = standard_primitive("real", _to_real_abstract_eval("real"))
 def real(x): return real_p.bind(x)
 batching.defvectorized(real_p)
 hlo.def_elementwise_lowering(real_p, "real")
-ad.deflinear(real_p, lambda ct, x: [complex(ct, _const(ct, 0))])
+ad.deflinear(real_p, lambda ct, x: [complex(ct, const_like(ct, 0))])
 
 imag_p = standard_primitive("imag", _to_real_abstract_eval("imag"))
 def imag(x): return imag_p.bind(x)
 batching.defvectorized(imag_p)
 hlo.def_elementwise_lowering(imag_p, "imag")
-ad.deflinear(imag_p, lambda ct, x: [complex(_const(ct, 0), neg(ct))])
+ad.deflinear(imag_p, lambda ct, x: [complex(const_like(ct, 0), neg(ct))])
 
 
 def _complex_abstract_eval(x, y):
@@ -418,14 +421,14 @@ def _complex_abstract_eval(x, y):
 
 
 complex_p = standard_primitive("complex", _complex_abstract_eval)
-def complex(x, y): return complex_p.bind(*_match(x, y))  # noqa: A001 (lax name)
+def complex(x, y): return complex_p.bind(*match_scalar(x, y))  # noqa: A001 (lax name)
 batching.defbroadcasting(complex_p)
 hlo.def_elementwise_lowering(complex_p, "complex")
 ad.deflinear(complex_p, lambda ct, x, y: [real(ct), imag(neg(ct))])
 
 
 def _conj_abstract_eval(x):
-  _check_kind("conj", x, _FLOAT)
+  _check_kind("conj", x, KIND_FLOAT)
   if x.dtype.itemsize < 4:  # there is no complex type with 16-bit parts
     raise TypeError(f"conj does not accept dtype {x.dtype.name} (got {x.str_short()})")
   return x.update(dtype=_complex_dtype(x.dtype)) if not dtypes.is_complex(x.dtype) else x
@@ -454,23 +457,23 @@ ad.deflinear(conj_p, lambda ct, x: [
 
 
 def _expansion_unary(name, expansion):
-  prim = unary(name, None, _FLOAT)
+  prim = unary(name, None, KIND_FLOAT)
   hlo.lowering_rules[prim] = hlo.lower_fun(expansion)
   return prim
 
 
 def _one(x):
-  return _const(x, 1)
+  return const_like(x, 1)
 
 
 def _asin_expansion(x):
-  return mul(_const(x, 2), atan2(x, add(_one(x), sqrt(sub(_one(x), mul(x, x))))))
+  return mul(const_like(x, 2), atan2(x, add(_one(x), sqrt(sub(_one(x), mul(x, x))))))
 
 
 def _acos_expansion(x):
   # 2 atan2(sqrt(1 - x^2), 1 + x), except at x = -1 where it is pi
-  r = mul(_const(x, 2), atan2(sqrt(sub(_one(x), mul(x, x))), add(_one(x), x)))
-  return select(eq(x, _const(x, -1)), _const(x, math.pi), r)
+  r = mul(const_like(x, 2), atan2(sqrt(sub(_one(x), mul(x, x))), add(_one(x), x)))
+  return select(eq(x, const_like(x, -1)), const_like(x, math.pi), r)
 
 
 def _atan_expansion(x):
@@ -486,11 +489,11 @@ def _is_complex(x) -> bool:
 
 
 def _complex_sinh(x):
-  return mul(_const(x, 0.5), sub(exp(x), exp(neg(x))))
+  return mul(const_like(x, 0.5), sub(exp(x), exp(neg(x))))
 
 
 def _complex_cosh(x):
-  return mul(_const(x, 0.5), add(exp(x), exp(neg(x))))
+  return mul(const_like(x, 0.5), add(exp(x), exp(neg(x))))
 
 
 def _complex_asinh(x):
@@ -502,7 +505,7 @@ def _complex_acosh(x):
 
 
 def _complex_atanh(x):
-  return mul(_const(x, 0.5), sub(log(add(_one(x), x)), log(sub(_one(x), x))))
+  return mul(const_like(x, 0.5), sub(log(add(_one(x), x)), log(sub(_one(x), x))))
 
 
 def _sinh_expansion(x):
@@ -512,16 +515,16 @@ def _sinh_expansion(x):
   # so the result overflows only where sinh itself does.
   ax = abs(x)
   em1 = expm1(ax)
-  small = mul(_const(x, 0.5), add(em1, div(em1, add(em1, _one(x)))))
-  large = exp(sub(ax, _const(x, math.log(2))))
-  return mul(sign(x), select(lt(ax, _const(x, 10)), small, large))
+  small = mul(const_like(x, 0.5), add(em1, div(em1, add(em1, _one(x)))))
+  large = exp(sub(ax, const_like(x, math.log(2))))
+  return mul(sign(x), select(lt(ax, const_like(x, 10)), small, large))
 
 
 def _cosh_expansion(x):
   if _is_complex(x):
     return _complex_cosh(x)
   ax = abs(x)
-  half_log2 = _const(x, math.log(2))
+  half_log2 = const_like(x, math.log(2))
   return add(exp(sub(ax, half_log2)), exp(sub(neg(ax), half_log2)))
 
 
@@ -529,20 +532,20 @@ def _asinh_expansion(x):
   if _is_complex(x):
     return _complex_asinh(x)
   ax = abs(x)
-  big = _const(x, math.sqrt(float(dtypes.finfo(core.get_aval(x).dtype).max)) / 2)
+  big = const_like(x, math.sqrt(float(dtypes.finfo(core.get_aval(x).dtype).max)) / 2)
   # log1p(|x| + x^2 / (1 + sqrt(1 + x^2))) is accurate near 0; log(2|x|) avoids x^2 overflow.
   sq = mul(ax, ax)
   near = log1p(add(ax, div(sq, add(_one(x), sqrt(add(_one(x), sq))))))
-  far = add(log(ax), _const(x, math.log(2)))
+  far = add(log(ax), const_like(x, math.log(2)))
   return mul(sign(x), select(lt(ax, big), near, far))
 
 
 def _acosh_expansion(x):
   if _is_complex(x):
     return _complex_acosh(x)
-  big = _const(x, math.sqrt(float(dtypes.finfo(core.get_aval(x).dtype).max)) / 2)
+  big = const_like(x, math.sqrt(float(dtypes.finfo(core.get_aval(x).dtype).max)) / 2)
   near = log(add(x, sqrt(mul(add(x, _one(x)), sub(x, _one(x))))))
-  far = add(log(x), _const(x, math.log(2)))
+  far = add(log(x), const_like(x, math.log(2)))
   return select(lt(x, big), near, far)
 
 
@@ -551,8 +554,8 @@ def _atanh_expansion(x):
     return _complex_atanh(x)
   # 0.5 log1p(2|x| / (1 - |x|)) with x's sign; |x| > 1 gives nan.
   ax = abs(x)
-  r = mul(_const(x, 0.5), log1p(div(mul(_const(x, 2), ax), sub(_one(x), ax))))
-  return select(gt(ax, _one(x)), _const(x, math.nan), mul(sign(x), r))
+  r = mul(const_like(x, 0.5), log1p(div(mul(const_like(x, 2), ax), sub(_one(x), ax))))
+  return select(gt(ax, _one(x)), const_like(x, math.nan), mul(sign(x), r))
 
 
 asin_p = _expansion_unary("asin", _asin_expansion)
@@ -588,7 +591,7 @@ def atanh(x): return atanh_p.bind(x)
 ad.defjvp(atanh_p, lambda t, x: div(t, sub(_one(x), mul(x, x))))
 
 def _integer_pow_abstract_eval(x, *, y):
-  _check_kind("integer_pow", x, _NUM)
+  _check_kind("integer_pow", x, KIND_NUMBER)
   if y < 0 and x.dtype.kind in "iu":
     raise TypeError(f"Integers cannot be raised to negative powers, got "
                     f"integer_pow({x.str_short()}, {y})")
@@ -603,7 +606,7 @@ def integer_pow(x, y): return integer_pow_p.bind(x, y=int(y))
 def _integer_pow_jvp(t, x, *, y):
   if y == 0:
     return ad.zeros_like(x)
-  return mul(t, mul(_const(x, y), integer_pow(x, y - 1)))
+  return mul(t, mul(const_like(x, y), integer_pow(x, y - 1)))
 
 
 def _integer_pow_lowering(ctx, x, *, y):
@@ -628,47 +631,47 @@ hlo.lowering_rules[integer_pow_p] = _integer_pow_lowering
 
 square_p = unary("square", None)
 def square(x): return square_p.bind(x)
-ad.defjvp(square_p, lambda t, x: mul(t, mul(_const(x, 2), x)))
+ad.defjvp(square_p, lambda t, x: mul(t, mul(const_like(x, 2), x)))
 hlo.lowering_rules[square_p] = lambda ctx, x: ctx.op("multiply", x.aval, x, x)
 
 # ----------------------------------------------------------------------------- bitwise / logical
 
-not_p = unary("not", "not", _INT)
+not_p = unary("not", "not", KIND_INTEGER)
 def bitwise_not(x): return not_p.bind(x)
 ad.defjvp_zero(not_p)
 
-and_p = nary("and", "and", _INT)
-def bitwise_and(x, y): return and_p.bind(*_match(x, y))
+and_p = nary("and", "and", KIND_INTEGER)
+def bitwise_and(x, y): return and_p.bind(*match_scalar(x, y))
 ad.defjvp_zero(and_p)
 
-or_p = nary("or", "or", _INT)
-def bitwise_or(x, y): return or_p.bind(*_match(x, y))
+or_p = nary("or", "or", KIND_INTEGER)
+def bitwise_or(x, y): return or_p.bind(*match_scalar(x, y))
 ad.defjvp_zero(or_p)
 
-xor_p = nary("xor", "xor", _INT)
-def bitwise_xor(x, y): return xor_p.bind(*_match(x, y))
+xor_p = nary("xor", "xor", KIND_INTEGER)
+def bitwise_xor(x, y): return xor_p.bind(*match_scalar(x, y))
 ad.defjvp_zero(xor_p)
 
-population_count_p = unary("population_count", "popcnt", _INT_ONLY)
+population_count_p = unary("population_count", "popcnt", KIND_INTEGER_ONLY)
 def population_count(x): return population_count_p.bind(x)
 ad.defjvp_zero(population_count_p)
 
-clz_p = unary("clz", "count-leading-zeros", _INT_ONLY)
+clz_p = unary("clz", "count-leading-zeros", KIND_INTEGER_ONLY)
 def clz(x): return clz_p.bind(x)
 ad.defjvp_zero(clz_p)
 
 # Shift amounts >= the bit width give 0 (logical) or the sign fill (arithmetic), as in XLA.
 
-shift_left_p = nary("shift_left", "shift-left", _INT)
-def shift_left(x, y): return shift_left_p.bind(*_match(x, y))
+shift_left_p = nary("shift_left", "shift-left", KIND_INTEGER)
+def shift_left(x, y): return shift_left_p.bind(*match_scalar(x, y))
 ad.defjvp_zero(shift_left_p)
 
-shift_right_logical_p = nary("shift_right_logical", "shift-right-logical", _INT)
-def shift_right_logical(x, y): return shift_right_logical_p.bind(*_match(x, y))
+shift_right_logical_p = nary("shift_right_logical", "shift-right-logical", KIND_INTEGER)
+def shift_right_logical(x, y): return shift_right_logical_p.bind(*match_scalar(x, y))
 ad.defjvp_zero(shift_right_logical_p)
 
-shift_right_arithmetic_p = nary("shift_right_arithmetic", "shift-right-arithmetic", _INT)
-def shift_right_arithmetic(x, y): return shift_right_arithmetic_p.bind(*_match(x, y))
+shift_right_arithmetic_p = nary("shift_right_arithmetic", "shift-right-arithmetic", KIND_INTEGER)
+def shift_right_arithmetic(x, y): return shift_right_arithmetic_p.bind(*match_scalar(x, y))
 ad.defjvp_zero(shift_right_arithmetic_p)
 
 # ----------------------------------------------------------------------------- bitcast_convert_type
@@ -708,7 +711,7 @@ hlo.lowering_rules[bitcast_convert_type_p] = lambda ctx, x, *, new_dtype: ctx.op
 
 
 def _comparison(name: str, direction: str) -> core.Primitive:
-  prim = nary(name, None, _ANY, out_dtype=dtypes.bool_)
+  prim = nary(name, None, KIND_ANY, out_dtype=dtypes.bool_)
   ad.defjvp_zero(prim)
   hlo.lowering_rules[prim] = lambda ctx, x, y: ctx.op(
       "compare", ctx.avals_out[0], x, y, attrs=f"direction={direction}")
@@ -716,22 +719,22 @@ def _comparison(name: str, direction: str) -> core.Primitive:
 
 
 eq_p = _comparison("eq", "EQ")
-def eq(x, y): return eq_p.bind(*_match(x, y))
+def eq(x, y): return eq_p.bind(*match_scalar(x, y))
 
 ne_p = _comparison("ne", "NE")
-def ne(x, y): return ne_p.bind(*_match(x, y))
+def ne(x, y): return ne_p.bind(*match_scalar(x, y))
 
 lt_p = _comparison("lt", "LT")
-def lt(x, y): return lt_p.bind(*_match(x, y))
+def lt(x, y): return lt_p.bind(*match_scalar(x, y))
 
 le_p = _comparison("le", "LE")
-def le(x, y): return le_p.bind(*_match(x, y))
+def le(x, y): return le_p.bind(*match_scalar(x, y))
 
 gt_p = _comparison("gt", "GT")
-def gt(x, y): return gt_p.bind(*_match(x, y))
+def gt(x, y): return gt_p.bind(*match_scalar(x, y))
 
 ge_p = _comparison("ge", "GE")
-def ge(x, y): return ge_p.bind(*_match(x, y))
+def ge(x, y): return ge_p.bind(*match_scalar(x, y))
 
 # ----------------------------------------------------------------------------- select_n
 

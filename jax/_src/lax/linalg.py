@@ -70,7 +70,7 @@ def _contracting_axes(x, dims) -> tuple:
   s = core.explicit_sharding(core.get_aval(x))
   if s is None:
     return ()
-  per_dim = s.spec._normalized(core.get_aval(x).ndim)
+  per_dim = s.spec.axes_by_dim(core.get_aval(x).ndim)
   return tuple(n for d in dims for n in per_dim[int(d)])
 
 
@@ -191,13 +191,13 @@ def _dot_general_lowering(ctx, lhs, rhs, *, dimension_numbers, precision, prefer
   if rb:
     attrs.append(f"rhs_batch_dims={fmt(rb)}")
   attrs.append(f"rhs_contracting_dims={fmt(rc)}")
-  names = _operand_precision_names(precision)
+  names = operand_precision_names(precision)
   if names is not None:
     attrs.append("operand_precision={" + ",".join(names) + "}")
   return ctx.op("dot", ctx.avals_out[0], lhs, rhs, attrs=", ".join(attrs))
 
 
-def _operand_precision_names(precision) -> tuple[str, str] | None:
+def operand_precision_names(precision) -> tuple[str, str] | None:
   """XLA's per-operand precision names for a (lhs, rhs) pair of Precision values, or
   None when both are the default (XLA leaves the attribute out then)."""
   if isinstance(precision, (Precision, str)):  # one value for both operands

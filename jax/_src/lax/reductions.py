@@ -266,7 +266,7 @@ def _logaddexp(x, y):
   amax = ew.max(x, y)
   delta = ew.sub(x, y)
   finite = ew.eq(delta, delta)
-  safe = ew.select(finite, delta, ew._const(delta, 0))
+  safe = ew.select(finite, delta, ew.const_like(delta, 0))
   return ew.select(finite, ew.add(amax, ew.log1p(ew.exp(ew.neg(ew.abs(safe))))), amax)
 
 

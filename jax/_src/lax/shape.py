@@ -149,7 +149,7 @@ def _check_reshape_split(aval, new_sizes) -> None:
   s = core.explicit_sharding(aval)
   if s is None or aval.size != int(np.prod(new_sizes, dtype=np.int64)):
     return
-  if reshape_split(aval.shape, s.spec._normalized(aval.ndim), new_sizes, s.mesh.shape) is None:
+  if reshape_split(aval.shape, s.spec.axes_by_dim(aval.ndim), new_sizes, s.mesh.shape) is None:
     raise core.ShardingTypeError(
         "This reshape is not supported. Please specify the sharding of the output via the "
         f"`out_sharding` argument of jax.lax.reshape. Got operand type: {aval.str_short()}, "

@@ -48,7 +48,7 @@ def dims_of(aval) -> tuple:
   s = core.explicit_sharding(aval)
   if s is None:
     return ((),) * aval.ndim
-  return s.spec._normalized(aval.ndim)
+  return s.spec.axes_by_dim(aval.ndim)
 
 
 def _spec_str(dims) -> str:
@@ -363,7 +363,7 @@ def _reshard_batch(axis, vals, dims, *, sharding):
   if d is None or sharding is None:
     return reshard_p.bind(x, sharding=sharding), d
   aval = core.get_aval(x)
-  entries = list(sharding.spec._normalized(aval.ndim - 1))
+  entries = list(sharding.spec.axes_by_dim(aval.ndim - 1))
   # The batch dimension keeps its split unless the new layout uses those axes (as in JAX).
   kept = dims_of(aval)[d]
   used = {n for e in entries for n in e}

@@ -90,7 +90,7 @@ def _erf_inv_lowering(ctx, x):
   return ctx.convert(hlo.lower_fun(_erf_inv_expansion)(sub, up), dt)
 
 
-erf_inv_p = ew.unary("erf_inv", None, ew._REAL_FLOAT)
+erf_inv_p = ew.unary("erf_inv", None, ew.KIND_REAL_FLOAT)
 def erf_inv(x): return erf_inv_p.bind(x)
 ad.defjvp2(erf_inv_p, lambda t, ans, x: ew.mul(t, ew.mul(
     lax_shape.full_like(x, math.sqrt(math.pi) / 2), ew.exp(ew.mul(ans, ans)))))
@@ -128,7 +128,7 @@ def _nextafter_abstract_eval(x, y):
 
 
 nextafter_p = standard_primitive("nextafter", _nextafter_abstract_eval)
-def nextafter(x1, x2): return nextafter_p.bind(*ew._match(x1, x2))
+def nextafter(x1, x2): return nextafter_p.bind(*ew.match_scalar(x1, x2))
 ad.defjvp_zero(nextafter_p)
 batching.defbroadcasting(nextafter_p)
 hlo.lowering_rules[nextafter_p] = hlo.lower_fun(_nextafter_expansion)

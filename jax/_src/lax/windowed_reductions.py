@@ -130,7 +130,7 @@ def _reduce_window_sum_transpose(ct, x, *, window_dimensions, window_strides, pa
                                  base_dilation, window_dilation):
   in_shape = x.aval.shape
   ct_shape = core.get_aval(ct).shape
-  pads = convolution._lhs_vjp_padding(in_shape, window_dimensions, window_strides, ct_shape,
+  pads = convolution.lhs_vjp_padding(in_shape, window_dimensions, window_strides, ct_shape,
                                       padding, base_dilation, window_dilation)
   cfg = [(lo, hi, s - 1) for (lo, hi), s in zip(pads, window_strides)]
   zero = lax_shape.full((), 0, core.get_aval(ct).dtype)

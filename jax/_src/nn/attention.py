@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-import jax.numpy as jnp
+from jax._src.numpy import namespace as jnp
 
 
 def _check_qkv(query, key, value):

@@ -22,7 +22,7 @@ from jax._src.lax import shape as lax_shape
 from jax._src.numpy import ufuncs as jnp
 from jax._src.numpy.util import asarray_like, promote_args_inexact
 from jax._src.scipy.special import logsumexp as logsumexp
-from jax._src.scipy.special import _reduce_axes, _broadcast_back, _keep_dims
+from jax._src.scipy.special import reduce_axes, broadcast_back, keep_dims
 
 
 def _inexact(name, x):
@@ -183,7 +183,7 @@ def glu(x, axis: int = -1):
   """a * sigmoid(b), where a and b are the two halves of x along `axis`."""
   x = asarray_like(x)
   shape = core.get_aval(x).shape
-  axis = _reduce_axes(len(shape), axis)[0]
+  axis = reduce_axes(len(shape), axis)[0]
   size = shape[axis]
   if size % 2:
     raise ValueError(f"axis size must be divisible by 2, got {size}")
@@ -220,13 +220,13 @@ def softmax(x, axis=-1, where=None):
   """exp(x) / sum(exp(x)) along `axis`; entries masked out by `where` are 0."""
   x = _inexact("softmax", x)
   shape = core.get_aval(x).shape
-  axes = _reduce_axes(len(shape), axis)
+  axes = reduce_axes(len(shape), axis)
   where = _where_mask(where, shape)
   xmax = stop_gradient(_masked_max(x, axes, where))
-  unnormalized = jnp.exp(jnp.subtract(x, _broadcast_back(xmax, shape, axes)))
+  unnormalized = jnp.exp(jnp.subtract(x, broadcast_back(xmax, shape, axes)))
   if where is not None:
     unnormalized = jnp.where(where, unnormalized, _full_like(unnormalized, 0.0))
-  total = _broadcast_back(lax_red.reduce_sum(unnormalized, axes), shape, axes)
+  total = broadcast_back(lax_red.reduce_sum(unnormalized, axes), shape, axes)
   return jnp.divide(unnormalized, total)
 
 
@@ -234,14 +234,14 @@ def log_softmax(x, axis=-1, where=None):
   """x - logsumexp(x) along `axis`; entries masked out by `where` are -inf."""
   x = _inexact("log_softmax", x)
   shape = core.get_aval(x).shape
-  axes = _reduce_axes(len(shape), axis)
+  axes = reduce_axes(len(shape), axis)
   where = _where_mask(where, shape)
   xmax = stop_gradient(_masked_max(x, axes, where))
-  shifted = jnp.subtract(x, _broadcast_back(xmax, shape, axes))
+  shifted = jnp.subtract(x, broadcast_back(xmax, shape, axes))
   exp_shifted = jnp.exp(shifted)
   if where is not None:
     exp_shifted = jnp.where(where, exp_shifted, _full_like(exp_shifted, 0.0))
-  lse = _broadcast_back(jnp.log(lax_red.reduce_sum(exp_shifted, axes)), shape, axes)
+  lse = broadcast_back(jnp.log(lax_red.reduce_sum(exp_shifted, axes)), shape, axes)
   out = jnp.subtract(shifted, lse)
   if where is not None:
     out = jnp.where(where, out, _full_like(out, -np.inf))
@@ -252,7 +252,7 @@ def logmeanexp(x, axis=None, where=None, keepdims: bool = False):
   """log(mean(exp(x))) along `axis`."""
   x = _inexact("logmeanexp", x)
   shape = core.get_aval(x).shape
-  axes = _reduce_axes(len(shape), axis)
+  axes = reduce_axes(len(shape), axis)
   mask = _where_mask(where, shape)
   lse = logsumexp(x, axis=axes, where=mask, keepdims=keepdims)
   if mask is None:
@@ -260,7 +260,7 @@ def logmeanexp(x, axis=None, where=None, keepdims: bool = False):
     return jnp.subtract(lse, math.log(count) if count else np.nan)
   count = lax_red.reduce_sum(lax.convert_element_type(mask, core.get_aval(x).dtype), axes)
   if keepdims:
-    count = _keep_dims(count, shape, axes)
+    count = keep_dims(count, shape, axes)
   return jnp.subtract(lse, jnp.log(count))
 
 
@@ -285,16 +285,16 @@ def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None, 
     raise ValueError(f"algorithm must be 'fast' or 'stable', got {algorithm!r}")
   x = _inexact("standardize", x)
   shape = core.get_aval(x).shape
-  axes = _reduce_axes(len(shape), axis)
+  axes = reduce_axes(len(shape), axis)
   where = _where_mask(where, shape)
   if mean is None:
-    mean = _broadcast_back(_masked_mean(x, axes, where), shape, axes)
+    mean = broadcast_back(_masked_mean(x, axes, where), shape, axes)
   if variance is None and algorithm == "stable":
-    variance = _broadcast_back(
+    variance = broadcast_back(
         _masked_mean(jnp.square(jnp.subtract(x, mean)), axes, where), shape, axes)
   if variance is None:
     # E[x^2] - E[x]^2 reuses the mean and needs one pass over x.
-    sq_mean = _broadcast_back(_masked_mean(jnp.square(x), axes, where), shape, axes)
+    sq_mean = broadcast_back(_masked_mean(jnp.square(x), axes, where), shape, axes)
     variance = jnp.subtract(sq_mean, jnp.square(mean))
   return jnp.multiply(jnp.subtract(x, mean), lax.rsqrt(jnp.add(variance, epsilon)))
 

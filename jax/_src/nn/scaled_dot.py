@@ -18,7 +18,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-import jax.numpy as jnp
+from jax._src.numpy import namespace as jnp
 from jax._src import api
 from jax._src import custom_derivatives
 from jax._src.lax import linalg as lax_linalg

@@ -8,7 +8,7 @@ from jax._src.array import ArrayImpl
 from jax._src.lax import elementwise as lax_ew
 from jax._src.numpy import creation, indexing, reductions, shape_ops, ufuncs
 from jax._src.numpy import cumulative
-from jax._src.numpy.at import _IndexUpdateHelper
+from jax._src.numpy.at import IndexUpdateHelper
 from jax._src.numpy import indexing_funcs, sorting
 
 
@@ -90,7 +90,7 @@ def _tracer_iter(self):
 
 
 def _at(self):
-  return _IndexUpdateHelper(self)
+  return IndexUpdateHelper(self)
 
 
 def _indexing_methods() -> dict:

@@ -42,6 +42,29 @@ ACCEPTS_SEQUENCES = frozenset({
 
 
 def _positions(fn) -> list[tuple[int | None, str]]:
+  code = _plain_code(fn)
+  if code is None:
+    return _positions_from_signature(fn)
+  # Read from the code object: install() runs for every jax.numpy function during
+  # `import jax`, where inspect.signature would cost several milliseconds.
+  n_positional = code.co_argcount
+  names = code.co_varnames
+  out = [(i, n) for i, n in enumerate(names[:n_positional]) if n in ARRAY_PARAMS]
+  kwonly = names[n_positional:n_positional + code.co_kwonlyargcount]
+  out += [(None, n) for n in kwonly if n in ARRAY_PARAMS]
+  return out
+
+
+def _plain_code(fn):
+  """fn's code object when it alone defines fn's signature (what inspect.signature would
+  read), else None: wrappers and explicit __signature__s go through inspect."""
+  if (isinstance(fn, types.FunctionType) and not hasattr(fn, "__wrapped__")
+      and not hasattr(fn, "__signature__")):
+    return fn.__code__
+  return None
+
+
+def _positions_from_signature(fn) -> list[tuple[int | None, str]]:
   try:
     params = list(inspect.signature(fn).parameters.values())
   except (TypeError, ValueError):

@@ -17,7 +17,7 @@ from jax._src.numpy import ufuncs
 from jax._src.interpreters import partial_eval as pe
 
 
-class _IndexUpdateHelper:
+class IndexUpdateHelper:
   """What `x.at` returns: indexing it gives an `_IndexUpdateRef`."""
 
   __slots__ = ("array",)
@@ -29,7 +29,7 @@ class _IndexUpdateHelper:
     return _IndexUpdateRef(self.array, index)
 
   def __repr__(self):
-    return f"_IndexUpdateHelper({self.array!r})"
+    return f"IndexUpdateHelper({self.array!r})"
 
 
 class _IndexUpdateRef:

@@ -63,7 +63,7 @@ def _array(object, dtype):
     out = host_array(np.array(_host_values(object), dtype=dtypes.canonicalize_dtype(dtype)),
                      False)
   else:
-    value = np.asarray(object._value if isinstance(object, ArrayImpl) else object)
+    value = np.asarray(object)
     if dtype is None and value.dtype == np.float64 and isinstance(object, (float, list, tuple)):
       value = value.astype(dtypes.default_float_dtype())
     if dtype is None and value.dtype.kind == "i" and isinstance(object, (int, list, tuple)):
@@ -91,7 +91,7 @@ def _host_values(obj):
   ml_dtypes type (bfloat16, float8) accepts numbers and numpy values only."""
   if isinstance(obj, (list, tuple)):
     return [_host_values(x) for x in obj]
-  return np.asarray(obj._value) if isinstance(obj, ArrayImpl) else obj
+  return np.asarray(obj) if isinstance(obj, ArrayImpl) else obj
 
 
 def _leaves(obj):

@@ -21,7 +21,8 @@ from jax._src.lax import reductions as lax_red
 from jax._src.lax import shape as lax_shape
 from jax._src.numpy.util import (asarray_like, broadcast_shapes, broadcast_to, canonical_axis,
                                  promote_dtypes)
-from jax._src.numpy.creation import _place, asarray
+from jax._src.numpy.util import place as _place
+from jax._src.numpy.creation import asarray
 from jax._src.numpy.ufuncs import multiply, subtract
 
 _LETTERS = string.ascii_letters

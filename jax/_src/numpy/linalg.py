@@ -15,7 +15,7 @@ from typing import NamedTuple
 import numpy as np
 
 from jax._src import dtypes
-from jax._src.lax import eig as lax_linalg_eig
+from jax._src.numpy import eig as lax_linalg_eig
 from jax._src.lax import linalg as lax_linalg
 from jax._src.numpy import (creation, einsum, indexing_funcs, reductions, shape_ops, sorting,
                             ufuncs, util)

@@ -37,7 +37,7 @@ def _keepdims(out, x, axes, keepdims):
   return lax_shape.reshape(out, shape)
 
 
-def _sum_dtype(dt):
+def sum_dtype(dt):
   """The accumulation dtype NumPy uses for sum/prod: small ints widen to the default int."""
   if dt == dtypes.bool_ or (dt.kind == "i" and dt.itemsize < dtypes.default_int_dtype().itemsize):
     return dtypes.default_int_dtype()
@@ -91,7 +91,7 @@ def _reduce(kind, name, a, axis, dtype, out, keepdims, initial, where, upcast):
   a = asarray_like(a)
   aval = core.get_aval(a)
   target = (dtypes.canonicalize_dtype(dtype) if dtype is not None
-            else _sum_dtype(aval.dtype) if upcast else aval.dtype)
+            else sum_dtype(aval.dtype) if upcast else aval.dtype)
   a = lax_ew.convert_element_type(a, target, False)
   axes = _axes(a, axis)
   has_identity = kind in ("sum", "prod") or target == dtypes.bool_

@@ -154,7 +154,7 @@ def hstack(tup, dtype=None):
 
 
 def vstack(tup, dtype=None):
-  return _cast(concatenate([_atleast_2d(_as_array(a)) for a in tup], 0), dtype)
+  return _cast(concatenate([atleast_2d_one(_as_array(a)) for a in tup], 0), dtype)
 
 
 def dstack(tup, dtype=None):
@@ -191,7 +191,7 @@ def _atleast_1d(a):
   return lax_shape.reshape(a, (1,)) if core.get_aval(a).ndim == 0 else a
 
 
-def _atleast_2d(a):
+def atleast_2d_one(a):
   nd = core.get_aval(a).ndim
   return lax_shape.reshape(a, (1,) * (2 - nd) + core.get_aval(a).shape) if nd < 2 else a
 
@@ -212,7 +212,7 @@ def atleast_1d(*arys):
 
 
 def atleast_2d(*arys):
-  return _atleast(arys, _atleast_2d)
+  return _atleast(arys, atleast_2d_one)
 
 
 def atleast_3d(*arys):

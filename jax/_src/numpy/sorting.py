@@ -17,7 +17,8 @@ from jax._src.lax import shape as lax_shape
 from jax._src.lax import sorting as lax_sort
 from jax._src.numpy.util import asarray_like, canonical_axis, promote_dtypes
 from jax._src.numpy import reductions as jnp_red
-from jax._src.numpy.creation import _place, asarray, linspace
+from jax._src.numpy.util import place as _place
+from jax._src.numpy.creation import asarray, linspace
 from jax._src.numpy.shape_ops import moveaxis
 
 

@@ -19,8 +19,9 @@ from jax._src.lax import sorting as lax_sort
 from jax._src.numpy.util import asarray_like, broadcast_to, canonical_axis, promote_dtypes_inexact
 from jax._src.numpy.cumulative import cumsum
 from jax._src.numpy import reductions
-from jax._src.numpy.creation import _place, asarray
-from jax._src.numpy.shape_ops import _atleast_2d, concatenate, diagonal
+from jax._src.numpy.util import place as _place
+from jax._src.numpy.creation import asarray
+from jax._src.numpy.shape_ops import atleast_2d_one, concatenate, diagonal
 from jax._src.lax import linalg
 
 _METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
@@ -292,13 +293,13 @@ def cov(m, y=None, rowvar: bool = True, bias: bool = False, ddof=None, fweights=
   m = _as_array(m)
   if core.get_aval(m).ndim > 2:
     raise ValueError("m has more than 2 dimensions")
-  X = _atleast_2d(m)
+  X = atleast_2d_one(m)
   if not rowvar and core.get_aval(X).shape[0] != 1:
     X = lax_shape.transpose(X, (1, 0))
   if core.get_aval(X).shape[0] == 0:
     return lax_shape.full((0, 0), np.nan, dtypes.to_inexact_dtype(core.get_aval(X).dtype))
   if y is not None:
-    Y = _atleast_2d(_as_array(y))
+    Y = atleast_2d_one(_as_array(y))
     if not rowvar and core.get_aval(Y).shape[0] != 1:
       Y = lax_shape.transpose(Y, (1, 0))
     X = concatenate([X, Y], axis=0)

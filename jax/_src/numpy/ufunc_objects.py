@@ -20,7 +20,7 @@ from jax._src.lax import shape as lax_shape
 from jax._src.lax import reductions as lax_reductions
 from jax._src.numpy.util import canonical_axis
 from jax._src.numpy import reductions
-from jax._src.numpy.reductions import _sum_dtype
+from jax._src.numpy.reductions import sum_dtype
 from jax._src.numpy.creation import asarray
 from jax._src.numpy.shape_ops import stack
 
@@ -93,7 +93,7 @@ class ufunc(JitWrapped):
     self.__signature__ = inspect.Signature(params)
     self._keyword_params: tuple[str, ...] = ()
 
-  def _set_plain_signature(self, names: tuple[str, ...], keywords: bool) -> None:
+  def set_plain_signature(self, names: tuple[str, ...], keywords: bool) -> None:
     """Called as a plain function with these parameters (positional-only unless
     `keywords`), as JAX exposes some ufuncs."""
     P = inspect.Parameter
@@ -203,7 +203,7 @@ class ufunc(JitWrapped):
     name = _ACCUMULATORS.get(self.__name__)
     if name is not None and aval.dtype != dtypes.bool_:
       if self.__name__ in ("add", "multiply"):
-        target = _sum_dtype(aval.dtype) if dtype is None else aval.dtype
+        target = sum_dtype(aval.dtype) if dtype is None else aval.dtype
         a = a.astype(target) if target != aval.dtype else a
       return getattr(lax_reductions, name)(a, axis)
     pieces, acc = [], None

@@ -18,7 +18,7 @@ from jax._src.lax import elementwise as lax
 from jax._src.lax import shape as lax_shape
 from jax._src.lax import special as lax_special
 from jax._src.numpy.ufunc_objects import ufunc
-from jax._src.numpy.util import (_same_array_types, asarray_like, broadcast_shapes, broadcast_to,
+from jax._src.numpy.util import (same_array_types, asarray_like, broadcast_shapes, broadcast_to,
                                  check_arraylike, late_op, promote_args, promote_args_inexact,
                                  promote_dtypes, promote_shapes, register_late_ops)
 from jax._src.api import jit
@@ -100,7 +100,7 @@ def _make_ufunc(fn, name, identity=None, nin=2, positional=None):
 
 def _same_numeric_arrays(x, y) -> bool:
   """Two jax arrays of one non-boolean type: no promotion, broadcasting or scalar matching."""
-  return _same_array_types((x, y)) and x.aval.dtype != dtypes.bool_
+  return same_array_types((x, y)) and x.aval.dtype != dtypes.bool_
 
 
 def _arithmetic(name, prim, lax_fn, bool_fn):
@@ -885,7 +885,7 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
 
 def array_equal(a1, a2, equal_nan: bool = False):
   if isinstance(a1, prng.PRNGKeyArray) and isinstance(a2, prng.PRNGKeyArray):
-    a1, a2 = a1._base_array, a2._base_array  # equal keys have equal key data
+    a1, a2 = a1.base_array, a2.base_array  # equal keys have equal key data
   a1, a2 = asarray_like(a1), asarray_like(a2)
   if core.get_aval(a1).shape != core.get_aval(a2).shape:
     return lax_shape.full((), False, dtypes.bool_)
@@ -950,7 +950,7 @@ _PLAIN_FUNCTION_PARAMS = {
     "gcd": (("x1", "x2"), True), "lcm": (("x1", "x2"), True),
 }
 for _name, (_params, _keywords) in _PLAIN_FUNCTION_PARAMS.items():
-  globals()[_name]._set_plain_signature(_params, _keywords)
+  globals()[_name].set_plain_signature(_params, _keywords)
 del _name, _params, _keywords
 
 # shape_ops, below this module, multiplies by scalars with it (see util.late_op).

@@ -69,7 +69,7 @@ def broadcast_to(array, shape, *, out_sharding=None):
 
 def _broadcast_to(x, shape):
   if isinstance(x, prng.PRNGKeyArray):  # typed keys broadcast over their key data
-    return prng.PRNGKeyArray(_broadcast_to(x._base_array, (*shape, 2)))
+    return prng.PRNGKeyArray(_broadcast_to(x.base_array, (*shape, 2)))
   x = asarray_like(x)
   aval = core.get_aval(x)
   shape = tuple(int(d) for d in shape)
@@ -120,7 +120,7 @@ def promote_shapes(*args):
   return [broadcast_to(a, shape) for a in args]
 
 
-def _same_array_types(args) -> bool:
+def same_array_types(args) -> bool:
   """Whether all args are jax arrays of one shape, dtype and weak type (nothing to promote)."""
   first = args[0]
   if type(first) is not ArrayImpl:
@@ -137,14 +137,14 @@ def _same_array_types(args) -> bool:
 
 
 def promote_args(name: str, *args):
-  if args and _same_array_types(args):
+  if args and same_array_types(args):
     return list(args)
   check_arraylike(name, *args)
   return promote_shapes(*promote_dtypes(*args))
 
 
 def promote_args_inexact(name: str, *args):
-  if args and _same_array_types(args) and dtypes.is_inexact(args[0].aval.dtype):
+  if args and same_array_types(args) and dtypes.is_inexact(args[0].aval.dtype):
     return list(args)
   check_arraylike(name, *args)
   return promote_shapes(*promote_dtypes_inexact(*args))

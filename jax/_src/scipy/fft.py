@@ -11,7 +11,8 @@ import operator
 
 import numpy as np
 
-import jax.numpy as jnp
+from jax._src.numpy import fft as jnp_fft
+from jax._src.numpy import namespace as jnp
 
 
 def _check(type, norm):
@@ -45,8 +46,8 @@ def _dct_last(x, norm):
   n = x.shape[-1]
   v = jnp.concatenate([x[..., ::2], jnp.flip(x[..., 1::2], axis=-1)], axis=-1)
   k = np.arange(n)
-  shift = jnp.asarray(np.exp(-0.5j * np.pi * k / n), jnp.fft.fft(v).dtype)
-  y = 2 * jnp.real(jnp.fft.fft(v) * shift)
+  shift = jnp.asarray(np.exp(-0.5j * np.pi * k / n), jnp_fft.fft(v).dtype)
+  y = 2 * jnp.real(jnp_fft.fft(v) * shift)
   if norm == "ortho":
     y = y * _ortho_factors(n, y.dtype)
   return y
@@ -60,7 +61,7 @@ def _idct_last(y, norm):
   # Rebuild the half-shifted spectrum: V[k] = (y[k] - i y[n-k]) exp(i pi k / 2n) / 2.
   y_rev = jnp.concatenate([jnp.zeros_like(y[..., :1]), jnp.flip(y[..., 1:], axis=-1)], axis=-1)
   spec = (y - 1j * y_rev) * jnp.asarray(np.exp(0.5j * np.pi * k / n) / 2)
-  v = jnp.real(jnp.fft.ifft(spec)).astype(y.dtype)
+  v = jnp.real(jnp_fft.ifft(spec)).astype(y.dtype)
   half = (n + 1) // 2
   x = jnp.zeros_like(v)
   x = x.at[..., ::2].set(v[..., :half])

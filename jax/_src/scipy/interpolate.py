@@ -7,7 +7,7 @@ import itertools
 
 import numpy as np
 
-import jax.numpy as jnp
+from jax._src.numpy import namespace as jnp
 from jax._src.tree_util import register_pytree_node
 
 

@@ -8,8 +8,9 @@ and differentiates.
 
 from __future__ import annotations
 
-import jax.numpy as jnp
-from jax import lax
+from jax._src.numpy import linalg as jnp_linalg
+from jax._src.numpy import namespace as jnp
+from jax._src.lax import namespace as lax
 from jax._src.api import vmap
 from jax._src.lax import linalg as lax_linalg
 from jax._src.numpy.util import promote_dtypes_inexact
@@ -75,7 +76,7 @@ def _expm_unbatched(a, max_squarings):
   scaled = a / jnp.asarray(2.0, a.real.dtype) ** s.astype(a.real.dtype)
   branches = [lambda x, m=m: _pade(x, m) for m in degrees]
   u, v = lax.switch(index, branches, scaled)
-  r = jnp.linalg.solve(v - u, v + u)
+  r = jnp_linalg.solve(v - u, v + u)
   # A fixed trip count (squarings past s are skipped) keeps the loop reverse-differentiable.
   r = lax.fori_loop(0, max_squarings, lambda i, x: jnp.where(i < s, x @ x, x), r)
   return jnp.where(s > max_squarings, jnp.full_like(r, jnp.nan), r)
@@ -119,7 +120,7 @@ def polar(a, side: str = "right", *, method: str = "svd", eps=None, max_iteratio
   (a,) = promote_dtypes_inexact(jnp.asarray(a))
   if a.ndim != 2:
     raise ValueError(f"The input `a` must be a 2-D array, got shape {a.shape}.")
-  u_svd, s, vh = jnp.linalg.svd(a, full_matrices=False)
+  u_svd, s, vh = jnp_linalg.svd(a, full_matrices=False)
   unitary = u_svd @ vh
   if side == "right":
     posdef = (jnp.conj(vh.T) * s) @ vh
@@ -138,7 +139,7 @@ def solve_sylvester(A, B, C, *, method: str = "schur", tol: float = 1e-6):
                      f"q {q.shape}")
   # vec is column-major: vec(A X) = (I kron A) vec X and vec(X B) = (B^T kron I) vec X.
   k = jnp.kron(jnp.eye(n, dtype=a.dtype), a) + jnp.kron(b.T, jnp.eye(m, dtype=a.dtype))
-  x = jnp.linalg.solve(k, q.T.reshape(-1))
+  x = jnp_linalg.solve(k, q.T.reshape(-1))
   return x.reshape(n, m).T
 
 

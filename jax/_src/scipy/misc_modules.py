@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import jax.numpy as jnp
+from jax._src.numpy import namespace as jnp
 
 
 def trapezoid(y, x=None, dx=1.0, axis: int = -1):

@@ -13,7 +13,7 @@ import operator
 
 import numpy as np
 
-import jax.numpy as jnp
+from jax._src.numpy import namespace as jnp
 
 
 def _mirror(i, n):

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from typing import Any, Callable, NamedTuple
 
-import jax.numpy as jnp
-from jax import lax
+from jax._src.numpy import linalg as jnp_linalg
+from jax._src.numpy import namespace as jnp
+from jax._src.lax import namespace as lax
 from jax._src.api import value_and_grad
 
 # Status codes of OptimizeResults.status.
@@ -89,7 +90,7 @@ def _bfgs(fun, x0, maxiter, gtol, norm, line_search_maxiter):
   eye = jnp.eye(n, dtype=x0.dtype)
 
   def gnorm(g):
-    return jnp.linalg.norm(g, ord=norm)
+    return jnp_linalg.norm(g, ord=norm)
 
   def cond(s):
     return (~s.converged) & (~s.failed) & (s.k < maxiter)

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import numpy as np
 
-import jax.numpy as jnp
+from jax._src.numpy import linalg as jnp_linalg
+from jax._src.numpy import namespace as jnp
 from jax._src.tree_util import register_pytree_node
 
 _AXES = {"x": 0, "y": 1, "z": 2}
 
 
 def _normalize(q):
-  return q / jnp.linalg.norm(q, axis=-1, keepdims=True)
+  return q / jnp_linalg.norm(q, axis=-1, keepdims=True)
 
 
 def _hamilton(p, q):
@@ -61,7 +62,7 @@ def _from_rotvec(v):
 
 def _as_rotvec(q):
   q = jnp.where(q[..., 3:] < 0, -q, q)
-  norm = jnp.linalg.norm(q[..., :3], axis=-1, keepdims=True)
+  norm = jnp_linalg.norm(q[..., :3], axis=-1, keepdims=True)
   angle = 2 * jnp.arctan2(norm, q[..., 3:])
   small = angle <= 1e-3
   safe = jnp.where(small, 1.0, angle)
@@ -183,7 +184,7 @@ class Rotation:
     return Rotation(self.quat * jnp.asarray([-1, -1, -1, 1], self.quat.dtype))
 
   def magnitude(self):
-    norm = jnp.linalg.norm(self.quat[..., :3], axis=-1)
+    norm = jnp_linalg.norm(self.quat[..., :3], axis=-1)
     return 2 * jnp.arctan2(norm, jnp.abs(self.quat[..., 3]))
 
   def mean(self, weights=None):
@@ -191,7 +192,7 @@ class Rotation:
     q = jnp.atleast_2d(self.quat)
     w = jnp.ones(q.shape[0], q.dtype) if weights is None else jnp.asarray(weights, q.dtype)
     k = jnp.einsum("i,ij,ik->jk", w, q, q)
-    return Rotation(jnp.linalg.eigh(k)[1][:, -1])
+    return Rotation(jnp_linalg.eigh(k)[1][:, -1])
 
   def __mul__(self, other):
     return Rotation(_hamilton(self.quat, other.quat))

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-import jax.numpy as jnp
-from jax import lax
-from jax._src.lax import eig as lax_eig
+from jax._src.numpy import linalg as jnp_linalg
+from jax._src.numpy import namespace as jnp
+from jax._src.lax import namespace as lax
+from jax._src.numpy import eig as lax_eig
 from jax._src.numpy.util import promote_dtypes_inexact
 
 
@@ -159,5 +160,5 @@ def funm(A, func, disp: bool = True):
   if disp:
     return out
   comm = T @ F - F @ T
-  err = jnp.linalg.norm(comm, 1) / jnp.maximum(jnp.linalg.norm(F, 1), np.finfo(np.float32).tiny)
+  err = jnp_linalg.norm(comm, 1) / jnp.maximum(jnp_linalg.norm(F, 1), np.finfo(np.float32).tiny)
   return out, err

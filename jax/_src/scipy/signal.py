@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-import jax.numpy as jnp
-from jax import lax
+from jax._src.numpy import fft as jnp_fft
+from jax._src.numpy import namespace as jnp
+from jax._src.lax import namespace as lax
 
 _MODES = ("full", "same", "valid")
 
@@ -143,10 +144,10 @@ def fftconvolve(in1, in2, mode: str = "full", axes=None):
       in1, in2 = in2, in1
   sizes = [in1.shape[a] + in2.shape[a] - 1 for a in axes]
   if np.issubdtype(in1.dtype, np.complexfloating):
-    full = jnp.fft.ifftn(jnp.fft.fftn(in1, sizes, axes) * jnp.fft.fftn(in2, sizes, axes),
+    full = jnp_fft.ifftn(jnp_fft.fftn(in1, sizes, axes) * jnp_fft.fftn(in2, sizes, axes),
                          sizes, axes)
   else:
-    full = jnp.fft.irfftn(jnp.fft.rfftn(in1, sizes, axes) * jnp.fft.rfftn(in2, sizes, axes),
+    full = jnp_fft.irfftn(jnp_fft.rfftn(in1, sizes, axes) * jnp_fft.rfftn(in2, sizes, axes),
                           sizes, axes)
   return _crop(full.astype(in1.dtype), in1.shape, in2.shape, mode, axes)
 

@@ -7,8 +7,9 @@ All stop once ||b - A x|| <= max(tol * ||b||, atol). Like JAX they return
 
 from __future__ import annotations
 
-import jax.numpy as jnp
-from jax import lax
+from jax._src.numpy import linalg as jnp_linalg
+from jax._src.numpy import namespace as jnp
+from jax._src.lax import namespace as lax
 
 
 def _operator(a, name):
@@ -148,7 +149,7 @@ def gmres(A, b, x0=None, *, tol=1e-5, atol=0.0, restart=20, maxiter=None, M=None
     beta = _norm(r)
     basis, h = _arnoldi(a, m, r / jnp.where(beta > 0, beta, 1), restart)
     rhs = jnp.zeros((restart + 1,), b.dtype).at[0].set(beta)
-    y = jnp.linalg.lstsq(h, rhs)[0]
+    y = jnp_linalg.lstsq(h, rhs)[0]
     return x + m(basis[:restart].T @ y), k + 1
 
   return lax.while_loop(cond, body, (x0, 0))[0], None

@@ -251,7 +251,7 @@ def rel_entr(p, q):
 # ----------------------------------------------------------------------------- logsumexp / softmax
 
 
-def _reduce_axes(ndim: int, axis) -> tuple[int, ...]:
+def reduce_axes(ndim: int, axis) -> tuple[int, ...]:
   if axis is None:
     return tuple(range(ndim))
   axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
@@ -266,12 +266,12 @@ def _reduce_axes(ndim: int, axis) -> tuple[int, ...]:
   return tuple(sorted(out))
 
 
-def _keep_dims(x, shape, axes):
+def keep_dims(x, shape, axes):
   """Reshape a reduced value so the reduced axes are kept with size 1."""
   return lax_shape.reshape(x, tuple(1 if i in axes else s for i, s in enumerate(shape)))
 
 
-def _broadcast_back(x, shape, axes):
+def broadcast_back(x, shape, axes):
   kept = tuple(i for i in range(len(shape)) if i not in axes)
   return lax_shape.broadcast_in_dim(x, tuple(shape), kept)
 
@@ -285,7 +285,7 @@ def logsumexp(a, axis=None, b=None, keepdims: bool = False, return_sign: bool = 
   else:
     (a,) = promote_args_inexact("logsumexp", a)
   shape = core.get_aval(a).shape
-  axes = _reduce_axes(len(shape), axis)
+  axes = reduce_axes(len(shape), axis)
   if where is not None:
     where = lax_shape.broadcast_in_dim(asarray_like(where), shape, tuple(
         range(len(shape) - core.get_aval(asarray_like(where)).ndim, len(shape)))) \
@@ -295,7 +295,7 @@ def logsumexp(a, axis=None, b=None, keepdims: bool = False, return_sign: bool = 
     a_for_max = a
   amax = lax_red.reduce_max(a_for_max, axes)
   amax = stop_gradient(_where(lax.is_finite(amax), amax, _full_like(amax, 0.0)))
-  exp_a = jnp.exp(jnp.subtract(a, _broadcast_back(amax, shape, axes)))
+  exp_a = jnp.exp(jnp.subtract(a, broadcast_back(amax, shape, axes)))
   if b is not None:
     exp_a = jnp.multiply(exp_a, b)
   if where is not None:
@@ -304,7 +304,7 @@ def logsumexp(a, axis=None, b=None, keepdims: bool = False, return_sign: bool = 
   sign = lax.sign(sumexp)
   out = jnp.add(jnp.log(jnp.abs(sumexp)), amax)
   if keepdims:
-    out, sign = _keep_dims(out, shape, axes), _keep_dims(sign, shape, axes)
+    out, sign = keep_dims(out, shape, axes), keep_dims(sign, shape, axes)
   if return_sign:
     return out, sign
   if b is not None:
@@ -315,18 +315,18 @@ def logsumexp(a, axis=None, b=None, keepdims: bool = False, return_sign: bool = 
 def softmax(x, axis=-1):
   (x,) = promote_args_inexact("softmax", x)
   shape = core.get_aval(x).shape
-  axes = _reduce_axes(len(shape), axis)
-  unnormalized = jnp.exp(jnp.subtract(x, _broadcast_back(lax_red.reduce_max(x, axes), shape, axes)))
+  axes = reduce_axes(len(shape), axis)
+  unnormalized = jnp.exp(jnp.subtract(x, broadcast_back(lax_red.reduce_max(x, axes), shape, axes)))
   return jnp.divide(unnormalized,
-                    _broadcast_back(lax_red.reduce_sum(unnormalized, axes), shape, axes))
+                    broadcast_back(lax_red.reduce_sum(unnormalized, axes), shape, axes))
 
 
 def log_softmax(x, axis=-1):
   (x,) = promote_args_inexact("log_softmax", x)
   shape = core.get_aval(x).shape
-  axes = _reduce_axes(len(shape), axis)
+  axes = reduce_axes(len(shape), axis)
   shifted = jnp.subtract(x, stop_gradient(
-      _broadcast_back(lax_red.reduce_max(x, axes), shape, axes)))
+      broadcast_back(lax_red.reduce_max(x, axes), shape, axes)))
   lse = jnp.log(lax_red.reduce_sum(jnp.exp(shifted), axes))
-  return jnp.subtract(shifted, _broadcast_back(lse, shape, axes))
+  return jnp.subtract(shifted, broadcast_back(lse, shape, axes))
 

@@ -12,7 +12,8 @@ import operator
 
 import numpy as np
 
-import jax.numpy as jnp
+from jax._src.numpy import fft as jnp_fft
+from jax._src.numpy import namespace as jnp
 from jax._src.scipy.signal import detrend as _detrend
 
 
@@ -80,10 +81,10 @@ def _spectra(x, fs, window, nperseg, noverlap, nfft, detrend, onesided, scaling,
   win = _window(window, nperseg, x.real.dtype)
   seg = _detrended(_segments(x, nperseg, nperseg - noverlap), detrend) * win
   if onesided:
-    spec = jnp.fft.rfft(seg, n=nfft)
+    spec = jnp_fft.rfft(seg, n=nfft)
     freqs = np.fft.rfftfreq(nfft, 1 / fs)
   else:
-    spec = jnp.fft.fft(seg, n=nfft)
+    spec = jnp_fft.fft(seg, n=nfft)
     freqs = np.fft.fftfreq(nfft, 1 / fs)
   if scaling == "density":
     scale = 1.0 / (fs * jnp.sum(win * win))
@@ -208,9 +209,9 @@ def istft(Zxx, fs=1.0, window="hann", nperseg=None, noverlap=None, nfft=None,
   win = _window(window, nperseg, jnp.zeros((), z.dtype).real.dtype)
   frames = jnp.swapaxes(z, -1, -2)
   if input_onesided:
-    seg = jnp.fft.irfft(frames, n=nfft)[..., :nperseg]
+    seg = jnp_fft.irfft(frames, n=nfft)[..., :nperseg]
   else:
-    seg = jnp.fft.ifft(frames, n=nfft)[..., :nperseg]
+    seg = jnp_fft.ifft(frames, n=nfft)[..., :nperseg]
   seg = seg * jnp.sum(win) * win
   length = nperseg + (nseg - 1) * step
   idx = (np.arange(nseg)[:, None] * step + np.arange(nperseg)[None, :]).reshape(-1)

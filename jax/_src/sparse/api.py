@@ -7,7 +7,8 @@ import math
 
 import numpy as np
 
-import jax.numpy as jnp
+from jax._src.numpy import linalg as jnp_linalg
+from jax._src.numpy import namespace as jnp
 from jax._src import dtypes
 from jax._src import random
 from jax._src.lax.utils import derived_primitive
@@ -100,6 +101,6 @@ def spsolve(data, indices, indptr, b, tol: float = 1e-6, reorder: int = 1):
   b = jnp.asarray(b)
   n = b.shape[0]
   a = formats.CSR((data, indices, indptr), shape=(n, n)).todense()
-  return jnp.linalg.solve(a, b)
+  return jnp_linalg.solve(a, b)
 
 

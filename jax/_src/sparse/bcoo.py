@@ -20,8 +20,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-import jax.numpy as jnp
-from jax import lax
+from jax._src.numpy import namespace as jnp
+from jax._src.lax import namespace as lax
 from jax._src import core
 from jax._src import dtypes
 from jax._src import tree_util
@@ -113,7 +113,7 @@ class BCOO(JAXSparse):
     if isinstance(other, BCOO):
       if other.shape != self.shape:
         raise ValueError(f"cannot add sparse arrays of shapes {self.shape} and {other.shape}")
-      a, b = _unbatched(self), _unbatched(other)
+      a, b = unbatched(self), unbatched(other)
       if a.n_dense != b.n_dense:
         raise ValueError("adding BCOO arrays needs the same number of dense dimensions")
       return BCOO((jnp.concatenate([a.data, b.data]), jnp.concatenate([a.indices, b.indices])),
@@ -282,7 +282,7 @@ def _first_occurrence_only(sparr, data):
 # ----------------------------------------------------------------------------- layout
 
 
-def _unbatched(mat: BCOO) -> BCOO:
+def unbatched(mat: BCOO) -> BCOO:
   """The same array with its batch dimensions turned into sparse ones."""
   if mat.n_batch == 0:
     return mat
@@ -318,7 +318,7 @@ def bcoo_update_layout(mat: BCOO, *, n_batch=None, n_dense=None,
     nse = _nse_bound(mat, dense.shape, n_batch, n_dense)
     return bcoo_fromdense(dense, nse=nse, n_batch=n_batch, n_dense=n_dense,
                           index_dtype=mat.indices.dtype)
-  flat = _unbatched(mat)
+  flat = unbatched(mat)
   if n_dense < flat.n_dense:
     # Move dense dimensions into the sparse ones: one entry per dense position.
     k = flat.n_dense - n_dense
@@ -357,7 +357,7 @@ bcoo_sort_indices_p = derived_primitive("bcoo_sort_indices", _sort_impl, multipl
 
 def bcoo_sort_indices(mat: BCOO) -> BCOO:
   """The same array with entries in lexicographic order of their indices."""
-  flat = _unbatched(mat)
+  flat = unbatched(mat)
   data, indices = bcoo_sort_indices_p.bind(flat.data, flat.indices)
   return BCOO((data, indices), shape=mat.shape, indices_sorted=True,
               unique_indices=mat.unique_indices)
@@ -387,7 +387,7 @@ bcoo_sum_duplicates_p = derived_primitive("bcoo_sum_duplicates", _sum_duplicates
 def bcoo_sum_duplicates(mat: BCOO, nse=None) -> BCOO:
   """Entries with the same index merged (sorted); `nse` bounds the result (default: the
   number of distinct indices, which needs concrete indices)."""
-  flat = _unbatched(mat)
+  flat = unbatched(mat)
   if flat.n_sparse == 0:
     return flat
   if nse is None:
@@ -420,7 +420,7 @@ def bcoo_transpose(mat: BCOO, *, permutation: Sequence[int]) -> BCOO:
   if sorted(permutation) != list(range(mat.ndim)):
     raise ValueError(f"bcoo_transpose: {permutation} is not a permutation of "
                      f"{tuple(range(mat.ndim))}")
-  flat = _unbatched(mat)
+  flat = unbatched(mat)
   ns = flat.n_sparse
   if any(p >= ns for p in permutation[:ns]) or any(p < ns for p in permutation[ns:]):
     raise ValueError("bcoo_transpose: a permutation may not exchange sparse and dense "
@@ -431,7 +431,7 @@ def bcoo_transpose(mat: BCOO, *, permutation: Sequence[int]) -> BCOO:
 
 
 def _sparse_only(mat: BCOO, what: str) -> BCOO:
-  flat = _unbatched(mat)
+  flat = unbatched(mat)
   if flat.n_dense:
     flat = bcoo_update_layout(flat, n_dense=0)
   return flat
@@ -574,7 +574,7 @@ def bcoo_concatenate(operands: Sequence[BCOO], *, dimension: int) -> BCOO:
 def bcoo_reduce_sum(mat: BCOO, *, axes: Sequence[int]) -> BCOO:
   """The BCOO of mat.todense().sum(axes)."""
   axes = sorted({int(a) % mat.ndim for a in axes})
-  flat = _unbatched(mat)
+  flat = unbatched(mat)
   ns = flat.n_sparse
   dense_axes = tuple(1 + a - ns for a in axes if a >= ns)
   data = flat.data.sum(dense_axes) if dense_axes else flat.data
@@ -598,7 +598,7 @@ def bcoo_multiply_dense(sp_mat: BCOO, v) -> BCOO:
     raise ValueError(f"bcoo_multiply_dense: dense operand of rank {v.ndim} for a sparse "
                      f"operand of rank {sp_mat.ndim}")
   full = jnp.broadcast_to(v, sp_mat.shape)
-  flat = _unbatched(sp_mat)
+  flat = unbatched(sp_mat)
   vals = bcoo_extract(BCOO((jnp.ones_like(flat.data), flat.indices), shape=flat.shape,
                            unique_indices=True), full).data
   return BCOO((flat.data * vals, flat.indices), shape=sp_mat.shape,
@@ -609,7 +609,7 @@ def bcoo_multiply_sparse(lhs: BCOO, rhs: BCOO) -> BCOO:
   """lhs * rhs elementwise for two BCOO arrays of one shape (nonzero where both are)."""
   if lhs.shape != rhs.shape:
     raise ValueError(f"bcoo_multiply_sparse: shapes {lhs.shape} and {rhs.shape} differ")
-  a = bcoo_sum_duplicates(_sparse_only(lhs, "multiply"), nse=_unbatched(lhs).nse)
+  a = bcoo_sum_duplicates(_sparse_only(lhs, "multiply"), nse=unbatched(lhs).nse)
   values_of_b = rhs.todense()
   vals = bcoo_extract(BCOO((jnp.ones_like(a.data), a.indices), shape=a.shape,
                            unique_indices=True), values_of_b).data
@@ -639,7 +639,7 @@ def _dot_general_impl(data, indices, rhs, *, dimension_numbers, lhs_shape, preci
 bcoo_dot_general_p = derived_primitive("bcoo_dot_general", _dot_general_impl)
 
 
-def _dnums(dimension_numbers):
+def int_dimension_numbers(dimension_numbers):
   (lc, rc), (lb, rb) = dimension_numbers
   return ((tuple(int(i) for i in lc), tuple(int(i) for i in rc)),
           (tuple(int(i) for i in lb), tuple(int(i) for i in rb)))
@@ -672,7 +672,7 @@ def bcoo_dot_general(lhs, rhs, *, dimension_numbers, precision=None,
   """lax.dot_general where either operand (or both) is a BCOO; a sparse-sparse product is
   a BCOO, otherwise the result is dense."""
   del out_sharding
-  dn = _dnums(dimension_numbers)
+  dn = int_dimension_numbers(dimension_numbers)
   _check_dot_shapes(tuple(lhs.shape) if isinstance(lhs, BCOO) else np.shape(lhs),
                     tuple(rhs.shape) if isinstance(rhs, BCOO) else np.shape(rhs), dn)
   pet = None if preferred_element_type is None else np.dtype(preferred_element_type)
@@ -728,14 +728,14 @@ bcoo_dot_general_sampled_p = derived_primitive("bcoo_dot_general_sampled", _samp
 def bcoo_dot_general_sampled(A, B, indices, *, dimension_numbers):
   """The data of the BCOO with `indices` holding dot_general(A, B) at those indices."""
   return bcoo_dot_general_sampled_p.bind(jnp.asarray(A), jnp.asarray(B), jnp.asarray(indices),
-                                         dimension_numbers=_dnums(dimension_numbers))
+                                         dimension_numbers=int_dimension_numbers(dimension_numbers))
 
 
 # ----------------------------------------------------------------------------- dense fallbacks
 
 
 def _nse_of_result(mats, out_shape) -> int:
-  total = sum(_unbatched(m).nse for m in mats if isinstance(m, BCOO))
+  total = sum(unbatched(m).nse for m in mats if isinstance(m, BCOO))
   return max(1, min(math.prod(out_shape), total * 8))
 
 
@@ -746,7 +746,7 @@ def bcoo_gather(operand: BCOO, start_indices, dimension_numbers, slice_sizes, *,
   dense = lax.gather(operand.todense(), start_indices, dimension_numbers, slice_sizes,
                      unique_indices=unique_indices, indices_are_sorted=indices_are_sorted,
                      mode=mode, fill_value=fill_value)
-  return bcoo_fromdense(dense, nse=min(dense.size, _unbatched(operand).nse *
+  return bcoo_fromdense(dense, nse=min(dense.size, unbatched(operand).nse *
                                        max(1, math.prod(jnp.shape(start_indices)[:-1]))))
 
 

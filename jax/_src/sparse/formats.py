@@ -9,8 +9,8 @@ import operator
 
 import numpy as np
 
-import jax.numpy as jnp
-from jax import lax
+from jax._src.numpy import namespace as jnp
+from jax._src.lax import namespace as lax
 from jax._src import core
 from jax._src import tree_util
 from jax._src.lax.utils import derived_primitive
@@ -333,7 +333,7 @@ class BCSR(JAXSparse):
 
   @classmethod
   def from_bcoo(cls, arr) -> BCSR:
-    return bcsr_fromdense(arr.todense(), nse=bcoo_mod._unbatched(arr).nse)
+    return bcsr_fromdense(arr.todense(), nse=bcoo_mod.unbatched(arr).nse)
 
   def to_bcoo(self):
     rows = _rows_of(self.indptr, self.nse)
@@ -384,7 +384,7 @@ def bcsr_dot_general(lhs, rhs, *, dimension_numbers, precision=None,
                      preferred_element_type=None, out_sharding=None):
   """lax.dot_general with a BCSR operand (the result is dense)."""
   del out_sharding
-  dn = bcoo_mod._dnums(dimension_numbers)
+  dn = bcoo_mod.int_dimension_numbers(dimension_numbers)
   pet = None if preferred_element_type is None else np.dtype(preferred_element_type)
   if isinstance(lhs, BCSR) and not isinstance(rhs, JAXSparse):
     return bcsr_dot_general_p.bind(lhs.data, lhs.indices, lhs.indptr, jnp.asarray(rhs),

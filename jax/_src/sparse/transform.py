@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 from typing import Callable
 
-import jax.numpy as jnp
+from jax._src.numpy import namespace as jnp
 from jax._src import core
 from jax._src import tree_util
 from jax._src.interpreters import partial_eval as pe

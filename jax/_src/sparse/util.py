@@ -7,7 +7,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-import jax.numpy as jnp
+from jax._src.numpy import namespace as jnp
 from jax._src import core
 from jax._src.api import vmap
 

@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-import jax.numpy as jnp  # scipy sits above numpy; the public namespace is loaded first
+from jax._src.numpy import namespace as jnp
 from jax._src.numpy.util import promote_args_inexact
 from jax._src.scipy import special as sp
 from jax._src.scipy import special_more as sp2

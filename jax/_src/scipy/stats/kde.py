@@ -7,7 +7,8 @@ is a pytree, so estimates pass through jit and vmap.
 
 from __future__ import annotations
 
-import jax.numpy as jnp  # scipy sits above numpy; the public namespace is loaded first
+from jax._src.numpy import linalg as jnp_linalg
+from jax._src.numpy import namespace as jnp
 from jax._src import random_distributions as rdist
 from jax._src import random as jrandom
 from jax._src import tree_util
@@ -55,7 +56,7 @@ class gaussian_kde:  # noqa: N801 (SciPy's name)
     self.d, self.n = dataset.shape
     self._data_covariance = data_cov
     self.covariance = data_cov * factor ** 2
-    self.inv_cov = jnp.linalg.inv(self.covariance)
+    self.inv_cov = jnp_linalg.inv(self.covariance)
 
   def tree_flatten(self):
     return (self.dataset, self.weights, self.factor, self._data_covariance, self.neff), None

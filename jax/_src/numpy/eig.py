@@ -19,16 +19,16 @@ from jax._src import dtypes
 from jax._src.core import ShapedArray
 from jax._src.interpreters import ad
 from jax._src.interpreters import batching
-from jax._src.lax import control_flow, slicing
+from jax._src.lax import namespace as lax
 from jax._src.lax import linalg as base
 from jax._src.numpy import creation, padding, reductions, shape_ops, ufuncs, util
 from jax._src.lax.precision import EnumMeta
 from jax._src.lax.utils import derived_primitive, standard_primitive
 from jax._src.lowering import hlo
 
-# The algorithms below are written with these jax.numpy and lax functions (this module sits
-# in the numpy layer: see tests/jax/test_layering.py).
-_NUMPY = types.SimpleNamespace(
+# The algorithms below are written with these jax.numpy functions, gathered from their
+# modules: the jax.numpy namespace imports this module (through jnp.linalg and roots).
+jnp = types.SimpleNamespace(
     abs=ufuncs.abs, all=reductions.all, arange=creation.arange, array=creation.array,
     asarray=creation.asarray, broadcast_to=util.broadcast_to, cbrt=ufuncs.cbrt,
     concatenate=shape_ops.concatenate, conj=ufuncs.conj, diag=shape_ops.diag,
@@ -37,18 +37,6 @@ _NUMPY = types.SimpleNamespace(
     real=ufuncs.real, reshape=shape_ops.reshape, sqrt=ufuncs.sqrt, sum=reductions.sum,
     swapaxes=shape_ops.swapaxes, tril=creation.tril, triu=creation.triu, where=ufuncs.where,
     zeros=creation.zeros, zeros_like=creation.zeros_like)
-_LAX = types.SimpleNamespace(
-    cond=control_flow.cond, dynamic_index_in_dim=slicing.dynamic_index_in_dim,
-    fori_loop=control_flow.fori_loop, map=control_flow.map, scan=control_flow.scan,
-    while_loop=control_flow.while_loop)
-
-
-def _jnp():
-  return _NUMPY
-
-
-def _lax():
-  return _LAX
 
 
 class EigImplementation(enum.Enum, metaclass=EnumMeta):
@@ -77,7 +65,6 @@ def _per_matrix(fun, ncore: int = 2):
   """Lifts `fun` on single matrices to operands with leading batch dimensions."""
 
   def lifted(*args, **params):
-    jnp, lax = _jnp(), _lax()
     batch = args[0].shape[:args[0].ndim - ncore]
     if not batch:
       return fun(*args, **params)
@@ -90,7 +77,6 @@ def _per_matrix(fun, ncore: int = 2):
 
 
 def tree_reshape(outs, batch):
-  jnp = _jnp()
   if isinstance(outs, (list, tuple)):
     return type(outs)(jnp.reshape(o, batch + o.shape[1:]) for o in outs)
   return jnp.reshape(outs, batch + outs.shape[1:])
@@ -110,7 +96,6 @@ def _define(name, abstract_eval, impl, ncore=2, multiple_results=True):
 def _reflector(x, k):
   """LAPACK larfg on x[k:] (entries above k ignored): (v, tau, beta) with v[k] = 1,
   v[:k] = 0 and (I - tau v v^H)^H x[k:] = beta e_k."""
-  jnp = _jnp()
   n = x.shape[0]
   idx = jnp.arange(n)
   alpha = x[k]
@@ -130,18 +115,15 @@ def _reflector(x, k):
 
 def _apply_left(v, tau, a):
   """(I - tau v v^H)^H a."""
-  jnp = _jnp()
   return a - jnp.conj(tau) * jnp.outer(v, jnp.conj(v) @ a)
 
 
 def _apply_right(a, v, tau):
   """a (I - tau v v^H)."""
-  jnp = _jnp()
   return a - tau * jnp.outer(a @ v, jnp.conj(v))
 
 
 def _hessenberg_one(a):
-  jnp, lax = _jnp(), _lax()
   n = a.shape[0]
   idx = jnp.arange(n)
 
@@ -172,11 +154,10 @@ hessenberg_p = _define("hessenberg", _hessenberg_abstract_eval, _hessenberg_one)
 def hessenberg(a):
   """Reduces square matrices to upper Hessenberg form: (a, taus) packed as LAPACK's gehrd
   (the Hessenberg matrix on and above the subdiagonal, reflectors below it)."""
-  return tuple(hessenberg_p.bind(_jnp().asarray(a)))
+  return tuple(hessenberg_p.bind(jnp.asarray(a)))
 
 
 def _householder_product_one(a, taus):
-  jnp, lax = _jnp(), _lax()
   m, n = a.shape
   k = taus.shape[0]
   idx = jnp.arange(m)
@@ -209,20 +190,17 @@ householder_product_p = _define("householder_product", _householder_product_abst
 
 def householder_product(a, taus):
   """The first columns of Q = H_0 ... H_{k-1} from packed reflectors (LAPACK's orgqr)."""
-  jnp = _jnp()
   a, taus = jnp.asarray(a), jnp.asarray(taus, dtype=jnp.asarray(a).dtype)
   return householder_product_p.bind(a, taus)
 
 
 def ormqr(a, taus, c, left: bool = True, transpose: bool = False):
   """Q c (left) or c Q, with Q^H instead of Q when `transpose`: Q from reflectors."""
-  jnp = _jnp()
   return ormqr_p.bind(jnp.asarray(a), jnp.asarray(taus), jnp.asarray(c), left=bool(left),
                       transpose=bool(transpose))
 
 
 def _ormqr_impl(a, taus, c, *, left, transpose):
-  jnp = _jnp()
   m = a.shape[-2]
   full = jnp.concatenate([a, jnp.zeros(a.shape[:-1] + (max(m - a.shape[-1], 0),), a.dtype)],
                          axis=-1)[..., :m] if a.shape[-1] < m else a[..., :m]
@@ -236,7 +214,6 @@ ormqr_p = derived_primitive("ormqr", _ormqr_impl)
 
 
 def _tridiagonal_one(a, *, lower):
-  jnp = _jnp()
   if not lower:
     a = base.conj_transpose(a)
   packed, taus = _hessenberg_one(a)
@@ -263,7 +240,7 @@ tridiagonal_p = _define("tridiagonal", _tridiagonal_abstract_eval, _tridiagonal_
 def tridiagonal(a, *, lower: bool = True):
   """Reduces Hermitian matrices to real symmetric tridiagonal form: (a, d, e, taus) with
   d the diagonal, e the off-diagonal and the reflectors packed in a (LAPACK's sytrd)."""
-  return tuple(tridiagonal_p.bind(_jnp().asarray(a), lower=bool(lower)))
+  return tuple(tridiagonal_p.bind(jnp.asarray(a), lower=bool(lower)))
 
 
 # ----------------------------------------------------------------------------- schur / eig
@@ -276,7 +253,6 @@ def _complex_dtype(dtype):
 
 def _givens(a, b):
   """(c, s) with [[c, s], [-conj(s), c]] @ [a, b] = [r, 0], c real."""
-  jnp = _jnp()
   na, nb = jnp.abs(a), jnp.abs(b)
   norm = jnp.sqrt(na ** 2 + nb ** 2)
   safe = jnp.where(norm == 0, 1, norm)
@@ -288,7 +264,6 @@ def _givens(a, b):
 
 def _wilkinson_shift(h, hi):
   """The eigenvalue of the trailing 2x2 block of h[:hi+1, :hi+1] nearer its last entry."""
-  jnp = _jnp()
   a, b = h[hi - 1, hi - 1], h[hi - 1, hi]
   c, d = h[hi, hi - 1], h[hi, hi]
   tr, det = a + d, a * d - b * c
@@ -299,7 +274,6 @@ def _wilkinson_shift(h, hi):
 
 def _qr_sweep(h, z, hi, mu):
   """One explicitly shifted QR step on the leading (hi+1)x(hi+1) block: H = Q^H H Q."""
-  jnp, lax = _jnp(), _lax()
   n = h.shape[0]
   idx = jnp.arange(n)
   active = idx <= hi
@@ -333,7 +307,6 @@ def _qr_sweep(h, z, hi, mu):
 
 def _schur_one(a, *, compute_schur_vectors=True):
   """Complex Schur form a = Z T Z^H by Hessenberg reduction and shifted QR with deflation."""
-  jnp, lax = _jnp(), _lax()
   n = a.shape[0]
   a = a.astype(_complex_dtype(a.dtype))
   if n == 1:
@@ -380,7 +353,6 @@ def _schur_one(a, *, compute_schur_vectors=True):
 
 def _triangular_eigenvectors(t):
   """Unit upper triangular X whose columns are eigenvectors of upper triangular T."""
-  jnp = _jnp()
   n = t.shape[0]
   idx = jnp.arange(n)
   w = jnp.diagonal(t)
@@ -400,13 +372,11 @@ def _triangular_eigenvectors(t):
 
 
 def _normalize_columns(v):
-  jnp = _jnp()
   norms = jnp.sqrt(jnp.sum(jnp.abs(v) ** 2, axis=0, keepdims=True))
   return v / jnp.where(norms == 0, 1, norms).astype(v.dtype)
 
 
 def _eig_one(a, *, compute_left_eigenvectors, compute_right_eigenvectors):
-  jnp = _jnp()
   t, z = _schur_one(a)
   w = jnp.diagonal(t)
   outs = [w]
@@ -446,7 +416,7 @@ def eig(x, *, compute_left_eigenvectors: bool = True, compute_right_eigenvectors
   if implementation is not None and EigImplementation(implementation) != \
       EigImplementation.LAPACK:
     raise NotImplementedError(f"eig implementation {implementation} needs a GPU backend")
-  x = _jnp().asarray(x)
+  x = jnp.asarray(x)
   if not dtypes.issubdtype(x.dtype, np.inexact):
     x = x.astype(dtypes.canonicalize_dtype(np.float64))
   outs = eig_p.bind(x, compute_left_eigenvectors=bool(compute_left_eigenvectors),
@@ -459,7 +429,6 @@ def _eig_jvp(primals, tangents, *, compute_left_eigenvectors, compute_right_eige
   # dw = diag(V^-1 dA V); dV = V (F o V^-1 dA V), F_ij = 1/(w_j - w_i) off the diagonal,
   # then the part along each v that changes its norm is removed.
   (a,), (da,) = primals, tangents
-  jnp = _jnp()
   w, *_, vr = eig_p.bind(a, compute_left_eigenvectors=False, compute_right_eigenvectors=True)
   outs = eig_p.bind(a, compute_left_eigenvectors=compute_left_eigenvectors,
                     compute_right_eigenvectors=compute_right_eigenvectors)
@@ -504,7 +473,7 @@ def schur(x, *, compute_schur_vectors: bool = True, sort_eig_vals: bool = False,
   """The complex Schur form: (t, z) with x = z t z^H, t upper triangular, z unitary."""
   if sort_eig_vals or select_callable is not None:
     raise NotImplementedError("schur with sorted eigenvalues is not supported")
-  outs = schur_p.bind(_jnp().asarray(x), compute_schur_vectors=bool(compute_schur_vectors))
+  outs = schur_p.bind(jnp.asarray(x), compute_schur_vectors=bool(compute_schur_vectors))
   return tuple(outs) if compute_schur_vectors else outs[0]
 
 
@@ -513,7 +482,6 @@ def schur(x, *, compute_schur_vectors: bool = True, sort_eig_vals: bool = False,
 
 def _thomas_one(dl, d, du, b, *, perturb_singular):
   """Thomas elimination (no pivoting) for one system with several right-hand sides."""
-  jnp, lax = _jnp(), _lax()
   tiny = np.finfo(np.dtype(d.dtype)).eps * jnp.maximum(jnp.max(jnp.abs(d)), 1).astype(
       base.real_dtype(d.dtype))
 
@@ -562,7 +530,6 @@ batching.batch_rules[tridiagonal_solve_p] = base.batch_first_rule(tridiagonal_so
 
 def _tridiagonal_matvec(dl, d, du, x):
   """A x for the tridiagonal A (rows of x are the system's unknowns)."""
-  jnp = _jnp()
   pad = [(0, 0)] * (x.ndim - 2)
   up = jnp.pad(x[..., 1:, :], pad + [(0, 1), (0, 0)])
   down = jnp.pad(x[..., :-1, :], pad + [(1, 0), (0, 0)])
@@ -570,7 +537,6 @@ def _tridiagonal_matvec(dl, d, du, x):
 
 
 def _transposed_bands(dl, du):
-  jnp = _jnp()
   pad = [(0, 0)] * (dl.ndim - 1)
   return jnp.pad(du[..., :-1], pad + [(1, 0)]), jnp.pad(dl[..., 1:], pad + [(0, 1)])
 
@@ -604,7 +570,6 @@ def tridiagonal_solve(dl, d, du, b, *, perturb_singular: bool = False):
   With `perturb_singular`, a zero pivot is replaced by a tiny one instead of giving
   infinities.
   """
-  jnp = _jnp()
   dl, d, du, b = (jnp.asarray(v) for v in (dl, d, du, b))
   return tridiagonal_solve_p.bind(dl, d, du, b, perturb_singular=bool(perturb_singular))
 
@@ -613,7 +578,6 @@ def tridiagonal_solve(dl, d, du, b, *, perturb_singular: bool = False):
 
 
 def _cholesky_update_one(r, w):
-  jnp, lax = _jnp(), _lax()
   n = r.shape[0]
   idx = jnp.arange(n)
 
@@ -648,7 +612,6 @@ batching.batch_rules[cholesky_update_p] = base.batch_first_rule(cholesky_update_
 
 def cholesky_update(r_matrix, w_vector):
   """The upper Cholesky factor of R^T R + w w^T, given the upper factor R."""
-  jnp = _jnp()
   r = jnp.asarray(r_matrix)
   return cholesky_update_p.bind(r, jnp.asarray(w_vector, r.dtype))
 
@@ -665,7 +628,6 @@ def _symmetric_product_abstract_eval(a, c, *, alpha, beta, symmetrize_output):
 
 
 def _symmetric_product_impl(a, c, *, alpha, beta, symmetrize_output):
-  jnp = _jnp()
   out = alpha * base.matmul(a, jnp.swapaxes(a, -1, -2)) + beta * c
   if symmetrize_output:
     lower = jnp.tril(out)
@@ -679,7 +641,6 @@ batching.batch_rules[symmetric_product_p] = base.batch_first_rule(symmetric_prod
 
 
 def _symmetric_product_jvp(primals, tangents, *, alpha, beta, symmetrize_output):
-  jnp = _jnp()
   a, c = primals
   da, dc = (ad.instantiate_zeros(t, core.get_aval(p)) for t, p in zip(tangents, primals))
   out = symmetric_product_p.bind(a, c, alpha=alpha, beta=beta,
@@ -697,7 +658,6 @@ ad.jvp_rules[symmetric_product_p] = _symmetric_product_jvp
 def symmetric_product(a_matrix, c_matrix, *, alpha: float = 1., beta: float = 0.,
                       symmetrize_output: bool = False):
   """alpha A A^T + beta C (C symmetric); `symmetrize_output` mirrors the lower triangle."""
-  jnp = _jnp()
   return symmetric_product_p.bind(jnp.asarray(a_matrix), jnp.asarray(c_matrix),
                                   alpha=float(alpha), beta=float(beta),
                                   symmetrize_output=bool(symmetrize_output))
@@ -707,7 +667,6 @@ def symmetric_product(a_matrix, c_matrix, *, alpha: float = 1., beta: float = 0.
 
 
 def _qdwh_coefficients(l):
-  jnp = _jnp()
   l2 = l * l
   d = jnp.cbrt(4 * (1 - l2) / (l2 * l2))
   sqd = jnp.sqrt(1 + d)
@@ -719,7 +678,6 @@ def _qdwh_coefficients(l):
 def qdwh(x, *, is_hermitian: bool = False, max_iterations=None, eps=None, dynamic_shape=None):
   """Polar decomposition x = u h by the QR-based dynamically weighted Halley iteration
   (Nakatsukasa, Bai & Gygi 2010): (u, h, num_iters, is_converged)."""
-  jnp, lax = _jnp(), _lax()
   if dynamic_shape is not None:
     raise NotImplementedError("qdwh with dynamic_shape is not supported")
   x = jnp.asarray(x)
@@ -786,5 +744,5 @@ ad.defjvp_zero(lu_pivots_to_permutation_p)
 
 def lu_pivots_to_permutation(pivots, permutation_size: int):
   """The permutation that applying the row interchanges `pivots` in order gives."""
-  pivots = _jnp().asarray(pivots, np.int32)
+  pivots = jnp.asarray(pivots, np.int32)
   return lu_pivots_to_permutation_p.bind(pivots, permutation_size=int(permutation_size))
