@@ -193,7 +193,7 @@ def _put(leaf, target):
 def concrete_mesh(abstract_mesh, args=()):
   """The Mesh (with devices) behind `abstract_mesh`: the mesh in context, else the mesh of
   an argument's NamedSharding, else the last Mesh made with that abstract mesh."""
-  candidates = [get_mesh()] + [getattr(getattr(a, "_sharding", None), "mesh", None)
+  candidates = [get_mesh()] + [getattr(a.explicit_sharding, "mesh", None)
                                for a in args if isinstance(a, ArrayImpl)]
   candidates.append(known_mesh(abstract_mesh))
   for mesh in candidates:
@@ -207,11 +207,11 @@ def place_by_type(outs: list, out_avals, args=()) -> list:
   """Each result whose type says how Explicit mesh axes split it, placed that way."""
   placed = list(outs)
   for i, (o, aval) in enumerate(zip(outs, out_avals)):
-    s = getattr(aval, "_sharding", None)
+    s = core.explicit_sharding(aval)
     if s is None or not isinstance(o, ArrayImpl):
       continue
     target = NamedSharding(concrete_mesh(s.mesh, args), s.spec)
-    if o._sharding != target:
+    if o.explicit_sharding != target:
       placed[i] = _put(o, target)
   return placed
 
