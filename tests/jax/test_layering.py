@@ -38,7 +38,7 @@ LAYERS: list[tuple[str, str, tuple[str, ...]]] = [
      ("jax._src.xla_bridge", "jax._src.devices", "jax._src.sharding", "jax._src.array",
       "jax._src.compilation_cache", "jax._src.execution", "jax._src.dispatch",
       "jax._src.extend_backend", "jax._src.mesh_context", "jax._src.mesh_utils", "jax._src.layout",
-      "jax._src.distributed")),
+      "jax._src.distributed", "jax._src.coordination_service")),
     ("lax", "primitives, one block each with their rules (callbacks and jit included)",
      ("jax._src.lax", "jax._src.callback", "jax._src.io_callback", "jax._src.debugging",
       "jax._src.checkify", "jax._src.jit_primitive", "jax._src.op_by_op", "jax._src.prng",

@@ -1,0 +1,199 @@
+"""jax.distributed.initialize across real processes: the group's topology, and the
+faults it must refuse or report (each with a bounded run time, never a hang).
+
+Every case launches local processes on 127.0.0.1 with two virtual CPU devices each
+(tests/jax/tools/distributed_harness.py); unit cases check the cluster detection of
+Open MPI's and SLURM's environments in this process."""
+
+import time
+
+import pytest
+
+pytest.importorskip("grpc", reason="jax.distributed needs grpcio")
+
+import distributed_harness as harness
+from jax._src import distributed
+
+
+TOPOLOGY = """
+import jax
+jax.distributed.initialize(initialization_timeout=60)
+report({
+  "index": jax.process_index(), "count": jax.process_count(),
+  "devices": [[d.id, d.process_index] for d in jax.devices()],
+  "local": [d.id for d in jax.local_devices()],
+  "local_count": jax.local_device_count(), "device_count": jax.device_count(),
+  "local_hw": [d.local_hardware_id for d in jax.local_devices()],
+})
+jax.distributed.shutdown()
+"""
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_global_and_local_devices(n):
+  results = harness.run(TOPOLOGY, n, timeout=90)
+  for pid, r in enumerate(results):
+    v = r.value()
+    assert v["index"] == pid and v["count"] == n
+    assert v["devices"] == [[i, i // 2] for i in range(2 * n)]
+    assert v["local"] == [2 * pid, 2 * pid + 1]
+    assert v["local_hw"] == [0, 1]
+    assert (v["local_count"], v["device_count"]) == (2, 2 * n)
+
+
+def test_key_value_store_and_barrier_between_processes():
+  body = """
+import jax
+jax.distributed.initialize(initialization_timeout=60)
+c = jax._src.distributed.client()  # the coordinator only: no backend is created
+c.key_value_set(f"k{c.process_id}", f"v{c.process_id}")
+seen = [c.blocking_key_value_get(f"k{i}", 20000) for i in range(c.num_processes)]
+c.wait_at_barrier("all_here", 20000)
+report({"seen": seen, "dir": c.key_value_dir_get("k"), "missing": c.key_value_try_get("nope")})
+jax.distributed.shutdown()
+"""
+  for r in harness.run(body, 3, timeout=60):
+    v = r.value()
+    assert v["seen"] == ["v0", "v1", "v2"]
+    assert v["dir"] == [["k0", "v0"], ["k1", "v1"], ["k2", "v2"]]
+    assert v["missing"] is None
+
+
+FAILING_INIT = """
+import time, jax
+start = time.monotonic()
+try:
+  jax.distributed.initialize(initialization_timeout=int(os.environ.get("INIT_TIMEOUT", "20")),
+                             heartbeat_timeout_seconds=5)
+  report({"ok": True})
+  jax.distributed.shutdown()
+except Exception as e:
+  report({"ok": False, "type": type(e).__name__, "error": str(e),
+          "seconds": time.monotonic() - start})
+"""
+
+
+def test_wrong_coordinator_address_fails_within_the_timeout():
+  # Process 1 alone: nobody listens on the coordinator's port.
+  results = harness.run(FAILING_INIT, 1, timeout=40, extra_env={
+      "JAX_NUM_PROCESSES": "2", "JAX_PROCESS_ID": "1", "INIT_TIMEOUT": "3",
+      "JAX_COORDINATOR_ADDRESS": f"127.0.0.1:{harness.free_port()}"})
+  v = results[0].value()
+  assert not v["ok"]
+  assert "could not reach the coordinator" in v["error"]
+  assert "coordinator_address" in v["error"]
+  assert v["seconds"] < 15
+
+
+def test_malformed_coordinator_address_is_refused():
+  with pytest.raises(ValueError, match="host:port"):
+    distributed.initialize("localhost", num_processes=2, process_id=1)
+  assert not distributed.is_initialized()
+
+
+def test_mismatched_num_processes_is_refused():
+  results = harness.run(FAILING_INIT, 2, timeout=60, extra_env={"INIT_TIMEOUT": "8"},
+                        env_per_process=lambda pid: {"JAX_NUM_PROCESSES": "3"} if pid else {})
+  v = results[1].value()
+  assert not v["ok"]
+  assert "num_processes=3" in v["error"] and "num_processes=2" in v["error"]
+  assert "same num_processes" in v["error"]
+  assert not results[0].value()["ok"]  # process 0 waits for process 1 in vain, then fails
+
+
+def test_duplicate_process_id_is_refused():
+  # Three processes for a group of two: the last two both say process_id=1.
+  results = harness.run(FAILING_INIT, 3, timeout=60, extra_env={"INIT_TIMEOUT": "10"},
+                        env_per_process=lambda pid: {"JAX_NUM_PROCESSES": "2",
+                                                     "JAX_PROCESS_ID": str(min(pid, 1))})
+  values = [r.value() for r in results]
+  refused = [v for v in values if not v["ok"] and "two processes" in v["error"]]
+  assert len(refused) == 1
+  assert "process_id=1" in refused[0]["error"]
+  assert sum(v["ok"] for v in values) == 2
+
+
+def test_a_dead_process_is_named_by_the_others():
+  body = """
+import time, jax
+jax.distributed.initialize(initialization_timeout=30, heartbeat_timeout_seconds=3)
+c = jax._src.distributed.client()
+if c.process_id == 1:
+  os._exit(7)  # dies without leaving the group
+start = time.monotonic()
+try:
+  c.wait_at_barrier("never_complete", 60000)
+  report({"ok": True})
+except Exception as e:
+  report({"ok": False, "error": str(e), "seconds": time.monotonic() - start})
+os._exit(0)
+"""
+  t0 = time.monotonic()
+  results = harness.run(body, 2, timeout=60)
+  assert results[1].returncode == 7
+  v = results[0].value()
+  assert not v["ok"]
+  assert "process 1" in v["error"] and "heartbeats" in v["error"]
+  assert v["seconds"] < 20
+  assert time.monotonic() - t0 < 50
+
+
+def test_second_initialize_and_single_process_group():
+  body = """
+import jax
+jax.distributed.initialize(num_processes=1, process_id=0)
+try:
+  jax.distributed.initialize(num_processes=1, process_id=0)
+  again = None
+except RuntimeError as e:
+  again = str(e)
+report({"count": jax.process_count(), "again": again,
+        "initialized": jax.distributed.is_initialized()})
+"""
+  v = harness.run(body, 1, timeout=60, extra_env={"JAX_NUM_PROCESSES": None,
+                                                  "JAX_PROCESS_ID": None})[0].value()
+  assert v == {"count": 1, "again": "jax.distributed.initialize should only be called once.",
+               "initialized": True}
+
+
+# ------------------------------------------------------------------ cluster detection
+
+
+def test_open_mpi_environment_is_detected(monkeypatch):
+  monkeypatch.setenv("OMPI_COMM_WORLD_SIZE", "4")
+  monkeypatch.setenv("OMPI_COMM_WORLD_RANK", "2")
+  monkeypatch.setenv("OMPI_COMM_WORLD_LOCAL_RANK", "0")
+  monkeypatch.setenv("OMPI_MCA_orte_hnp_uri", "1234567.0;tcp://10.1.2.3,172.17.0.1:41231")
+  found = distributed.detect_cluster(None)
+  assert found == {"coordinator_address": f"10.1.2.3:{1234567 % 4096 + 61440}",
+                   "num_processes": 4, "process_id": 2, "local_device_ids": [0]}
+  assert distributed.detect_cluster("deactivate") == {}
+
+
+def test_slurm_environment_is_detected(monkeypatch):
+  for k in ("OMPI_COMM_WORLD_SIZE", "OMPI_MCA_orte_hnp_uri"):
+    monkeypatch.delenv(k, raising=False)
+  monkeypatch.setenv("SLURM_JOB_ID", "4242")
+  monkeypatch.setenv("SLURM_NTASKS", "8")
+  monkeypatch.setenv("SLURM_PROCID", "5")
+  monkeypatch.setenv("SLURM_LOCALID", "1")
+  monkeypatch.setenv("SLURM_STEP_NODELIST", "node[07-09,12],login1")
+  found = distributed.detect_cluster("slurm")
+  assert found == {"coordinator_address": f"node07:{4242 % 4096 + 61440}",
+                   "num_processes": 8, "process_id": 5, "local_device_ids": [1]}
+
+
+def test_slurm_node_lists():
+  assert distributed.first_slurm_host("n1") == "n1"
+  assert distributed.first_slurm_host("gpu[3-5,9],cpu1") == "gpu3"
+  assert distributed.first_slurm_host("a,b") == "a"
+
+
+def test_unknown_or_absent_launcher(monkeypatch):
+  for k in ("SLURM_JOB_ID", "OMPI_COMM_WORLD_SIZE"):
+    monkeypatch.delenv(k, raising=False)
+  with pytest.raises(ValueError, match="not known"):
+    distributed.detect_cluster("pbs")
+  with pytest.raises(ValueError, match="not started by that launcher"):
+    distributed.detect_cluster("slurm")
+  assert distributed.detect_cluster(None) == {}
