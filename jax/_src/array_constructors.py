@@ -47,7 +47,8 @@ def _check_sharding(sharding, what: str) -> None:
 def _assemble(shape, sharding, pieces: dict, dtype) -> ArrayImpl:
   """An Array of `shape` from one value per device of `sharding` (device -> array)."""
   aval = core.ShapedArray(tuple(shape), np.dtype(dtype))
-  devices = list(sharding.devices_indices_map(aval.shape))
+  # In a multi-process program an Array holds the blocks of this process's devices.
+  devices = list(sharding.addressable_devices_indices_map(aval.shape))
   bufs = [execution.buffer_from_numpy(np.ascontiguousarray(pieces[d], dtype=aval.dtype), d)
           for d in devices]
   return ArrayImpl(aval, bufs, sharding=sharding)
@@ -64,7 +65,7 @@ def make_array_from_callback(shape, sharding, data_callback: Callable, dtype=Non
   _check_sharding(sharding, "make_array_from_callback")
   shape = tuple(int(d) for d in shape)
   pieces, seen_dtype = {}, None
-  for device, index in sharding.devices_indices_map(shape).items():
+  for device, index in sharding.addressable_devices_indices_map(shape).items():
     value = data_callback(index)
     if isinstance(value, core.Tracer):
       raise TypeError("make_array_from_callback: data_callback returned a traced value; it "
@@ -86,11 +87,11 @@ def make_array_from_single_device_arrays(shape, sharding, arrays: Sequence, *, d
   per device of the sharding (each already on its device, with its block's shape)."""
   _check_sharding(sharding, "make_array_from_single_device_arrays")
   shape = tuple(int(d) for d in shape)
-  mapping = sharding.devices_indices_map(shape)
+  mapping = sharding.addressable_devices_indices_map(shape)
   arrays = list(arrays)
   if len(arrays) != len(mapping):
     raise ValueError(f"make_array_from_single_device_arrays: expected {len(mapping)} arrays "
-                     f"(one per device of the sharding), got {len(arrays)}")
+                     f"(one per device of the sharding in this process), got {len(arrays)}")
   pieces = {}
   for a in arrays:
     if not isinstance(a, ArrayImpl):
@@ -123,7 +124,35 @@ def make_array_from_process_local_data(sharding, local_data, global_shape=None):
     if xla_bridge.process_count() == 1:
       raise ValueError(f"global_shape {tuple(global_shape)} differs from the local data's "
                        f"shape {value.shape}, but this process holds the whole array")
+  if xla_bridge.process_count() > 1:
+    return _from_process_blocks(sharding, value, global_shape)
   return make_array_from_callback(value.shape, sharding, lambda idx: value[idx],
+                                  dtype=dtypes.canonicalize_dtype(value.dtype))
+
+
+def _from_process_blocks(sharding, value: np.ndarray, global_shape) -> ArrayImpl:
+  """Multi-process: `value` is the box of the global array this process's devices hold
+  (the global shape, if not given, scales each dimension by how many such boxes the
+  sharding lays along it)."""
+  ndim = value.ndim
+  if global_shape is None:
+    # Along each dimension: the distinct blocks of all devices vs of this process's.
+    unit = sharding.devices_indices_map((1 << 20,) * ndim if ndim else ())
+    mine = set(sharding.addressable_devices_indices_map((1 << 20,) * ndim if ndim else ()))
+    global_shape = []
+    for d in range(ndim):
+      every = {idx[d].indices(1 << 20)[:2] for idx in unit.values()}
+      local = {idx[d].indices(1 << 20)[:2] for dev, idx in unit.items() if dev in mine}
+      global_shape.append(value.shape[d] * len(every) // len(local))
+  global_shape = tuple(int(n) for n in global_shape)
+  index_map = sharding.addressable_devices_indices_map(global_shape)
+  starts = [min(idx[d].indices(global_shape[d])[0] for idx in index_map.values())
+            for d in range(ndim)]
+
+  def local_block(index):
+    return value[tuple(slice(s.indices(n)[0] - o, s.indices(n)[1] - o)
+                       for s, n, o in zip(index, global_shape, starts))]
+  return make_array_from_callback(global_shape, sharding, local_block,
                                   dtype=dtypes.canonicalize_dtype(value.dtype))
 
 

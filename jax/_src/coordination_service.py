@@ -335,6 +335,10 @@ class CoordinationClient:
           return
 
   @property
+  def heartbeat_timeout(self) -> float:
+    return self._heartbeat_timeout
+
+  @property
   def error(self) -> str | None:
     """Why the group is broken (a lost process), or None while it is healthy."""
     return self._error

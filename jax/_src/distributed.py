@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import re
 import threading
+import time
 
 from jax._src import coordination_service
 
@@ -41,6 +42,21 @@ class _State:
 
 _state = _State()
 global_state = _state  # the name JAX's own modules and libraries read
+
+
+def _no_backend_yet() -> bool:
+  return False
+
+
+# Whether a backend client exists already (then it is too late to join a group).
+# xla_bridge, which imports this module to read the group when it creates the CPU
+# client, installs its answer here.
+_backends_exist = _no_backend_yet
+
+
+def set_backend_probe(probe) -> None:
+  global _backends_exist
+  _backends_exist = probe
 
 
 def _env_int(name: str, value):
@@ -147,9 +163,7 @@ def initialize(coordinator_address: str | None = None, num_processes: int | None
       if address is None:
         raise ValueError("coordinator_address should be defined when num_processes > 1.")
       coordination_service.split_address(address)
-      # xla_bridge imports this module (it reads the group when it creates the CPU client).
-      from jax._src import xla_bridge
-      if xla_bridge.backends_are_initialized():
+      if _backends_exist():
         raise RuntimeError("jax.distributed.initialize() must be called before any JAX "
                            "computation (the backend already exists)")
       _state.service, _state.client = _connect(
@@ -192,10 +206,17 @@ def client():
   return _state.client
 
 
-def lost_process_error() -> str | None:
-  """Why the group is broken (a process was lost), or None."""
+def lost_process_error(wait: bool = False) -> str | None:
+  """Why the group is broken (a process was lost), or None. With `wait`, gives the
+  coordinator up to one heartbeat timeout to notice: a peer's death breaks a collective
+  at once, but is known only when its heartbeats stop."""
   c = _state.client
-  return None if c is None else c.error
+  if c is None:
+    return None
+  deadline = time.monotonic() + (c.heartbeat_timeout + 2 if wait else 0)
+  while c.error is None and time.monotonic() < deadline:
+    time.sleep(0.1)
+  return c.error
 
 
 def shutdown() -> None:

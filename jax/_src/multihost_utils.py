@@ -20,6 +20,7 @@ import numpy as np
 from jax._src import api
 from jax._src import core
 from jax._src import distributed
+from jax._src import process_collectives
 from jax._src import xla_bridge
 from jax._src.interpreters import ad
 from jax._src.interpreters import batching
@@ -59,6 +60,8 @@ def process_allgather(in_tree, tiled: bool = False):
   """
   def gather(x):
     value = _as_host(x)
+    if _process_count() > 1:
+      return process_collectives.allgather(value, tiled)
     pieces = [value] * _process_count()
     if tiled:
       if value.ndim == 0:
@@ -73,6 +76,9 @@ def broadcast_one_to_all(in_tree, is_source: bool | None = None):
   """Process 0's value of each leaf (or the source process's), on every process."""
   if is_source is None:
     is_source = xla_bridge.process_index() == 0
+  if _process_count() > 1:
+    return tree_map(lambda x: api.device_put(process_collectives.broadcast(_as_host(x),
+                                                                           is_source)), in_tree)
   if not is_source and _process_count() == 1:
     raise ValueError("broadcast_one_to_all: no process is the source (the only process "
                      "passed is_source=False)")
@@ -157,6 +163,8 @@ def host_local_array_to_global_array_impl(arr, *, global_mesh, pspec):
   _check(global_mesh, pspec)
   value = _as_host(arr)
   shape = _scale(value.shape, global_mesh, pspec, grow=True)
+  if _process_count() > 1:
+    return process_collectives.global_from_local(value, global_mesh, pspec, shape)
   if shape != value.shape:
     raise NotImplementedError("assembling a global array from several processes needs the "
                               "multi-process runtime")
@@ -165,6 +173,9 @@ def host_local_array_to_global_array_impl(arr, *, global_mesh, pspec):
 
 def global_array_to_host_local_array_impl(arr, *, global_mesh, pspec):
   _check(global_mesh, pspec)
+  if _process_count() > 1:
+    local = process_collectives.local_from_global(arr, global_mesh, pspec)
+    return api.device_put(local)
   value = _as_host(arr)
   _scale(value.shape, global_mesh, pspec, grow=False)
   return api.device_put(value, NamedSharding(global_mesh, pspec))

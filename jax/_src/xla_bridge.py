@@ -22,6 +22,7 @@ import warnings
 from typing import Any
 
 from jax._src import config
+from jax._src import distributed
 
 logger = logging.getLogger(__name__)
 
@@ -193,6 +194,14 @@ def _make_client(reg: PluginRegistration):
     n = _num_cpu_devices()
     if n is not None:
       options["num_devices"] = n
+    if distributed.is_initialized() and distributed.global_state.num_processes > 1:
+      state = distributed.global_state
+      # Devices of every process, collectives through the engine, which meets its peers
+      # through the coordinator's key-value store.
+      options["node_id"] = state.process_id
+      options["num_nodes"] = state.num_processes
+      return lib.xla_client.make_c_api_client(reg.name, options,
+                                              distributed_client=state.client)
   return lib.xla_client.make_c_api_client(reg.name, options)
 
 
@@ -325,7 +334,10 @@ def devices(backend=None) -> list:
 
 
 def local_devices(process_index: int | None = None, backend=None) -> list:
-  return get_backend(backend).local_devices()
+  client = get_backend(backend)
+  if process_index is None or process_index == client.process_index():
+    return client.local_devices()
+  return [d for d in client.devices() if d.process_index == process_index]
 
 
 def device_count(backend=None) -> int:
@@ -341,7 +353,15 @@ def process_index(backend=None) -> int:
 
 
 def process_count(backend=None) -> int:
-  return 1
+  return len({d.process_index for d in devices(backend)})
+
+
+def backends_are_initialized() -> bool:
+  """Whether a client exists already (jax.distributed must come before one)."""
+  return bool(_backends)
+
+
+distributed.set_backend_probe(backends_are_initialized)
 
 
 def discovery_report() -> dict[str, Any]:
