@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+import socket
 import threading
 import time
 
@@ -29,6 +30,8 @@ class _State:
     self.num_processes = 1
     self.process_id = 0
     self.local_device_ids: list[int] | None = None
+    self.initialization_timeout = 300.0
+    self.heartbeat_timeout = 100.0
     self.service: coordination_service.CoordinationService | None = None
     self.client: coordination_service.CoordinationClient | None = None
 
@@ -171,6 +174,8 @@ def initialize(coordinator_address: str | None = None, num_processes: int | None
           float(heartbeat_timeout_seconds), float(shutdown_timeout_seconds))
     _state.coordinator_address = address
     _state.num_processes, _state.process_id = n, pid
+    _state.initialization_timeout = float(initialization_timeout)
+    _state.heartbeat_timeout = float(heartbeat_timeout_seconds)
     _state.local_device_ids = None if local_device_ids is None else [
         int(i) for i in (local_device_ids if isinstance(local_device_ids, (list, tuple))
                          else [local_device_ids])]
@@ -195,6 +200,25 @@ def _connect(address, n, pid, bind_address, init_timeout, heartbeat_timeout, shu
       service.stop()
     raise
   return service, client
+
+
+def local_address() -> str:
+  """This host's address on the route to the coordinator: where peers reach its
+  collectives (a loopback coordinator gives a loopback address)."""
+  host, port = coordination_service.split_address(_state.coordinator_address)
+  family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_DGRAM)[0]
+  with socket.socket(family, kind, proto) as s:
+    s.connect(address)  # a datagram socket: picks the route, sends nothing
+    return s.getsockname()[0]
+
+
+def collectives_options() -> dict:
+  """The CPU client's options for this group (xla_bridge passes them at creation)."""
+  return {"node_id": _state.process_id, "num_nodes": _state.num_processes,
+          "collectives_hostname": local_address(),
+          # A collective may wait for a peer that is still compiling: as long as joining.
+          "collectives_timeout_ms": int(1000 * max(_state.initialization_timeout,
+                                                   _state.heartbeat_timeout))}
 
 
 def is_initialized() -> bool:

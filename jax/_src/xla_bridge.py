@@ -195,13 +195,11 @@ def _make_client(reg: PluginRegistration):
     if n is not None:
       options["num_devices"] = n
     if distributed.is_initialized() and distributed.global_state.num_processes > 1:
-      state = distributed.global_state
       # Devices of every process, collectives through the engine, which meets its peers
       # through the coordinator's key-value store.
-      options["node_id"] = state.process_id
-      options["num_nodes"] = state.num_processes
+      options.update(distributed.collectives_options())
       return lib.xla_client.make_c_api_client(reg.name, options,
-                                              distributed_client=state.client)
+                                              distributed_client=distributed.client())
   return lib.xla_client.make_c_api_client(reg.name, options)
 
 

@@ -13,19 +13,7 @@ pytest.importorskip("grpc", reason="jax.distributed needs grpcio")
 import distributed_harness as harness
 
 
-def _plugin_has_cross_process_collectives() -> bool:
-  import os
-  from jax._src import lib
-  from jax_plugins import xla_cpu
-  return (lib._jax.pjrt_c_api_minor >= 4 and os.path.exists(os.path.join(
-      os.path.dirname(xla_cpu.__file__), "libjax_cpu_collectives_gloo.so")))
-
-
-# An installed jaxlib-cpu older than this source tree has no engine: say so, rather
-# than fail every case (CI builds the wheels from this tree, so there it runs).
-pytestmark = pytest.mark.skipif(not _plugin_has_cross_process_collectives(),
-                                reason="the installed jaxlib-cpu has no cross-process "
-                                       "collectives (rebuild the wheels)")
+pytestmark = harness.needs_cross_process
 
 PMAP = """
 import jax, numpy as np

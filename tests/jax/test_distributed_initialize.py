@@ -29,6 +29,7 @@ jax.distributed.shutdown()
 """
 
 
+@harness.needs_cross_process
 @pytest.mark.parametrize("n", [2, 4])
 def test_global_and_local_devices(n):
   results = harness.run(TOPOLOGY, n, timeout=90)

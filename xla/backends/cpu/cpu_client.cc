@@ -175,8 +175,8 @@ StatusOr<std::unique_ptr<CpuClient>> CpuClient::CreateDistributed(const Options&
     }
     hostname = *h;
   }
-  Options local = options;
-  ASSIGN_OR_RETURN(std::unique_ptr<CpuClient> client, Create(local));
+  // This process's devices as one process would have them; then the group's list.
+  ASSIGN_OR_RETURN(std::unique_ptr<CpuClient> client, Create(options));
   if (num_nodes == 1) return client;
   const int64_t per_node = static_cast<int64_t>(client->owned_devices_.size());
   if (per_node * num_nodes > kMaxDevices) {
