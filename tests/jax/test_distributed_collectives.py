@@ -92,7 +92,7 @@ def test_shard_map_and_sharded_jit_over_all_processes(n):
     v = r.value()
     np.testing.assert_array_equal(v["summed"], x.sum(0, keepdims=True))
     np.testing.assert_array_equal(v["firsts"], x[::4])
-    assert v["addressable"] is False and v["sharding"] == "PartitionSpec('x',)"
+    assert v["addressable"] is False and v["sharding"] == "P('x',)"
     # This process holds the blocks of its two devices, rows 8p..8p+7.
     assert [start for start, _ in v["local"]] == [8 * p, 8 * p + 4]
     for start, block in v["local"]:
