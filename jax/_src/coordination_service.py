@@ -119,7 +119,7 @@ class CoordinationService:
     self._watchdog.start()
 
   def _methods(self):
-    return {"Connect": self._connect, "Heartbeat": self._heartbeat, "Set": self._set,
+    return {"Ping": lambda req: None, "Connect": self._connect, "Heartbeat": self._heartbeat, "Set": self._set,
             "Get": self._get, "TryGet": self._try_get, "DirGet": self._dir_get,
             "Delete": self._delete, "Barrier": self._barrier, "Shutdown": self._shutdown}
 
@@ -286,15 +286,23 @@ class CoordinationClient:
     self._heartbeats: threading.Thread | None = None
     self._init_timeout = init_timeout
 
-  def _call(self, method: str, request: dict[str, Any], timeout: float | None):
+  def _call(self, method: str, request: dict[str, Any], timeout: float | None,
+            wait_for_ready: bool = False):
     call = self._calls.get(method)
     if call is None:
       call = self._calls[method] = self._channel.unary_unary(f"/{_SERVICE}/{method}")
     try:
-      reply = _decode(call(_encode(request), timeout=timeout))
+      reply = _decode(call(_encode(request), timeout=timeout, wait_for_ready=wait_for_ready))
     except self._grpc.RpcError as e:
       if self._error is not None:
         raise CoordinationError(self._error) from None
+      if method == "Ping" and e.code() in (self._grpc.StatusCode.DEADLINE_EXCEEDED,
+                                              self._grpc.StatusCode.UNAVAILABLE):
+        raise CoordinationError(
+            f"process {self.process_id} could not reach the coordinator at {self.address} "
+            f"within initialization_timeout={self._init_timeout:g} s; check "
+            "coordinator_address (host and port of process 0) and that process 0 was "
+            f"started ({e.code().name})") from None
       raise CoordinationError(f"the coordinator at {self.address} did not answer {method}: "
                               f"{e.code().name}: {e.details()}") from None
     if "error" in reply:
@@ -303,16 +311,13 @@ class CoordinationClient:
 
   def connect(self) -> None:
     """Joins the group: returns once every process has connected."""
-    try:
-      self._grpc.channel_ready_future(self._channel).result(timeout=self._init_timeout)
-    except self._grpc.FutureTimeoutError:
-      raise CoordinationError(
-          f"process {self.process_id} could not reach the coordinator at {self.address} within "
-          f"initialization_timeout={self._init_timeout:g} s; check coordinator_address (host "
-          "and port of process 0) and that process 0 was started") from None
+    # wait_for_ready: the ping waits (reconnecting) until process 0 listens; the service
+    # answers it at once, so a missed deadline means the coordinator is unreachable.
+    deadline = time.monotonic() + self._init_timeout
+    self._call("Ping", {}, timeout=self._init_timeout, wait_for_ready=True)
+    left = max(0.1, deadline - time.monotonic())
     self._call("Connect", {"process_id": self.process_id, "num_processes": self.num_processes,
-                           "token": self._token, "timeout_s": self._init_timeout},
-               timeout=self._init_timeout + 5)
+                           "token": self._token, "timeout_s": left}, timeout=left + 5)
     self._heartbeats = threading.Thread(target=self._beat, name="jax-coordination-heartbeat",
                                         daemon=True)
     self._heartbeats.start()
