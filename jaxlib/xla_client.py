@@ -268,6 +268,11 @@ def make_gpu_client(distributed_client=None, node_id=0, num_nodes=1, platform_na
       options["mock_gpu_topology"] = str(mock_gpu_topology)
     if allowed_devices:
       options["allowed_devices"] = sorted(int(d) for d in allowed_devices)
+    if num_nodes != 1:
+      # The plugin answers for itself: a GPU plugin without multi-process clients
+      # refuses them with that reason (C API: create_distributed_client).
+      options["node_id"], options["num_nodes"] = int(node_id), int(num_nodes)
+      return make_c_api_client(name, options, distributed_client=distributed_client)
     return make_c_api_client(name, options)
   raise GpuLibNotLinkedError()
 

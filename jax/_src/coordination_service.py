@@ -60,6 +60,25 @@ def split_address(address: str) -> tuple[str, int]:
 # ------------------------------------------------------------------ service
 
 
+class _DaemonExecutor(futures.Executor):
+  """One daemon thread per RPC. A ThreadPoolExecutor's workers are joined when the
+  interpreter exits, before atexit handlers run: a worker blocked in a barrier that
+  waits for this very process's atexit shutdown would then never finish."""
+
+  def submit(self, fn, /, *args, **kwargs):
+    future = futures.Future()
+
+    def run():
+      if not future.set_running_or_notify_cancel():
+        return
+      try:
+        future.set_result(fn(*args, **kwargs))
+      except BaseException as e:  # handed to gRPC through the future
+        future.set_exception(e)
+    threading.Thread(target=run, name="jax-coordinator-rpc", daemon=True).start()
+    return future
+
+
 class _ServiceState:
   """Everything the service knows, under one condition variable."""
 
@@ -97,9 +116,10 @@ class CoordinationService:
   def __init__(self, bind_address: str, num_processes: int, heartbeat_timeout: float):
     grpc = import_grpc()
     self._state = _ServiceState(num_processes, heartbeat_timeout)
-    # Blocking calls hold a worker each: room for every process to block in a get, a
-    # barrier and a heartbeat at once.
-    self._server = grpc.server(futures.ThreadPoolExecutor(max_workers=4 * num_processes + 8))
+    # Blocking calls hold a thread each; at most a few per process at a time, so a
+    # thread per call is cheap and no call can starve the heartbeats.
+    self._server = grpc.server(_DaemonExecutor(),
+                               maximum_concurrent_rpcs=16 * num_processes + 16)
     handlers = {name: grpc.unary_unary_rpc_method_handler(self._wrap(fn))
                 for name, fn in self._methods().items()}
     self._server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(_SERVICE,

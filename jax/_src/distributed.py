@@ -13,6 +13,7 @@ key-value store.
 
 from __future__ import annotations
 
+import atexit
 import os
 import re
 import socket
@@ -172,6 +173,9 @@ def initialize(coordinator_address: str | None = None, num_processes: int | None
       _state.service, _state.client = _connect(
           address, n, pid, coordinator_bind_address, float(initialization_timeout),
           float(heartbeat_timeout_seconds), float(shutdown_timeout_seconds))
+      # As JAX does: a process that ends without shutdown() still waits for the others at
+      # the shutdown barrier, so process 0 keeps the coordinator up until all are done.
+      atexit.register(shutdown)
     _state.coordinator_address = address
     _state.num_processes, _state.process_id = n, pid
     _state.initialization_timeout = float(initialization_timeout)
