@@ -197,15 +197,15 @@ def make_c_api_client(plugin_name: str, options: dict[str, Any] | None = None,
   becomes the key-value store the plugin's cross-process collectives rendezvous through;
   it reaches the plugin as the key-value callbacks of the C API's client creation."""
   del distribution_options
-  plugin = plugin_support.loaded_plugin(plugin_name)
-  if plugin is None:
-    raise RuntimeError(f"plugin '{plugin_name}' is not loaded; call "
-                       "plugin_support.load_pjrt_plugin_dynamically first")
   if distributed_client is not None:
     for method in ("key_value_set_bytes", "blocking_key_value_get_bytes"):
       if not callable(getattr(distributed_client, method, None)):
         raise TypeError(f"distributed_client must have a {method} method (a "
                         f"jax.distributed client), got {type(distributed_client).__name__}")
+  plugin = plugin_support.loaded_plugin(plugin_name)
+  if plugin is None:
+    raise RuntimeError(f"plugin '{plugin_name}' is not loaded; call "
+                       "plugin_support.load_pjrt_plugin_dynamically first")
   return Client.create(plugin, dict(options or {}), distributed_client)
 
 

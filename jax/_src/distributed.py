@@ -146,7 +146,11 @@ def initialize(coordinator_address: str | None = None, num_processes: int | None
                heartbeat_timeout_seconds: int = 100, shutdown_timeout_seconds: int = 300,
                coordinator_bind_address: str | None = None, slice_index: int | None = None,
                partition_index: int | None = None) -> None:
-  """Join the process group (call once, before any other JAX call that uses devices)."""
+  """Join the process group (call once, before any other JAX call that uses devices).
+
+  `local_device_ids` is recorded for GPU plugins (which devices this process drives);
+  the CPU plugin's local devices are its virtual devices (JAX_NUM_CPU_DEVICES or
+  --xla_force_host_platform_device_count), all of them."""
   del slice_index, partition_index
   with _state.lock:
     if _state.initialized:

@@ -117,3 +117,20 @@ def test_unknown_or_absent_launcher(monkeypatch):
   with pytest.raises(ValueError, match="not started by that launcher"):
     distributed.detect_cluster("slurm")
   assert distributed.detect_cluster(None) == {}
+
+
+# ------------------------------------------------------------------ jaxlib entry points
+
+
+def test_cpu_client_entry_points_refuse_incomplete_groups():
+  from jax._src.lib import xla_client
+  with pytest.raises(ValueError, match="needs the distributed_client"):
+    xla_client.make_cpu_client(num_nodes=2)
+  kv = distributed.coordination_service.CoordinationClient  # any object with the methods
+  with pytest.raises(ValueError, match="node_id must be in"):
+    xla_client.make_cpu_client(distributed_client=kv, node_id=2, num_nodes=2)
+  with pytest.raises(ValueError, match="Gloo only"):
+    xla_client.make_cpu_client(distributed_client=kv, node_id=0, num_nodes=2,
+                               collectives="mpi")
+  with pytest.raises(TypeError, match="key_value_set_bytes"):
+    xla_client.make_c_api_client("cpu", {}, distributed_client=object())
