@@ -59,6 +59,8 @@ def process_allgather(in_tree, tiled: bool = False):
   returned whole.
   """
   def gather(x):
+    if _process_count() > 1 and getattr(x, "is_fully_addressable", True) is False:
+      return process_collectives.global_value(x)  # a global Array: its whole value
     value = _as_host(x)
     if _process_count() > 1:
       return process_collectives.allgather(value, tiled)

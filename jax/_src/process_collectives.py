@@ -57,7 +57,23 @@ def global_from_local(value: np.ndarray, mesh, pspec, global_shape) -> object:
 
 def local_from_global(arr, mesh, pspec) -> np.ndarray:
   """This process's box of the global Array `arr` (the union of its devices' blocks)."""
-  sharding = NamedSharding(mesh, pspec)
+  return _local_box(arr, NamedSharding(mesh, pspec))[1]
+
+
+def global_value(arr) -> np.ndarray:
+  """The whole value of an Array spread over processes, on every process: each
+  process's box is all-gathered with where it starts (boxes of one shape: the even
+  splits a mesh gives)."""
+  starts, box = _local_box(arr, arr.sharding)
+  boxes, all_starts = _gather_rows(box), _gather_rows(np.asarray(starts, np.int64))
+  out = np.empty(arr.shape, arr.dtype)
+  for piece, lo in zip(boxes, all_starts):
+    out[tuple(slice(int(a), int(a) + n) for a, n in zip(lo, piece.shape))] = piece
+  return out
+
+
+def _local_box(arr, sharding) -> tuple[list[int], np.ndarray]:
+  """Where this process's box of `arr` starts, and its values."""
   index_map = sharding.addressable_devices_indices_map(arr.shape)
   bounds = [(min(idx[d].indices(n)[0] for idx in index_map.values()),
              max(idx[d].indices(n)[1] for idx in index_map.values()))
@@ -68,4 +84,4 @@ def local_from_global(arr, mesh, pspec) -> np.ndarray:
     block = tuple(slice(s.indices(n)[0] - lo, s.indices(n)[1] - lo)
                   for s, n, (lo, _) in zip(idx, arr.shape, bounds))
     out[block] = np.asarray(by_device[device].data)
-  return out
+  return [lo for lo, _ in bounds], out

@@ -80,11 +80,12 @@ local = np.arange(4, dtype=np.float32).reshape(2, 2) + 100 * p
 g = mh.host_local_array_to_global_array(local, mesh, P("d"))
 back = mh.global_array_to_host_local_array(g, mesh, P("d"))
 total = float(jax.jit(lambda a: a.sum())(g))
+whole = mh.process_allgather(g)  # a global Array: its whole value on every process
 mh.sync_global_devices("end")
 report({"gathered": np.asarray(gathered["v"]).tolist(), "tiled": np.asarray(tiled).tolist(),
         "bcast": np.asarray(bcast).tolist(), "from_last": float(from_last),
         "unequal": unequal, "global_shape": list(g.shape), "back": np.asarray(back).tolist(),
-        "total": total})
+        "total": total, "whole": np.asarray(whole).tolist()})
 jax.distributed.shutdown()
 """
 
@@ -101,3 +102,5 @@ def test_multihost_utils_across_processes():
     assert v["global_shape"] == [2 * n, 2]
     assert v["back"] == (np.arange(4).reshape(2, 2) + 100 * p).tolist()
     assert v["total"] == sum(float((np.arange(4) + 100 * q).sum()) for q in range(n))
+    assert v["whole"] == np.concatenate([np.arange(4).reshape(2, 2) + 100 * q
+                                         for q in range(n)]).tolist()
