@@ -22,6 +22,7 @@ report({
   "local": [d.id for d in jax.local_devices()],
   "local_count": jax.local_device_count(), "device_count": jax.device_count(),
   "local_hw": [d.local_hardware_id for d in jax.local_devices()],
+  "gloo_loaded": any("gloo" in line for line in open("/proc/self/maps")),
 })
 jax.distributed.shutdown()
 """
@@ -38,6 +39,18 @@ def test_global_and_local_devices(n):
     assert v["local"] == [2 * pid, 2 * pid + 1]
     assert v["local_hw"] == [0, 1]
     assert (v["local_count"], v["device_count"]) == (2, 2 * n)
+    assert v["gloo_loaded"]  # the engine, opened for this multi-process client
+
+
+def test_single_process_programs_never_load_the_engine():
+  body = """
+import jax, jax.numpy as jnp
+jax.pmap(lambda v: jax.lax.psum(v, "i"), axis_name="i")(jnp.ones((2, 3)))
+report({"gloo_loaded": any("gloo" in line for line in open("/proc/self/maps"))})
+"""
+  v = harness.run(body, 1, timeout=60, extra_env={"JAX_NUM_PROCESSES": None,
+                                                  "JAX_PROCESS_ID": None})[0].value()
+  assert v == {"gloo_loaded": False}
 
 
 def test_key_value_store_and_barrier_between_processes():
