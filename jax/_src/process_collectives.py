@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from jax._src import array_constructors
 from jax._src import pmap
 from jax._src import xla_bridge
 from jax._src.lax import parallel
@@ -49,8 +50,6 @@ def broadcast(value: np.ndarray, is_source: bool) -> np.ndarray:
 
 def global_from_local(value: np.ndarray, mesh, pspec, global_shape) -> object:
   """The global Array whose blocks on this process's devices come from `value`."""
-  # array_constructors sits in the api layer with this module.
-  from jax._src import array_constructors
   return array_constructors.make_array_from_process_local_data(
       NamedSharding(mesh, pspec), value, global_shape)
 
