@@ -2,7 +2,8 @@
 # Installs what building and testing this repository needs, and nothing else.
 # Idempotent and fast when everything is already there:
 #   - Debian packages: Bazel (Debian's bazel-bootstrap), LLVM 19, Eigen, zstd, zlib,
-#     libxml2, patchelf, debootstrap (the Debian 11 root of tests/wheels), and
+#     libxml2, patchelf, debootstrap (the Debian 11 root of tests/wheels), Gloo
+#     (cross-process CPU collectives), and
 #     clang 19 with its sanitizer and libFuzzer runtimes (for .ci/fuzz.sh);
 #     `apt-get update` runs once, and only if something is missing.
 #   - For python3 (the build driver): the build tools (nanobind, auditwheel, patchelf,
@@ -17,7 +18,7 @@ log() { printf '[setup] %s\n' "$*"; }
 
 # ---------------------------------------------------------------- Debian packages
 APT_PACKAGES=(bazel-bootstrap llvm-19-dev libeigen3-dev libzstd-dev zlib1g-dev libxml2-dev patchelf debootstrap
-              clang-19 libclang-rt-19-dev)
+              clang-19 libclang-rt-19-dev libgloo-dev)
 
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
@@ -37,7 +38,7 @@ fi
 
 # ---------------------------------------------------------------- Python packages
 BUILD_PY_PACKAGES=(nanobind auditwheel patchelf build)
-TEST_PY_PACKAGES=(numpy ml_dtypes scipy pytest)
+TEST_PY_PACKAGES=(numpy ml_dtypes scipy pytest grpcio)
 
 # Installs, for interpreter $1, those of the remaining distributions it lacks.
 pip_ensure() {

@@ -50,6 +50,8 @@ PER_PYTHON_WHEELS = {"jaxlib"}             # cp3XY-cp3XY, one per Python
 PLUGIN_WHEELS = {"jaxlib-cpu", "jaxlib-cuda12", "jaxlib-rocm6", "jaxlib-tpu"}  # cp310-abi3
 
 # The plugin C API entry point: the only symbol a plugin library may export.
+# Engine libraries a plugin opens with dlopen, beside it in its wheel: their one export.
+ENGINE_EXPORTS = {"libjax_cpu_collectives_gloo.so": ["JaxCpuCrossProcessEngine"]}
 PLUGIN_EXPORTS = ["GetPjrtApi"]
 
 # Third-party packages the tests need in every virtualenv (from the package index).
@@ -293,25 +295,42 @@ def check_finished_wheel(item: Item, path: str, version: str) -> None:
     check_plugin_exports(path)
 
 
+def needed_libraries(path: str) -> list[str]:
+  out = run(["readelf", "-d", path], f"readelf on {path}", capture=True)
+  return re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", out)
+
+
 def check_plugin_exports(path: str) -> None:
-  """Every plugin library in the wheel exports exactly GetPjrtApi; Python
-  extension modules (they export PyInit_*) are left alone."""
+  """Every plugin library in the wheel exports exactly GetPjrtApi and links nothing
+  auditwheel grafted; an engine library opened with dlopen (ENGINE_EXPORTS) exports
+  exactly its entry point and may link grafted third-party libraries (libgloo and its
+  dependencies); Python extension modules (they export PyInit_*) are left alone."""
   plugin_libraries = 0
   with tempfile.TemporaryDirectory() as tmp, zipfile.ZipFile(path) as whl:
-    for name in whl.namelist():
-      if not (name.endswith(".so") or ".so." in os.path.basename(name)):
-        continue
+    names = [n for n in whl.namelist()
+             if n.endswith(".so") or ".so." in os.path.basename(n)]
+    grafted = {os.path.basename(n) for n in names if ".libs/" in n}
+    engines = [n for n in names if os.path.basename(n) in ENGINE_EXPORTS]
+    if grafted and not engines:
+      raise BuildError(f"{path}: auditwheel grafted {sorted(grafted)}; plugins must link "
+                       "their dependencies statically")
+    for name in names:
       if ".libs/" in name:
-        raise BuildError(f"{path}: auditwheel grafted {name}; plugins must link "
-                         "their dependencies statically")
+        continue
       local = whl.extract(name, tmp)
       symbols = exported_symbols(local)
       if any(s.startswith("PyInit_") for s in symbols):
         continue
-      if symbols != PLUGIN_EXPORTS:
-        raise BuildError(f"{path}: {name} must export exactly {PLUGIN_EXPORTS}, "
+      expected = ENGINE_EXPORTS.get(os.path.basename(name), PLUGIN_EXPORTS)
+      if symbols != expected:
+        raise BuildError(f"{path}: {name} must export exactly {expected}, "
                          f"it exports {symbols[:20]}")
-      plugin_libraries += 1
+      if expected == PLUGIN_EXPORTS:
+        linked = sorted(grafted & set(needed_libraries(local)))
+        if linked:
+          raise BuildError(f"{path}: {name} links the grafted {linked}; only an engine "
+                           "library opened with dlopen may")
+        plugin_libraries += 1
   if plugin_libraries == 0:
     raise BuildError(f"{path}: holds no plugin library exporting GetPjrtApi")
 
@@ -627,7 +646,8 @@ def test(args: argparse.Namespace) -> int:
   with tempfile.TemporaryDirectory(prefix="jax-test-") as tmp:
     path = os.path.abspath(args.venv) if args.venv else os.path.join(tmp, "venv")
     progress.step(f"virtualenv for Python {version} with jax from {dist}")
-    make_venv(path, python, ["jax"], dist, extra=["pytest"])
+    # grpcio: jax.distributed's coordinator (tests/jax/test_distributed_*.py).
+    make_venv(path, python, ["jax"], dist, extra=["pytest", "grpcio"])
     pytest_args = [a for a in args.pytest_args if a != "--"] or ["tests", "-q"]
     cmd = [os.path.join(path, "bin", "pytest"), *pytest_args]
     env = dict(os.environ, JAX_REQUIRE_WHEELS="1", JAX_DIST_DIR=dist)

@@ -16,6 +16,7 @@ PyDevice::PyDevice(PyClient* client, PJRT_Device* device) : client_(client), dev
   id = info.id;
   process_index = info.process_index;
   local_hardware_id = info.local_hardware_id;
+  is_addressable = info.is_addressable;
   kind.assign(info.kind, info.kind_size);
   debug_string.assign(info.debug_string, info.debug_string_size);
   platform = client->platform();
@@ -46,13 +47,26 @@ std::shared_ptr<PyClient> PyDevice::client() const { return client_->shared_from
 // ------------------------------------------------------------------ client
 
 std::shared_ptr<PyClient> PyClient::Create(std::shared_ptr<Plugin> plugin,
-                                           const std::vector<PJRT_NamedValue>& options) {
+                                           const std::vector<PJRT_NamedValue>& options,
+                                           const KvCallbacks* kv) {
   const PJRT_Api* api = plugin->api;
   auto args = PjrtArgs<PJRT_Client_Create_Args>();
   args.create_options = options.data();
   args.num_options = options.size();
+  if (kv != nullptr) {
+    if (plugin->api_minor < 4) {
+      throw XlaRuntimeError("INVALID_ARGUMENT: this plugin (C API 1." +
+                            std::to_string(plugin->api_minor) +
+                            ") has no multi-process clients; it needs C API 1.4 or newer");
+    }
+    args.kv_get_callback = kv->get;
+    args.kv_get_user_arg = kv->user_arg;
+    args.kv_put_callback = kv->put;
+    args.kv_put_user_arg = kv->user_arg;
+  }
   ThrowIfError(api, api->PJRT_Client_Create(&args));
   std::shared_ptr<PyClient> c(new PyClient());
+  if (kv != nullptr) c->kv_store_ = kv->keep_alive;
   c->plugin_ = std::move(plugin);
   c->client_ = args.client;
 
@@ -94,6 +108,14 @@ std::vector<std::shared_ptr<PyDevice>> PyClient::devices() const {
   std::vector<std::shared_ptr<PyDevice>> out;
   out.reserve(devices_.size());
   for (const auto& d : devices_) out.emplace_back(self, d.get());
+  return out;
+}
+
+std::vector<std::shared_ptr<PyDevice>> PyClient::addressable_devices() const {
+  std::vector<std::shared_ptr<PyDevice>> out;
+  for (auto& d : devices()) {
+    if (d->is_addressable) out.push_back(std::move(d));
+  }
   return out;
 }
 

@@ -28,6 +28,7 @@ struct PyMemory {
 class PyDevice {
  public:
   PyDevice(PyClient* client, PJRT_Device* device);
+  bool is_addressable = true;  // false: a device of another process
   PJRT_Device* c_device() const { return device_; }
   std::shared_ptr<PyClient> client() const;
   int id;
@@ -54,8 +55,18 @@ class PyDevice {
 class PyClient : public std::enable_shared_from_this<PyClient> {
  public:
   // Creates a client of `plugin` with the given create options.
+  // The key-value store of a multi-process group, as C API kv callbacks; `keep_alive`
+  // holds what user_arg points to for the client's life.
+  struct KvCallbacks {
+    PJRT_KeyValueGetCallback* get = nullptr;
+    PJRT_KeyValuePutCallback* put = nullptr;
+    void* user_arg = nullptr;
+    std::shared_ptr<void> keep_alive;
+  };
+  // `kv` (may be null) is passed to the plugin: a client of a multi-process group.
   static std::shared_ptr<PyClient> Create(std::shared_ptr<Plugin> plugin,
-                                          const std::vector<PJRT_NamedValue>& options);
+                                          const std::vector<PJRT_NamedValue>& options,
+                                          const KvCallbacks* kv = nullptr);
   ~PyClient();
   const PJRT_Api* api() const { return plugin_->api; }
   PJRT_Client* c_client() const { return client_; }
@@ -66,6 +77,8 @@ class PyClient : public std::enable_shared_from_this<PyClient> {
   // Devices handed out share ownership of the client, which owns them: a Python
   // Device keeps its client alive.
   std::vector<std::shared_ptr<PyDevice>> devices() const;
+  // This process's devices (all of devices() unless the client spans processes).
+  std::vector<std::shared_ptr<PyDevice>> addressable_devices() const;
   std::shared_ptr<PyDevice> LookupDevice(PJRT_Device* device) const;
 
   // A buffer on `device` (null: the default device) holding `data`: dense
@@ -107,6 +120,8 @@ class PyClient : public std::enable_shared_from_this<PyClient> {
   std::string platform_version_;
   int process_index_ = 0;
   std::vector<std::shared_ptr<PyDevice>> devices_;
+  // Held for the client's life: the plugin may call into it (PJRT kv callbacks).
+  std::shared_ptr<void> kv_store_;
 };
 
 class PyBuffer {

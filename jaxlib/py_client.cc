@@ -7,6 +7,7 @@
 #include <nanobind/stl/variant.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <cstring>
 #include <deque>
 
@@ -17,6 +18,62 @@
 namespace nb = nanobind;
 
 namespace jax {
+
+namespace {
+
+void WriteError(const std::string& message, char* error, size_t error_size) {
+  if (error == nullptr || error_size == 0) return;
+  const size_t n = std::min(message.size(), error_size - 1);
+  std::memcpy(error, message.data(), n);
+  error[n] = '\0';
+}
+
+// The plugin calls these from its own threads: they take the GIL, call the Python
+// key-value store (jax.distributed's client), and turn a Python exception into the
+// callback's error text.
+bool KvGetCallback(void* user_arg, const char* key, size_t key_size, int64_t timeout_ms,
+                   PJRT_KeyValueSink* sink, void* sink_arg, char* error, size_t error_size) {
+  nb::gil_scoped_acquire gil;
+  try {
+    auto* store = static_cast<nb::object*>(user_arg);
+    nb::bytes value = nb::cast<nb::bytes>(
+        store->attr("blocking_key_value_get_bytes")(nb::str(key, key_size), timeout_ms));
+    sink(sink_arg, value.c_str(), value.size());
+    return true;
+  } catch (const std::exception& e) {
+    WriteError(e.what(), error, error_size);
+    return false;
+  }
+}
+
+bool KvPutCallback(void* user_arg, const char* key, size_t key_size, const char* value,
+                   size_t value_size, char* error, size_t error_size) {
+  nb::gil_scoped_acquire gil;
+  try {
+    auto* store = static_cast<nb::object*>(user_arg);
+    store->attr("key_value_set_bytes")(nb::str(key, key_size), nb::bytes(value, value_size));
+    return true;
+  } catch (const std::exception& e) {
+    WriteError(e.what(), error, error_size);
+    return false;
+  }
+}
+
+PyClient::KvCallbacks KvCallbacksOf(nb::object store) {
+  PyClient::KvCallbacks kv;
+  auto* held = new nb::object(std::move(store));
+  kv.keep_alive = std::shared_ptr<void>(held, [](void* p) {
+    if (!Py_IsInitialized()) return;  // at interpreter exit: nothing left to release
+    nb::gil_scoped_acquire gil;       // the client may be destroyed without the GIL
+    delete static_cast<nb::object*>(p);
+  });
+  kv.get = KvGetCallback;
+  kv.put = KvPutCallback;
+  kv.user_arg = held;
+  return kv;
+}
+
+}  // namespace
 namespace {
 
 // Converts a Python dict of options into named values; `storage` keeps the
@@ -88,6 +145,7 @@ void RegisterClient(nb::module_& m) {
       .def_prop_ro("host_id", [](const PyDevice& d) { return d.process_index; })
       .def_prop_ro("task_id", [](const PyDevice& d) { return d.process_index; })
       .def_ro("local_hardware_id", &PyDevice::local_hardware_id)
+      .def_ro("_is_addressable", &PyDevice::is_addressable)
       .def_ro("platform", &PyDevice::platform)
       .def_ro("device_kind", &PyDevice::kind)
       .def_prop_ro("client", &PyDevice::client)
@@ -124,13 +182,19 @@ void RegisterClient(nb::module_& m) {
 
   nb::class_<PyClient>(m, "Client")
       .def_static("create",
-                  [](std::shared_ptr<Plugin> plugin, nb::dict options) {
+                  [](std::shared_ptr<Plugin> plugin, nb::dict options, nb::object kv_store) {
                     std::deque<std::string> strings;
                     std::deque<std::vector<int64_t>> lists;
                     auto values = ToNamedValues(options, strings, lists);
-                    return PyClient::Create(std::move(plugin), values);
+                    if (kv_store.is_none()) return PyClient::Create(std::move(plugin), values);
+                    PyClient::KvCallbacks kv = KvCallbacksOf(kv_store);
+                    // A multi-process client waits for its peers while it connects: let
+                    // other Python threads (the coordinator's heartbeats) run meanwhile.
+                    nb::gil_scoped_release release;
+                    return PyClient::Create(std::move(plugin), values, &kv);
                   },
-                  nb::arg("plugin"), nb::arg("options") = nb::dict())
+                  nb::arg("plugin"), nb::arg("options") = nb::dict(),
+                  nb::arg("kv_store") = nb::none())
       .def_prop_ro("platform", &PyClient::platform)
       .def_prop_ro("platform_version", &PyClient::platform_version)
       .def_prop_ro("runtime_type", [](const PyClient&) { return "pjrt_c_api"; })
@@ -149,10 +213,11 @@ void RegisterClient(nb::module_& m) {
            },
            "The client's live, undeleted buffers (jaxlib has no array type of its own: "
            "an array here is its buffer).")
-      .def("local_devices", [](const PyClient& c) { return c.devices(); })
-      .def("_addressable_devices", [](const PyClient& c) { return c.devices(); })
+      .def("local_devices", [](const PyClient& c) { return c.addressable_devices(); })
+      .def("_addressable_devices", [](const PyClient& c) { return c.addressable_devices(); })
       .def("device_count", [](const PyClient& c) { return c.devices().size(); })
-      .def("local_device_count", [](const PyClient& c) { return c.devices().size(); });
+      .def("local_device_count",
+           [](const PyClient& c) { return c.addressable_devices().size(); });
 }
 
 }  // namespace jax

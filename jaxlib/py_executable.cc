@@ -18,7 +18,15 @@ namespace jax {
 void RegisterExecutable(nb::module_& m) {
   nb::class_<PyLoadedExecutable>(m, "LoadedExecutable")
       .def_prop_ro("client", &PyLoadedExecutable::client)
-      .def("local_devices", &PyLoadedExecutable::devices)
+      .def("local_devices",
+           [](const PyLoadedExecutable& e) {
+             std::vector<std::shared_ptr<PyDevice>> out;
+             for (const auto& d : e.devices()) {
+               if (d->is_addressable) out.push_back(d);
+             }
+             return out;
+           })
+      .def("_all_devices", &PyLoadedExecutable::devices)
       .def("_num_outputs", &PyLoadedExecutable::num_outputs)
       .def("_num_replicas", &PyLoadedExecutable::num_replicas)
       .def("_optimized_hlo", &PyLoadedExecutable::optimized_hlo)

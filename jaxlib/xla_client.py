@@ -189,27 +189,67 @@ class CompileOptions:
 # ---------------------------------------------------------------- clients
 
 def make_c_api_client(plugin_name: str, options: dict[str, Any] | None = None,
-                      distribution_options=None) -> Client:
-  """Creates a client of a plugin already loaded with load_pjrt_plugin_dynamically."""
+                      distributed_client=None, distribution_options=None) -> Client:
+  """Creates a client of a plugin already loaded with load_pjrt_plugin_dynamically.
+
+  `distributed_client` (what `jax.distributed.initialize` connects: an object with
+  `key_value_set_bytes(key, value)` and `blocking_key_value_get_bytes(key, timeout_in_ms)`)
+  becomes the key-value store the plugin's cross-process collectives rendezvous through;
+  it reaches the plugin as the key-value callbacks of the C API's client creation."""
+  del distribution_options
+  if distributed_client is not None:
+    for method in ("key_value_set_bytes", "blocking_key_value_get_bytes"):
+      if not callable(getattr(distributed_client, method, None)):
+        raise TypeError(f"distributed_client must have a {method} method (a "
+                        f"jax.distributed client), got {type(distributed_client).__name__}")
   plugin = plugin_support.loaded_plugin(plugin_name)
   if plugin is None:
     raise RuntimeError(f"plugin '{plugin_name}' is not loaded; call "
                        "plugin_support.load_pjrt_plugin_dynamically first")
-  return Client.create(plugin, dict(options or {}))
+  return Client.create(plugin, dict(options or {}), distributed_client)
 
 
 def make_cpu_client(asynchronous=True, distributed_client=None, node_id=0, num_nodes=1,
                     collectives=None, num_devices=None, get_local_topology_timeout_minutes=None,
                     get_global_topology_timeout_minutes=None, transfer_server_factory=None) -> Client:
-  """A client of the CPU plugin (jaxlib-cpu), with `num_devices` virtual devices."""
-  if num_nodes != 1 or distributed_client is not None:
-    raise NotImplementedError("multi-process CPU clients are not supported yet")
+  """A client of the CPU plugin (jaxlib-cpu), with `num_devices` virtual devices.
+
+  With `num_nodes` > 1 it is process `node_id` of a group: its devices are those of
+  every process (global ids node_id * num_devices + i), of which it runs its own, and
+  collectives cross processes through `collectives` (only "gloo" here), which meets its
+  peers through `distributed_client`'s key-value store."""
+  del asynchronous, get_local_topology_timeout_minutes, transfer_server_factory
+  del get_global_topology_timeout_minutes
   if not plugin_support.pjrt_plugin_loaded("cpu"):
     plugin_support.load_pjrt_plugin_dynamically("cpu", plugin_support.cpu_plugin_library_path())
   options = {}
   if num_devices is not None:
     options["num_devices"] = int(num_devices)
-  return make_c_api_client("cpu", options)
+  if num_nodes != 1:
+    if distributed_client is None:
+      raise ValueError(f"make_cpu_client(num_nodes={num_nodes}) needs the distributed_client "
+                       "of jax.distributed.initialize()")
+    if not 0 <= node_id < num_nodes:
+      raise ValueError(f"node_id must be in [0, num_nodes); got node_id={node_id}, "
+                       f"num_nodes={num_nodes}")
+    if collectives not in (None, "gloo") and not isinstance(collectives, GlooCollectives):
+      raise ValueError(f"collectives={collectives!r}: the CPU plugin carries cross-process "
+                       "collectives with Gloo only (collectives=None or 'gloo')")
+    options["node_id"] = int(node_id)
+    options["num_nodes"] = int(num_nodes)
+  return make_c_api_client("cpu", options, distributed_client=distributed_client)
+
+
+class GlooCollectives:
+  """What `make_gloo_tcp_collectives` returns: the CPU plugin's Gloo engine over TCP."""
+
+  def __init__(self, distributed_client=None, hostname=None, interface=None):
+    self.distributed_client, self.hostname, self.interface = (distributed_client, hostname,
+                                                              interface)
+
+
+def make_gloo_tcp_collectives(distributed_client, hostname=None, interface=None):
+  return GlooCollectives(distributed_client, hostname, interface)
 
 
 def make_gpu_client(distributed_client=None, node_id=0, num_nodes=1, platform_name=None,
@@ -228,6 +268,11 @@ def make_gpu_client(distributed_client=None, node_id=0, num_nodes=1, platform_na
       options["mock_gpu_topology"] = str(mock_gpu_topology)
     if allowed_devices:
       options["allowed_devices"] = sorted(int(d) for d in allowed_devices)
+    if num_nodes != 1:
+      # The plugin answers for itself: a GPU plugin without multi-process clients
+      # refuses them with that reason (C API: create_distributed_client).
+      options["node_id"], options["num_nodes"] = int(node_id), int(num_nodes)
+      return make_c_api_client(name, options, distributed_client=distributed_client)
     return make_c_api_client(name, options)
   raise GpuLibNotLinkedError()
 

@@ -5,9 +5,11 @@ load("//build:defs.bzl", "limited_api_extension", "plugin_shared_object", "py_wh
 load("@jax_version//:version.bzl", "VERSION")
 load("//xla/pjrt/c:c_api_version.bzl", "PJRT_API_MAJOR", "PJRT_API_MINOR")
 
-def jax_plugin(name, distribution, platforms, priority, backend, plugin_info, description, requires = []):
+def jax_plugin(name, distribution, platforms, priority, backend, plugin_info, description, requires = [],
+               extra_libraries = []):
     """name: plugin name ("cpu"); backend: the cc_library that defines
-    `const xla::PluginInfo& xla::<plugin_info>()`."""
+    `const xla::PluginInfo& xla::<plugin_info>()`; extra_libraries: shared objects
+    installed beside the plugin library (which it may dlopen from its own directory)."""
     library = "xla_%s_plugin.so" % name
     xla_cc_library(
         name = "pjrt_entry",
@@ -50,11 +52,11 @@ def jax_plugin(name, distribution, platforms, priority, backend, plugin_info, de
         summary = "%s: %s" % (distribution, description),
         description = "//:README.md",
         license = "//:LICENSE",
-        files = {
+        files = dict({
             "//plugins/common:jax_plugin_init.py": package + "__init__.py",
             ":" + library: package + library,
             ":_plugin_ext.so": package + "_plugin_ext.abi3.so",
-        },
+        }, **{lib: package + lib.split(":")[-1] for lib in extra_libraries}),
         entry_points = ["jax_plugins:xla_%s=jax_plugins.xla_%s" % (name, name)],
         exports_only_get_pjrt_api = [package + library],
         substitutions = {

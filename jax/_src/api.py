@@ -1047,13 +1047,14 @@ def device_count(backend=None) -> int:
 def local_devices(process_index: int | None = None, backend=None, host_id: int | None = None):
   """The devices of process `process_index` (default: this process's)."""
   index = host_id if process_index is None else process_index
-  if index not in (None, xla_bridge.process_index(backend)):
-    raise ValueError(f"process_index {index} is not this process (only process "
-                     f"{xla_bridge.process_index(backend)} has local devices here)")
-  return devices(backend)
+  if index is not None and index not in range(xla_bridge.process_count(backend)):
+    raise ValueError(f"process_index {index} is not a process of this program (there are "
+                     f"{xla_bridge.process_count(backend)})")
+  return xla_bridge.local_devices(index, backend)
 
 
-local_device_count = device_count
+def local_device_count(backend=None) -> int:
+  return len(local_devices(backend=backend))
 
 
 def default_backend() -> str:

@@ -83,8 +83,17 @@ class ArrayImpl:
   def _value(self) -> np.ndarray:
     if self._npy is None:
       self.check_alive()
+      if not self.is_fully_addressable and not self.is_fully_replicated:
+        raise RuntimeError(
+            "Fetching value for `jax.Array` that spans non-addressable (non process local) "
+            "devices is not possible. You can use "
+            "`jax.experimental.multihost_utils.process_allgather` to print the global array "
+            "or use `.addressable_shards` method of jax.Array to inspect the addressable "
+            "(process local) shards.")
       if self._stack_axis is not None:
         self._npy = np.stack([np.asarray(b) for b in self._buffers], self._stack_axis)
+      elif not self.is_fully_addressable:  # replicated: every process holds it all
+        self._npy = np.asarray(self._buffers[0])
       elif self._is_multi_device():
         self._npy = self._assemble()
       else:
@@ -98,9 +107,10 @@ class ArrayImpl:
   def _assemble(self) -> np.ndarray:
     """The global value from per-device blocks (replicas are read once)."""
     out = np.empty(self.shape, self.dtype)
-    indices = self._sharding.devices_indices_map(self.shape).values()
+    index_of = self._sharding.devices_indices_map(self.shape)
     done = set()
-    for index, buf in zip(indices, self._buffers):
+    for buf in self._buffers:
+      index = index_of[_device_of(buf)]
       key = tuple((s.start, s.stop) for s in index)
       if key not in done:
         out[index] = np.asarray(buf)
@@ -151,7 +161,8 @@ class ArrayImpl:
 
   @property
   def is_fully_addressable(self) -> bool:
-    return True
+    # In a multi-process program a global array holds only this process's shards.
+    return self._sharding is None or bool(self._sharding.is_fully_addressable)
 
   @property
   def committed(self) -> bool:

@@ -185,6 +185,8 @@ def make_array_from_process_local_data(sharding, local_data, global_shape=None):
   part of the global array that those blocks cover, with the blocks in order along each
   dimension (`global_shape` may leave dimensions as None to infer them)."""
   _check_sharding(sharding, "make_array_from_process_local_data")
+  if xla_bridge.process_count() > 1:
+    return _from_process_blocks(sharding, np.asarray(local_data), global_shape)
   local = local_data if isinstance(local_data, ArrayImpl) else np.asarray(local_data)
   local_shape = tuple(local.shape)
   shape = _global_shape_of(sharding, local_shape, global_shape)
@@ -220,6 +222,32 @@ def make_array_from_process_local_data(sharding, local_data, global_shape=None):
   dtype = dtypes.canonicalize_dtype(host.dtype)
   buffers = {d: _buffer_on(block(i), d, dtype) for d, i in index_map.items()}
   return _assemble(shape, sharding, buffers, dtype)
+
+
+def _from_process_blocks(sharding, value: np.ndarray, global_shape) -> ArrayImpl:
+  """Multi-process: `value` is the box of the global array this process's devices hold
+  (the global shape, if not given, scales each dimension by how many such boxes the
+  sharding lays along it)."""
+  ndim = value.ndim
+  if global_shape is None:
+    # Along each dimension: the distinct blocks of all devices vs of this process's.
+    unit = sharding.devices_indices_map((1 << 20,) * ndim if ndim else ())
+    mine = set(sharding.addressable_devices_indices_map((1 << 20,) * ndim if ndim else ()))
+    global_shape = []
+    for d in range(ndim):
+      every = {idx[d].indices(1 << 20)[:2] for idx in unit.values()}
+      local = {idx[d].indices(1 << 20)[:2] for dev, idx in unit.items() if dev in mine}
+      global_shape.append(value.shape[d] * len(every) // len(local))
+  global_shape = tuple(int(n) for n in global_shape)
+  index_map = sharding.addressable_devices_indices_map(global_shape)
+  starts = [min(idx[d].indices(global_shape[d])[0] for idx in index_map.values())
+            for d in range(ndim)]
+
+  def local_block(index):
+    return value[tuple(slice(s.indices(n)[0] - o, s.indices(n)[1] - o)
+                       for s, n, o in zip(index, global_shape, starts))]
+  return make_array_from_callback(global_shape, sharding, local_block,
+                                  dtype=dtypes.canonicalize_dtype(value.dtype))
 
 
 def live_arrays(platform=None) -> list:

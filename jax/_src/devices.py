@@ -26,7 +26,7 @@ def default_device():
     return chosen
   client = get_backend()
   if client is not _home[0]:
-    _home[:] = [client, client.devices()[0]]
+    _home[:] = [client, client.local_devices()[0]]  # in a group: this process's first
   return _home[1]
 
 

@@ -26,6 +26,7 @@ import numpy as np
 
 from jax._src import compilation_cache
 from jax._src import core
+from jax._src import distributed
 from jax._src import donation
 from jax._src import dtypes
 from jax._src.array import ArrayImpl
@@ -183,7 +184,8 @@ def _put(leaf, target):
     return ArrayImpl(aval, [buffer_from_numpy(value, device)], sharding=target)
   if isinstance(target, NamedSharding):
     target.check_shape(aval.shape, "device_put args")
-    blocks = target.devices_indices_map(aval.shape)
+    # Across processes every process passes the same value and keeps its own blocks.
+    blocks = target.addressable_devices_indices_map(aval.shape)
     bufs = xla_client.batched_device_put(aval, target, [value[idx] for idx in blocks.values()],
                                          list(blocks))
     return ArrayImpl(aval, bufs, sharding=target)
@@ -294,7 +296,20 @@ class Executable:
 
   def execute_sharded(self, arg_blocks: list) -> list:
     """Per argument one buffer per device in; per result one buffer per device out."""
-    return self.loaded.execute_sharded(arg_blocks)
+    try:
+      return self.loaded.execute_sharded(arg_blocks)
+    except Exception as e:
+      _raise_if_process_lost(e)
+      raise
+
+
+def _raise_if_process_lost(error: Exception) -> None:
+  """A run over several processes that failed because one of them died: say which."""
+  if distributed.client() is None:
+    return
+  lost = distributed.lost_process_error(wait=True)
+  if lost is not None:
+    raise RuntimeError(f"{lost} (the computation failed: {error})") from error
 
 
 def compile_hlo(hlo_text: str, name: str, in_avals, out_avals, devices: Sequence | None = None,

@@ -12,8 +12,8 @@ from jax._src.xla_bridge import get_backend as get_backend
 
 
 def get_default_device():
-  """The device computations go to when none is given: the first of the default backend."""
-  return get_backend().devices()[0]
+  """The device computations go to when none is given: the first of this process's on the default backend."""
+  return get_backend().local_devices()[0]
 
 
 def backend_xla_version(platform=None) -> int | None:

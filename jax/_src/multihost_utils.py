@@ -24,6 +24,7 @@ from jax._src import array_constructors
 from jax._src import core
 from jax._src import shard_map
 from jax._src import distributed
+from jax._src import process_collectives
 from jax._src import xla_bridge
 from jax._src.interpreters import ad
 from jax._src.interpreters import batching
@@ -122,6 +123,10 @@ def process_allgather(in_tree, tiled: bool = False):
   already one value: it is returned whole.
   """
   def gather(x):
+    if _process_count() > 1:
+      if getattr(x, "is_fully_addressable", True) is False:
+        return process_collectives.global_value(x)  # a global Array: its whole value
+      return process_collectives.allgather(_as_host(x), tiled)
     if isinstance(x, ArrayImpl) and not x.is_fully_addressable:
       return replicated_value(x)
     stacked = _allgather_rows(_as_host(x))
@@ -138,6 +143,9 @@ def broadcast_one_to_all(in_tree, is_source: bool | None = None):
   numpy arrays on every process. Exactly one process must be the source."""
   if is_source is None:
     is_source = xla_bridge.process_index() == 0
+  if _process_count() > 1:
+    return tree_map(lambda x: api.device_put(process_collectives.broadcast(_as_host(x),
+                                                                           is_source)), in_tree)
   flags = _allgather_rows(np.asarray(bool(is_source)))
   sources = [int(i) for i in np.flatnonzero(flags)]
   if len(sources) != 1:
@@ -226,6 +234,8 @@ def host_local_array_to_global_array_impl(arr, *, global_mesh, pspec):
     return arr  # already global
   value = _as_host(arr)
   shape = _scale(value.shape, global_mesh, pspec, grow=True)
+  if _process_count() > 1:
+    return process_collectives.global_from_local(value, global_mesh, pspec, shape)
   return array_constructors.make_array_from_process_local_data(
       NamedSharding(global_mesh, pspec), value, shape)
 
@@ -247,6 +257,8 @@ def local_mesh(mesh: Mesh) -> Mesh:
 def global_array_to_host_local_array_impl(arr, *, global_mesh, pspec):
   """A global Array -> this process's piece of it, over this process's part of the mesh."""
   _check(global_mesh, pspec)
+  if _process_count() > 1:
+    return api.device_put(process_collectives.local_from_global(arr, global_mesh, pspec))
   if not isinstance(arr, ArrayImpl):
     arr = api.device_put(_as_host(arr), NamedSharding(global_mesh, pspec))
   target = NamedSharding(global_mesh, pspec)

@@ -118,6 +118,9 @@ class PmapWrapped:
       return self._as_vmap(static, len(args), in_axes, dyn, kwargs)
     axes, n = self._check_axes(leaves, axes)
     devices = self._select_devices(n)
+    # Across processes the program spans every process's devices, and this process
+    # feeds and receives the slices of its own (n of them).
+    local = [d for d in devices if d.process_index == execution.get_backend().process_index()]
     avals = tuple(_drop_axis(core.get_aval(x), a) for x, a in zip(leaves, axes))
     key = ("pmap", self._axis_name, in_tree, avals, tuple(axes),
            tuple(sorted((i, _static_key(v)) for i, v in static.items())), tuple(devices),
@@ -125,11 +128,11 @@ class PmapWrapped:
     cache = execution.function_cache(self._fun)
     compiled = cache.get(key)
     if compiled is None:
-      compiled = self._compile(static, len(args), in_tree, avals, n, devices)
+      compiled = self._compile(static, len(args), in_tree, avals, len(devices), devices)
       if compiled is None:  # the body closed over tracers of an enclosing transformation
         return self._as_vmap(static, len(args), in_axes, dyn, kwargs)
       cache[key] = compiled
-    arg_shards = [_shards(x, a, devices) for x, a in zip(leaves, axes)]
+    arg_shards = [_shards(x, a, local) for x, a in zip(leaves, axes)]
     outs = compiled.exe.execute_sharded(arg_shards)
     out_axes = self._out_leaf_axes(compiled.out_tree, n)
     out_axes = [None if ax is None else ax % (aval.ndim + 1)
@@ -160,8 +163,10 @@ class PmapWrapped:
     return norm, sizes.pop()
 
   def _select_devices(self, n: int) -> list:
-    available = self._devices if self._devices is not None else list(
-        execution.get_backend().devices())
+    backend = execution.get_backend()
+    if self._devices is None and len({d.process_index for d in backend.devices()}) > 1:
+      return _global_devices(backend, n, self._name)
+    available = self._devices if self._devices is not None else list(backend.devices())
     if n > len(available):
       raise ValueError(
           f"pmap of '{self._name}' maps an axis of size {n}, which needs {n} devices, but only "
@@ -218,6 +223,21 @@ class _PmapLowered:
     if dialect != "hlo":
       raise ValueError(f"only dialect='hlo' is supported, got {dialect!r}")
     return self._text
+
+
+def _global_devices(backend, n: int, name: str) -> list:
+  """In a multi-process program: the first `n` devices of every process, in process
+  order (each process maps an axis of its local size n; the program's is n * processes)."""
+  by_process: dict[int, list] = {}
+  for d in backend.devices():
+    by_process.setdefault(d.process_index, []).append(d)
+  local = by_process[backend.process_index()]
+  if n > len(local):
+    raise ValueError(
+        f"pmap of '{name}' maps an axis of size {n}, but this process has {len(local)} local "
+        f"devices; in a multi-process program each process maps an axis of at most its "
+        f"local device count ({len(local)})")
+  return [d for p in sorted(by_process) for d in by_process[p][:n]]
 
 
 def _shards(x, axis: int | None, devices: Sequence) -> list:

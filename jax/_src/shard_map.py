@@ -98,12 +98,14 @@ def _check_divisible(fun_name: str, mesh: Mesh, avals, specs) -> None:
 
 
 def _device_blocks(x, sharding: NamedSharding, aval: ShapedArray) -> list:
-  """One buffer per mesh device holding its block of `x` (reused if already laid out so)."""
+  """One buffer per mesh device of this process holding its block of `x` (reused if
+  already laid out so). A value that is not a global array is the same in every
+  process: each takes its own devices' blocks of it."""
   if isinstance(x, ArrayImpl) and x.explicit_sharding == sharding and x.resident_buffers:
     return list(x.resident_buffers)
   value = np.asarray(x, dtype=aval.dtype)
   return [execution.buffer_from_numpy(np.ascontiguousarray(value[idx]), d)
-          for d, idx in sharding.devices_indices_map(aval.shape).items()]
+          for d, idx in sharding.addressable_devices_indices_map(aval.shape).items()]
 
 
 @contextlib.contextmanager

@@ -21,6 +21,7 @@ import warnings
 from typing import Any
 
 from jax._src import config
+from jax._src import distributed
 
 logger = logging.getLogger(__name__)
 
@@ -210,6 +211,12 @@ def _make_client(reg: PluginRegistration):
     n = _num_cpu_devices()
     if n is not None:
       options["num_devices"] = n
+    if distributed.is_initialized() and distributed.global_state.num_processes > 1:
+      # Devices of every process, collectives through the engine, which meets its peers
+      # through the coordinator's key-value store.
+      options.update(distributed.collectives_options())
+      return lib.xla_client.make_c_api_client(reg.name, options,
+                                              distributed_client=distributed.client())
   return lib.xla_client.make_c_api_client(reg.name, options)
 
 
@@ -342,7 +349,10 @@ def devices(backend=None) -> list:
 
 
 def local_devices(process_index: int | None = None, backend=None) -> list:
-  return get_backend(backend).local_devices()
+  client = get_backend(backend)
+  if process_index is None or process_index == client.process_index():
+    return client.local_devices()
+  return [d for d in client.devices() if d.process_index == process_index]
 
 
 def device_count(backend=None) -> int:
@@ -358,7 +368,15 @@ def process_index(backend=None) -> int:
 
 
 def process_count(backend=None) -> int:
-  return 1
+  return len({d.process_index for d in devices(backend)})
+
+
+def backends_are_initialized() -> bool:
+  """Whether a client exists already (jax.distributed must come before one)."""
+  return bool(_backends)
+
+
+distributed.set_backend_probe(backends_are_initialized)
 
 
 def discovery_report() -> dict[str, Any]:

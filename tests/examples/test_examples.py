@@ -136,3 +136,44 @@ def test_training_example(runs, name):
       assert got[key] == pytest.approx(want, rel=RTOL_TRAINED), (key, got[key], want)
     else:
       assert got[key] == pytest.approx(want, rel=RTOL_ONE_PASS), (key, got[key], want)
+
+
+def _free_port() -> int:
+  import socket
+  with socket.socket() as s:
+    s.bind(("127.0.0.1", 0))
+    return s.getsockname()[1]
+
+
+def test_distributed_train_launch_loop_matches_one_process(tmp_path):
+  """examples/distributed_train.py as the README launches it (2 processes x 2 devices)
+  prints the same losses as one process with 4 devices."""
+  pytest.importorskip("grpc", reason="jax.distributed needs grpcio")
+  path = os.path.abspath(os.path.join(EXAMPLES_DIR, "distributed_train.py"))
+  flags = "--xla_force_host_platform_device_count="
+  port = _free_port()
+  procs = [subprocess.Popen(
+      [sys.executable, path], cwd=str(tmp_path), stdout=subprocess.PIPE,
+      stderr=subprocess.PIPE, text=True,
+      env=dict(_user_environment(), JAX_COORDINATOR_ADDRESS=f"127.0.0.1:{port}",
+               JAX_NUM_PROCESSES="2", JAX_PROCESS_ID=str(i), XLA_FLAGS=flags + "2"))
+      for i in range(2)]
+  outs = []
+  for p in procs:
+    try:
+      out, err = p.communicate(timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+      for q in procs:
+        q.kill()
+      raise
+    assert p.returncode == 0, err[-3000:]
+    outs.append(out)
+  single = subprocess.run([sys.executable, path], capture_output=True, text=True,
+                          cwd=str(tmp_path), timeout=TIMEOUT,
+                          env=dict(_user_environment(), XLA_FLAGS=flags + "4"))
+  assert single.returncode == 0, single.stderr[-3000:]
+  assert "process 1 of 2: local devices [2, 3] of 4" in outs[1]
+  assert "parameters agree on every process" in outs[0]
+  losses = _step_losses(outs[0])
+  assert len(losses) == 4 and losses[-1] < 0.1 * losses[0], losses
+  assert losses == _step_losses(single.stdout)

@@ -204,21 +204,45 @@ def test_plugin_wheel_metadata(dist_wheel, plugin, jax_version):
   assert entries and all(l.split("=", 1)[1].strip().startswith("jax_plugins.") for l in entries)
 
 
+# The cross-process collectives engine beside the CPU plugin (opened with dlopen only by
+# multi-process clients): its one export. It alone may link what auditwheel grafted
+# (libgloo and its dependencies).
+ENGINE = "libjax_cpu_collectives_gloo.so"
+
+
+def _needed(path) -> list[str]:
+  out = subprocess.run(["readelf", "-d", path], capture_output=True, text=True,
+                       check=True).stdout
+  return re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", out)
+
+
 @pytest.mark.parametrize("plugin", sorted(PLUGINS))
 def test_plugin_libraries_export_only_get_pjrt_api(dist_wheel, plugin):
   path = dist_wheel(plugin)
   objects = shared_objects(path)
-  assert not [o for o in objects if ".libs/" in o], f"auditwheel grafted libraries: {objects}"
+  grafted = {os.path.basename(o) for o in objects if ".libs/" in o}
+  engines = [o for o in objects if os.path.basename(o) == ENGINE]
+  if plugin == "jaxlib-cpu":
+    assert engines, f"jaxlib-cpu lacks {ENGINE}: {objects}"
+  assert not grafted or engines, f"auditwheel grafted libraries: {objects}"
   assert not [o for o in objects if ".cpython-" in o], f"abi3 wheel with version-specific ones: {objects}"
   plugin_libraries = []
   with zipfile.ZipFile(path) as whl, tempfile.TemporaryDirectory() as tmp:
     for name in objects:
-      symbols = exported_symbols(whl.extract(name, tmp))
+      if ".libs/" in name:
+        continue
+      local = whl.extract(name, tmp)
+      symbols = exported_symbols(local)
       if any(s.startswith("PyInit_") for s in symbols):
         # The plugin's small limited-API extension module: only its init function.
         assert symbols == ["PyInit__plugin_ext"], f"{name} exports {symbols[:20]}"
         continue
+      if os.path.basename(name) == ENGINE:
+        assert symbols == ["JaxCpuCrossProcessEngine"], f"{name} exports {symbols[:20]}"
+        continue
       assert symbols == ["GetPjrtApi"], f"{name} exports {symbols[:20]}"
+      # Single-process users never load Gloo: the plugin itself links none of it.
+      assert not grafted & set(_needed(local)), f"{name} links {_needed(local)}"
       plugin_libraries.append(name)
   assert plugin_libraries, f"{plugin} holds no library exporting GetPjrtApi: {objects}"
 

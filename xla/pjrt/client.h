@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <functional>
 #include <variant>
 #include <vector>
 
@@ -136,12 +137,23 @@ class Client {
   }
 };
 
+// The key-value store of a multi-process group, as the C API's client creation lends
+// it (PJRT_Client_Create_Args' kv callbacks); valid while the client lives.
+struct KeyValueStore {
+  // Blocks until `key` is set or `timeout_ms` passes.
+  std::function<StatusOr<std::string>(const std::string& key, int64_t timeout_ms)> get;
+  std::function<Status(const std::string& key, const std::string& value)> put;
+};
+
 // What a plugin provides to the C API wrapper (c/c_api_wrapper.h).
 struct PluginInfo {
   std::string platform_names;  // comma separated, e.g. "cpu" or "cuda,gpu"
   std::string plugin_version;  // the release version, e.g. "1!0.1.0"
   // Creates a client; errors say plainly what is missing (driver, device).
   StatusOr<std::unique_ptr<Client>> (*create_client)(const Options& options);
+  // Creates a client of a multi-process group (null: the plugin has none).
+  StatusOr<std::unique_ptr<Client>> (*create_distributed_client)(const Options& options,
+                                                                  KeyValueStore kv) = nullptr;
 };
 
 }  // namespace xla

@@ -1,10 +1,12 @@
 #include "xla/backends/cpu/cpu_client.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
 
 #include "xla/backends/cpu/codegen/compiler.h"
+#include "xla/backends/cpu/collectives/cross_process_group.h"
 #include "xla/backends/cpu/runtime/cpu_buffer.h"
 #include "xla/backends/cpu/runtime/cpu_device.h"
 #include "xla/backends/cpu/runtime/cpu_executable.h"
@@ -55,7 +57,10 @@ CpuClient::CpuClient(std::vector<std::unique_ptr<CpuDevice>> devices, std::strin
     : platform_version_(std::string("cpu (jax plugin ") + JAX_PLUGIN_VERSION + ")"),
       owned_devices_(std::move(devices)), dump_llvm_ir_dir_(std::move(dump_dir)),
       pool_(&ThreadPool::Default()) {
-  for (auto& d : owned_devices_) devices_.push_back(d.get());
+  for (auto& d : owned_devices_) {
+    devices_.push_back(d.get());
+    if (d->is_addressable()) addressable_devices_.push_back(d.get());
+  }
 }
 
 CpuClient::~CpuClient() = default;
@@ -156,6 +161,46 @@ StatusOr<std::unique_ptr<CpuClient>> CpuClient::Create(const Options& options) {
   return std::unique_ptr<CpuClient>(new CpuClient(std::move(devices), dump ? dump : ""));
 }
 
+StatusOr<std::unique_ptr<CpuClient>> CpuClient::CreateDistributed(const Options& options,
+                                                                  KeyValueStore kv) {
+  ASSIGN_OR_RETURN(int64_t num_nodes, IntOption(options, "num_nodes", 1, 1, kMaxDevices));
+  ASSIGN_OR_RETURN(int64_t node_id, IntOption(options, "node_id", 0, 0, num_nodes - 1));
+  ASSIGN_OR_RETURN(int64_t timeout_ms, IntOption(options, "collectives_timeout_ms", 300000, 1,
+                                                 std::numeric_limits<int64_t>::max()));
+  std::string hostname = "127.0.0.1";
+  if (auto it = options.find("collectives_hostname"); it != options.end()) {
+    const std::string* h = std::get_if<std::string>(&it->second);
+    if (h == nullptr || h->empty()) {
+      return InvalidArgument("option collectives_hostname must be a non-empty string");
+    }
+    hostname = *h;
+  }
+  // This process's devices as one process would have them; then the group's list.
+  ASSIGN_OR_RETURN(std::unique_ptr<CpuClient> client, Create(options));
+  if (num_nodes == 1) return client;
+  const int64_t per_node = static_cast<int64_t>(client->owned_devices_.size());
+  if (per_node * num_nodes > kMaxDevices) {
+    return InvalidArgument("num_nodes * num_devices exceeds " + std::to_string(kMaxDevices));
+  }
+  // Every process lists the devices of all; the others' are not addressable.
+  auto pool = client->owned_devices_[0]->memory_pool();
+  std::vector<std::unique_ptr<CpuDevice>> all;
+  for (int64_t n = 0; n < num_nodes; ++n) {
+    for (int64_t i = 0; i < per_node; ++i) {
+      all.push_back(std::make_unique<CpuDevice>(static_cast<int>(n * per_node + i), pool,
+                                                static_cast<int>(n), static_cast<int>(i),
+                                                n == node_id));
+    }
+  }
+  std::unique_ptr<CpuClient> group(new CpuClient(std::move(all), client->dump_llvm_ir_dir_));
+  group->process_index_ = static_cast<int>(node_id);
+  ASSIGN_OR_RETURN(group->cross_process_,
+                   CrossProcessGroup::Connect(static_cast<int>(node_id),
+                                              static_cast<int>(num_nodes), hostname,
+                                              std::move(kv), timeout_ms));
+  return group;
+}
+
 CpuDevice* CpuClient::FindDevice(const Device* device) const {
   for (const auto& d : owned_devices_) {
     if (d.get() == device) return d.get();
@@ -167,18 +212,31 @@ StatusOr<std::vector<Device*>> CpuClient::ExecutionDevices(int64_t num_replicas,
                                                             const std::vector<Device*>& devices) const {
   std::vector<Device*> targets = devices;
   if (targets.empty()) {
-    if (num_replicas > static_cast<int64_t>(devices_.size())) {
+    if (num_replicas > static_cast<int64_t>(addressable_devices_.size())) {
       return InvalidArgument("num_replicas=" + std::to_string(num_replicas) + " but the client has " +
-                             std::to_string(devices_.size()) + " devices (set num_devices)");
+                             std::to_string(addressable_devices_.size()) +
+                             " devices (set num_devices)");
     }
-    targets.assign(devices_.begin(), devices_.begin() + num_replicas);
+    targets.assign(addressable_devices_.begin(), addressable_devices_.begin() + num_replicas);
   }
   if (num_replicas > 1 && static_cast<int64_t>(targets.size()) != num_replicas) {
     return InvalidArgument("num_replicas=" + std::to_string(num_replicas) + " but " +
                            std::to_string(targets.size()) + " devices were given");
   }
+  bool any_local = false;
   for (Device* d : targets) {
     if (FindDevice(d) == nullptr) return InvalidArgument("Compile: device is not a CPU device of this client");
+    any_local = any_local || d->is_addressable();
+  }
+  if (!any_local) {
+    return InvalidArgument("Compile: none of the devices belongs to this process (process " +
+                           std::to_string(process_index_) + "); a process runs only its own");
+  }
+  const bool spans_processes = std::any_of(targets.begin(), targets.end(),
+                                           [](Device* d) { return !d->is_addressable(); });
+  if (spans_processes && num_replicas != static_cast<int64_t>(targets.size())) {
+    return InvalidArgument("Compile: a program over the devices of several processes must "
+                           "have one replica per device");
   }
   return targets;
 }
@@ -218,6 +276,7 @@ StatusOr<std::unique_ptr<Executable>> CpuClient::Load(const HloModule& module,
   auto executable = std::make_unique<CpuExecutable>(
       module.name(), std::move(program.program), std::move(program.code), program.code_size,
       std::move(targets), module.ToString(), pool_, num_replicas);
+  executable->set_cross_process(cross_process_.get());
   executable->set_declared_aliases(DeclaredAliases(module));
   // The executable owns its serializer, so the serializer may point back at it.
   const CpuExecutable* self = executable.get();
@@ -256,8 +315,13 @@ StatusOr<std::unique_ptr<Executable>> CpuClient::DeserializeAndLoad(
 StatusOr<std::unique_ptr<Buffer>> CpuClient::BufferFromHost(
     const void* data, PrimitiveType type, const std::vector<int64_t>& dims,
     const std::vector<int64_t>& byte_strides, Device* device) {
-  CpuDevice* cpu_device = device ? FindDevice(device) : static_cast<CpuDevice*>(devices_[0]);
+  CpuDevice* cpu_device =
+      device ? FindDevice(device) : static_cast<CpuDevice*>(addressable_devices_[0]);
   if (cpu_device == nullptr) return InvalidArgument("BufferFromHost: device is not a CPU device of this client");
+  if (!cpu_device->is_addressable()) {
+    return InvalidArgument("BufferFromHost: " + cpu_device->debug_string() + " belongs to process " +
+                           std::to_string(cpu_device->process_index()) + ", not this one");
+  }
   if (!byte_strides.empty() && byte_strides.size() != dims.size()) {
     return InvalidArgument("BufferFromHost: " + std::to_string(byte_strides.size()) +
                            " byte strides for a shape of rank " + std::to_string(dims.size()));
@@ -278,8 +342,13 @@ StatusOr<std::unique_ptr<Buffer>> CpuClient::BufferFromHost(
 StatusOr<std::unique_ptr<Buffer>> CpuClient::BufferFromHostZeroCopy(
     std::shared_ptr<const void> data, PrimitiveType type, const std::vector<int64_t>& dims,
     Device* device) {
-  CpuDevice* cpu_device = device ? FindDevice(device) : static_cast<CpuDevice*>(devices_[0]);
+  CpuDevice* cpu_device =
+      device ? FindDevice(device) : static_cast<CpuDevice*>(addressable_devices_[0]);
   if (cpu_device == nullptr) return InvalidArgument("BufferFromHost: device is not a CPU device of this client");
+  if (!cpu_device->is_addressable()) {
+    return InvalidArgument("BufferFromHost: " + cpu_device->debug_string() + " belongs to process " +
+                           std::to_string(cpu_device->process_index()) + ", not this one");
+  }
   ASSIGN_OR_RETURN(std::unique_ptr<CpuBuffer> buffer,
                    CpuBuffer::CreateFromHost(type, dims, cpu_device, std::move(data)));
   return std::unique_ptr<Buffer>(std::move(buffer));
@@ -292,10 +361,18 @@ StatusOr<std::unique_ptr<Client>> CreateCpuClient(const Options& options) {
   ASSIGN_OR_RETURN(std::unique_ptr<cpu::CpuClient> client, cpu::CpuClient::Create(options));
   return std::unique_ptr<Client>(std::move(client));
 }
+
+StatusOr<std::unique_ptr<Client>> CreateDistributedCpuClient(const Options& options,
+                                                             KeyValueStore kv) {
+  ASSIGN_OR_RETURN(std::unique_ptr<cpu::CpuClient> client,
+                   cpu::CpuClient::CreateDistributed(options, std::move(kv)));
+  return std::unique_ptr<Client>(std::move(client));
+}
 }  // namespace
 
 const PluginInfo& CpuPluginInfo() {
-  static const PluginInfo* info = new PluginInfo{"cpu", JAX_PLUGIN_VERSION, &CreateCpuClient};
+  static const PluginInfo* info = new PluginInfo{"cpu", JAX_PLUGIN_VERSION, &CreateCpuClient,
+                                                 &CreateDistributedCpuClient};
   return *info;
 }
 

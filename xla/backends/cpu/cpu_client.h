@@ -19,6 +19,7 @@ const PluginInfo& CpuPluginInfo();
 namespace cpu {
 
 class CpuDevice;
+class CrossProcessGroup;
 class ThreadPool;
 struct CompileOptions;
 
@@ -29,11 +30,23 @@ class CpuClient final : public Client {
   // memory the client keeps for reuse (runtime/host_memory_pool.h), 0 for none.
   static constexpr int64_t kDefaultHostBufferCacheBytes = int64_t{256} << 20;
   static StatusOr<std::unique_ptr<CpuClient>> Create(const Options& options);
+  // A client of a multi-process group: options "node_id" and "num_nodes" (this
+  // process and the group's size), "collectives_hostname" (an address of this host
+  // its peers reach, default 127.0.0.1), "collectives_timeout_ms" (default 300000).
+  // Devices are those of every process (global id node_id * num_devices + i); only
+  // this process's are addressable. Collectives cross processes through Gloo, whose
+  // peers meet through `kv`.
+  static StatusOr<std::unique_ptr<CpuClient>> CreateDistributed(const Options& options,
+                                                                KeyValueStore kv);
   ~CpuClient() override;
 
   const std::string& platform_name() const override { return platform_name_; }
   const std::string& platform_version() const override { return platform_version_; }
   const std::vector<Device*>& devices() const override { return devices_; }
+  const std::vector<Device*>& addressable_devices() const override {
+    return addressable_devices_;
+  }
+  int process_index() const override { return process_index_; }
   StatusOr<std::unique_ptr<Executable>> Compile(const std::string& format,
                                                 const std::string& code,
                                                 const Options& options,
@@ -64,6 +77,9 @@ class CpuClient final : public Client {
   std::string platform_version_;
   std::vector<std::unique_ptr<CpuDevice>> owned_devices_;
   std::vector<Device*> devices_;
+  std::vector<Device*> addressable_devices_;
+  int process_index_ = 0;
+  std::unique_ptr<CrossProcessGroup> cross_process_;  // null in a single-process client
   std::string dump_llvm_ir_dir_;
   ThreadPool* pool_;
 };

@@ -3,4 +3,4 @@ manifests. Must equal PJRT_API_MAJOR / PJRT_API_MINOR; every plugin checks at
 initialisation that its manifest and its compiled extension agree."""
 
 PJRT_API_MAJOR = 1
-PJRT_API_MINOR = 3
+PJRT_API_MINOR = 4

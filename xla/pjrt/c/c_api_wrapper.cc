@@ -26,6 +26,7 @@ struct PJRT_Memory;
 struct PJRT_Client {
   std::unique_ptr<xla::Client> client;
   std::vector<PJRT_Device*> devices;  // C handles are the C++ pointers
+  std::vector<PJRT_Device*> addressable_devices;
 };
 
 struct PJRT_Buffer {
@@ -245,13 +246,49 @@ PJRT_Error* EventAwait(PJRT_Event_Await_Args* args) {
 
 // ---------------------------------------------------------------- client
 
+// The caller's C key-value callbacks as the C++ store a plugin's client takes.
+KeyValueStore KvStoreOf(const PJRT_Client_Create_Args& args) {
+  KeyValueStore kv;
+  kv.get = [get = args.kv_get_callback, arg = args.kv_get_user_arg](
+               const std::string& key, int64_t timeout_ms) -> StatusOr<std::string> {
+    char error[2048] = "";
+    std::string value;
+    auto sink = [](void* out, const char* data, size_t size) {
+      static_cast<std::string*>(out)->assign(data, size);
+    };
+    if (!get(arg, key.data(), key.size(), timeout_ms, sink, &value, error, sizeof(error))) {
+      return Unavailable(std::string("key-value get '") + key + "': " + error);
+    }
+    return value;
+  };
+  kv.put = [put = args.kv_put_callback, arg = args.kv_put_user_arg](
+               const std::string& key, const std::string& value) -> Status {
+    char error[2048] = "";
+    if (!put(arg, key.data(), key.size(), value.data(), value.size(), error, sizeof(error))) {
+      return Unavailable(std::string("key-value put '") + key + "': " + error);
+    }
+    return OkStatus();
+  };
+  return kv;
+}
+
 PJRT_Error* ClientCreate(PJRT_Client_Create_Args* args) {
   return Guard(__func__, [&]() -> Status {
     CHECK_ARGS(PJRT_Client_Create_Args, args, client);
     ASSIGN_OR_RETURN(Options options, ToOptions(args->create_options, args->num_options));
-    ASSIGN_OR_RETURN(std::unique_ptr<Client> client, g_info->create_client(options));
-    auto* c = new PJRT_Client{std::move(client), {}};
+    std::unique_ptr<Client> client;
+    if (args->struct_size >= PJRT_STRUCT_SIZE(PJRT_Client_Create_Args, kv_put_user_arg) &&
+        args->kv_get_callback != nullptr && args->kv_put_callback != nullptr) {
+      if (g_info->create_distributed_client == nullptr) {
+        return Unimplemented("this plugin does not support multi-process clients");
+      }
+      ASSIGN_OR_RETURN(client, g_info->create_distributed_client(options, KvStoreOf(*args)));
+    } else {
+      ASSIGN_OR_RETURN(client, g_info->create_client(options));
+    }
+    auto* c = new PJRT_Client{std::move(client), {}, {}};
     for (Device* d : c->client->devices()) c->devices.push_back(C(d));
+    for (Device* d : c->client->addressable_devices()) c->addressable_devices.push_back(C(d));
     args->client = c;
     return OkStatus();
   });
@@ -302,6 +339,15 @@ PJRT_Error* ClientDevices(PJRT_Client_Devices_Args* args) {
     CHECK_ARGS(PJRT_Client_Devices_Args, args, num_devices);
     args->devices = args->client->devices.data();
     args->num_devices = args->client->devices.size();
+    return OkStatus();
+  });
+}
+
+PJRT_Error* ClientAddressableDevices(PJRT_Client_Devices_Args* args) {
+  return Guard(__func__, [&]() -> Status {
+    CHECK_ARGS(PJRT_Client_Devices_Args, args, num_devices);
+    args->devices = args->client->addressable_devices.data();
+    args->num_devices = args->client->addressable_devices.size();
     return OkStatus();
   });
 }
@@ -663,7 +709,7 @@ const PJRT_Api* CreatePjrtApi(const PluginInfo* info) {
     a.PJRT_Client_PlatformVersion = ClientPlatformVersion;
     a.PJRT_Client_ProcessIndex = ClientProcessIndex;
     a.PJRT_Client_Devices = ClientDevices;
-    a.PJRT_Client_AddressableDevices = ClientDevices;
+    a.PJRT_Client_AddressableDevices = ClientAddressableDevices;
     a.PJRT_Client_Compile = ClientCompile;
     a.PJRT_Client_BufferFromHostBuffer = ClientBufferFromHostBuffer;
     a.PJRT_Client_DeserializeAndLoad = ClientDeserializeAndLoad;

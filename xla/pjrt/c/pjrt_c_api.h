@@ -33,9 +33,12 @@ extern "C" {
  *   1.3  no new functions: PJRT_Client_BufferFromHostBuffer_Args gained
  *        host_buffer_semantics, done_with_host_buffer and done_user_data
  *        (zero-copy host buffers)
+ *   1.4  no new functions: PJRT_Client_Create_Args gained the key-value callbacks
+ *        (kv_get_callback, kv_put_callback and their user args) through which a
+ *        client of a multi-process group meets its peers
  * A caller checks PJRT_API_HAS before calling a function newer than 1.0. */
 #define PJRT_API_MAJOR 1
-#define PJRT_API_MINOR 3
+#define PJRT_API_MINOR 4
 
 /* Size of a struct up to and including `last_field`: what a caller built
  * against this header version fills in. */
@@ -289,14 +292,35 @@ typedef struct PJRT_Memory PJRT_Memory;
 typedef struct PJRT_Buffer PJRT_Buffer;
 typedef struct PJRT_LoadedExecutable PJRT_LoadedExecutable;
 
+/* 1.4. The key-value store of a multi-process group (the coordinator that the
+ * processes' launcher or jax.distributed runs), as the caller lends it to a client.
+ * Both return true on success; on failure they write a NUL-terminated message into
+ * `error` (at most `error_size` bytes). The get callback blocks until `key` is set or
+ * `timeout_ms` passes, and hands the value to `sink` (which copies it during the
+ * call). They may be called from any thread of the plugin. */
+typedef void PJRT_KeyValueSink(void* sink_arg, const char* value, size_t value_size);
+typedef bool PJRT_KeyValueGetCallback(void* user_arg, const char* key, size_t key_size,
+                                      int64_t timeout_ms, PJRT_KeyValueSink* sink,
+                                      void* sink_arg, char* error, size_t error_size);
+typedef bool PJRT_KeyValuePutCallback(void* user_arg, const char* key, size_t key_size,
+                                      const char* value, size_t value_size, char* error,
+                                      size_t error_size);
+
 typedef struct PJRT_Client_Create_Args {
   size_t struct_size;
   PJRT_Extension_Base* extension_start;
   const PJRT_NamedValue* create_options;  /* borrowed for the call */
   size_t num_options;
   PJRT_Client* client;  /* out; owned by the caller: PJRT_Client_Destroy */
+  /* 1.4. NULL for a single-process client. With the "num_nodes" option > 1 the
+   * plugin uses them to meet its peers; the caller keeps the user args valid until
+   * the client is destroyed. */
+  PJRT_KeyValueGetCallback* kv_get_callback;
+  void* kv_get_user_arg;
+  PJRT_KeyValuePutCallback* kv_put_callback;
+  void* kv_put_user_arg;
 } PJRT_Client_Create_Args;
-PJRT_DEFINE_STRUCT_TRAITS(PJRT_Client_Create_Args, client);
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Client_Create_Args, kv_put_user_arg);
 typedef PJRT_Error* PJRT_Client_Create(PJRT_Client_Create_Args* args);
 
 typedef struct PJRT_Client_Destroy_Args {

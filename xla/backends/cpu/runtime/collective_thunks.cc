@@ -61,7 +61,12 @@ Status CollectiveThunk::Run(const ThunkParams& params) const {
   const int64_t size = static_cast<int64_t>(group.size());
   const int64_t rank = std::find(group.begin(), group.end(), me) - group.begin();
   std::vector<const void*> inputs;
-  for (int s : p_.input_slots) inputs.push_back(params.buffers[s]);
+  std::vector<size_t> input_bytes;
+  for (size_t k = 0; k < p_.input_slots.size(); ++k) {
+    inputs.push_back(params.buffers[p_.input_slots[k]]);
+    input_bytes.push_back(static_cast<size_t>(
+        Product(p_.input_dims[k], 0, p_.input_dims[k].size()) * ByteWidth(p_.types[k])));
+  }
   auto combine = reinterpret_cast<CollectiveCombiner>(params.function);
   if ((p_.kind == Kind::kAllReduce || p_.kind == Kind::kReduceScatter) && combine == nullptr) {
     return Internal("collective reducer was not compiled");
@@ -126,7 +131,7 @@ Status CollectiveThunk::Run(const ThunkParams& params) const {
     compute({inputs});
     return OkStatus();
   }
-  return ctx.collectives->Rendezvous(this, me, group, inputs, compute);
+  return ctx.collectives->Rendezvous(this, me, group, inputs, input_bytes, compute);
 }
 
 }  // namespace xla::cpu

@@ -24,15 +24,32 @@
 
 namespace xla::cpu {
 
+// How the replicas of a run spread over processes, and how the processes
+// exchange data: when a run spans several processes, each collective becomes
+// one all-gather of every replica's inputs across processes, after which each
+// replica computes its result exactly as in one process (same rank order, same
+// bits).
+struct CrossProcessPlan {
+  // out (num_processes * bytes) = every process's `bytes` of `in`, in process order.
+  std::function<Status(const void* in, size_t bytes, void* out)> all_gather;
+  int64_t num_processes = 1;
+  std::vector<int64_t> process_of;  // by replica id: the process that runs it
+  std::vector<int64_t> slot_of;     // by replica id: its position among that process's
+  int64_t replicas_per_process = 1;  // every process runs as many
+};
+
 class CollectiveContext {
  public:
-  explicit CollectiveContext(int64_t num_replicas);
+  // `plan` (may be null: every replica is in this process) must outlive the context.
+  explicit CollectiveContext(int64_t num_replicas, const CrossProcessPlan* plan = nullptr);
 
   // Participant `replica` of `group` (replica ids, in rank order) publishes
-  // `inputs`; once the whole group has, `fn` runs with every member's inputs
-  // (indexed by rank), then the call returns after all members ran theirs.
+  // `inputs` (of `input_bytes` each); once the whole group has, `fn` runs with
+  // every member's inputs (indexed by rank), then the call returns after all
+  // members ran theirs.
   Status Rendezvous(const void* key, int64_t replica, const std::vector<int64_t>& group,
                     const std::vector<const void*>& inputs,
+                    const std::vector<size_t>& input_bytes,
                     const std::function<void(const std::vector<std::vector<const void*>>&)>& fn);
 
   // Makes every pending and future Rendezvous fail (a replica hit an error).
@@ -40,10 +57,21 @@ class CollectiveContext {
 
  private:
   struct Meeting {
-    std::vector<std::vector<const void*>> inputs;  // by rank
+    std::vector<std::vector<const void*>> inputs;  // by rank (by slot across processes)
     int64_t arrived = 0;
     int64_t done = 0;
+    std::vector<uint8_t> gathered;  // across processes: every replica's inputs
+    bool exchanged = false;
+    Status exchange;
   };
+  // Rendezvous when the run spans processes: the local replicas meet, one of
+  // them exchanges all their inputs with the other processes, then each
+  // computes from its group's inputs in the gathered data.
+  Status RendezvousAcrossProcesses(
+      const void* key, int64_t replica, const std::vector<int64_t>& group,
+      const std::vector<const void*>& inputs, const std::vector<size_t>& input_bytes,
+      const std::function<void(const std::vector<std::vector<const void*>>&)>& fn);
+  const CrossProcessPlan* plan_;
   std::mutex mu_;
   std::condition_variable cv_;
   int64_t num_replicas_;

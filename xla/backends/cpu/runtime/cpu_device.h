@@ -29,10 +29,14 @@ class CpuDevice final : public Device {
  public:
   // Buffers of this device take their memory from `pool` when given (the
   // client shares one pool between its devices), else from the C library.
-  explicit CpuDevice(int id, std::shared_ptr<HostMemoryPool> pool = nullptr);
+  // In a multi-process client, `id` is global (process_index * local count + local
+  // id) and the devices of other processes are listed but not addressable.
+  explicit CpuDevice(int id, std::shared_ptr<HostMemoryPool> pool = nullptr,
+                     int process_index = 0, int local_id = -1, bool addressable = true);
   int id() const override { return id_; }
-  int process_index() const override { return 0; }
-  int local_hardware_id() const override { return id_; }
+  int process_index() const override { return process_index_; }
+  int local_hardware_id() const override { return local_id_; }
+  bool is_addressable() const override { return addressable_; }
   const std::string& kind() const override { return kind_; }
   const std::string& debug_string() const override { return debug_string_; }
   std::vector<Memory*> memories() const override { return {const_cast<CpuMemory*>(&memory_)}; }
@@ -47,6 +51,9 @@ class CpuDevice final : public Device {
 
  private:
   int id_;
+  int process_index_;
+  int local_id_;
+  bool addressable_;
   std::string kind_ = "cpu";
   std::string debug_string_;
   CpuMemory memory_;

@@ -2,6 +2,7 @@
 
 #include <thread>
 
+#include "xla/backends/cpu/collectives/cross_process_group.h"
 #include "xla/backends/cpu/runtime/collectives.h"
 #include "xla/backends/cpu/runtime/cpu_buffer.h"
 #include "xla/backends/cpu/runtime/program_runner.h"
@@ -144,26 +145,47 @@ StatusOr<std::vector<std::vector<std::unique_ptr<Buffer>>>> CpuExecutable::Execu
                            std::to_string(devices_.size()));
   }
   std::vector<std::vector<std::unique_ptr<Buffer>>> results;
+  // The replica ids this process runs, in argument order: all of them, unless the
+  // devices span processes.
+  std::vector<int64_t> replica_of;
+  for (size_t r = 0; r < devices_.size(); ++r) {
+    if (devices_[r]->is_addressable()) replica_of.push_back(static_cast<int64_t>(r));
+  }
+  const bool spans_processes = replica_of.size() != devices_.size();
+  if (!spans_processes) {
+    replica_of.resize(args.size());
+    for (size_t d = 0; d < args.size(); ++d) replica_of[d] = static_cast<int64_t>(d);
+  }
   auto device_of = [&](size_t d) {
-    Device* device = devices_[d];
+    Device* device = devices_[replica_of[d]];
     if (!args[d].empty() && args[d][0] != nullptr) device = args[d][0]->device();
     return device;
   };
+  std::unique_ptr<CrossProcessPlan> plan;
+  if (spans_processes) {
+    if (args.size() != replica_of.size()) {
+      return InvalidArgument(name_ + ": this process runs " + std::to_string(replica_of.size()) +
+                             " of its devices but was given arguments for " +
+                             std::to_string(args.size()));
+    }
+    ASSIGN_OR_RETURN(plan, MakeCrossProcessPlan());
+  }
   if (num_replicas_ > 1) {
-    if (static_cast<int64_t>(args.size()) != num_replicas_) {
+    const size_t expected = spans_processes ? replica_of.size() : num_replicas_;
+    if (args.size() != expected) {
       return InvalidArgument(name_ + ": compiled for " + std::to_string(num_replicas_) +
                              " replicas but given arguments for " + std::to_string(args.size()));
     }
     // One thread per replica: collectives block until the whole group
     // arrives, so replicas cannot run one after another.
-    CollectiveContext collectives(num_replicas_);
+    CollectiveContext collectives(num_replicas_, plan.get());
     std::vector<StatusOr<std::vector<std::unique_ptr<Buffer>>>> outs;
     for (size_t d = 0; d < args.size(); ++d) outs.emplace_back(Internal("replica did not run"));
     std::vector<std::thread> threads;
     for (size_t d = 0; d < args.size(); ++d) {
       threads.emplace_back([&, d] {
         ExecutionContext context;
-        context.replica_id = static_cast<int64_t>(d);
+        context.replica_id = replica_of[d];
         context.num_replicas = num_replicas_;
         context.collectives = &collectives;
         outs[d] = ExecuteOnDevice(args[d], donated, device_of(d), context);
@@ -191,6 +213,37 @@ StatusOr<std::vector<std::vector<std::unique_ptr<Buffer>>>> CpuExecutable::Execu
     results.push_back(std::move(outs).value());
   }
   return results;
+}
+
+StatusOr<std::unique_ptr<CrossProcessPlan>> CpuExecutable::MakeCrossProcessPlan() const {
+  if (cross_process_ == nullptr) {
+    return FailedPrecondition(name_ + ": its devices span processes, but the client has no "
+                              "cross-process collectives");
+  }
+  auto plan = std::make_unique<CrossProcessPlan>();
+  plan->num_processes = cross_process_->num_nodes();
+  std::vector<int64_t> count(plan->num_processes, 0);
+  for (Device* d : devices_) {
+    const int64_t p = d->process_index();
+    if (p < 0 || p >= plan->num_processes) {
+      return Internal(name_ + ": device of unknown process " + std::to_string(p));
+    }
+    plan->process_of.push_back(p);
+    plan->slot_of.push_back(count[p]++);
+  }
+  for (int64_t c : count) {
+    if (c != count[0]) {
+      return InvalidArgument(name_ + ": a program over several processes must use as many "
+                             "devices of each process; it uses " + std::to_string(count[0]) +
+                             " of process 0 and " + std::to_string(c) + " of another");
+    }
+  }
+  plan->replicas_per_process = count[0];
+  CrossProcessGroup* group = cross_process_;
+  plan->all_gather = [group](const void* in, size_t bytes, void* out) {
+    return group->AllGather(in, bytes, out);
+  };
+  return plan;
 }
 
 }  // namespace xla::cpu

@@ -15,6 +15,9 @@
 
 namespace xla::cpu {
 
+class CrossProcessGroup;
+struct CrossProcessPlan;
+
 class CpuExecutable final : public Executable {
  public:
   // `code` keeps the kernels of `program` alive (the JIT that compiled them).
@@ -34,6 +37,10 @@ class CpuExecutable final : public Executable {
       const std::vector<int64_t>& donated) override;
 
   const Program& program() const { return program_; }
+
+  // Set by a multi-process client: runs over devices of several processes go
+  // through it (only the addressable devices run here).
+  void set_cross_process(CrossProcessGroup* group) { cross_process_ = group; }
 
   // Serialize() returns what `serializer` returns; without one it is UNIMPLEMENTED.
   void set_serializer(std::function<StatusOr<std::string>()> serializer) {
@@ -57,6 +64,9 @@ class CpuExecutable final : public Executable {
   int64_t DonationTarget(int64_t param, int64_t declared_output,
                          const std::vector<bool>& taken) const;
 
+  // How this run's replicas spread over processes (devices_ spans several).
+  StatusOr<std::unique_ptr<CrossProcessPlan>> MakeCrossProcessPlan() const;
+
   StatusOr<std::vector<std::unique_ptr<Buffer>>> ExecuteOnDevice(
       const std::vector<Buffer*>& args, const std::vector<int64_t>& donated, Device* device,
       const ExecutionContext& context);
@@ -69,6 +79,7 @@ class CpuExecutable final : public Executable {
   std::string hlo_text_;
   ThreadPool* pool_;
   int64_t num_replicas_;
+  CrossProcessGroup* cross_process_ = nullptr;
   std::function<StatusOr<std::string>()> serializer_;
   std::vector<std::pair<int64_t, int64_t>> declared_aliases_;
 };

@@ -1,0 +1,100 @@
+"""Launches a program as several local processes of one `jax.distributed` group.
+
+Each process gets the coordinator address (127.0.0.1 and a free port), the group size
+and its id through JAX's environment variables, two virtual CPU devices, and a hard
+deadline: when it passes, every process still running is killed and the caller gets
+what they printed, so a hang fails a test instead of stopping CI.
+"""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+
+
+def plugin_has_cross_process_collectives() -> bool:
+  """Whether the installed jaxlib and CPU plugin carry multi-process clients (C API 1.4
+  and the Gloo engine beside the plugin)."""
+  from jax._src import lib
+  from jax_plugins import xla_cpu
+  return (lib._jax.pjrt_c_api_minor >= 4 and os.path.exists(os.path.join(
+      os.path.dirname(xla_cpu.__file__), "libjax_cpu_collectives_gloo.so")))
+
+
+def free_port() -> int:
+  with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+    s.bind(("127.0.0.1", 0))
+    return s.getsockname()[1]
+
+
+class Result:
+  def __init__(self, returncode, stdout, stderr, timed_out):
+    self.returncode, self.stdout, self.stderr, self.timed_out = (returncode, stdout, stderr,
+                                                                 timed_out)
+
+  def value(self):
+    """The JSON object the process printed last on a line starting with 'RESULT '."""
+    lines = [l for l in self.stdout.splitlines() if l.startswith("RESULT ")]
+    if not lines:
+      raise AssertionError(f"no RESULT (rc={self.returncode}, timed_out={self.timed_out})\n"
+                           f"stdout:\n{self.stdout}\nstderr:\n{self.stderr[-4000:]}")
+    return json.loads(lines[-1][len("RESULT "):])
+
+
+PRELUDE = """
+import json, os, sys
+def report(obj):
+  print("RESULT " + json.dumps(obj), flush=True)
+"""
+
+
+def run(body: str, num_processes: int, timeout: float = 60.0, env_per_process=None,
+        devices_per_process: int = 2, extra_env=None) -> list[Result]:
+  """Runs `body` (Python source; `report(obj)` prints a result) in `num_processes`
+  processes; returns one Result per process, in process-id order."""
+  port = free_port()
+  with tempfile.TemporaryDirectory(prefix="jax-dist-") as tmp:
+    script = os.path.join(tmp, "prog.py")
+    with open(script, "w") as f:
+      f.write(PRELUDE + textwrap.dedent(body))
+    procs = []
+    for pid in range(num_processes):
+      env = {k: v for k, v in os.environ.items()
+             if not k.startswith(("JAX_", "OMPI_", "SLURM_", "PYTEST"))}
+      env.update(JAX_PLATFORMS="cpu", JAX_COORDINATOR_ADDRESS=f"127.0.0.1:{port}",
+                 JAX_NUM_PROCESSES=str(num_processes), JAX_PROCESS_ID=str(pid),
+                 XLA_FLAGS=f"--xla_force_host_platform_device_count={devices_per_process}")
+      env.update(extra_env or {})
+      if env_per_process is not None:
+        env.update(env_per_process(pid))
+      env = {k: v for k, v in env.items() if v is not None}
+      procs.append(subprocess.Popen([sys.executable, script], cwd=tmp, env=env,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+    deadline = time.monotonic() + timeout
+    results = []
+    for p in procs:
+      timed_out = False
+      try:
+        out, err = p.communicate(timeout=max(0.1, deadline - time.monotonic()))
+      except subprocess.TimeoutExpired:
+        timed_out = True
+        p.kill()
+        out, err = p.communicate()
+      results.append(Result(p.returncode, out, err, timed_out))
+    return results
+
+
+# An installed jaxlib-cpu older than this source tree has no engine: its tests say so
+# rather than fail. CI (JAX_REQUIRE_WHEELS=1) builds them from this tree: there they
+# must run, and fail if the engine is missing.
+try:
+  import pytest
+  needs_cross_process = pytest.mark.skipif(
+      os.environ.get("JAX_REQUIRE_WHEELS") != "1" and not plugin_has_cross_process_collectives(),
+      reason="the installed jaxlib-cpu has no cross-process collectives (rebuild the wheels)")
+except ImportError:  # used outside pytest
+  pass

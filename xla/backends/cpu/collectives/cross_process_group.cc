@@ -1,0 +1,102 @@
+#include "xla/backends/cpu/collectives/cross_process_group.h"
+
+#include <dlfcn.h>
+
+#include <cstring>
+#include <string>
+
+namespace xla::cpu {
+namespace {
+
+void WriteError(const std::string& message, char* error, size_t error_size) {
+  if (error == nullptr || error_size == 0) return;
+  const size_t n = std::min(message.size(), error_size - 1);
+  std::memcpy(error, message.data(), n);
+  error[n] = '\0';
+}
+
+// The C face of the client's KeyValueStore, for the engine.
+bool KvGet(void* user_arg, const char* key, size_t key_size, int64_t timeout_ms,
+           JaxKvSink* sink, void* sink_arg, char* error, size_t error_size) {
+  auto* kv = static_cast<KeyValueStore*>(user_arg);
+  StatusOr<std::string> value = kv->get(std::string(key, key_size), timeout_ms);
+  if (!value.ok()) {
+    WriteError(value.status().message(), error, error_size);
+    return false;
+  }
+  sink(sink_arg, value->data(), value->size());
+  return true;
+}
+
+bool KvPut(void* user_arg, const char* key, size_t key_size, const char* value,
+           size_t value_size, char* error, size_t error_size) {
+  auto* kv = static_cast<KeyValueStore*>(user_arg);
+  Status s = kv->put(std::string(key, key_size), std::string(value, value_size));
+  if (!s.ok()) WriteError(s.message(), error, error_size);
+  return s.ok();
+}
+
+// The directory of the shared object that holds this code (the plugin).
+std::string OwnDirectory() {
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void*>(&OwnDirectory), &info) == 0 || info.dli_fname == nullptr) {
+    return "";
+  }
+  std::string path = info.dli_fname;
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "" : path.substr(0, slash + 1);
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<CrossProcessGroup>> CrossProcessGroup::Connect(int node_id,
+                                                                        int num_nodes,
+                                                                        const std::string& hostname,
+                                                                        KeyValueStore kv,
+                                                                        int64_t timeout_ms) {
+  std::unique_ptr<CrossProcessGroup> g(new CrossProcessGroup());
+  g->node_id_ = node_id;
+  g->num_nodes_ = num_nodes;
+  g->kv_ = std::move(kv);
+  g->c_kv_ = JaxKvStore{&g->kv_, KvGet, KvPut};
+  const std::string path = OwnDirectory() + kGlooLibrary;
+  g->library_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (g->library_ == nullptr) {
+    const char* why = dlerror();
+    return FailedPrecondition("cross-process collectives need " + path + ", which could not be "
+                              "loaded: " + (why ? why : "unknown error") +
+                              " (reinstall jaxlib-cpu)");
+  }
+  auto* entry = reinterpret_cast<JaxCpuCrossProcessEngineFn*>(
+      dlsym(g->library_, JAX_CROSS_PROCESS_ENGINE_SYMBOL));
+  g->engine_ = entry == nullptr ? nullptr : entry();
+  if (g->engine_ == nullptr || g->engine_->struct_size < sizeof(JaxCrossProcessEngine)) {
+    return FailedPrecondition(path + " is not a collectives engine of this plugin version "
+                              "(reinstall jaxlib-cpu)");
+  }
+  char error[2048] = "";
+  g->group_ = g->engine_->connect(node_id, num_nodes, hostname.c_str(), "jax_cpu_collectives/",
+                                  &g->c_kv_, timeout_ms, error, sizeof(error));
+  if (g->group_ == nullptr) return Unavailable(error);
+  return g;
+}
+
+CrossProcessGroup::~CrossProcessGroup() {
+  if (group_ != nullptr) engine_->destroy(group_);
+  // The engine's library stays loaded: its threads and static objects may
+  // outlive the group, and unloading it buys nothing.
+}
+
+Status CrossProcessGroup::AllGather(const void* in, size_t bytes, void* out) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!broken_.empty()) return Unavailable(broken_);
+  char error[2048] = "";
+  if (!engine_->all_gather(group_, in, bytes, out, error, sizeof(error))) {
+    broken_ = std::string("cross-process collective failed (a peer process may have died): ") +
+              error;
+    return Unavailable(broken_);
+  }
+  return OkStatus();
+}
+
+}  // namespace xla::cpu
