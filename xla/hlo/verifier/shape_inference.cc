@@ -562,6 +562,44 @@ std::vector<Shape> OperandShapes(const HloInstruction& instr, int64_t from = 0) 
   return out;
 }
 
+// rng(a, b): scalar bounds (uniform) or mean and deviation (normal) of the result's type.
+StatusOr<Shape> InferRng(const HloInstruction& instr) {
+  const Shape& declared = instr.shape();
+  RETURN_IF_ERROR(ExpectArray(declared, "rng result"));
+  PrimitiveType t = declared.element_type();
+  bool normal = instr.rng_distribution() == RngDistribution::kNormal;
+  if (normal ? !IsFloatingPoint(t) : !(IsFloatingPoint(t) || IsInteger(t))) {
+    return Fail(std::string("rng ") + (normal ? "normal" : "uniform") + " cannot produce " + S(declared));
+  }
+  for (int64_t i = 0; i < instr.operand_count(); ++i) {
+    const Shape& p = instr.operand(i)->shape();
+    if (!p.IsArray() || p.rank() != 0 || p.element_type() != t) {
+      return Fail("rng parameter " + std::to_string(i) + " must be a " +
+                  std::string(PrimitiveTypeName(t)) + " scalar, got " + S(p));
+    }
+  }
+  return declared;
+}
+
+// map(operands...), to_apply: elementwise over operands of one shape.
+StatusOr<Shape> InferMap(const HloInstruction& instr) {
+  if (instr.operand_count() < 1) return Fail("map needs at least one operand");
+  const Shape& first = instr.operand(0)->shape();
+  std::vector<Shape> scalars;
+  for (int64_t i = 0; i < instr.operand_count(); ++i) {
+    const Shape& p = instr.operand(i)->shape();
+    RETURN_IF_ERROR(ExpectArray(p, "map operand"));
+    if (p.dimensions() != first.dimensions()) {
+      return Fail("map operands differ in dimensions: " + S(first) + " vs " + S(p));
+    }
+    scalars.push_back(Shape::Scalar(p.element_type()));
+  }
+  RETURN_IF_ERROR(CheckSignature(instr.to_apply(), scalars, "mapped"));
+  const Shape& root = instr.to_apply()->root_instruction()->shape();
+  if (!root.IsArray() || root.rank() != 0) return Fail("mapped computation must return a scalar");
+  return Shape(root.element_type(), first.dimensions());
+}
+
 }  // namespace
 
 StatusOr<Shape> InferShape(const HloInstruction& instr) {
@@ -603,11 +641,28 @@ StatusOr<Shape> InferShape(const HloInstruction& instr) {
     case HloOpcode::kAllGather: case HloOpcode::kAllReduce: case HloOpcode::kAllToAll:
     case HloOpcode::kCollectivePermute: case HloOpcode::kReduceScatter:
       return InferCollective(instr);
-    case HloOpcode::kParameter: case HloOpcode::kCustomCall: case HloOpcode::kRng:
-    case HloOpcode::kFusion: case HloOpcode::kAfterAll:
+    // Custom calls declare their shape; each target checks its operands when it is built.
+    case HloOpcode::kParameter: case HloOpcode::kCustomCall: case HloOpcode::kAfterAll:
     case HloOpcode::kPartitionId: case HloOpcode::kReplicaId:
-    case HloOpcode::kBitcast: case HloOpcode::kMap:
       return declared;
+    case HloOpcode::kRng:
+      return InferRng(instr);
+    case HloOpcode::kMap:
+      return InferMap(instr);
+    case HloOpcode::kFusion: {
+      if (instr.called_computations().size() != 1) return Fail("fusion needs one fused computation");
+      RETURN_IF_ERROR(CheckSignature(instr.called_computations()[0], OperandShapes(instr), "fused"));
+      return instr.called_computations()[0]->root_instruction()->shape();
+    }
+    case HloOpcode::kBitcast: {
+      // A bitcast reinterprets the operand's bytes: same size, arrays only.
+      RETURN_IF_ERROR(ExpectArray(operand(0), "bitcast operand"));
+      RETURN_IF_ERROR(ExpectArray(declared, "bitcast result"));
+      if (declared.byte_size() != operand(0).byte_size()) {
+        return Fail("bitcast from " + S(operand(0)) + " to " + S(declared) + " changes the byte size");
+      }
+      return declared;
+    }
     case HloOpcode::kConstant:
       return instr.literal().shape();
     case HloOpcode::kIota:

@@ -137,6 +137,29 @@ TEST(RejectsMistypedWindowInits) {
             "one element per window of f32[4]");
 }
 
+// rng, map, bitcast and fusion are inferred, not taken from their declaration.
+TEST(RejectsMistypedRngMapBitcastFusion) {
+  EXPECT_EQ(VerifyError(Module("  a = f32[] constant(0)\n  b = f32[] constant(1)\n  ROOT r = f32[3]{0} rng(a, b), distribution=rng_uniform\n")),
+            "OK");
+  EXPECT_EQ(VerifyError(Module("  a = s32[] constant(0)\n  b = f32[] constant(1)\n  ROOT r = f32[3]{0} rng(a, b), distribution=rng_uniform\n")),
+            "instruction 'r' in computation 'e': rng parameter 0 must be a f32 scalar, got s32[]");
+  EXPECT_EQ(VerifyError(Module("  a = s32[] constant(0)\n  b = s32[] constant(1)\n  ROOT r = s32[3]{0} rng(a, b), distribution=rng_normal\n")),
+            "instruction 'r' in computation 'e': rng normal cannot produce s32[3]");
+  EXPECT_EQ(VerifyError(Module("  x = f32[4]{0} parameter(0)\n  y = f32[4]{0} parameter(1)\n  ROOT m = f32[4]{0} map(x, y), dimensions={0}, to_apply=add\n", kAdd)),
+            "OK");
+  EXPECT_EQ(VerifyError(Module("  x = f32[4]{0} parameter(0)\n  y = f32[5]{0} parameter(1)\n  ROOT m = f32[4]{0} map(x, y), dimensions={0}, to_apply=add\n", kAdd)),
+            "instruction 'm' in computation 'e': map operands differ in dimensions: f32[4] vs f32[5]");
+  EXPECT_EQ(VerifyError(Module("  x = f32[4]{0} parameter(0)\n  ROOT m = f32[4]{0} map(x), dimensions={0}, to_apply=add\n", kAdd)),
+            "instruction 'm' in computation 'e': mapped computation add takes 2 parameters, given 1");
+  EXPECT_EQ(VerifyError(Module("  x = f32[4]{0} parameter(0)\n  ROOT b = s32[4]{0} bitcast(x)\n")), "OK");
+  EXPECT_EQ(VerifyError(Module("  x = f32[4]{0} parameter(0)\n  ROOT b = f64[4]{0} bitcast(x)\n")),
+            "instruction 'b' in computation 'e': bitcast from f32[4] to f64[4] changes the byte size");
+  EXPECT_EQ(VerifyError(Module("  x = f32[] parameter(0)\n  ROOT f = f32[] fusion(x, x), kind=kLoop, calls=add\n", kAdd)),
+            "OK");
+  EXPECT_EQ(VerifyError(Module("  x = f32[] parameter(0)\n  ROOT f = f32[] fusion(x), kind=kLoop, calls=add\n", kAdd)),
+            "instruction 'f' in computation 'e': fused computation add takes 2 parameters, given 1");
+}
+
 // A collective's declared result must be its operand as the collective
 // transforms it: the runtime copies between buffers of those sizes.
 TEST(RejectsCollectiveResultShapes) {

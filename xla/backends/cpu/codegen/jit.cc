@@ -29,6 +29,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
+#include "xla/backends/cpu/codegen/object_check.h"
 #include "xla/hlo/ir/native_type.h"
 
 namespace xla::cpu {
@@ -228,6 +229,17 @@ Status WriteFile(const std::string& path, const llvm::Module& module) {
   return OkStatus();
 }
 
+// Whether a kernel may call `name`: the runtime symbols Create() defines.
+bool IsRuntimeSymbol(std::string_view name, const VectorLibrary& vector_library) {
+  for (const RuntimeSymbol& s : kRuntimeSymbols) {
+    if (name == s.name) return true;
+  }
+  for (const VectorLibrary::Entry& e : vector_library.entries) {
+    if (name == e.vector) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 struct Jit::Impl {
@@ -360,10 +372,17 @@ Status Jit::AddModule(std::unique_ptr<llvm::LLVMContext> context,
 }
 
 Status Jit::AddObject(std::string_view object) {
+  RETURN_IF_ERROR(CheckJitObject(object, target_.triple, [this](std::string_view name) {
+    return IsRuntimeSymbol(name, *impl_->vector_library);
+  }));
   auto buffer = llvm::MemoryBuffer::getMemBufferCopy(
       llvm::StringRef(object.data(), object.size()), "serialized-kernels");
-  return ToStatus(impl_->lljit->addObjectFile(std::move(buffer)),
-                  "loading serialized machine code into the JIT");
+  // Only serialized bytes come through here, so what ORC refuses is damaged input.
+  if (llvm::Error err = impl_->lljit->addObjectFile(std::move(buffer))) {
+    return InvalidArgument("serialized machine code is damaged: " +
+                           llvm::toString(std::move(err)));
+  }
+  return OkStatus();
 }
 
 std::vector<std::string> Jit::objects() const {
