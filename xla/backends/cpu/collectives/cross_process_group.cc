@@ -59,6 +59,14 @@ StatusOr<std::unique_ptr<CrossProcessGroup>> CrossProcessGroup::Connect(int node
   g->num_nodes_ = num_nodes;
   g->kv_ = std::move(kv);
   g->c_kv_ = JaxKvStore{&g->kv_, KvGet, KvPut};
+  // The engine binds its Gloo references to the system's Gloo, made global first.
+  if (dlopen(kSystemGloo, RTLD_NOW | RTLD_GLOBAL) == nullptr) {
+    const char* why = dlerror();
+    return FailedPrecondition(std::string("cross-process CPU collectives need Gloo's shared "
+                                          "library ") + kSystemGloo + ", which could not be "
+                              "loaded (" + (why ? why : "unknown error") + "); install it "
+                              "(Debian/Ubuntu: apt install libgloo0)");
+  }
   const std::string path = OwnDirectory() + kGlooLibrary;
   g->library_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (g->library_ == nullptr) {

@@ -19,6 +19,8 @@ class CrossProcessGroup {
  public:
   // The engine library's file name, looked up in the plugin's own directory.
   static constexpr const char* kGlooLibrary = "libjax_cpu_collectives_gloo.so";
+  // Gloo itself, from the system (see the BUILD file for why it is not vendored).
+  static constexpr const char* kSystemGloo = "libgloo.so.0";
 
   // Connects process `node_id` of `num_nodes`, listening on `hostname` (an
   // address of this host its peers can reach); every process calls this with
