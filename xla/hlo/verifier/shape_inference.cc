@@ -933,6 +933,17 @@ StatusOr<Shape> InferShape(const HloInstruction& instr) {
       }
       std::vector<int64_t> dims = in.dimensions();
       PrimitiveType t = in.element_type();
+      // The transformed (trailing) dimensions must be fft_length, except that an
+      // irfft's input holds only len/2+1 entries along its last dimension.
+      const size_t first = dims.size() - len.size();
+      for (size_t i = 0; i < len.size(); ++i) {
+        int64_t want = len[i];
+        if (instr.fft_type() == FftType::kIrfft && i + 1 == len.size()) want = len[i] / 2 + 1;
+        if (len[i] < 0 || dims[first + i] != want) {
+          return Fail("fft operand " + S(in) + " does not match fft_length: dimension " +
+                      std::to_string(first + i) + " must be " + std::to_string(want));
+        }
+      }
       switch (instr.fft_type()) {
         case FftType::kFft: case FftType::kIfft:
           if (!IsComplex(t)) return Fail("fft needs a complex operand");

@@ -160,6 +160,20 @@ TEST(RejectsMistypedRngMapBitcastFusion) {
             "instruction 'f' in computation 'e': fused computation add takes 2 parameters, given 1");
 }
 
+// fft_length must match the transformed dimensions (found by the compile-and-run
+// fuzzer: fft_length={15} on c64[16] read past the end of the input).
+TEST(RejectsFftLengthMismatch) {
+  EXPECT_EQ(VerifyError(Module("  x = c64[16]{0} parameter(0)\n  ROOT f = c64[16]{0} fft(x), fft_type=FFT, fft_length={16}\n")), "OK");
+  EXPECT_EQ(VerifyError(Module("  x = c64[16]{0} parameter(0)\n  ROOT f = c64[16]{0} fft(x), fft_type=FFT, fft_length={15}\n")),
+            "instruction 'f' in computation 'e': fft operand c64[16] does not match fft_length: "
+            "dimension 0 must be 15");
+  EXPECT_EQ(VerifyError(Module("  x = c64[3,5]{1,0} parameter(0)\n  ROOT f = f32[3,8]{1,0} fft(x), fft_type=IRFFT, fft_length={8}\n")), "OK");
+  EXPECT_EQ(VerifyError(Module("  x = c64[3,6]{1,0} parameter(0)\n  ROOT f = f32[3,8]{1,0} fft(x), fft_type=IRFFT, fft_length={8}\n")),
+            "instruction 'f' in computation 'e': fft operand c64[3,6] does not match fft_length: "
+            "dimension 1 must be 5");
+  EXPECT_EQ(VerifyError(Module("  x = f32[3,8]{1,0} parameter(0)\n  ROOT f = c64[3,5]{1,0} fft(x), fft_type=RFFT, fft_length={8}\n")), "OK");
+}
+
 // A collective's declared result must be its operand as the collective
 // transforms it: the runtime copies between buffers of those sizes.
 TEST(RejectsCollectiveResultShapes) {

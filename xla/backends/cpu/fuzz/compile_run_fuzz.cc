@@ -1,6 +1,8 @@
 // The compile-and-run fuzzer: starts from real modules (the conformance corpus
 // and fuzz/seeds), applies structure-aware mutations (hlo_mutator.h) and sends
-// every mutant through parse -> verify -> compile -> run (compile_run.h).
+// every mutant through parse -> verify -> compile -> run (compile_run.h). The
+// seeds themselves run first, unmutated, so past findings kept in fuzz/seeds
+// are regression inputs.
 // Built with AddressSanitizer and UndefinedBehaviorSanitizer (--config=asan) a
 // memory error aborts the run; a crash in any build kills it. Before each input
 // runs it is written to <artifacts>/current.hlo, so a finding leaves its input.
@@ -102,6 +104,12 @@ int Run(int argc, char** argv) {
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
+  // Every seed runs unmutated first: past findings live in seeds/ as regression inputs.
+  for (const std::string& seed : seeds) {
+    WriteFile(current, seed);
+    ++executions;
+    ++counts[static_cast<int>(CompileAndRun(**client, seed))];
+  }
   while (elapsed() < flags.seconds) {
     std::string text = pool[rng() % pool.size()];
     int mutations = 1 + static_cast<int>(rng() % 3);
