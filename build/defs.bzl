@@ -41,16 +41,21 @@ MANYLINUX_LINKOPTS = [
     "-lm",
 ]
 
-def shared_object(name, deps = [], linkopts = [], additional_linker_inputs = [], **kwargs):
+def shared_object(name, deps = [], linkopts = [], additional_linker_inputs = [], static_libgcc = True, **kwargs):
     """A shared object we ship (plugin, extension module, dlopened helper):
     links against the manylinux_2_28 glibc stubs with our replacements and a
     static libstdc++. `linkopts` should name a version script that exports only
-    the object's entry points."""
+    the object's entry points. `static_libgcc = False` keeps the system's
+    unwinder (libgcc_s) for an object that C++ exceptions cross into from a
+    system library: two unwinders cannot share one exception."""
+    manylinux = MANYLINUX_LINKOPTS if static_libgcc else [
+        o for o in MANYLINUX_LINKOPTS if o != "-static-libgcc"
+    ] + ["-shared-libgcc"]
     native.cc_binary(
         name = name,
         linkshared = True,
         deps = deps + ["//build/manylinux:glibc_compat"],
-        linkopts = linkopts + MANYLINUX_LINKOPTS,
+        linkopts = linkopts + manylinux,
         additional_linker_inputs = additional_linker_inputs + [_GLIBC_STUBS],
         **kwargs
     )
