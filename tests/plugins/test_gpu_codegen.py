@@ -228,3 +228,41 @@ def test_compile_only_client_through_xla_client(codegen_env):
   assert "execute FAILED_PRECONDITION: compile-only client: no GPU to execute on" in out
   assert "transfer FAILED_PRECONDITION: compile-only client: no GPU to transfer buffers to" in out
   assert 'topology INVALID_ARGUMENT: mock_gpu_topology "4": expected' in out
+
+
+# Inputs that once crashed the CPU plugin are refused by the shared verifier and
+# parser on the CUDA compile-only client too, with the same clear errors.
+_REFUSED_ON_CUDA = textwrap.dedent(r'''
+    from jaxlib import xla_client as xc
+    c = xc.make_gpu_client(platform_name="cuda", mock=True, mock_gpu_topology="1x1x1")
+    ADD = "add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n\n"
+    cases = {
+      "overflow": "HloModule m\n\nENTRY e {\n  c = f32[] constant(1)\n  ROOT b = f32[4611686018427387904]{0} broadcast(c), dimensions={}\n}\n",
+      "scatter": "HloModule m\n\n" + ADD + "ENTRY e {\n  op = f32[3,4]{1,0} parameter(0)\n  idx = s32[2,1]{1,0} parameter(1)\n  up = f32[2,4]{1,0} parameter(2)\n  ROOT s = f32[3,4]{1,0} scatter(op, idx, up), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={3}, index_vector_dim=1, to_apply=add\n}\n",
+      "window_init": "HloModule m\n\n" + ADD + "ENTRY e {\n  x = f32[4,4]{1,0} parameter(0)\n  z = u8[] constant(0)\n  ROOT w = f32[2,2]{1,0} reduce-window(x, z), window={size=2x2 stride=2x2}, to_apply=add\n}\n",
+      "fft_length": "HloModule m\n\nENTRY e {\n  x = c64[16]{0} parameter(0)\n  ROOT f = c64[16]{0} fft(x), fft_type=FFT, fft_length={15}\n}\n",
+      "utf8": "HloModule m\n\nENTRY e {\n  x = f32[2]{0} parameter(0)\n  ROOT r\u00e9 = f32[2]{0} negate(x)\n}\n",
+    }
+    for name, text in cases.items():
+      try:
+        c.compile_and_load(text, c.devices()[:1])
+        print(name, "COMPILED")
+      except xc.XlaRuntimeError as e:
+        print(name, str(e).splitlines()[0])
+''')
+
+
+def test_cuda_client_refuses_inputs_that_crashed_the_cpu_plugin(codegen_env):
+  proc = subprocess.run([codegen_env, "-c", _REFUSED_ON_CUDA], capture_output=True, text=True,
+                        cwd="/")
+  assert proc.returncode == 0, proc.stdout + proc.stderr
+  lines = dict(line.split(" ", 1) for line in proc.stdout.splitlines())
+  assert lines["overflow"] == ("INVALID_ARGUMENT: 5:12: shape f32[4611686018427387904] is too "
+                               "large: its size in bytes overflows int64")
+  assert lines["scatter"].endswith("scatter_dims_to_operand_dims entry 3 is out of range for "
+                                   "rank 2")
+  assert lines["window_init"].endswith("reduce-window init value 0 must be a scalar of type "
+                                       "f32, got u8[]")
+  assert lines["fft_length"].endswith("fft operand c64[16] does not match fft_length: "
+                                      "dimension 0 must be 15")
+  assert lines["utf8"].startswith("INVALID_ARGUMENT: 5:9: expected '=' after instruction name")
