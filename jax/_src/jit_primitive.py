@@ -115,14 +115,14 @@ def _closed(jaxpr: core.Jaxpr) -> ClosedJaxpr:
 def _jit_partial_eval(trace: pe.JaxprTrace, tracers, *, jaxpr: ClosedJaxpr, name: str,
                       donated_invars=None):
   open_jaxpr, consts = _open(jaxpr)
-  unknowns = [False] * len(consts) + [not t.pval.is_known for t in tracers]
+  unknowns = [False] * len(consts) + [not t.pval.is_known() for t in tracers]
   known, unknown, out_uks, num_res = pe.partial_eval_jaxpr(open_jaxpr, unknowns)
-  known_ins = consts + [t.pval.const for t in tracers if t.pval.is_known]
+  known_ins = consts + [t.pval.get_known() for t in tracers if t.pval.is_known()]
   known_outs = jit_p.bind(*known_ins, jaxpr=_closed(known), name=name)
   n_known_out = len(known_outs) - num_res
   residuals = known_outs[n_known_out:]
   res_tracers = [trace.instantiate_const(trace.pure(r)) for r in residuals]
-  uk_tracers = [t for t in tracers if not t.pval.is_known]
+  uk_tracers = [t for t in tracers if not t.pval.is_known()]
   in_tracers = res_tracers + uk_tracers
   out_avals = [a for a, uk in zip(jaxpr.out_avals, out_uks) if uk]
   uk_outs = [pe.JaxprTracer(trace, pe.PartialVal.unknown(a), None) for a in out_avals]

@@ -198,25 +198,13 @@ def linearize_flat(fun: Callable, primals: Sequence):
     primals_out, tangents_out = jvp_flat(fun, args[:n], args[n:])
     return [*primals_out, *tangents_out]
 
-  pvals_out, jaxpr, consts = _partial_eval_instantiated(fun_jvp, pvals_in, n)
-  m = len(pvals_out) // 2
-  primals_pvals, _ = pvals_out[:m], pvals_out[m:]
-  if not all(p.is_known for p in primals_pvals):
+  # Every tangent output (the second half) goes into the linear jaxpr, even a known zero.
+  jaxpr, pvals_out, consts = pe.trace_partial(
+      fun_jvp, pvals_in, lambda n_out: [i >= n_out // 2 for i in range(n_out)])
+  primals_pvals = pvals_out[:len(pvals_out) // 2]
+  if not all(p.is_known() for p in primals_pvals):
     raise NotImplementedError("linearize: a primal output depends on a tangent input")
-  return [p.const for p in primals_pvals], jaxpr, consts
-
-
-def _partial_eval_instantiated(fun_jvp, pvals_in, n):
-  """partial_eval_flat that forces every tangent output to be unknown (part of the jaxpr)."""
-  with core.new_main(pe.JaxprTrace) as main:
-    trace = pe.JaxprTrace(main)
-    tracers_in = [trace.new_arg(p) for p in pvals_in]
-    outs = [core.full_raise(trace, o) for o in fun_jvp(*tracers_in)]
-    m = len(outs) // 2
-    tangent_tracers = [trace.instantiate_const(t) for t in outs[m:]]
-    pvals_out = [t.pval for t in outs]
-    jaxpr, consts = pe.tracers_to_jaxpr(tracers_in[n:], tangent_tracers)
-  return pvals_out, jaxpr, consts
+  return [p.get_known() for p in primals_pvals], jaxpr, consts
 
 
 class UndefinedPrimal:
