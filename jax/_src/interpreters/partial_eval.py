@@ -89,14 +89,17 @@ def _literalable(val) -> bool:
 
 
 def make_literal(val, aval: ShapedArray) -> Literal:
+  if type(val) in core.concrete_array_types or (
+      type(val) in dtypes.python_scalar_types and dtypes.dtype(type(val)) == aval.dtype):
+    # A jax array or Python scalar stays one: re-evaluating the jaxpr hands the same
+    # kind of value to rules (custom_vjp's fwd and bwd, libraries' primitives) as the
+    # traced program did.
+    return Literal(val, aval)
   return Literal(np.asarray(val, dtype=aval.dtype)[()], aval)
 
 
 def literal_value(lit: Literal):
-  """The value to bind when re-evaluating: weak default-typed literals stay Python scalars."""
-  if lit.aval.weak_type and lit.aval.dtype == dtypes.dtype(type(lit.val.item())):
-    return lit.val.item()
-  return lit.val
+  return core.literal_value(lit)
 
 
 def inline_literals(jaxpr: Jaxpr, consts: Sequence) -> tuple[Jaxpr, list]:
