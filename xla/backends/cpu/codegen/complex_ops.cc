@@ -115,6 +115,30 @@ StatusOr<llvm::Value*> EmitComplexElementwise(llvm::IRBuilder<>& b, const HloIns
         Value* im = b.CreateSelect(nonneg, q, b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, t, x.im));
         return Make(b, re, im);
       }
+      case HloOpcode::kTanh: {
+        // tanh(a + bi) = (sinh 2a + i sin 2b) / (cosh 2a + cos 2b). Past |a| = 20 the
+        // real part is +-1 to double precision and cosh 2a would overflow in float,
+        // so the imaginary part is taken from its asymptote 4 sin b cos b e^-2|a|.
+        Value* two = llvm::ConstantFP::get(ft, 2.0);
+        Value* a2 = b.CreateFMul(two, x.re);
+        Value* b2 = b.CreateFMul(two, x.im);
+        Value* denom = b.CreateFAdd(Libm(b, "coshf", "cosh", {a2}),
+                                    b.CreateUnaryIntrinsic(llvm::Intrinsic::cos, b2));
+        Value* re = b.CreateFDiv(Libm(b, "sinhf", "sinh", {a2}), denom);
+        Value* im = b.CreateFDiv(b.CreateUnaryIntrinsic(llvm::Intrinsic::sin, b2), denom);
+        Value* abs_a = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x.re);
+        Value* large = b.CreateFCmpOGT(abs_a, llvm::ConstantFP::get(ft, 20.0));
+        Value* decay = b.CreateUnaryIntrinsic(llvm::Intrinsic::exp, b.CreateFMul(
+            llvm::ConstantFP::get(ft, -2.0), abs_a));
+        Value* im_far = b.CreateFMul(
+            b.CreateFMul(llvm::ConstantFP::get(ft, 4.0),
+                         b.CreateFMul(b.CreateUnaryIntrinsic(llvm::Intrinsic::sin, x.im),
+                                      b.CreateUnaryIntrinsic(llvm::Intrinsic::cos, x.im))),
+            decay);
+        return Make(b, b.CreateSelect(large, b.CreateBinaryIntrinsic(
+                                                 llvm::Intrinsic::copysign, one, x.re), re),
+                    b.CreateSelect(large, im_far, im));
+      }
       default:
         return Unsupported(instr, type);
     }
@@ -132,6 +156,18 @@ StatusOr<llvm::Value*> EmitComplexElementwise(llvm::IRBuilder<>& b, const HloIns
       Value* re = b.CreateFAdd(b.CreateFMul(x.re, y.re), b.CreateFMul(x.im, y.im));
       Value* im = b.CreateFSub(b.CreateFMul(x.im, y.re), b.CreateFMul(x.re, y.im));
       return Make(b, b.CreateFDiv(re, d), b.CreateFDiv(im, d));
+    }
+    case HloOpcode::kMaximum:
+    case HloOpcode::kMinimum: {
+      // x when it comes first lexicographically on (re, im), else y, as XLA orders
+      // complex numbers: ordered compares, so a NaN part never makes x come first.
+      bool is_max = instr.opcode() == HloOpcode::kMaximum;
+      auto before = [&](Value* p, Value* q) {
+        return is_max ? b.CreateFCmpOGT(p, q) : b.CreateFCmpOLT(p, q);
+      };
+      Value* pick_x = b.CreateOr(before(x.re, y.re),
+                                 b.CreateAnd(b.CreateFCmpOEQ(x.re, y.re), before(x.im, y.im)));
+      return b.CreateSelect(pick_x, operands[0], operands[1]);
     }
     case HloOpcode::kCompare: {
       Value* eq = b.CreateAnd(b.CreateFCmpOEQ(x.re, y.re), b.CreateFCmpOEQ(x.im, y.im));
