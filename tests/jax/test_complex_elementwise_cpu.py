@@ -1,5 +1,6 @@
-"""Complex maximum/minimum order lexicographically (real part, then imaginary), as
-XLA's do; complex tanh. Values recorded from JAX 0.10.2 and numpy."""
+"""Complex elementwise ops on the CPU backend: maximum/minimum order lexicographically
+(real part, then imaginary) as XLA's do; tanh, rsqrt and power. Values recorded from
+JAX 0.10.2 and numpy."""
 
 import numpy as np
 
@@ -43,3 +44,16 @@ def test_complex_tanh_matches_numpy():
                              np.tanh(z.astype(np.complex128)), rtol=1e-6)
   g = jax.grad(lambda x: jnp.tanh(x).real)(np.float32(0.5))
   np.testing.assert_allclose(g, 1 - np.tanh(0.5) ** 2, rtol=1e-6)
+
+
+def test_complex_rsqrt_and_power_match_jax():
+  # JAX 0.10.2 values.
+  np.testing.assert_allclose(lax.rsqrt(Z[:4]), [0.568864 - 0.351578j, 0.776887 + 0.321797j,
+                                                -0.57735j, 0.650851 - 0.153645j], rtol=1e-5)
+  np.testing.assert_allclose(lax.pow(Z, W), [-0.2472 + 0.69645j, 0.40067 - 0.36531j,
+                                             -0.00073 - 0.00143j, -0.50482 + 3.10414j,
+                                             -21 - 20j], rtol=1e-4, atol=1e-5)
+  np.testing.assert_array_equal(lax.pow(np.zeros(2, np.complex64), np.array([0j, 1 + 0j],
+                                                                            np.complex64)),
+                                [1, 0])
+  np.testing.assert_allclose(lax.pow(Z, np.complex64(2)), Z ** 2, rtol=1e-5, atol=1e-5)
