@@ -969,6 +969,14 @@ def grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = Fa
   return g
 
 
+def _output_tangent(primal, tangent):
+  """The tangent `jvp` returns: float0 zeros for integer and boolean outputs, as in JAX."""
+  aval = core.get_aval(primal)
+  if _is_int_like(aval.dtype):
+    return np.zeros(aval.shape, dtype=dtypes.float0)
+  return tangent
+
+
 def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
   """`(fun(*primals), the directional derivative of fun at primals along tangents)`."""
   if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
@@ -986,10 +994,13 @@ def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
       raise ValueError("jvp called with different primal and tangent shapes; got primal "
                        f"shape {pa.shape} and tangent shape {ta.shape}")
   flat, store, aux_store = _flatten_with_aux(fun, in_tree, has_aux)
-
+  # float0 tangents (of integer inputs) are zeros, kept symbolic.
+  t_leaves = [ad.Zero(core.get_aval(p)) if core.get_aval(t).dtype == dtypes.float0 else t
+              for p, t in zip(p_leaves, t_leaves)]
   outs, t_outs = ad.jvp_flat(flat, p_leaves, t_leaves)
   n = store.value.num_leaves
-  res = (store.value.unflatten(outs[:n]), store.value.unflatten(t_outs[:n]))
+  t_outs = [_output_tangent(o, t) for o, t in zip(outs[:n], t_outs[:n])]
+  res = (store.value.unflatten(outs[:n]), store.value.unflatten(t_outs))
   return (*res, aux_store.value.unflatten(outs[n:])) if has_aux else res
 
 

@@ -86,6 +86,12 @@ class ShapedArray:
   def strip_weak_type(self) -> ShapedArray:
     return self.update(weak_type=False) if self.weak_type else self
 
+  def to_tangent_aval(self) -> ShapedArray:
+    """The type of this value's tangents: float0 for integers and booleans."""
+    if dtypes.issubdtype(self.dtype, np.inexact):
+      return self
+    return ShapedArray(self.shape, dtypes.float0, self.weak_type)
+
   def __eq__(self, other):
     return (type(other) is ShapedArray and self.shape == other.shape
             and self.dtype == other.dtype and self.weak_type == other.weak_type
@@ -150,6 +156,8 @@ _SHORT_NAMES = {
 
 
 def dtype_short_name(dt) -> str:
+  if np.dtype(dt) == dtypes.float0:
+    return "float0"
   return _SHORT_NAMES.get(np.dtype(dt).name, np.dtype(dt).name)
 
 
@@ -628,10 +636,13 @@ class ClosedJaxpr:
 
 
 def literal_value(lit: Literal):
-  """The value to bind when re-evaluating: weak default-typed literals stay Python scalars."""
-  if lit.aval.weak_type and lit.aval.dtype == dtypes.dtype(type(lit.val.item())):
-    return lit.val.item()
-  return lit.val
+  """The value to bind when re-evaluating: weak default-typed numpy literals become
+  Python scalars again (jax arrays are kept as they are)."""
+  val = lit.val
+  if (isinstance(val, np.generic) and lit.aval.weak_type
+      and lit.aval.dtype == dtypes.dtype(type(val.item()))):
+    return val.item()
+  return val
 
 
 def subjaxprs(eqn: JaxprEqn) -> Iterator[Jaxpr]:

@@ -63,29 +63,10 @@ def _nondiff_argnums(fun: Callable, nondiff_argnums, nondiff_argnames) -> tuple[
   return tuple(sorted(nums))
 
 
-class SymbolicZero:
-  """A zero tangent or cotangent that is known to be zero without being computed.
-
-  Rules defined with `symbolic_zeros=True` receive these for the inputs that are not
-  differentiated, and may return them (or None) for zero outputs.
-  """
-
-  def __init__(self, aval: core.ShapedArray):
-    self.aval = aval
-
-  shape = property(lambda self: self.aval.shape)
-  dtype = property(lambda self: self.aval.dtype)
-
-  def instantiate(self):
-    """This zero as an array."""
-    return ad.zeros_like_aval(self.aval)
-
-  def __repr__(self):
-    return f"SymbolicZero({self.aval.str_short()})"
-
-  @classmethod
-  def from_primal_value(cls, val) -> "SymbolicZero":
-    return cls(core.get_aval(val))
+# A zero tangent or cotangent kept symbolic: what `symbolic_zeros=True` rules receive for
+# inputs that are not differentiated, and may return for zero outputs. One class with
+# autodiff's own zeros, so that rules' type checks see what the machinery hands them.
+SymbolicZero = ad.Zero
 
 
 def zero_from_primal(x, symbolic_zeros: bool = False):
@@ -109,14 +90,16 @@ class CustomVJPPrimal:
 
 
 def _zero_if_symbolic(t, like):
-  if t is None:
+  # Zeros take the primal's type (a SymbolicZero of an integer may say float0).
+  if t is None or isinstance(t, SymbolicZero):
     return ad.zeros_like(like)
-  return t.instantiate() if isinstance(t, SymbolicZero) else t
+  return t
 
 
 def _perturbed(trace, leaves) -> list[bool]:
-  """Which leaves carry a tangent of `trace` (the others have a zero tangent)."""
-  return [isinstance(x, ad.JVPTracer) and core.traced_by(x, trace) for x in leaves]
+  """Which leaves carry a nonzero tangent of `trace`."""
+  return [isinstance(x, ad.JVPTracer) and core.traced_by(x, trace)
+          and type(x.tangent) is not ad.Zero for x in leaves]
 
 
 def _top_trace(leaves) -> core.Trace:
@@ -139,9 +122,12 @@ def _call_jaxpr_impl(*args, call_jaxpr, **_):
 
 
 def _vmap_flat_fn(fn: Callable, axis) -> Callable:
-  """A flat function batched at axis 0 on every input and output."""
-  def batched(*args):
-    return batching.vmap_flat(lambda *a: list(fn(*a)), axis, [0] * len(args), None, args)
+  """A flat function batched at axis 0 on every input and output (zero tangents are
+  batched as arrays)."""
+  def batched(*args, **kwargs):
+    args = [ad.instantiate(a) for a in args]
+    return batching.vmap_flat(lambda *a: list(fn(*a, **kwargs)), axis, [0] * len(args), None,
+                              args)
   return batched
 
 
@@ -184,6 +170,7 @@ def _custom_jvp_call_batch(axis, vals, dims, *, call_jaxpr, jvp, num_consts):
 
 
 ad.jvp_rules[custom_jvp_call_p] = _custom_jvp_call_jvp
+ad.symbolic_zero_rules.add(custom_jvp_call_p)
 batching.batch_rules[custom_jvp_call_p] = _custom_jvp_call_batch
 hlo.lowering_rules[custom_jvp_call_p] = _call_jaxpr_lowering
 
@@ -239,12 +226,15 @@ class custom_jvp:
     trace = _top_trace(leaves)
     if isinstance(trace, core.EvalTrace):
       return self.fun(*args)
-    user_jvp, out_tree_box = self.jvp, []
+    user_jvp, out_tree_box, symbolic = self.jvp, [], self.symbolic_zeros
 
     def jvp_flat(*primals_and_tangents):
       n = len(primals_and_tangents) // 2
       primals = in_tree.unflatten(primals_and_tangents[:n])
-      tangents = in_tree.unflatten(primals_and_tangents[n:])
+      tangents = primals_and_tangents[n:]
+      if not symbolic:
+        tangents = [ad.instantiate(t) for t in tangents]
+      tangents = in_tree.unflatten(tangents)
       out, t_out = user_jvp(*static, tuple(primals), tuple(tangents))
       out_leaves, out_tree = tree_util.tree_flatten(out)
       if out_tree_box and out_tree_box[0] != out_tree:
@@ -255,7 +245,9 @@ class custom_jvp:
       return [*out_leaves, *t_leaves]
 
     if isinstance(trace, ad.JVPTrace):
-      outs = _jvp_direct(trace, leaves, jvp_flat, self.symbolic_zeros)
+      if not any(_perturbed(trace, leaves)):
+        return self(*rebuild(in_tree.unflatten(_primals_below(trace, leaves))))
+      outs = _jvp_direct(trace, leaves, jvp_flat)
       return out_tree_box[0].unflatten(outs)
     fun = lambda *xs: self.fun(*rebuild(in_tree.unflatten(xs)))
     closed, consts, out_tree = _trace(fun, leaves)
@@ -283,14 +275,16 @@ def _tangents_like(t_out, out_tree, out_leaves) -> list:
   return [_zero_if_symbolic(t, x) for t, x in zip(t_leaves, out_leaves)]
 
 
-def _jvp_direct(trace, leaves, jvp_flat, symbolic_zeros: bool) -> list:
+def _primals_below(trace, leaves) -> list:
+  """The values of `leaves` one level below `trace` (what its rules run on)."""
+  return [core.full_lower(core.full_raise(trace, x).primal) for x in leaves]
+
+
+def _jvp_direct(trace, leaves, jvp_flat) -> list:
   """Differentiate a custom_jvp call at `trace` by running the rule on the values below."""
-  perturbed = _perturbed(trace, leaves)
   tracers = [core.full_raise(trace, x) for x in leaves]
   primals = [core.full_lower(t.primal) for t in tracers]
-  tangents = [t.tangent if p or not symbolic_zeros else SymbolicZero(core.get_aval(x))
-              for t, p, x in zip(tracers, perturbed, primals)]
-  outs = jvp_flat(*primals, *tangents)
+  outs = jvp_flat(*primals, *(t.tangent for t in tracers))
   n = len(outs) // 2
   return [ad.JVPTracer(trace, p, t) for p, t in zip(outs[:n], outs[n:])]
 
@@ -315,7 +309,7 @@ custom_lin_p.def_impl(_custom_lin_impl)
 
 def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals):
   res = args[:num_res]
-  cts = [ad.instantiate_zeros(c, a) for c, a in zip(cts, out_avals)]
+  cts = [ad.Zero(a) if c is None else c for c, a in zip(cts, out_avals)]
   cts_in = bwd(*res, *cts)
   return [None] * num_res + list(cts_in)
 
@@ -325,10 +319,10 @@ ad.transpose_rules[custom_lin_p] = _custom_lin_transpose
 
 def _custom_vjp_call_jvp(primals, tangents, *, call_jaxpr, fwd, bwd, num_consts):
   primals, tangents = primals[num_consts:], tangents[num_consts:]
-  outs = fwd(*primals)
+  outs = fwd(*primals, perturbed=[type(t) is not ad.Zero for t in tangents])
   n_out = len(call_jaxpr.out_avals)
   out, res = outs[:n_out], outs[n_out:]
-  t_out = custom_lin_p.bind(*res, *tangents, num_res=len(res), bwd=bwd,
+  t_out = custom_lin_p.bind(*res, *map(ad.instantiate, tangents), num_res=len(res), bwd=bwd,
                             out_avals=tuple(core.get_aval(o) for o in out))
   return out, t_out
 
@@ -339,6 +333,7 @@ def _custom_vjp_call_batch(axis, vals, dims, *, call_jaxpr, fwd, bwd, num_consts
 
 
 ad.jvp_rules[custom_vjp_call_p] = _custom_vjp_call_jvp
+ad.symbolic_zero_rules.add(custom_vjp_call_p)
 batching.batch_rules[custom_vjp_call_p] = _custom_vjp_call_batch
 hlo.lowering_rules[custom_vjp_call_p] = _call_jaxpr_lowering
 
@@ -404,7 +399,10 @@ class custom_vjp:
     def bwd_flat(*res_and_cts):
       n_res = res_tree_box[0].num_leaves
       res = res_tree_box[0].unflatten(res_and_cts[:n_res])
-      cts = out_tree_box[0].unflatten(res_and_cts[n_res:])
+      cts = res_and_cts[n_res:]
+      if not symbolic:
+        cts = [ad.instantiate(c) for c in cts]
+      cts = out_tree_box[0].unflatten(cts)
       cts_in = user_bwd(*static, res, cts)
       if not isinstance(cts_in, (tuple, list)) or len(cts_in) != len(dyn):
         raise TypeError(f"Custom VJP bwd rule must produce a tuple of length {len(dyn)} (one "
@@ -421,11 +419,14 @@ class custom_vjp:
 
     if isinstance(trace, ad.JVPTrace):
       perturbed = _perturbed(trace, leaves)
+      if not any(perturbed):
+        return self(*rebuild(in_tree.unflatten(_primals_below(trace, leaves))))
       tracers = [core.full_raise(trace, x) for x in leaves]
       outs = fwd_flat(*[core.full_lower(t.primal) for t in tracers], perturbed=perturbed)
       n_out = out_tree_box[0].num_leaves
       out, res = outs[:n_out], outs[n_out:]
-      t_out = custom_lin_p.bind(*res, *[t.tangent for t in tracers], num_res=len(res),
+      t_out = custom_lin_p.bind(*res, *[ad.instantiate(t.tangent) for t in tracers],
+                                num_res=len(res),
                                 bwd=bwd_flat, out_avals=tuple(core.get_aval(o) for o in out))
       return out_tree_box[0].unflatten(
           [ad.JVPTracer(trace, p, t) for p, t in zip(out, t_out)])
@@ -492,7 +493,7 @@ stop_gradient_p = core.Primitive("stop_gradient")
 stop_gradient_p.def_impl(lambda x: x)
 stop_gradient_p.def_abstract_eval(lambda x: x)
 ad.jvp_rules[stop_gradient_p] = lambda primals, tangents: (
-    stop_gradient_p.bind(primals[0]), ad.zeros_like(primals[0]))
+    stop_gradient_p.bind(primals[0]), ad.Zero(core.get_aval(primals[0])))
 batching.defvectorized(stop_gradient_p)
 hlo.lowering_rules[stop_gradient_p] = lambda ctx, x: x
 

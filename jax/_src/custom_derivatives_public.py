@@ -1,8 +1,8 @@
 """Types that custom derivative rules may meet (`jax.custom_derivatives`).
 
-Tangents here are always materialised arrays, so rules never receive a
-`SymbolicZero`; the type exists so that rules written to handle both kinds (by
-`isinstance` checks) work unchanged.
+Rules defined with `symbolic_zeros=True` receive a `SymbolicZero` for each input that
+is not differentiated (and for each zero cotangent), as in JAX; other rules receive
+arrays.
 """
 
 from __future__ import annotations

@@ -97,11 +97,17 @@ jit_p.def_abstract_eval(_jit_abstract_eval)
 
 
 # Differentiation drops donation: the primal inputs are kept for the backward pass.
+# Zero tangents stay symbolic across the call: the jitted JVP takes and returns only the
+# nonzero ones, so rules inside (custom_vjp's fwd) see what is differentiated.
 def _jit_jvp(primals, tangents, *, jaxpr: ClosedJaxpr, name: str, donated_invars=None):
-  new = ad.jvp_jaxpr(jaxpr)
-  outs = jit_p.bind(*primals, *tangents, jaxpr=new, name=f"jvp_{name}")
-  n = len(outs) // 2
-  return outs[:n], outs[n:]
+  nonzeros = [type(t) is not ad.Zero for t in tangents]
+  new, out_nonzeros = ad.jvp_jaxpr_nonzeros(jaxpr, nonzeros)
+  outs = jit_p.bind(*primals, *(t for t in tangents if type(t) is not ad.Zero), jaxpr=new,
+                    name=f"jvp_{name}")
+  n = len(jaxpr.out_avals)
+  nz_out = iter(outs[n:])
+  return outs[:n], [next(nz_out) if nz else ad.Zero(a)
+                    for a, nz in zip(jaxpr.out_avals, out_nonzeros)]
 
 
 def _open(jaxpr: ClosedJaxpr):
@@ -116,14 +122,14 @@ def _closed(jaxpr: core.Jaxpr) -> ClosedJaxpr:
 def _jit_partial_eval(trace: pe.JaxprTrace, tracers, *, jaxpr: ClosedJaxpr, name: str,
                       donated_invars=None):
   open_jaxpr, consts = _open(jaxpr)
-  unknowns = [False] * len(consts) + [not t.pval.is_known for t in tracers]
+  unknowns = [False] * len(consts) + [not t.pval.is_known() for t in tracers]
   known, unknown, out_uks, num_res = pe.partial_eval_jaxpr(open_jaxpr, unknowns)
-  known_ins = consts + [t.pval.const for t in tracers if t.pval.is_known]
+  known_ins = consts + [t.pval.get_known() for t in tracers if t.pval.is_known()]
   known_outs = jit_p.bind(*known_ins, jaxpr=_closed(known), name=name)
   n_known_out = len(known_outs) - num_res
   residuals = known_outs[n_known_out:]
   res_tracers = [trace.instantiate_const(trace.pure(r)) for r in residuals]
-  uk_tracers = [t for t in tracers if not t.pval.is_known]
+  uk_tracers = [t for t in tracers if not t.pval.is_known()]
   in_tracers = res_tracers + uk_tracers
   out_avals = [a for a, uk in zip(jaxpr.out_avals, out_uks) if uk]
   uk_outs = [pe.JaxprTracer(trace, pe.PartialVal.unknown(a), None) for a in out_avals]
@@ -176,6 +182,7 @@ def _jit_lowering(ctx: hlo.LoweringContext, *args, jaxpr: ClosedJaxpr, name: str
 
 
 ad.jvp_rules[jit_p] = _jit_jvp
+ad.symbolic_zero_rules.add(jit_p)
 pe.partial_eval_rules[jit_p] = _jit_partial_eval
 pe.partial_eval_jaxpr_rules[jit_p] = _jit_partial_eval_jaxpr
 ad.transpose_rules[jit_p] = _jit_transpose

@@ -343,8 +343,40 @@ def build_tree(treedef: PyTreeDef, xs):
   return treedef.from_iterable_tree(xs)
 
 
+class _WholePartial:
+  """A functools.partial given to `Partial` as its function, kept whole: Python would
+  otherwise merge its bound arguments into the Partial's, making them leaves (they
+  belong to the static function, as in JAX)."""
+
+  __slots__ = ("partial",)
+
+  def __init__(self, partial: functools.partial):
+    self.partial = partial
+
+  func = property(lambda self: self.partial.func)
+  args = property(lambda self: self.partial.args)
+  keywords = property(lambda self: self.partial.keywords)
+
+  def __call__(self, *args, **kwargs):
+    return self.partial(*args, **kwargs)
+
+  def __eq__(self, other):
+    return type(other) is _WholePartial and self.partial == other.partial
+
+  def __hash__(self):
+    return hash(self.partial)
+
+  def __repr__(self):
+    return repr(self.partial)
+
+
 class Partial(functools.partial):
   """A functools.partial that is a pytree: the bound arguments are its children."""
+
+  def __new__(cls, func, *args, **kwargs):
+    if isinstance(func, functools.partial):
+      func = _WholePartial(func)
+    return super().__new__(cls, func, *args, **kwargs)
 
 
 register_pytree_node(

@@ -10,6 +10,7 @@ from jax._src.interpreters.partial_eval import dce_jaxpr as dce_jaxpr
 from jax._src.interpreters.partial_eval import partial_eval_jaxpr_rules as partial_eval_jaxpr_custom_rules
 from jax._src.interpreters.partial_eval import partial_eval_rules as custom_partial_eval_rules
 from jax._src.interpreters.partial_eval import trace_to_jaxpr_dynamic as _trace_to_jaxpr_dynamic
+from jax._src.interpreters.partial_eval import trace_to_jaxpr_nounits as trace_to_jaxpr_nounits
 
 
 def trace_to_jaxpr_dynamic(fun, in_avals, *args, **kwargs):

@@ -8,6 +8,7 @@
 #include "xla/passes/dce.h"
 #include "xla/passes/layout_assignment.h"
 #include "xla/passes/pipeline.h"
+#include "xla/passes/tree_reduction_rewriter.h"
 
 namespace xla {
 namespace {
@@ -35,6 +36,10 @@ class SimplificationRound : public HloPassInterface {
 
 Status RunOptimizationPipeline(HloModule* module, const OptimizationOptions& options) {
   HloPassPipeline pipeline("optimization-pipeline");
+  if (options.tree_reduction_window > 0) {
+    pipeline.AddPass<TreeReductionRewriter>(options.tree_reduction_window,
+                                            options.tree_reduction_max_elements);
+  }
   if (options.assign_default_layouts) pipeline.AddPass<DefaultLayoutAssignment>();
   pipeline.AddPass<CallInliner>();
   pipeline.AddPass<ComplexDotExpander>();

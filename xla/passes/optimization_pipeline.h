@@ -19,6 +19,10 @@ struct OptimizationOptions {
   bool assign_default_layouts = true;
   // Off for a backend that only reports the optimised module (TPU compile-only).
   bool run_fusion = true;
+  // When > 0, reductions of operands under `tree_reduction_max_elements`
+  // elements add in blocks of this many (TreeReductionRewriter), first of all.
+  int64_t tree_reduction_window = 0;
+  int64_t tree_reduction_max_elements = 0;
   FusionOptions fusion;
 };
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
+import numpy as np
+
 from jax._src import core
 from jax._src.core import ShapedArray, Tracer
 from jax._src.interpreters import partial_eval as pe
@@ -43,6 +45,48 @@ def zeros_like_aval(aval: ShapedArray):
 
 def zeros_like(x):
   return zeros_like_aval(core.get_aval(x))
+
+
+class Zero:
+  """A tangent or cotangent known to be zero, kept symbolic (never computed).
+
+  Values that do not depend on a differentiated input carry one, so that no zeros are
+  built and rules that can use the knowledge (jit, custom_vjp with `symbolic_zeros`)
+  see which inputs are perturbed.
+  """
+
+  __slots__ = ("aval",)
+
+  def __init__(self, aval: ShapedArray):
+    self.aval = aval
+
+  shape = property(lambda self: self.aval.shape)
+  dtype = property(lambda self: self.aval.dtype)
+
+  @classmethod
+  def from_primal_value(cls, val) -> Zero:
+    return cls(core.get_aval(val))
+
+  def instantiate(self):
+    """This zero as an array."""
+    return zeros_like_aval(self.aval)
+
+  def __repr__(self):
+    return f"Zero({self.aval.str_short()})"
+
+
+def instantiate(t, aval: ShapedArray | None = None):
+  """`t` as an array: a `Zero` (or None, given `aval`) becomes zeros."""
+  if type(t) is Zero:
+    return zeros_like_aval(t.aval)
+  if t is None:
+    return zeros_like_aval(aval)
+  return t
+
+
+# Primitives whose JVP rule takes `Zero` tangents as they are; every other rule gets
+# them as arrays (and a primitive whose tangents are all zero is not differentiated).
+symbolic_zero_rules: set[core.Primitive] = set()
 
 
 def add_tangents(a, b):
@@ -78,45 +122,92 @@ class JVPTracer(Tracer):
 
 class JVPTrace(core.Trace):
   def pure(self, val):
-    return JVPTracer(self, val, zeros_like(val))
+    return JVPTracer(self, val, Zero(core.get_aval(val)))
 
   lift = pure
 
   def process_primitive(self, primitive, tracers, params):
     primals = [t.primal for t in tracers]
     tangents = [t.tangent for t in tracers]
+    if all(type(t) is Zero for t in tangents):
+      # Nothing differentiated flows in: the result is a primal with a zero tangent.
+      out = primitive.bind(*primals, **params)
+      if primitive.multiple_results:
+        return [JVPTracer(self, o, Zero(core.get_aval(o))) for o in out]
+      return JVPTracer(self, out, Zero(core.get_aval(out)))
     rule = jvp_rules.get(primitive)
     if rule is None:
       raise NotImplementedError(f"differentiation rule for '{primitive.name}' not implemented")
+    if primitive not in symbolic_zero_rules:
+      tangents = [instantiate(t) for t in tangents]
     primal_out, tangent_out = rule(primals, tangents, **params)
     if primitive.multiple_results:
-      return [JVPTracer(self, p, t) for p, t in zip(primal_out, tangent_out)]
-    return JVPTracer(self, primal_out, tangent_out)
+      return [self._tracer(p, t) for p, t in zip(primal_out, tangent_out)]
+    return self._tracer(primal_out, tangent_out)
+
+  def _tracer(self, primal, tangent) -> JVPTracer:
+    if tangent is None or type(tangent) is Zero:
+      # Rules written for JAX give integer values float0 zeros; here a zero tangent has
+      # its primal's type, as instantiated tangents do.
+      tangent = Zero(core.get_aval(primal))
+    elif not _differentiable(primal):
+      # Integer and boolean values have zero tangents (JAX's float0): kept symbolic, so
+      # that what depends only on them is not differentiated.
+      tangent = Zero(core.get_aval(primal))
+    return JVPTracer(self, primal, tangent)
 
 
-def jvp_flat(fun: Callable, primals: Sequence, tangents: Sequence) -> tuple[list, list]:
+def _differentiable(x) -> bool:
+  return np.issubdtype(core.get_aval(x).dtype, np.inexact)
+
+
+def jvp_flat(fun: Callable, primals: Sequence, tangents: Sequence,
+             instantiate_out: bool = True) -> tuple[list, list]:
+  """(primals_out, tangents_out) of `fun(*primals)`; tangents may be `Zero`s, and so may
+  tangents_out unless `instantiate_out`."""
   with core.new_main(JVPTrace) as main:
     trace = JVPTrace(main)
     tracers_in = [JVPTracer(trace, p, t) for p, t in zip(primals, tangents)]
     outs = fun(*tracers_in)
     tracers_out = [core.full_raise(trace, o) for o in outs]
     primals_out = [core.full_lower(t.primal) for t in tracers_out]
-    tangents_out = [core.full_lower(t.tangent) for t in tracers_out]
+    tangents_out = [t.tangent for t in tracers_out]
+    if instantiate_out:
+      tangents_out = [instantiate(t) for t in tangents_out]
+    tangents_out = [t if type(t) is Zero else core.full_lower(t) for t in tangents_out]
   return primals_out, tangents_out
 
 
 def jvp_jaxpr(closed: core.ClosedJaxpr) -> core.ClosedJaxpr:
   """A jaxpr computing (primals..., tangents...) -> (primals_out..., tangents_out...)."""
-  n = len(closed.in_avals)
+  new, _ = jvp_jaxpr_nonzeros(closed, [True] * len(closed.in_avals), instantiate=True)
+  return new
+
+
+def jvp_jaxpr_nonzeros(closed: core.ClosedJaxpr, nonzeros: Sequence[bool],
+                       instantiate: bool = False) -> tuple[core.ClosedJaxpr, list[bool]]:
+  """The JVP of `closed` taking only the tangents marked in `nonzeros` (the others are
+  zero): (primals..., nonzero tangents...) -> (primals_out..., nonzero tangents_out...).
+
+  Returns the jaxpr and which output tangents it computes (all when `instantiate`).
+  """
+  in_avals = closed.in_avals
+  nz_avals = [a for a, nz in zip(in_avals, nonzeros) if nz]
+  n = len(in_avals)
+  out_nonzeros: list[bool] = []
 
   def fun(*args):
-    primals_out, tangents_out = jvp_flat(core.jaxpr_as_fun(closed), args[:n], args[n:])
-    return [*primals_out, *tangents_out]
+    it = iter(args[n:])
+    tangents = [next(it) if nz else Zero(a) for a, nz in zip(in_avals, nonzeros)]
+    primals_out, tangents_out = jvp_flat(core.jaxpr_as_fun(closed), args[:n], tangents,
+                                         instantiate_out=instantiate)
+    out_nonzeros[:] = [type(t) is not Zero for t in tangents_out]
+    return [*primals_out, *(t for t in tangents_out if type(t) is not Zero)]
 
-  jaxpr, consts = pe.trace_to_jaxpr_dynamic(fun, [*closed.in_avals, *closed.in_avals])
+  jaxpr, consts = pe.trace_to_jaxpr_dynamic(fun, [*in_avals, *nz_avals])
   new, hoisted = pe.close_jaxpr(jaxpr, consts)
   assert not hoisted
-  return new
+  return new, out_nonzeros
 
 
 # ----------------------------------------------------------------------------- registrars
@@ -129,7 +220,7 @@ def defjvp(prim: core.Primitive, *jvp_fns) -> None:
     primal_out = prim.bind(*primals, **params)
     total = None
     for fn, t in zip(jvp_fns, tangents):
-      if fn is not None and t is not None:
+      if fn is not None and t is not None and type(t) is not Zero:
         total = add_tangents(total, fn(t, *primals, **params))
     if total is None:
       total = zeros_like(primal_out)
@@ -145,7 +236,7 @@ def defjvp2(prim: core.Primitive, *jvp_fns) -> None:
     ans = prim.bind(*primals, **params)
     total = None
     for fn, t in zip(jvp_fns, tangents):
-      if fn is not None and t is not None:
+      if fn is not None and t is not None and type(t) is not Zero:
         total = add_tangents(total, fn(t, ans, *primals, **params))
     return ans, zeros_like(ans) if total is None else total
 
@@ -158,8 +249,8 @@ def defjvp_zero(prim: core.Primitive) -> None:
   def rule(primals, tangents, **params):
     out = prim.bind(*primals, **params)
     if prim.multiple_results:
-      return out, [zeros_like(o) for o in out]
-    return out, zeros_like(out)
+      return out, [Zero(core.get_aval(o)) for o in out]
+    return out, Zero(core.get_aval(out))
 
   jvp_rules[prim] = rule
 
@@ -198,25 +289,13 @@ def linearize_flat(fun: Callable, primals: Sequence):
     primals_out, tangents_out = jvp_flat(fun, args[:n], args[n:])
     return [*primals_out, *tangents_out]
 
-  pvals_out, jaxpr, consts = _partial_eval_instantiated(fun_jvp, pvals_in, n)
-  m = len(pvals_out) // 2
-  primals_pvals, _ = pvals_out[:m], pvals_out[m:]
-  if not all(p.is_known for p in primals_pvals):
+  # Every tangent output (the second half) goes into the linear jaxpr, even a known zero.
+  jaxpr, pvals_out, consts = pe.trace_partial(
+      fun_jvp, pvals_in, lambda n_out: [i >= n_out // 2 for i in range(n_out)])
+  primals_pvals = pvals_out[:len(pvals_out) // 2]
+  if not all(p.is_known() for p in primals_pvals):
     raise NotImplementedError("linearize: a primal output depends on a tangent input")
-  return [p.const for p in primals_pvals], jaxpr, consts
-
-
-def _partial_eval_instantiated(fun_jvp, pvals_in, n):
-  """partial_eval_flat that forces every tangent output to be unknown (part of the jaxpr)."""
-  with core.new_main(pe.JaxprTrace) as main:
-    trace = pe.JaxprTrace(main)
-    tracers_in = [trace.new_arg(p) for p in pvals_in]
-    outs = [core.full_raise(trace, o) for o in fun_jvp(*tracers_in)]
-    m = len(outs) // 2
-    tangent_tracers = [trace.instantiate_const(t) for t in outs[m:]]
-    pvals_out = [t.pval for t in outs]
-    jaxpr, consts = pe.tracers_to_jaxpr(tracers_in[n:], tangent_tracers)
-  return pvals_out, jaxpr, consts
+  return [p.get_known() for p in primals_pvals], jaxpr, consts
 
 
 class UndefinedPrimal:
@@ -312,7 +391,7 @@ def _like_primal(ct, aval):
 
 
 def instantiate_zeros(ct, aval: ShapedArray):
-  return zeros_like_aval(aval) if ct is None else ct
+  return instantiate(ct, aval)
 
 
 def transpose_jaxpr(closed: core.ClosedJaxpr, linear: Sequence[bool]) -> core.ClosedJaxpr:

@@ -185,12 +185,21 @@ def defvectorized(prim: core.Primitive) -> None:
 
 
 def defbroadcasting(prim: core.Primitive) -> None:
+  """Operands of one shape, or rank-0 operands beside them (which the primitive
+  broadcasts): unbatched rank-0 operands stay as they are; a batched one is broadcast."""
   def rule(axis, vals, dims, **params):
     size = axis.size
     ranks = [core.get_aval(v).ndim - (d is not not_mapped) for v, d in zip(vals, dims)]
     if all(d == dims[0] for d in dims) and len(set(ranks)) == 1:
       return prim.bind(*vals, **params), dims[0]
-    moved = [bdim_at_front(v, d, size) for v, d in zip(vals, dims)]
+    out_rank = max(ranks)
+    moved = [v if d is not_mapped and r == 0 and out_rank else bdim_at_front(v, d, size)
+             for v, d, r in zip(vals, dims, ranks)]
+    if out_rank:
+      shape = next(core.get_aval(m).shape for m, r in zip(moved, ranks) if r == out_rank)
+      moved = [_shape_op("broadcast_in_dim")(m, shape, (0,))
+               if r == 0 and d is not not_mapped else m
+               for m, d, r in zip(moved, dims, ranks)]
     return prim.bind(*moved, **params), 0
 
   batch_rules[prim] = rule

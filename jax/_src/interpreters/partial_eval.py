@@ -89,14 +89,17 @@ def _literalable(val) -> bool:
 
 
 def make_literal(val, aval: ShapedArray) -> Literal:
+  if type(val) in core.concrete_array_types or (
+      type(val) in dtypes.python_scalar_types and dtypes.dtype(type(val)) == aval.dtype):
+    # A jax array or Python scalar stays one: re-evaluating the jaxpr hands the same
+    # kind of value to rules (custom_vjp's fwd and bwd, libraries' primitives) as the
+    # traced program did.
+    return Literal(val, aval)
   return Literal(np.asarray(val, dtype=aval.dtype)[()], aval)
 
 
 def literal_value(lit: Literal):
-  """The value to bind when re-evaluating: weak default-typed literals stay Python scalars."""
-  if lit.aval.weak_type and lit.aval.dtype == dtypes.dtype(type(lit.val.item())):
-    return lit.val.item()
-  return lit.val
+  return core.literal_value(lit)
 
 
 def inline_literals(jaxpr: Jaxpr, consts: Sequence) -> tuple[Jaxpr, list]:
@@ -182,19 +185,37 @@ def close_jaxpr(jaxpr: Jaxpr, consts: Sequence) -> tuple[ClosedJaxpr, list]:
 # ----------------------------------------------------------------------------- partial eval
 
 
-class PartialVal(NamedTuple):
-  aval: ShapedArray
-  const: Any | None  # None: unknown
+class PartialVal(tuple):
+  """A value that is either known now or only known by its abstract value.
+
+  The pair is JAX's `(aval_or_None, const_or_None)`: `(None, value)` when known,
+  `(aval, None)` when unknown, so code written for JAX can unpack `pv, const`.
+  """
+
+  def __new__(cls, xs):
+    pv, const = xs
+    if (pv is None) == (const is None):
+      raise ValueError("PartialVal takes (None, value) when known or (aval, None) when "
+                       f"unknown; got ({pv!r}, {const!r})")
+    return tuple.__new__(cls, (pv, const))
 
   @classmethod
-  def known(cls, val):
-    return cls(core.get_aval(val), val)
+  def known(cls, val) -> PartialVal:
+    return cls((None, val))
 
   @classmethod
-  def unknown(cls, aval):
-    return cls(aval, None)
+  def unknown(cls, aval) -> PartialVal:
+    return cls((aval, None))
 
-  is_known = property(lambda self: self.const is not None)
+  def is_known(self) -> bool:
+    return self[0] is None
+
+  def get_known(self):
+    """The known value, or None when unknown."""
+    return self[1] if self[0] is None else None
+
+  def get_aval(self) -> ShapedArray:
+    return core.get_aval(self[1]) if self[0] is None else self[0]
 
 
 class LambdaBindingRecipe(NamedTuple):
@@ -214,22 +235,26 @@ class JaxprEqnRecipe(NamedTuple):
 
 
 class JaxprTracer(Tracer):
-  __slots__ = ("pval", "recipe")
+  __slots__ = ("pval", "recipe", "_aval")
 
   def __init__(self, trace, pval: PartialVal, recipe):
     self._trace = trace
     self.pval = pval
     self.recipe = recipe
+    self._aval = pval.get_aval()
 
-  aval = property(lambda self: self.pval.aval)
+  aval = property(lambda self: self._aval)
+
+  def is_known(self) -> bool:
+    return self.pval.is_known()
 
   def full_lower(self):
-    if self.pval.is_known:
-      return core.full_lower(self.pval.const)
+    if self.pval.is_known():
+      return core.full_lower(self.pval.get_known())
     return self
 
   def to_concrete_value(self):
-    return core.concrete_value(self.pval.const) if self.pval.is_known else None
+    return core.concrete_value(self.pval.get_known()) if self.pval.is_known() else None
 
 
 class JaxprTrace(core.Trace):
@@ -242,13 +267,13 @@ class JaxprTrace(core.Trace):
   lift = pure
 
   def instantiate_const(self, tracer: JaxprTracer) -> JaxprTracer:
-    if tracer.pval.is_known:
-      return JaxprTracer(self, PartialVal.unknown(tracer.aval), ConstRecipe(tracer.pval.const))
+    if tracer.pval.is_known():
+      return JaxprTracer(self, PartialVal.unknown(tracer.aval), ConstRecipe(tracer.pval.get_known()))
     return tracer
 
   def process_primitive(self, primitive, tracers, params):
-    if all(t.pval.is_known for t in tracers):
-      return primitive.bind(*(t.pval.const for t in tracers), **params)
+    if all(t.pval.is_known() for t in tracers):
+      return primitive.bind(*(t.pval.get_known() for t in tracers), **params)
     rule = partial_eval_rules.get(primitive)
     if rule is not None:
       return rule(self, tracers, **params)
@@ -262,21 +287,44 @@ class JaxprTrace(core.Trace):
     return outs if primitive.multiple_results else outs[0]
 
 
-def partial_eval_flat(fun: Callable, pvals_in: Sequence[PartialVal]):
-  """Run `fun` with some inputs unknown: -> (out pvals, jaxpr of the unknown part, consts).
+def trace_to_jaxpr_nounits(fun, pvals: Sequence[PartialVal],
+                           instantiate: Sequence[bool] | bool = False):
+  """Run `fun(*flat_args) -> flat_outs` with some inputs known and some unknown.
 
-  The jaxpr's invars are the unknown inputs, its outs the unknown outputs.
+  Known inputs are passed to `fun` as their values, so the work that depends only on
+  them runs now; the rest is recorded. Returns (jaxpr, out_pvals, consts): the jaxpr
+  (constvars bound to `consts`) takes the unknown inputs to the unknown outputs, and
+  `out_pvals` holds each output's value when known. `instantiate` makes outputs
+  unknown (part of the jaxpr) even when they are known. `fun` may be a WrappedFun.
   """
+  if isinstance(instantiate, bool):
+    instantiate_of = lambda n_out: [instantiate] * n_out
+  else:
+    instantiate_of = lambda n_out: list(instantiate)
+  return trace_partial(getattr(fun, "call_wrapped", fun), pvals, instantiate_of)
+
+
+def trace_partial(call: Callable, pvals: Sequence[PartialVal],
+                  instantiate_of: Callable[[int], Sequence[bool]]):
+  """`trace_to_jaxpr_nounits` with the outputs to instantiate chosen once their number
+  is known (`instantiate_of(n_out)`)."""
+  pvals = list(pvals)
+  for pv in pvals:
+    if not isinstance(pv, PartialVal):
+      raise TypeError(f"trace_to_jaxpr_nounits takes PartialVals, got {type(pv).__name__}")
   with core.new_main(JaxprTrace) as main:
     trace = JaxprTrace(main)
-    tracers_in = [trace.new_arg(p) for p in pvals_in]
-    outs = fun(*tracers_in)
-    tracers_out = [core.full_raise(trace, o) for o in outs]
-    pvals_out = [t.pval for t in tracers_out]
-    unk_in = [t for t in tracers_in if not t.pval.is_known]
-    unk_out = [t for t in tracers_out if not t.pval.is_known]
-    jaxpr, consts = tracers_to_jaxpr(unk_in, unk_out)
-  return pvals_out, jaxpr, consts
+    unknown_in = [trace.new_arg(pv) for pv in pvals if not pv.is_known()]
+    it = iter(unknown_in)
+    args = [pv.get_known() if pv.is_known() else next(it) for pv in pvals]
+    outs = [core.full_raise(trace, o) for o in call(*args)]
+    instantiate = instantiate_of(len(outs))
+    if len(instantiate) != len(outs):
+      raise ValueError(f"instantiate has {len(instantiate)} entries for {len(outs)} outputs")
+    outs = [trace.instantiate_const(t) if inst else t for t, inst in zip(outs, instantiate)]
+    jaxpr, consts = tracers_to_jaxpr(unknown_in, [t for t in outs if not t.is_known()])
+    out_pvals = [t.pval for t in outs]
+  return jaxpr, out_pvals, consts
 
 
 def tracers_to_jaxpr(tracers_in, tracers_out) -> tuple[Jaxpr, list]:
@@ -430,14 +478,14 @@ def def_partial_eval_jaxpr_rule(prim: core.Primitive, jaxpr_rule: Callable) -> N
     avals_out = prim.abstract_eval(*(t.aval for t in tracers), **params)
     avals_out = avals_out if prim.multiple_results else [avals_out]
     out_vars = [Var(a) for a in avals_out]
-    unknowns = [not t.pval.is_known for t in tracers]
+    unknowns = [not t.pval.is_known() for t in tracers]
     known_eqns, unknown_eqns, _ = jaxpr_rule(JaxprEqn(prim, in_vars, params, out_vars), unknowns)
-    values = {v: t.pval.const for v, t in zip(in_vars, tracers) if t.pval.is_known}
+    values = {v: t.pval.get_known() for v, t in zip(in_vars, tracers) if t.pval.is_known()}
     read = lambda x: literal_value(x) if isinstance(x, Literal) else values[x]
     for eqn in known_eqns:
       outs = eqn.primitive.bind(*map(read, eqn.inputs), **eqn.params)
       values.update(zip(eqn.out_binders, outs if eqn.primitive.multiple_results else [outs]))
-    tracer_of = {v: t for v, t in zip(in_vars, tracers) if not t.pval.is_known}
+    tracer_of = {v: t for v, t in zip(in_vars, tracers) if not t.pval.is_known()}
 
     def get_tracer(x):
       if isinstance(x, Literal):

@@ -1,8 +1,9 @@
 """Elementwise primitives: one block per primitive (define, jvp/transpose, batching, lowering).
 
-Operands of n-ary ops must have equal shapes and dtypes (jax.numpy broadcasts and
-promotes before calling these); Python scalars are accepted and take the dtype of
-the other operand, weakly typed.
+Operands of n-ary ops must have equal dtypes and equal shapes, except that rank-0
+operands may stand beside arrays (the op broadcasts them, as JAX's do, so a jaxpr
+reads `mul 2.0:f32[] a`); jax.numpy promotes the rest before calling these. Python
+scalars are accepted and take the dtype of the other operand, weakly typed.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from jax._src.interpreters import ad
 from jax._src.interpreters import batching
 from jax._src.lax import shape as lax_shape
 from jax._src.lax.precision import EnumMeta, check_accuracy
-from jax._src.lax.utils import register_late_ops, same_dtypes, same_shapes, standard_primitive
+from jax._src.lax.utils import (late_op, register_late_ops, same_dtypes, same_shapes,
+                                standard_primitive)
 from jax._src.lowering import hlo
 from jax._src import array
 
@@ -50,14 +52,23 @@ def _unary_abstract_eval(name, kind):
   return rule
 
 
+def _nary_shape(name, avals) -> tuple:
+  """The result shape: that of the operands that are not rank-0 (all of one shape)."""
+  shapes = {a.shape for a in avals} - {()}
+  if len(shapes) > 1:
+    raise TypeError(f"{name} got incompatible shapes for broadcasting: "
+                    f"{', '.join(str(a.shape) for a in avals)}.")
+  return shapes.pop() if shapes else ()
+
+
 def _nary_abstract_eval(name, kind, out_dtype=None):
   def rule(*xs, **_):
-    same_shapes(name, *xs)
+    shape = _nary_shape(name, xs)
     same_dtypes(name, *xs)
     _check_kind(name, xs[0], kind)
     if out_dtype is not None:  # comparisons: weak when every operand is
-      return ShapedArray(xs[0].shape, out_dtype, all(x.weak_type for x in xs))
-    return ShapedArray(xs[0].shape, xs[0].dtype, all(x.weak_type for x in xs))
+      return ShapedArray(shape, out_dtype, all(x.weak_type for x in xs))
+    return ShapedArray(shape, xs[0].dtype, all(x.weak_type for x in xs))
   return rule
 
 
@@ -69,11 +80,17 @@ def unary(name: str, opcode: str | None, kind: str = KIND_NUMBER) -> core.Primit
   return prim
 
 
+# The n-ary primitives: their rules are wrapped at the end of this module so that they
+# take rank-0 operands beside arrays.
+_NARY: list[core.Primitive] = []
+
+
 def nary(name: str, opcode: str | None, kind: str = KIND_NUMBER, out_dtype=None) -> core.Primitive:
   prim = standard_primitive(name, _nary_abstract_eval(name, kind, out_dtype))
   batching.defbroadcasting(prim)
   if opcode is not None:
     hlo.def_elementwise_lowering(prim, opcode)
+  _NARY.append(prim)
   return prim
 
 
@@ -83,6 +100,18 @@ def match_scalar(x, y):
     x = convert_element_type(x, core.get_aval(y).dtype, True)
   elif dtypes.is_python_scalar(y) and not dtypes.is_python_scalar(x):
     y = convert_element_type(y, core.get_aval(x).dtype, True)
+  return x, y
+
+
+def _nary_match(x, y):
+  """Operands for an n-ary primitive: dtypes matched; rank-0 ones stay rank-0."""
+  return match_scalar(x, y)
+
+
+def _match(x, y):
+  """Give a Python-scalar operand the dtype (weakly) of the other operand, and broadcast
+  a rank-0 operand to the other's shape (for primitives that need equal shapes)."""
+  x, y = match_scalar(x, y)
   xa, ya = core.get_aval(x), core.get_aval(y)
   if xa.shape != ya.shape and (xa.shape == () or ya.shape == ()):
     shape = xa.shape or ya.shape
@@ -186,11 +215,11 @@ hlo.lowering_rules[convert_element_type_p] = _convert_lowering
 # ----------------------------------------------------------------------------- arithmetic
 
 add_p = nary("add", "add")
-def add(x, y): return add_p.bind(*match_scalar(x, y))
+def add(x, y): return add_p.bind(*_nary_match(x, y))
 ad.deflinear(add_p, lambda ct, x, y: [ct, ct])
 
 sub_p = nary("sub", "subtract")
-def sub(x, y): return sub_p.bind(*match_scalar(x, y))
+def sub(x, y): return sub_p.bind(*_nary_match(x, y))
 ad.deflinear(sub_p, lambda ct, x, y: [ct, neg(ct)])
 
 mul_p = nary("mul", "multiply")
@@ -198,31 +227,31 @@ def mul(x, y, *, out_dtype=None):
   """x * y; with out_dtype, both are widened to it first so the product is exact there."""
   if out_dtype is not None:
     x, y = convert_element_type(x, out_dtype), convert_element_type(y, out_dtype)
-  return mul_p.bind(*match_scalar(x, y))
+  return mul_p.bind(*_nary_match(x, y))
 ad.defjvp(mul_p, lambda t, x, y: mul(t, y), lambda t, x, y: mul(x, t))
 ad.transpose_rules[mul_p] = lambda ct, x, y: (
     [mul(ct, y), None] if ad.is_undefined_primal(x) else [None, mul(x, ct)])
 
 div_p = nary("div", "divide")
-def div(x, y): return div_p.bind(*match_scalar(x, y))
+def div(x, y): return div_p.bind(*_nary_match(x, y))
 ad.defjvp(div_p, lambda t, x, y: div(t, y), lambda t, x, y: mul(neg(t), div(x, mul(y, y))))
 ad.transpose_rules[div_p] = lambda ct, x, y: [div(ct, y), None]
 
 rem_p = nary("rem", "remainder")
-def rem(x, y): return rem_p.bind(*match_scalar(x, y))
+def rem(x, y): return rem_p.bind(*_nary_match(x, y))
 ad.defjvp(rem_p, lambda t, x, y: t,
           lambda t, x, y: mul(neg(t), mul(sign(div(x, y)), floor(abs(div(x, y))))))
 
 pow_p = nary("pow", "power", KIND_FLOAT)
-def pow(x, y): return pow_p.bind(*match_scalar(x, y))  # noqa: A001 (lax name)
+def pow(x, y): return pow_p.bind(*_nary_match(x, y))  # noqa: A001 (lax name)
 ad.defjvp2(pow_p, lambda t, ans, x, y: mul(t, mul(y, pow(x, sub(y, const_like(y, 1))))),
            lambda t, ans, x, y: mul(t, mul(log(x), ans)))
 
 max_p = nary("max", "maximum", KIND_ANY)
-def max(x, y): return max_p.bind(*match_scalar(x, y))  # noqa: A001 (lax name)
+def max(x, y): return max_p.bind(*_nary_match(x, y))  # noqa: A001 (lax name)
 
 min_p = nary("min", "minimum", KIND_ANY)
-def min(x, y): return min_p.bind(*match_scalar(x, y))  # noqa: A001 (lax name)
+def min(x, y): return min_p.bind(*_nary_match(x, y))  # noqa: A001 (lax name)
 
 
 def _minmax_jvp(prim, pick):
@@ -242,7 +271,7 @@ ad.jvp_rules[max_p] = _minmax_jvp(max_p, lambda x, y: gt(x, y))
 ad.jvp_rules[min_p] = _minmax_jvp(min_p, lambda x, y: lt(x, y))
 
 atan2_p = nary("atan2", "atan2", KIND_FLOAT)
-def atan2(x, y): return atan2_p.bind(*match_scalar(x, y))
+def atan2(x, y): return atan2_p.bind(*_nary_match(x, y))
 ad.defjvp(atan2_p, lambda t, x, y: mul(t, div(y, add(mul(x, x), mul(y, y)))),
           lambda t, x, y: mul(t, div(neg(x), add(mul(x, x), mul(y, y)))))
 
@@ -641,15 +670,15 @@ def bitwise_not(x): return not_p.bind(x)
 ad.defjvp_zero(not_p)
 
 and_p = nary("and", "and", KIND_INTEGER)
-def bitwise_and(x, y): return and_p.bind(*match_scalar(x, y))
+def bitwise_and(x, y): return and_p.bind(*_nary_match(x, y))
 ad.defjvp_zero(and_p)
 
 or_p = nary("or", "or", KIND_INTEGER)
-def bitwise_or(x, y): return or_p.bind(*match_scalar(x, y))
+def bitwise_or(x, y): return or_p.bind(*_nary_match(x, y))
 ad.defjvp_zero(or_p)
 
 xor_p = nary("xor", "xor", KIND_INTEGER)
-def bitwise_xor(x, y): return xor_p.bind(*match_scalar(x, y))
+def bitwise_xor(x, y): return xor_p.bind(*_nary_match(x, y))
 ad.defjvp_zero(xor_p)
 
 population_count_p = unary("population_count", "popcnt", KIND_INTEGER_ONLY)
@@ -663,15 +692,15 @@ ad.defjvp_zero(clz_p)
 # Shift amounts >= the bit width give 0 (logical) or the sign fill (arithmetic), as in XLA.
 
 shift_left_p = nary("shift_left", "shift-left", KIND_INTEGER)
-def shift_left(x, y): return shift_left_p.bind(*match_scalar(x, y))
+def shift_left(x, y): return shift_left_p.bind(*_nary_match(x, y))
 ad.defjvp_zero(shift_left_p)
 
 shift_right_logical_p = nary("shift_right_logical", "shift-right-logical", KIND_INTEGER)
-def shift_right_logical(x, y): return shift_right_logical_p.bind(*match_scalar(x, y))
+def shift_right_logical(x, y): return shift_right_logical_p.bind(*_nary_match(x, y))
 ad.defjvp_zero(shift_right_logical_p)
 
 shift_right_arithmetic_p = nary("shift_right_arithmetic", "shift-right-arithmetic", KIND_INTEGER)
-def shift_right_arithmetic(x, y): return shift_right_arithmetic_p.bind(*match_scalar(x, y))
+def shift_right_arithmetic(x, y): return shift_right_arithmetic_p.bind(*_nary_match(x, y))
 ad.defjvp_zero(shift_right_arithmetic_p)
 
 # ----------------------------------------------------------------------------- bitcast_convert_type
@@ -719,22 +748,22 @@ def _comparison(name: str, direction: str) -> core.Primitive:
 
 
 eq_p = _comparison("eq", "EQ")
-def eq(x, y): return eq_p.bind(*match_scalar(x, y))
+def eq(x, y): return eq_p.bind(*_nary_match(x, y))
 
 ne_p = _comparison("ne", "NE")
-def ne(x, y): return ne_p.bind(*match_scalar(x, y))
+def ne(x, y): return ne_p.bind(*_nary_match(x, y))
 
 lt_p = _comparison("lt", "LT")
-def lt(x, y): return lt_p.bind(*match_scalar(x, y))
+def lt(x, y): return lt_p.bind(*_nary_match(x, y))
 
 le_p = _comparison("le", "LE")
-def le(x, y): return le_p.bind(*match_scalar(x, y))
+def le(x, y): return le_p.bind(*_nary_match(x, y))
 
 gt_p = _comparison("gt", "GT")
-def gt(x, y): return gt_p.bind(*match_scalar(x, y))
+def gt(x, y): return gt_p.bind(*_nary_match(x, y))
 
 ge_p = _comparison("ge", "GE")
-def ge(x, y): return ge_p.bind(*match_scalar(x, y))
+def ge(x, y): return ge_p.bind(*_nary_match(x, y))
 
 # ----------------------------------------------------------------------------- select_n
 
@@ -825,6 +854,75 @@ hlo.lowering_rules[select_n_p] = _select_n_lowering
 batching.defbroadcasting(ad.add_any_p)
 ad.add_any_p.def_impl(lambda x, y: add(x, y))
 hlo.def_elementwise_lowering(ad.add_any_p, "add")
+
+# ----------------------------------------------------------------------------- rank-0 operands
+# The n-ary primitives take rank-0 operands beside arrays. Their rules are written for
+# operands of one shape, so each is wrapped: the lowering and the JVP broadcast the
+# rank-0 operands first, and a transpose sums the cotangent of a rank-0 operand.
+
+
+def _common_shape(avals) -> tuple:
+  return next((a.shape for a in avals if a.shape != ()), ())
+
+
+def _full_operands(vals) -> list:
+  shape = _common_shape([core.get_aval(v) for v in vals])
+  return [lax_shape.broadcast_in_dim(v, shape, ()) if shape and core.get_aval(v).shape == ()
+          else v for v in vals]
+
+
+def _mixed(avals) -> bool:
+  return len({a.shape for a in avals}) > 1
+
+
+def _scalar_operand_lowering(rule):
+  def lowering(ctx, *args, **params):
+    shape = ctx.avals_out[0].shape
+    if not _mixed(ctx.avals_in):
+      return rule(ctx, *args, **params)
+    args = [ctx.op("broadcast", a.update(shape=shape, weak_type=False), x,
+                   attrs="dimensions={}") if a.shape == () else x
+            for x, a in zip(args, ctx.avals_in)]
+    ctx = hlo.LoweringContext(ctx.comp, ctx.prefix, [a.update(shape=shape) for a in ctx.avals_in],
+                              ctx.avals_out)
+    return rule(ctx, *args, **params)
+  return lowering
+
+
+def _scalar_operand_jvp(rule):
+  def jvp(primals, tangents, **params):
+    if not _mixed([core.get_aval(p) for p in primals]):
+      return rule(primals, tangents, **params)
+    return rule(_full_operands(primals), _full_operands(tangents), **params)
+  return jvp
+
+
+def _scalar_operand_transpose(rule):
+  def transpose(ct, *args, **params):
+    avals = [x.aval if ad.is_undefined_primal(x) else core.get_aval(x) for x in args]
+    if not _mixed(avals):
+      return rule(ct, *args, **params)
+    shape = _common_shape(avals)
+    full = [ad.UndefinedPrimal(a.update(shape=shape)) if ad.is_undefined_primal(x)
+            else _full_operands([x, ct])[0] for x, a in zip(args, avals)]
+    cts = rule(ct, *full, **params)
+    return [late_op("reduce_sum")(c, tuple(range(len(shape))))
+            if c is not None and a.shape == () else c for c, a in zip(cts, avals)]
+  return transpose
+
+
+def _take_rank0_operands(prim: core.Primitive) -> None:
+  if prim in hlo.lowering_rules:
+    hlo.lowering_rules[prim] = _scalar_operand_lowering(hlo.lowering_rules[prim])
+  if prim in ad.jvp_rules:
+    ad.jvp_rules[prim] = _scalar_operand_jvp(ad.jvp_rules[prim])
+  if prim in ad.transpose_rules:
+    ad.transpose_rules[prim] = _scalar_operand_transpose(ad.transpose_rules[prim])
+
+
+for _prim in _NARY:
+  _take_rank0_operands(_prim)
+_NARY.clear()  # primitives made later with `nary` are bound with equal shapes (`_match`)
 
 # lax.shape, below this module, needs these (see utils.late_op).
 register_late_ops(convert_element_type=convert_element_type, sub=sub)

@@ -41,7 +41,8 @@ def init_value(kind: str, dtype):
     return 1
   if dtype == dtypes.bool_:
     return kind == "min"
-  if dtypes.is_float(dtype):
+  if dtypes.is_float(dtype) or dtypes.is_complex(dtype):
+    # Complex numbers order lexicographically: (-inf, 0) is below every other one.
     return -np.inf if kind == "max" else np.inf
   info = np.iinfo(dtype)
   return info.min if kind == "max" else info.max

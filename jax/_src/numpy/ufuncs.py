@@ -20,7 +20,8 @@ from jax._src.lax import special as lax_special
 from jax._src.numpy.ufunc_objects import ufunc
 from jax._src.numpy.util import (same_array_types, asarray_like, broadcast_shapes, broadcast_to,
                                  check_arraylike, late_op, promote_args, promote_args_inexact,
-                                 promote_dtypes, promote_shapes, register_late_ops)
+                                 promote_args_nary, promote_dtypes, promote_shapes,
+                                 register_late_ops)
 from jax._src.api import jit
 from jax._src.lax.control_flow import while_loop
 from jax._src.lax.reductions import reduce_or
@@ -74,11 +75,10 @@ def _compiled(fn):
 
 
 def _binary(lax_fn, name, inexact=False):
-  promote = promote_args_inexact if inexact else promote_args
-
+  """x op y for one of lax's n-ary ops (which broadcast rank-0 operands themselves)."""
   @_named(name)
   def fn(x, y, /):
-    return lax_fn(*promote(name, x, y))
+    return lax_fn(*promote_args_nary(name, x, y, inexact=inexact))
   return fn
 
 
@@ -111,7 +111,7 @@ def _arithmetic(name, prim, lax_fn, bool_fn):
   def fn(x, y, /):
     if _same_numeric_arrays(x, y):
       return prim.bind(x, y)
-    x, y = promote_args(name, x, y)
+    x, y = promote_args_nary(name, x, y)
     if not _is_bool(x):
       return lax_fn(x, y)
     if isinstance(bool_fn, str):
@@ -234,10 +234,11 @@ def _power(x1, x2, /):
     (x1,) = promote_args("power", x1)
     if not _is_bool(x1) and (x2 >= 0 or dtypes.is_inexact(_dtype(x1))):
       return lax.integer_pow(x1, x2)
-  x1, x2 = promote_args("power", x1, x2)
+  x1, x2 = promote_args_nary("power", x1, x2)
   dt = _dtype(x1)
   if dtypes.is_inexact(dt):
     return lax.pow(x1, x2)
+  x1, x2 = promote_shapes(x1, x2)
   if dt == dtypes.bool_:  # True ** anything is True, False ** 0 is True
     return lax.bitwise_or(x1, lax.bitwise_not(x2))
   return _integer_power(x1, x2)
@@ -351,7 +352,7 @@ greater_equal = _make_ufunc(_binary(lax.ge, "greater_equal"), "greater_equal")
 def _integer_binary(lax_fn, name):
   @_named(name)
   def fn(x, y, /):
-    x, y = promote_args(name, x, y)
+    x, y = promote_args_nary(name, x, y)
     if _dtype(x).kind not in "iub":
       raise TypeError(f"jnp.{name} requires integer or boolean arguments, got {_dtype(x).name}")
     return lax_fn(x, y)

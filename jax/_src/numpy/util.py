@@ -143,6 +143,25 @@ def promote_args(name: str, *args):
   return promote_shapes(*promote_dtypes(*args))
 
 
+def _shapes_kept_scalars(args) -> list:
+  """`promote_shapes`, except that rank-0 operands stay rank-0: lax's n-ary
+  elementwise ops broadcast them, as JAX's do."""
+  if len({core.get_aval(a).shape for a in args} - {()}) < 2:
+    return list(args)
+  return promote_shapes(*args)
+
+
+def promote_args_nary(name: str, *args, inexact: bool = False):
+  """Arguments for one of lax's n-ary elementwise ops: dtypes promoted, shapes
+  broadcast except rank-0 ones."""
+  if args and _same_array_types(args) and (not inexact
+                                           or dtypes.is_inexact(args[0].aval.dtype)):
+    return list(args)
+  check_arraylike(name, *args)
+  promoted = promote_dtypes_inexact(*args) if inexact else promote_dtypes(*args)
+  return _shapes_kept_scalars(promoted)
+
+
 def promote_args_inexact(name: str, *args):
   if args and same_array_types(args) and dtypes.is_inexact(args[0].aval.dtype):
     return list(args)

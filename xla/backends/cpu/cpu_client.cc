@@ -73,9 +73,13 @@ namespace {
 // The CPU's kernels compute a fused row reduce once per row, before the
 // row's output loop (compiler.cc), so reductions may fuse into the consumers
 // that broadcast them back along the row.
+// Reductions add in blocks of 32 as XLA:CPU's do (TreeReductionRewriter), so
+// float sums round as they do under JAX.
 OptimizationOptions CpuOptimizationOptions() {
   OptimizationOptions options;
   options.fusion.fuse_row_reductions = true;
+  options.tree_reduction_window = 32;
+  options.tree_reduction_max_elements = 4096;
   return options;
 }
 
