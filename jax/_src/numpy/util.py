@@ -154,7 +154,7 @@ def _shapes_kept_scalars(args) -> list:
 def promote_args_nary(name: str, *args, inexact: bool = False):
   """Arguments for one of lax's n-ary elementwise ops: dtypes promoted, shapes
   broadcast except rank-0 ones."""
-  if args and _same_array_types(args) and (not inexact
+  if args and same_array_types(args) and (not inexact
                                            or dtypes.is_inexact(args[0].aval.dtype)):
     return list(args)
   check_arraylike(name, *args)
