@@ -859,6 +859,9 @@ StatusOr<Shape> InferShape(const HloInstruction& instr) {
       }
       RETURN_IF_ERROR(CheckSignature(instr.select(), {Shape::Scalar(in.element_type()),
                                                       Shape::Scalar(in.element_type())}, "select"));
+      if (!instr.select()->root_instruction()->shape().Compatible(Shape::Scalar(PrimitiveType::PRED))) {
+        return Fail("select-and-scatter select computation must return pred[]");
+      }
       RETURN_IF_ERROR(CheckReducer(instr.scatter(), {operand(1).element_type()}));
       return in;
     }

@@ -135,6 +135,12 @@ TEST(RejectsMistypedWindowInits) {
   EXPECT_EQ(VerifyError(Module("  x = f32[4]{0} parameter(0)\n  s = f32[3]{0} parameter(1)\n  z = f32[] constant(0)\n  ROOT r = f32[4]{0} select-and-scatter(x, s, z), window={size=2 stride=2}, select=ge, scatter=add\n", sas_extra)),
             "instruction 'r' in computation 'e': select-and-scatter source f32[3] must be f32[2], "
             "one element per window of f32[4]");
+  // A select computation that returns its operand instead of pred[] (found by the
+  // compile-and-run fuzzer: a dropped ROOT line made the parameter the root).
+  const char* kFirst = "first {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n}\n\n";
+  EXPECT_EQ(VerifyError(Module("  x = f32[4]{0} parameter(0)\n  s = f32[2]{0} parameter(1)\n  z = f32[] constant(0)\n  ROOT r = f32[4]{0} select-and-scatter(x, s, z), window={size=2 stride=2}, select=first, scatter=add\n", std::string(kAdd) + kFirst)),
+            "instruction 'r' in computation 'e': select-and-scatter select computation must "
+            "return pred[]");
 }
 
 // rng, map, bitcast and fusion are inferred, not taken from their declaration.

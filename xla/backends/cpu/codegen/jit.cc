@@ -328,6 +328,12 @@ StatusOr<std::unique_ptr<Jit>> Jit::Create() {
 
 Status Jit::AddModule(std::unique_ptr<llvm::LLVMContext> context,
                       std::unique_ptr<llvm::Module> module, const std::string& dump_prefix) {
+  // The caller destroys arguments in an unspecified order, and a module must die before its
+  // context: on every early return the module goes first, here (after a move it is null).
+  struct ModuleFirst {
+    std::unique_ptr<llvm::Module>& module;
+    ~ModuleFirst() { module.reset(); }
+  } module_first{module};
   module->setDataLayout(impl_->lljit->getDataLayout());
   module->setTargetTriple(impl_->lljit->getTargetTriple().str());
   if (!dump_prefix.empty()) RETURN_IF_ERROR(WriteFile(dump_prefix + ".ll", *module));
