@@ -24,6 +24,7 @@ from typing import Callable
 
 import numpy as np
 
+from jax._src import array
 from jax._src import core
 from jax._src import debugging
 from jax._src import tree_util
@@ -157,8 +158,14 @@ def _check_on_host(msg: str, pred, fmt_args, fmt_kwargs) -> None:
 
 
 def _format(msg: str, fmt_args, fmt_kwargs) -> str:
-  # Failed values read as JAX prints them (`-1.0`, `[ 1. -1.]`), not as numpy reprs.
-  return debugging.format_values(msg, fmt_args, fmt_kwargs)
+  # The failed values are formatted as jax Arrays, as JAX hands them over: a repr inside
+  # a container reads `Array(nan, dtype=float32)`, not numpy's `array(...)`.
+  fmt_args, fmt_kwargs = tree_util.tree_map(_as_array, (fmt_args, fmt_kwargs))
+  return msg.format(*fmt_args, **fmt_kwargs)
+
+
+def _as_array(x):
+  return array.host_array(x) if isinstance(x, (np.ndarray, np.generic)) else x
 
 
 def check(pred, msg: str, *fmt_args, **fmt_kwargs) -> None:

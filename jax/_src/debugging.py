@@ -122,11 +122,6 @@ class _ArrayFormatter(string.Formatter):
     return super().format_field(value, format_spec)
 
 
-def format_values(fmt: str, args, kwargs) -> str:
-  """`fmt.format(*args, **kwargs)` with arrays reading as their str() (as JAX prints them)."""
-  return _ArrayFormatter().format(fmt, *args, **kwargs)
-
-
 def _format_print(fmt: str, *args, **kwargs) -> None:
   sys.stdout.write(_ArrayFormatter().format(fmt, *args, **kwargs) + "\n")
 

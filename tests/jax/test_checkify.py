@@ -70,3 +70,13 @@ def test_init_error_is_the_error_of_passing_checks():
   from jax.experimental import checkify
   assert checkify.init_error.get() is None
   checkify.init_error.throw()  # nothing to raise
+
+
+def test_failed_values_are_formatted_as_jax_arrays(backend):
+  # (as JAX 0.10.2: a repr inside a container shows the jax Array)
+  def f(tree):
+    checkify.check(jnp.all(tree["b"] > 0), "bad tree: {}", tree)
+    return tree["b"]
+
+  err, _ = checkify.checkify(jax.jit(f))({"b": jnp.array([1.0, -2.0])})
+  assert err.get() == "bad tree: {'b': Array([ 1., -2.], dtype=float32)} (`check` failed)"

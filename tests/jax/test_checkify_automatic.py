@@ -110,3 +110,18 @@ def test_failed_checks_are_value_errors(backend):
     err.throw()
   with pytest.raises(ValueError, match="nan generated"):
     checkify.check_error(err)
+
+
+def test_user_and_automatic_checks_under_pmap(backend):
+  def f(x):
+    checkify.check(jnp.all(x > 0), "neg {}", x)
+    return jnp.log(jax.lax.pmean(x, "i"))
+
+  err, out = checkify.checkify(jax.pmap(f, axis_name="i"))(jnp.array([1.0, -2.0]))
+  assert err.get() == "neg -2.0 (`check` failed)"
+  np.testing.assert_array_equal(np.isnan(out), [True, True])
+  err, _ = checkify.checkify(jax.pmap(f, axis_name="i"), errors=checkify.nan_checks)(
+      jnp.array([1.0, -2.0]))
+  assert err.get() == _NAN_LOG
+  with pytest.raises(checkify.JaxRuntimeError, match="neg -2.0"):
+    jax.pmap(f, axis_name="i")(jnp.array([1.0, -2.0]))

@@ -169,3 +169,15 @@ def test_debug_callbacks_inside_control_flow_run(backend):
   seen.clear()
   jax.lax.while_loop(lambda c: c < 3.0, lambda c: body(c, 1.0)[0], 0.0)
   assert seen == [0.0, 1.0, 2.0]
+
+
+def test_debug_callbacks_inside_pmap_run_for_every_instance(backend):
+  seen = []
+
+  def f(x):
+    jax.debug.callback(lambda v: seen.append(float(v)), x)
+    return jax.lax.pmean(x, "i")
+
+  out = jax.pmap(f, axis_name="i")(jnp.array([1.0, -2.0]))
+  assert sorted(seen) == [-2.0, 1.0]
+  np.testing.assert_allclose(out, [-0.5, -0.5])
