@@ -72,7 +72,30 @@ def nary(name: str, opcode: str | None, kind: str = _NUM, out_dtype=None) -> cor
   batching.defbroadcasting(prim)
   if opcode is not None:
     hlo.def_elementwise_lowering(prim, opcode)
+  _bind_scalars_broadcast(prim)
   return prim
+
+
+def _bind_scalars_broadcast(prim: core.Primitive) -> None:
+  """As in JAX, a binary primitive bound directly (`lax.pow_p.bind(x, 0.5)`, as code
+  that inverts jaxprs does) takes a rank-0 or Python-scalar operand beside an array:
+  it is broadcast (and a Python scalar typed) before binding, so that every rule
+  still sees operands of one shape and dtype."""
+  plain_bind = prim.bind
+
+  def bind(*args, **params):
+    if len(args) == 2 and _scalar_beside_array(*args):
+      args = _match(*args)
+    return plain_bind(*args, **params)
+
+  prim.bind = bind
+
+
+def _scalar_beside_array(x, y) -> bool:
+  if dtypes.is_python_scalar(x) != dtypes.is_python_scalar(y):
+    return True
+  sx, sy = np.shape(x), np.shape(y)
+  return sx != sy and (sx == () or sy == ())
 
 
 def _match(x, y):
