@@ -58,3 +58,10 @@ def test_operators_unwrap_before_deferring(backend):
 def test_objects_without_the_protocol_are_refused(backend):
   with pytest.raises(TypeError):
     jnp.sin(object())
+
+
+def test_shape_ndim_size_answer_for_any_object_as_numpys_do(backend):
+  # (JAX's are numpy's: tfp's samplers ask for the shape of None)
+  assert jnp.shape(None) == () and jnp.ndim(None) == 0 and jnp.size(None) == 1
+  assert jnp.shape("ab") == () and jnp.shape([[1, 2]]) == (1, 2)
+  assert jnp.shape(jnp.ones((2, 3))) == (2, 3) and jnp.size(jnp.ones((2, 3)), 1) == 3
