@@ -19,9 +19,9 @@ from jax._src.api import jacrev as jacrev
 from jax._src.api import hessian as hessian
 from jax._src.custom_derivatives import custom_jvp as custom_jvp
 from jax._src.custom_derivatives import custom_vjp as custom_vjp
-from jax._src.custom_derivatives import checkpoint as checkpoint
-from jax._src.custom_derivatives import remat as remat
-from jax._src.custom_derivatives import checkpoint_policies as checkpoint_policies
+from jax._src.remat import checkpoint as checkpoint
+from jax._src.remat import remat as remat
+from jax._src.ad_checkpoint import checkpoint_policies as checkpoint_policies
 from jax._src.api import eval_shape as eval_shape
 from jax._src.api import ShapeDtypeStruct as ShapeDtypeStruct
 from jax._src.api import device_put as device_put

@@ -91,7 +91,7 @@ class _Stage:
   _no_kwargs = False
 
   @classmethod
-  def _make(cls, jit_fn: JitWrapped | None, closed: core.ClosedJaxpr | None, hoisted, in_tree,
+  def _make(cls, jit_fn: PjitFunction | None, closed: core.ClosedJaxpr | None, hoisted, in_tree,
             out_tree, in_leaf_avals, out_leaf_avals=None, name: str | None = None,
             donated: Sequence[bool] | None = None):
     stage = cls.__new__(cls)
@@ -379,13 +379,17 @@ class Wrapped(Protocol):
   def lower(self, *args, **kwargs) -> Lowered: ...
 
 
-class JitWrapped(_jax.jit.JitFunction):
-  """What `jax.jit(fun)` returns.
+class PjitFunction(_jax.jit.JitFunction):
+  """What `jax.jit(fun)` returns (named as JAX names it: libraries recognise jitted
+  functions by this type name).
 
   Calls go to the native base class first: a cached call on plain arrays runs its
   executable there (see `_call_fast`); every other call comes back to
   `_call_python`.
   """
+
+  def __repr__(self):
+    return f"<PjitFunction of {getattr(self, '__wrapped__', None)!r}>"
 
   def __init__(self, fun: Callable, static_argnums=(), static_argnames=(), in_shardings=None,
                out_shardings=None, donate_argnums=(), donate_argnames=(), inline=False):
@@ -595,7 +599,7 @@ class JitWrapped(_jax.jit.JitFunction):
 _live_wrappers: dict[int, weakref.ref] = {}
 
 
-def _track(wrapper: JitWrapped) -> None:
+def _track(wrapper: PjitFunction) -> None:
   key = id(wrapper)
   _live_wrappers[key] = weakref.ref(wrapper, lambda _, key=key: _live_wrappers.pop(key, None))
 
@@ -686,7 +690,7 @@ def jit(fun: Callable | None = None, *, static_argnums=(), static_argnames=(),
   del keep_unused, backend, compiler_options, abstracted_axes  # every argument is kept
   if device is not None:
     in_shardings = out_shardings = device
-  make = lambda f: JitWrapped(f, static_argnums, static_argnames, in_shardings, out_shardings,
+  make = lambda f: PjitFunction(f, static_argnums, static_argnames, in_shardings, out_shardings,
                               donate_argnums, donate_argnames, inline)
   return make if fun is None else make(fun)
 
@@ -736,7 +740,7 @@ class ShapeDtypeStruct:
 
 def eval_shape(fun: Callable, *args, **kwargs):
   """The output types of `fun(*args)` as ShapeDtypeStructs; nothing is computed."""
-  return JitWrapped(fun).eval_shape(*args, **kwargs)
+  return PjitFunction(fun).eval_shape(*args, **kwargs)
 
 
 def make_jaxpr(fun: Callable, static_argnums=(), axis_env=None, return_shape: bool = False):

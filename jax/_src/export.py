@@ -271,7 +271,7 @@ def export(fun_jit, *, platforms: Sequence[str] | None = None,
            _override_lowering_rules=None) -> Callable[..., Exported]:
   """export(jax.jit(f))(*args) -> the Exported of f for arguments of the types of args
   (arrays or ShapeDtypeStructs)."""
-  if not isinstance(fun_jit, api.JitWrapped):
+  if not isinstance(fun_jit, api.PjitFunction):
     raise ValueError(f"Function to be exported must be the result of `jit` but is: {fun_jit}")
   platforms = tuple(platforms) if platforms is not None else (default_export_platform(),)
   known = {p for b in xla_bridge.backends().values() for p in (b.platform,)}

@@ -110,3 +110,10 @@ def instantiate_zeros(tangent, aval=None):
       raise TypeError("instantiate_zeros(None) needs the tangent's aval")
     return ad.zeros_like_aval(aval)
   return tangent
+
+
+def deflinear(prim: core.Primitive, transpose_rule: Callable) -> None:
+  """A primitive linear in all its arguments, with JAX's transpose convention:
+  `transpose_rule(cotangent, **params)` returns the cotangents of the inputs (it never
+  sees the inputs, which a linear primitive's transpose does not need)."""
+  ad.deflinear(prim, lambda ct, *args, **params: transpose_rule(ct, **params))

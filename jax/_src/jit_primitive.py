@@ -58,7 +58,7 @@ def _jit_impl(*args, jaxpr: ClosedJaxpr, name: str, donated_invars=None):
   if needs_host_callbacks(jaxpr):
     return op_by_op.run_op_by_op(jaxpr, args, callback.contains_callback)
   if has_effects(jaxpr):
-    return core.eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, args)
+    return op_by_op.run_op_by_op(jaxpr, args, op_by_op.has_effects)
   outs = _spmd["partitioned_jit"](jaxpr, args, name) if _spmd else None
   if outs is None:
     outs = execution.compile_jaxpr(jaxpr, name, donated=donated_invars)(*args)

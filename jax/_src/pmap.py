@@ -129,7 +129,7 @@ class PmapWrapped:
     compiled = cache.get(key)
     if compiled is None:
       compiled = self._compile(static, len(args), in_tree, avals, len(devices), devices)
-      if compiled is None:  # the body closed over tracers of an enclosing transformation
+      if compiled is None:  # closed over outer tracers, or side effects (see _compile)
         return self._as_vmap(static, len(args), in_axes, dyn, kwargs)
       cache[key] = compiled
     arg_shards = [_shards(x, a, local) for x, a in zip(leaves, axes)]
@@ -183,7 +183,9 @@ class PmapWrapped:
     if config.jax_check_jaxprs:
       core.check_jaxpr(jaxpr)
     closed, hoisted = pe.close_jaxpr(jaxpr, consts)
-    if hoisted:
+    if hoisted or _has_effects(jaxpr):
+      # A compiled module keeps only what its outputs need, which would drop jax.debug
+      # callbacks (and checkify's checks); mapped as vmap, they run for every instance.
       return None
     exe = execution.compile_jaxpr(closed, self._name, devices=devices, kind="pmap",
                                   axis_env={self._axis_name: n})
@@ -238,6 +240,10 @@ def _global_devices(backend, n: int, name: str) -> list:
         f"devices; in a multi-process program each process maps an axis of at most its "
         f"local device count ({len(local)})")
   return [d for p in sorted(by_process) for d in by_process[p][:n]]
+
+
+def _has_effects(jaxpr: core.Jaxpr) -> bool:
+  return core.any_eqn(jaxpr, lambda eqn: eqn.primitive in pe.effectful_primitives)
 
 
 def _shards(x, axis: int | None, devices: Sequence) -> list:

@@ -320,14 +320,24 @@ def tree_reduce_associative(operation: Callable, tree, *, identity=_NO_INITIAL, 
 
 def tree_transpose(outer_treedef: PyTreeDef, inner_treedef: PyTreeDef | None,
                    pytree_to_transpose):
-  flat = outer_treedef.flatten_up_to(pytree_to_transpose, "tree_transpose tree")
+  """An outer structure of inner structures, turned into an inner of outers.
+
+  As in JAX, only the number of leaves is checked against `outer x inner`: a custom
+  node may flatten nested containers into its own leaves (haiku's FlatMap does).
+  """
   if inner_treedef is None:
-    inner_treedef = tree_structure(flat[0]) if flat else _LEAF
-  inner = [inner_treedef.flatten_up_to(x, "tree_transpose inner tree") for x in flat]
-  if inner_treedef.num_leaves == 0:
+    subtrees = outer_treedef.flatten_up_to(pytree_to_transpose, "tree_transpose tree")
+    inner_treedef = tree_structure(subtrees[0]) if subtrees else _LEAF
+  flat, treedef = tree_flatten(pytree_to_transpose)
+  inner_size, outer_size = inner_treedef.num_leaves, outer_treedef.num_leaves
+  if treedef.num_leaves != inner_size * outer_size:
+    expected = tree_structure(outer_treedef.unflatten(
+        [inner_treedef.unflatten([0] * inner_size)] * outer_size))
+    raise TypeError(f"Mismatch\n{treedef}\n != \n{expected}")
+  if inner_size == 0:
     return inner_treedef.unflatten([])
-  columns = [outer_treedef.unflatten(col) for col in zip(*inner)] if inner else []
-  return inner_treedef.unflatten(columns)
+  rows = [flat[i * inner_size:(i + 1) * inner_size] for i in range(outer_size)]
+  return inner_treedef.unflatten([outer_treedef.unflatten(col) for col in zip(*rows)])
 
 
 def tree_broadcast(prefix_tree, full_tree, is_leaf=None):

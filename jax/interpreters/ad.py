@@ -2,7 +2,8 @@
 
 `primitive_jvps[p](primals, tangents, **params) -> (primal_out, tangent_out)` and
 `primitive_transposes[p](cts, *args, **params) -> cts_in` are the tables our
-transformations use.
+transformations use. `deflinear`'s transpose rule takes `(cotangent, **params)`, as
+in JAX.
 """
 
 from jax._src.interpreters.ad import JVPTrace as JVPTrace
@@ -14,7 +15,7 @@ from jax._src.interpreters.ad import backward_pass as backward_pass
 from jax._src.interpreters.ad import defjvp as defjvp
 from jax._src.interpreters.ad import defjvp2 as defjvp2
 from jax._src.interpreters.ad import defjvp_zero as defjvp_zero
-from jax._src.interpreters.ad import deflinear as deflinear
+from jax._src.interpreters_public import deflinear as deflinear
 from jax._src.interpreters.ad import deflinear2 as deflinear2
 from jax._src.custom_derivatives_public import SymbolicZero as Zero
 from jax._src.interpreters_public import instantiate_zeros as instantiate_zeros

@@ -136,3 +136,14 @@ def test_vmap_with_a_leaf_out_axes_does_not_rebuild_the_output(backend):
   out = jax.vmap(lambda x: _ArraysOnly(x.sum(keepdims=True), x * 2))(jnp.ones((3, 4)))
   assert out.a.shape == (3, 1) and out.b.shape == (3, 4)
   np.testing.assert_allclose(out.a[:, 0], [4.0, 4.0, 4.0])
+
+
+def test_jitted_functions_are_named_as_in_jax():
+  # chex recognises jitted functions by their type name, as JAX 0.10.2 names it
+  def g(x):
+    return x
+
+  f = jax.jit(g)
+  assert type(f).__name__ == "PjitFunction"
+  assert repr(f) == f"<PjitFunction of {g!r}>"
+  assert f.__wrapped__ is g

@@ -17,7 +17,7 @@ def _f(x):
 def test_checkify_returns_the_error(backend, wrap):
   g = checkify.checkify(wrap(_f))
   err, out = g(jnp.array([1.0, -1.0]))
-  assert err.get() == "x must be positive, got [ 1. -1.]"
+  assert err.get() == "x must be positive, got [ 1. -1.] (`check` failed)"
   assert np.isnan(out[1])
   with pytest.raises(checkify.JaxRuntimeError, match="positive"):
     err.throw()
@@ -29,7 +29,7 @@ def test_checkify_returns_the_error(backend, wrap):
 
 def test_checkify_under_vmap_reports_the_failing_element(backend):
   err, _ = checkify.checkify(jax.vmap(_f))(jnp.array([2.0, -3.0, -4.0]))
-  assert err.get() == "x must be positive, got -3.0"
+  assert err.get() == "x must be positive, got -3.0 (`check` failed)"
 
 
 def test_checkify_of_grad(backend):
@@ -54,14 +54,14 @@ def test_check_error_and_debug_check(backend):
   assert err2.get() == err.get()
   checkify.debug_check(jnp.bool_(False), "ignored outside checkify")
   err3, _ = checkify.checkify(lambda: checkify.debug_check(jnp.bool_(False), "seen"))()
-  assert err3.get() == "seen"
+  assert err3.get() == "seen (`check` failed)"
 
 
 def test_bad_arguments():
   with pytest.raises(TypeError, match="boolean"):
     checkify.check(jnp.float32(1.0), "msg")
-  with pytest.raises(NotImplementedError, match="user checks only"):
-    checkify.checkify(_f, errors=checkify.nan_checks)
+  with pytest.raises(TypeError, match="callable"):
+    checkify.checkify(3)
   assert checkify.user_checks <= checkify.all_checks
   assert checkify.float_checks == checkify.nan_checks | checkify.div_checks
 
@@ -70,3 +70,13 @@ def test_init_error_is_the_error_of_passing_checks():
   from jax.experimental import checkify
   assert checkify.init_error.get() is None
   checkify.init_error.throw()  # nothing to raise
+
+
+def test_failed_values_are_formatted_as_jax_arrays(backend):
+  # (as JAX 0.10.2: a repr inside a container shows the jax Array)
+  def f(tree):
+    checkify.check(jnp.all(tree["b"] > 0), "bad tree: {}", tree)
+    return tree["b"]
+
+  err, _ = checkify.checkify(jax.jit(f))({"b": jnp.array([1.0, -2.0])})
+  assert err.get() == "bad tree: {'b': Array([ 1., -2.], dtype=float32)} (`check` failed)"

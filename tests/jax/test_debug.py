@@ -146,3 +146,38 @@ def test_io_callback_has_no_derivative():
   f = lambda x: io_callback(lambda v: v, jax.ShapeDtypeStruct((), jnp.float32), x)
   with pytest.raises(ValueError, match="JVP"):
     jax.grad(f)(1.0)
+
+
+def test_debug_callbacks_inside_control_flow_run(backend):
+  # A compiled cond/while/scan keeps only what its outputs need; the callbacks in
+  # their bodies must still run, once per step, in order.
+  seen = []
+
+  def body(c, a):
+    jax.debug.callback(lambda v: seen.append(float(v)), c)
+    return c + a, c * a
+
+  carry, ys = jax.lax.scan(body, 1.0, jnp.arange(3.0))
+  assert seen == [1.0, 1.0, 2.0]
+  assert float(carry) == 4.0 and ys.tolist() == [0.0, 1.0, 4.0]
+  seen.clear()
+  carry, ys = jax.jit(lambda x: jax.lax.scan(body, x, jnp.arange(3.0), reverse=True))(1.0)
+  assert seen == [1.0, 3.0, 4.0] and ys.tolist() == [0.0, 3.0, 2.0]
+  seen.clear()
+  jax.jit(lambda x: jax.lax.cond(x > 0, lambda y: body(y, 1.0)[0], lambda y: y, x))(5.0)
+  assert seen == [5.0]
+  seen.clear()
+  jax.lax.while_loop(lambda c: c < 3.0, lambda c: body(c, 1.0)[0], 0.0)
+  assert seen == [0.0, 1.0, 2.0]
+
+
+def test_debug_callbacks_inside_pmap_run_for_every_instance(backend):
+  seen = []
+
+  def f(x):
+    jax.debug.callback(lambda v: seen.append(float(v)), x)
+    return jax.lax.pmean(x, "i")
+
+  out = jax.pmap(f, axis_name="i")(jnp.array([1.0, -2.0]))
+  assert sorted(seen) == [-2.0, 1.0]
+  np.testing.assert_allclose(out, [-0.5, -0.5])

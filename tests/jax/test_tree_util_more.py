@@ -181,3 +181,28 @@ def test_prefix_errors_name_the_mismatching_key_path():
   assert "different numbers of pytree children" in str(e("x"))
   (e,) = prefix_errors({"a": 0}, {"b": 1})
   assert "different pytree metadata" in str(e("x"))
+
+
+def test_tree_transpose_counts_leaves_as_jax_does(backend):
+  # A custom node whose children are the leaves of what it holds (as haiku's FlatMap):
+  # the outer structure is not a prefix of the tree, but the leaf count matches.
+  class Flat:
+    def __init__(self, mapping):
+      self.mapping = mapping
+
+    def __eq__(self, other):
+      return isinstance(other, Flat) and self.mapping == other.mapping
+
+  jax.tree_util.register_pytree_node(
+      Flat, lambda f: jax.tree.flatten(f.mapping),
+      lambda treedef, leaves: Flat(jax.tree.unflatten(treedef, leaves)))
+  outer = jax.tree.structure(Flat({"a": 1, "b": 2}))
+  inner = jax.tree.structure([1, 2])
+  assert jax.tree.transpose(outer, inner, Flat({"a": [3, 4], "b": [5, 6]})) == [
+      Flat({"a": 3, "b": 5}), Flat({"a": 4, "b": 6})]
+  assert jax.tree.transpose(jax.tree.structure([1, 2]), None, [(1, 2), (3, 4)]) == (
+      [1, 3], [2, 4])
+  assert jax.tree.transpose(jax.tree.structure([1, 2]), jax.tree.structure([]), [[], []]) == []
+  with pytest.raises(TypeError) as e:
+    jax.tree.transpose(jax.tree.structure([1, 2]), jax.tree.structure((1, 2)), [(1, 2), (3,)])
+  assert str(e.value) == "Mismatch\nPyTreeDef([(*, *), (*,)])\n != \nPyTreeDef([(*, *), (*, *)])"

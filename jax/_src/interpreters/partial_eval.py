@@ -72,6 +72,16 @@ class JaxprBuilder:
     self.constvals[v] = val
     return v
 
+  def release(self) -> None:
+    """Drop the tracers once the jaxpr is built. Each tracer refers to its trace and so
+    to this builder: without this, the tracers of a finished trace live on until the
+    cycle collector runs, and libraries that cache values in weak references (keyed by
+    their inputs) would keep handing out tracers that escaped. A tracer used after its
+    trace ended is then unknown here and raises UnexpectedTracerError."""
+    self.tracers.clear()
+    self.const_tracers.clear()
+    self.tracer_to_var.clear()
+
   def build(self, in_tracers, out_tracers) -> tuple[Jaxpr, list]:
     constvars, constvals = list(self.constvals), list(self.constvals.values())
     jaxpr = Jaxpr(constvars, [self.getvar(t) for t in in_tracers], self.eqns,
@@ -162,6 +172,7 @@ def trace_to_jaxpr_dynamic(fun: Callable, in_avals: Sequence[ShapedArray]) -> tu
     outs = fun(*tracers_in)
     tracers_out = [core.full_raise(trace, o) for o in outs]
     jaxpr, consts = builder.build(tracers_in, tracers_out)
+  builder.release()
   return jaxpr, consts
 
 

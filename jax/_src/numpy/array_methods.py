@@ -17,8 +17,12 @@ def _swap(f):
 
 
 def _defer(f):
-  """Return NotImplemented for operands jax does not know, so Python tries the other side."""
+  """Return NotImplemented for operands jax does not know, so Python tries the other side.
+  An operand with `__jax_array__` (a library's wrapper of an array) is first replaced by
+  the array it stands for, as in JAX."""
   def op(self, other):
+    if hasattr(type(other), "__jax_array__"):
+      other = other.__jax_array__()
     if type(other) is not ArrayImpl and not (core.is_valid_jaxval(other)
                                              or isinstance(other, (list, tuple))):
       return NotImplemented

@@ -23,15 +23,24 @@ def _aval_of(a):
   return core.get_aval(asarray_like(a))
 
 
+def _not_array_like(a) -> bool:
+  """Objects jax has no aval for (None, strings...): JAX's shape/ndim/size are numpy's and
+  answer for them too."""
+  return not (core.is_valid_jaxval(a) or isinstance(a, (list, tuple))
+              or (hasattr(a, "shape") and hasattr(a, "dtype")))
+
+
 def shape(a):
-  return _aval_of(a).shape
+  return np.shape(a) if _not_array_like(a) else _aval_of(a).shape
 
 
 def ndim(a) -> int:
-  return _aval_of(a).ndim
+  return np.ndim(a) if _not_array_like(a) else _aval_of(a).ndim
 
 
 def size(a, axis: int | None = None) -> int:
+  if _not_array_like(a):
+    return np.size(a, axis)
   aval = _aval_of(a)
   if axis is None:
     return aval.size

@@ -15,7 +15,7 @@ import numpy as np
 
 from jax._src import core
 from jax._src import dtypes
-from jax._src.api import JitWrapped
+from jax._src.api import PjitFunction
 from jax._src.lax import shape as lax_shape
 from jax._src.lax import reductions as lax_reductions
 from jax._src.numpy.util import canonical_axis
@@ -56,7 +56,7 @@ def _slice_axis(x, start: int, stop: int, axis: int):
   return lax_shape.slice(x, starts, limits)
 
 
-class ufunc(JitWrapped):
+class ufunc(PjitFunction):
   """A NumPy-style universal function over jax arrays.
 
   Calling one is calling a `jit(func, inline=True)`: an eager call on jax arrays is

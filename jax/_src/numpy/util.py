@@ -26,7 +26,7 @@ def check_arraylike(name: str, *args) -> None:
 def check_arraylike_strict(name: str, *args) -> None:
   """As JAX does: Python lists and tuples are not arrays (convert them explicitly)."""
   for i, a in enumerate(args):
-    if not core.is_valid_jaxval(a):
+    if not (core.is_valid_jaxval(a) or _has_jax_array(a)):
       raise TypeError(f"{name} requires ndarray or scalar arguments, got {type(a).__name__} "
                       f"at position {i}.")
 
@@ -48,10 +48,17 @@ def place(x, device=None, out_sharding=None):
 
 
 def asarray_like(x):
-  """Lists/tuples become arrays; everything else is passed through."""
+  """Lists/tuples become arrays, and objects with `__jax_array__` (a library's wrapper
+  of an array, as JAX's protocol) the array they stand for; the rest is passed through."""
   if isinstance(x, (list, tuple)):
     return late_op("asarray")(x)
+  if _has_jax_array(x):
+    return x.__jax_array__()
   return x
+
+
+def _has_jax_array(x) -> bool:
+  return getattr(type(x), "__jax_array__", None) is not None
 
 
 broadcast_shapes = lax_shape.broadcast_shapes

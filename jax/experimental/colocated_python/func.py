@@ -1,0 +1,3 @@
+"""Colocated functions (`jax.experimental.colocated_python.func`)."""
+
+from jax._src.colocated_python import ColocatedFunction as ColocatedFunction
