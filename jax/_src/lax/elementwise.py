@@ -91,7 +91,22 @@ def nary(name: str, opcode: str | None, kind: str = KIND_NUMBER, out_dtype=None)
   if opcode is not None:
     hlo.def_elementwise_lowering(prim, opcode)
   _NARY.append(prim)
+  _bind_types_python_scalars(prim)
   return prim
+
+
+def _bind_types_python_scalars(prim: core.Primitive) -> None:
+  """As in JAX, a binary primitive bound directly (`lax.pow_p.bind(x, 2)`, as code that
+  inverts jaxprs does) takes a Python scalar beside an array: the scalar gets the array's
+  dtype, weakly, before binding (rank-0 arrays need nothing: the rules take them)."""
+  plain_bind = prim.bind
+
+  def bind(*args, **params):
+    if len(args) == 2 and dtypes.is_python_scalar(args[0]) != dtypes.is_python_scalar(args[1]):
+      args = match_scalar(*args)
+    return plain_bind(*args, **params)
+
+  prim.bind = bind
 
 
 def match_scalar(x, y):
