@@ -10,7 +10,7 @@ import zipfile
 
 import pytest
 
-from conftest import build_driver
+import jax_build_driver as build_driver  # build/build.py, loaded by tests/conftest.py
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 STUB_TOOL = os.path.join(REPO, "build", "manylinux", "make_glibc_stubs.py")

@@ -22,7 +22,7 @@ import zipfile
 
 import pytest
 
-from conftest import build_driver
+import jax_build_driver as build_driver  # build/build.py, loaded by tests/conftest.py
 
 pytestmark = pytest.mark.needs_wheels
 
