@@ -55,9 +55,18 @@ StatusOr<int64_t> WindowedSize(int64_t in, const WindowDimension& w) {
   if (w.size <= 0 || w.stride <= 0 || w.base_dilation <= 0 || w.window_dilation <= 0) {
     return Fail("window size, stride and dilations must be positive");
   }
-  int64_t dilated_in = in == 0 ? 0 : (in - 1) * w.base_dilation + 1;
-  int64_t padded = dilated_in + w.padding_low + w.padding_high;
-  int64_t dilated_window = (w.size - 1) * w.window_dilation + 1;
+  // Sizes, paddings and dilations are user input: every step is checked for overflow.
+  int64_t dilated_in = 0, padded = 0, dilated_window = 0;
+  bool overflow = false;
+  if (in != 0) {
+    overflow |= __builtin_mul_overflow(in - 1, w.base_dilation, &dilated_in);
+    overflow |= __builtin_add_overflow(dilated_in, int64_t{1}, &dilated_in);
+  }
+  overflow |= __builtin_add_overflow(dilated_in, w.padding_low, &padded);
+  overflow |= __builtin_add_overflow(padded, w.padding_high, &padded);
+  overflow |= __builtin_mul_overflow(w.size - 1, w.window_dilation, &dilated_window);
+  overflow |= __builtin_add_overflow(dilated_window, int64_t{1}, &dilated_window);
+  if (overflow) return Fail("window size, padding or dilation overflows int64");
   if (padded < dilated_window) return int64_t{0};
   return (padded - dilated_window) / w.stride + 1;
 }

@@ -180,6 +180,13 @@ TEST(RejectsFftLengthMismatch) {
   EXPECT_EQ(VerifyError(Module("  x = f32[3,8]{1,0} parameter(0)\n  ROOT f = c64[3,5]{1,0} fft(x), fft_type=RFFT, fft_length={8}\n")), "OK");
 }
 
+// Window arithmetic is checked for overflow (found by the compile-and-run fuzzer under
+// UBSan: lhs_dilate=9223372036854775807 overflowed int64 in shape inference).
+TEST(RejectsOverflowingWindows) {
+  EXPECT_EQ(VerifyError(Module("  x = f32[1,4,4,3]{3,2,1,0} parameter(0)\n  w = f32[3,3,3,2]{3,2,1,0} parameter(1)\n  ROOT c = f32[1,8,8,2]{3,2,1,0} convolution(x, w), window={size=3x3 pad=2_1x2_1 lhs_dilate=9223372036854775807x2}, dim_labels=b01f_01io->b01f\n")),
+            "instruction 'c' in computation 'e': window size, padding or dilation overflows int64");
+}
+
 // A collective's declared result must be its operand as the collective
 // transforms it: the runtime copies between buffers of those sizes.
 TEST(RejectsCollectiveResultShapes) {
