@@ -191,7 +191,7 @@ def _shard_map_partial_eval(trace: pe.JaxprTrace, tracers, *, jaxpr, mesh, in_sp
   known part's per-device residuals (so grad and linearize work through shard_map)."""
   open_jaxpr = pe.convert_constvars_jaxpr(jaxpr.jaxpr)
   consts = list(jaxpr.consts)
-  unknowns = [False] * len(consts) + [not t.pval.is_known for t in tracers]
+  unknowns = [False] * len(consts) + [not t.pval.is_known() for t in tracers]
   known, unknown, out_uks, num_res = pe.partial_eval_jaxpr(open_jaxpr, unknowns)
   all_specs = [PartitionSpec()] * len(consts) + list(in_specs)
   n_known_out = len(known.outs) - num_res
@@ -203,7 +203,7 @@ def _shard_map_partial_eval(trace: pe.JaxprTrace, tracers, *, jaxpr, mesh, in_sp
   known_closed = _trace_local(known_body, [v.aval for v in known.invars], mesh)
   res_spec = _residual_spec(mesh)
   known_outs = shard_map_p.bind(
-      *consts, *[t.pval.const for t in tracers if t.pval.is_known], jaxpr=known_closed,
+      *consts, *[t.pval.get_known() for t in tracers if t.pval.is_known()], jaxpr=known_closed,
       mesh=mesh, in_specs=tuple(s for s, uk in zip(all_specs, unknowns) if not uk),
       out_specs=tuple([s for s, uk in zip(out_specs, out_uks) if not uk]
                       + [res_spec] * num_res),
@@ -219,9 +219,9 @@ def _shard_map_partial_eval(trace: pe.JaxprTrace, tracers, *, jaxpr, mesh, in_sp
       v.aval for v in unknown.invars[num_res:]]
   unknown_closed = _trace_local(unknown_body, uk_in_avals, mesh)
   res_tracers = [trace.instantiate_const(trace.pure(r)) for r in residuals]
-  uk_tracers = [t for t in tracers if not t.pval.is_known]
+  uk_tracers = [t for t in tracers if not t.pval.is_known()]
   uk_specs = tuple([res_spec] * num_res
-                   + [s for s, t in zip(in_specs, tracers) if not t.pval.is_known])
+                   + [s for s, t in zip(in_specs, tracers) if not t.pval.is_known()])
   uk_out_specs = tuple(s for s, uk in zip(out_specs, out_uks) if uk)
   out_avals = [_global_aval(a, sp, mesh) for a, sp in
                zip([a for a, uk in zip(jaxpr.out_avals, out_uks) if uk], uk_out_specs)]

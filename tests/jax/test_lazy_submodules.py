@@ -16,8 +16,9 @@ LAZY = ["distributed", "dlpack", "experimental", "export", "extend", "flatten_ut
 
 def _fresh(code: str) -> dict:
   """Runs `code` in a new interpreter; it prints one JSON value, which is returned."""
+  # From outside the checkout: its jax/ folder would shadow the installed package.
   out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                       timeout=300, check=False)
+                       timeout=300, check=False, cwd="/")
   assert out.returncode == 0, out.stderr
   return json.loads(out.stdout.strip().splitlines()[-1])
 

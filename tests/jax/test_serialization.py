@@ -116,7 +116,7 @@ _DAMAGE_SCRIPT = textwrap.dedent("""
 
 def test_damaged_executables_with_a_valid_checksum_never_crash_the_loader():
   proc = subprocess.run([sys.executable, "-c", _DAMAGE_SCRIPT, "1", "200"], capture_output=True,
-                        text=True, timeout=600)
+                        text=True, timeout=600, cwd="/")  # the checkout's jax/ would shadow
   assert proc.returncode == 0, (proc.returncode, proc.stderr[-2000:])
   refused, loaded = map(int, proc.stdout.split("RESULT", 1)[1].split())
   assert refused + loaded == 200 and refused > 0

@@ -123,7 +123,7 @@ def _nary_match(x, y):
   return match_scalar(x, y)
 
 
-def _match(x, y):
+def match_and_broadcast(x, y):
   """Give a Python-scalar operand the dtype (weakly) of the other operand, and broadcast
   a rank-0 operand to the other's shape (for primitives that need equal shapes)."""
   x, y = match_scalar(x, y)

@@ -203,7 +203,7 @@ def _zeta_expansion(x, q):
 
 
 zeta_p = _primitive("zeta", 2, _zeta_expansion)
-def zeta(x, q): return zeta_p.bind(*ew.match_scalar(x, q))
+def zeta(x, q): return zeta_p.bind(*ew.match_and_broadcast(x, q))
 
 
 def _polygamma_expansion(m, x):
@@ -217,7 +217,7 @@ def _polygamma_expansion(m, x):
 
 
 polygamma_p = _primitive("polygamma", 2, _polygamma_expansion)
-def polygamma(m, x): return polygamma_p.bind(*ew.match_scalar(m, x))
+def polygamma(m, x): return polygamma_p.bind(*ew.match_and_broadcast(m, x))
 
 ad.defjvp(lgamma_p, lambda t, x: ew.mul(t, digamma(x)))
 ad.defjvp(digamma_p, lambda t, x: ew.mul(t, polygamma(_c(x, 1.0), x)))
@@ -361,15 +361,15 @@ igamma_p = _primitive("igamma", 2, _igamma_expansion)
 igammac_p = _primitive("igammac", 2, _igammac_expansion)
 igamma_grad_a_p = _primitive("igamma_grad_a", 2, _igamma_grad_a_expansion)
 random_gamma_grad_p = _primitive("random_gamma_grad", 2, _random_gamma_grad_expansion)
-def igamma(a, x): return igamma_p.bind(*ew.match_scalar(a, x))
-def igammac(a, x): return igammac_p.bind(*ew.match_scalar(a, x))
-def igamma_grad_a(a, x): return igamma_grad_a_p.bind(*ew.match_scalar(a, x))
+def igamma(a, x): return igamma_p.bind(*ew.match_and_broadcast(a, x))
+def igammac(a, x): return igammac_p.bind(*ew.match_and_broadcast(a, x))
+def igamma_grad_a(a, x): return igamma_grad_a_p.bind(*ew.match_and_broadcast(a, x))
 def random_gamma_grad(*args):
   """d x / d a of a gamma sample x with shape parameter a: random_gamma_grad(a, x)."""
   if len(args) != 2:
     raise TypeError(f"random_gamma_grad takes two arguments (a, x), got {len(args)}")
   a, x = args
-  return random_gamma_grad_p.bind(*ew.match_scalar(a, x))
+  return random_gamma_grad_p.bind(*ew.match_and_broadcast(a, x))
 
 
 def _igamma_dx(t, a, x):
