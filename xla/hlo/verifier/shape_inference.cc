@@ -770,7 +770,8 @@ StatusOr<Shape> InferShape(const HloInstruction& instr) {
                       std::to_string(st) + "] is invalid for dimension " + std::to_string(i) +
                       " of size " + std::to_string(in.dimensions(i)));
         }
-        dims.push_back((l - s + st - 1) / st);
+        // ceil((l - s) / st) without forming l - s + st, which overflows for huge strides.
+        dims.push_back(l == s ? 0 : (l - s - 1) / st + 1);
       }
       return Shape(in.element_type(), dims);
     }

@@ -182,6 +182,13 @@ TEST(RejectsFftLengthMismatch) {
 
 // Window arithmetic is checked for overflow (found by the compile-and-run fuzzer under
 // UBSan: lhs_dilate=9223372036854775807 overflowed int64 in shape inference).
+TEST(HugeSliceStrides) {
+  // The fuzzer's fourth finding (UBSan): a stride of 2^63-1 overflowed the size formula.
+  EXPECT_EQ(VerifyError(Module("  x = f32[9,7]{1,0} parameter(0)\n  ROOT s = f32[1,3]{1,0} slice(x), slice={[1:8:9223372036854775807], [0:7:3]}\n")), "OK");
+  EXPECT_EQ(VerifyError(Module("  x = f32[9,7]{1,0} parameter(0)\n  ROOT s = f32[4,3]{1,0} slice(x), slice={[1:8:9223372036854775807], [0:7:3]}\n")),
+            "instruction 's' in computation 'e': shape f32[4,3] does not match the inferred shape f32[1,3]");
+}
+
 TEST(RejectsOverflowingWindows) {
   EXPECT_EQ(VerifyError(Module("  x = f32[1,4,4,3]{3,2,1,0} parameter(0)\n  w = f32[3,3,3,2]{3,2,1,0} parameter(1)\n  ROOT c = f32[1,8,8,2]{3,2,1,0} convolution(x, w), window={size=3x3 pad=2_1x2_1 lhs_dilate=9223372036854775807x2}, dim_labels=b01f_01io->b01f\n")),
             "instruction 'c' in computation 'e': window size, padding or dilation overflows int64");
