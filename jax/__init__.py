@@ -140,19 +140,22 @@ del _jaxlib_ext
 import typing as _typing  # noqa: E402
 
 if _typing.TYPE_CHECKING:  # what type checkers and editors see
-  from jax import distributed as distributed
-  from jax import dlpack as dlpack
-  from jax import experimental as experimental
-  from jax import export as export
-  from jax import extend as extend
-  from jax import flatten_util as flatten_util
-  from jax import image as image
-  from jax import nn as nn
-  from jax import ops as ops
-  from jax import profiler as profiler
-  from jax import scipy as scipy
+  # For type checkers only; at run time the __getattr__ below imports each on first use.
+  from jax import (  # noqa: F401
+      distributed as distributed,
+      dlpack as dlpack,
+      experimental as experimental,
+      export as export,
+      extend as extend,
+      flatten_util as flatten_util,
+      image as image,
+      nn as nn,
+      ops as ops,
+      profiler as profiler,
+      scipy as scipy,
+  )
 else:
-  from jax._src import lazy_loader as _lazy_loader
+  from jax._src import lazy_loader as _lazy_loader  # only needed in this branch
 
   __getattr__, __dir__ = _lazy_loader.attach(__name__, [
       "distributed", "dlpack", "experimental", "export", "extend", "flatten_util", "image",

@@ -14,19 +14,13 @@
 #include "jaxlib/c_api_loader.h"
 #include "jaxlib/pjrt_objects.h"
 #include "jaxlib/status_casters.h"
+#include "xla/pjrt/c/utf8.h"
 
 namespace nb = nanobind;
 
 namespace jax {
 
 namespace {
-
-void WriteError(const std::string& message, char* error, size_t error_size) {
-  if (error == nullptr || error_size == 0) return;
-  const size_t n = std::min(message.size(), error_size - 1);
-  std::memcpy(error, message.data(), n);
-  error[n] = '\0';
-}
 
 // The plugin calls these from its own threads: they take the GIL, call the Python
 // key-value store (jax.distributed's client), and turn a Python exception into the
@@ -41,7 +35,7 @@ bool KvGetCallback(void* user_arg, const char* key, size_t key_size, int64_t tim
     sink(sink_arg, value.c_str(), value.size());
     return true;
   } catch (const std::exception& e) {
-    WriteError(e.what(), error, error_size);
+    xla::CopyErrorText(e.what(), error, error_size);
     return false;
   }
 }
@@ -54,7 +48,7 @@ bool KvPutCallback(void* user_arg, const char* key, size_t key_size, const char*
     store->attr("key_value_set_bytes")(nb::str(key, key_size), nb::bytes(value, value_size));
     return true;
   } catch (const std::exception& e) {
-    WriteError(e.what(), error, error_size);
+    xla::CopyErrorText(e.what(), error, error_size);
     return false;
   }
 }

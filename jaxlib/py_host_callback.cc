@@ -22,6 +22,7 @@
 #include "jaxlib/pjrt_objects.h"
 #include "jaxlib/status_casters.h"
 #include "xla/pjrt/c/pjrt_c_api.h"
+#include "xla/pjrt/c/utf8.h"
 
 namespace nb = nanobind;
 
@@ -51,13 +52,6 @@ const PJRT_HostCallback_Extension* FindExtension(const PJRT_Api* api) {
       api, PJRT_Extension_Type_HostCallback, PJRT_HostCallback_Extension_STRUCT_SIZE);
 }
 
-void WriteError(const std::string& message, char* error, size_t error_size) {
-  if (error_size == 0) return;
-  size_t n = std::min(message.size(), error_size - 1);
-  std::memcpy(error, message.data(), n);
-  error[n] = '\0';
-}
-
 nb::list MemoryViews(const void* const* buffers, const std::vector<int64_t>& nbytes,
                      int flags) {
   nb::list views;
@@ -84,7 +78,7 @@ bool Trampoline(void* user_data, const void* const* operands, size_t num_operand
                 void* const* results, size_t num_results, char* error, size_t error_size) {
   auto* ctx = static_cast<CallbackContext*>(user_data);
   if (num_operands != ctx->operand_nbytes.size() || num_results != ctx->result_nbytes.size()) {
-    WriteError("the call has " + std::to_string(num_operands) + " operands and " +
+    xla::CopyErrorText("the call has " + std::to_string(num_operands) + " operands and " +
                    std::to_string(num_results) + " results, but the callback was registered for " +
                    std::to_string(ctx->operand_nbytes.size()) + " and " +
                    std::to_string(ctx->result_nbytes.size()),
@@ -93,7 +87,7 @@ bool Trampoline(void* user_data, const void* const* operands, size_t num_operand
   }
   nb::gil_scoped_acquire gil;
   if (!ctx->callable.is_valid()) {
-    WriteError("host callback called after the Python interpreter started exiting", error,
+    xla::CopyErrorText("host callback called after the Python interpreter started exiting", error,
                error_size);
     return false;
   }
@@ -104,10 +98,10 @@ bool Trampoline(void* user_data, const void* const* operands, size_t num_operand
     ctx->callable(ins, outs);
     return true;
   } catch (nb::python_error& e) {
-    WriteError(ExceptionSummary(e), error, error_size);
+    xla::CopyErrorText(ExceptionSummary(e), error, error_size);
     return false;
   } catch (std::exception& e) {
-    WriteError(e.what(), error, error_size);
+    xla::CopyErrorText(e.what(), error, error_size);
     return false;
   }
 }

@@ -5,7 +5,9 @@
 #ifndef XLA_PJRT_C_UTF8_H_
 #define XLA_PJRT_C_UTF8_H_
 
+#include <algorithm>
 #include <cstddef>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -60,6 +62,18 @@ inline std::string ToValidUtf8(std::string_view s) {
     }
   }
   return out;
+}
+
+// Writes `message` into the caller's `out[out_size]` as NUL-terminated valid UTF-8, cut
+// (if it must be) at a character boundary: how an error crosses a C callback.
+inline void CopyErrorText(std::string_view message, char* out, size_t out_size) {
+  if (out == nullptr || out_size == 0) return;
+  const std::string text = ToValidUtf8(message);
+  size_t n = std::min(text.size(), out_size - 1);
+  // Back off over continuation bytes (10xxxxxx) so no character is split.
+  while (n < text.size() && n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) --n;
+  std::memcpy(out, text.data(), n);
+  out[n] = '\0';
 }
 
 }  // namespace xla

@@ -27,6 +27,19 @@ TEST(EscapesBrokenSequences) {
   EXPECT_EQ(ToValidUtf8("\xE2\x82x"), std::string("\\xE2\\x82x"));
 }
 
+// Error text written into a C callback's buffer: valid UTF-8, never cut inside a character.
+TEST(CopiesErrorTextWithoutSplittingCharacters) {
+  char out[5];
+  CopyErrorText("abc", out, sizeof(out));
+  EXPECT_EQ(std::string(out), std::string("abc"));
+  CopyErrorText("abc\xC3\xA9", out, sizeof(out));  // "abcé": the 'é' does not fit whole
+  EXPECT_EQ(std::string(out), std::string("abc"));
+  CopyErrorText("a\xFF", out, sizeof(out));  // a stray byte is escaped, then cut
+  EXPECT_EQ(std::string(out), std::string("a\\xF"));
+  CopyErrorText("ignored", out, 0);  // no room: nothing written
+  CopyErrorText("x", nullptr, 4);
+}
+
 }  // namespace
 }  // namespace xla
 

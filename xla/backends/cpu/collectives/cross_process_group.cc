@@ -1,4 +1,5 @@
 #include "xla/backends/cpu/collectives/cross_process_group.h"
+#include "xla/pjrt/c/utf8.h"
 
 #include <dlfcn.h>
 
@@ -8,20 +9,13 @@
 namespace xla::cpu {
 namespace {
 
-void WriteError(const std::string& message, char* error, size_t error_size) {
-  if (error == nullptr || error_size == 0) return;
-  const size_t n = std::min(message.size(), error_size - 1);
-  std::memcpy(error, message.data(), n);
-  error[n] = '\0';
-}
-
 // The C face of the client's KeyValueStore, for the engine.
 bool KvGet(void* user_arg, const char* key, size_t key_size, int64_t timeout_ms,
            JaxKvSink* sink, void* sink_arg, char* error, size_t error_size) {
   auto* kv = static_cast<KeyValueStore*>(user_arg);
   StatusOr<std::string> value = kv->get(std::string(key, key_size), timeout_ms);
   if (!value.ok()) {
-    WriteError(value.status().message(), error, error_size);
+    xla::CopyErrorText(value.status().message(), error, error_size);
     return false;
   }
   sink(sink_arg, value->data(), value->size());
@@ -32,7 +26,7 @@ bool KvPut(void* user_arg, const char* key, size_t key_size, const char* value,
            size_t value_size, char* error, size_t error_size) {
   auto* kv = static_cast<KeyValueStore*>(user_arg);
   Status s = kv->put(std::string(key, key_size), std::string(value, value_size));
-  if (!s.ok()) WriteError(s.message(), error, error_size);
+  if (!s.ok()) xla::CopyErrorText(s.message(), error, error_size);
   return s.ok();
 }
 

@@ -14,15 +14,9 @@
 #include <gloo/transport/tcp/device.h>
 
 #include "xla/backends/cpu/collectives/cross_process.h"
+#include "xla/pjrt/c/utf8.h"
 
 namespace {
-
-void WriteError(const std::string& message, char* error, size_t error_size) {
-  if (error == nullptr || error_size == 0) return;
-  const size_t n = std::min(message.size(), error_size - 1);
-  std::memcpy(error, message.data(), n);
-  error[n] = '\0';
-}
 
 // Gloo's Store over the coordinator: keys are namespaced by the group's prefix.
 class KvStore final : public gloo::rendezvous::Store {
@@ -86,7 +80,7 @@ void* Connect(int rank, int size, const char* hostname, const char* prefix,
     context->connectFullMesh(store, device);
     return new Group{std::move(context), timeout};
   } catch (const std::exception& e) {
-    WriteError(std::string("Gloo could not connect process ") + std::to_string(rank) +
+    xla::CopyErrorText(std::string("Gloo could not connect process ") + std::to_string(rank) +
                    " to its " + std::to_string(size - 1) + " peers: " + e.what(),
                error, error_size);
     return nullptr;
@@ -105,7 +99,7 @@ bool AllGather(void* group, const void* in, size_t bytes, void* out, char* error
     gloo::allgather(opts);
     return true;
   } catch (const std::exception& e) {
-    WriteError(std::string("Gloo all-gather failed: ") + e.what(), error, error_size);
+    xla::CopyErrorText(std::string("Gloo all-gather failed: ") + e.what(), error, error_size);
     return false;
   }
 }

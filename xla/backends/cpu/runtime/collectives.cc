@@ -22,6 +22,16 @@ void CollectiveContext::Abort(const std::string& why) {
   cv_.notify_all();
 }
 
+// Waits (holding `lock` on mu_) until `ready()` or an abort, within the rendezvous timeout.
+Status CollectiveContext::WaitLocked(std::unique_lock<std::mutex>& lock,
+                                     const std::function<bool()>& ready) {
+  if (!cv_.wait_for(lock, kRendezvousTimeout, [&] { return !aborted_.empty() || ready(); })) {
+    return Internal("collective rendezvous timed out waiting for the other replicas");
+  }
+  if (!aborted_.empty()) return Internal("collective aborted: " + aborted_);
+  return OkStatus();
+}
+
 Status CollectiveContext::Rendezvous(
     const void* key, int64_t replica, const std::vector<int64_t>& group,
     const std::vector<const void*>& inputs, const std::vector<size_t>& input_bytes,
@@ -43,13 +53,7 @@ Status CollectiveContext::Rendezvous(
   m.inputs[rank] = inputs;
   ++m.arrived;
   cv_.notify_all();
-  auto wait_for = [&](const std::function<bool()>& ready) -> Status {
-    if (!cv_.wait_for(lock, kRendezvousTimeout, [&] { return !aborted_.empty() || ready(); })) {
-      return Internal("collective rendezvous timed out waiting for the other replicas");
-    }
-    if (!aborted_.empty()) return Internal("collective aborted: " + aborted_);
-    return OkStatus();
-  };
+  auto wait_for = [&](const std::function<bool()>& ready) { return WaitLocked(lock, ready); };
   RETURN_IF_ERROR(wait_for([&] { return m.arrived == size; }));
   // Everyone has published; read outside the lock (inputs are read-only).
   std::vector<std::vector<const void*>> all = m.inputs;
@@ -97,13 +101,7 @@ Status CollectiveContext::RendezvousAcrossProcesses(
   m.inputs[slot] = inputs;
   ++m.arrived;
   cv_.notify_all();
-  auto wait_for = [&](const std::function<bool()>& ready) -> Status {
-    if (!cv_.wait_for(lock, kRendezvousTimeout, [&] { return !aborted_.empty() || ready(); })) {
-      return Internal("collective rendezvous timed out waiting for the other replicas");
-    }
-    if (!aborted_.empty()) return Internal("collective aborted: " + aborted_);
-    return OkStatus();
-  };
+  auto wait_for = [&](const std::function<bool()>& ready) { return WaitLocked(lock, ready); };
   RETURN_IF_ERROR(wait_for([&] { return m.arrived == local; }));
   if (slot == 0) {
     std::vector<uint8_t> mine(local * per_replica);

@@ -56,6 +56,7 @@ class CollectiveContext {
   void Abort(const std::string& why);
 
  private:
+  Status WaitLocked(std::unique_lock<std::mutex>& lock, const std::function<bool()>& ready);
   struct Meeting {
     std::vector<std::vector<const void*>> inputs;  // by rank (by slot across processes)
     int64_t arrived = 0;
