@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite (the README's second command): builds the wheels, runs the
-# C++ unit tests with Bazel (plain, then sanitized), fuzzes the HLO parser, then
+# C++ unit tests with Bazel (plain, then sanitized), jaxlib's C++ sanitized under
+# Python tests, fuzzes the HLO parser, then
 # every Python test against the installed wheels.
 #
 # Wheels: jax, every plugin, and jaxlib for the oldest and newest supported Python
@@ -26,6 +27,10 @@ bazel test //xla/... --test_env=CONFORMANCE_DIR="$CONFORMANCE_DIR"
 # The same tests under AddressSanitizer and UndefinedBehaviorSanitizer (.bazelrc),
 # building only what they need.
 bazel test --config=asan --build_tests_only //xla/... --test_env=CONFORMANCE_DIR="$CONFORMANCE_DIR"
+
+# jaxlib's C++ (the extension, the CPU plugin, its collectives engine) built with
+# the same sanitizers and driven by a selection of the Python tests.
+bash .ci/sanitized_jaxlib.sh
 
 # The HLO parser's coverage-guided fuzzer (clang + libFuzzer) for a bounded time.
 bash .ci/fuzz.sh
