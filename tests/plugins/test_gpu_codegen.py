@@ -266,3 +266,35 @@ def test_cuda_client_refuses_inputs_that_crashed_the_cpu_plugin(codegen_env):
   assert lines["fft_length"].endswith("fft operand c64[16] does not match fft_length: "
                                       "dimension 0 must be 15")
   assert lines["utf8"].startswith("INVALID_ARGUMENT: 5:9: expected '=' after instruction name")
+
+
+# Deep elementwise chains, lowered by jax on the CPU and compiled by the CUDA
+# compile-only client. Fused into one kernel, 10,000 ops once crashed the code
+# generator by recursion, and then took minutes in LLVM's NVPTX backend;
+# kernels are now bounded in size and libdevice functions called from many
+# sites stay out of line. (Their values are checked on the CPU plugin in
+# tests/jax/test_deep_chains.py; nothing can run PTX here.)
+_DEEP_CHAINS_ON_CUDA = textwrap.dedent('''
+    import jax, jax.numpy as jnp
+    from jaxlib import xla_client as xc
+
+    def chain(x, n):
+      for _ in range(n):
+        x = jnp.sin(x) * 1.0001
+      return x
+
+    c = xc.make_gpu_client(platform_name="cuda", mock=True, mock_gpu_topology="1x1x1")
+    x = jnp.linspace(-1.0, 1.0, 1024, dtype=jnp.float32)
+    for name, f in (("chain", lambda v: chain(v, 10000)),
+                    ("grad", jax.grad(lambda v: chain(v, 3000).sum()))):
+      exe = c.compile_and_load(jax.jit(f).lower(x).as_text(), c.devices()[:1])
+      print(name, exe.get_compiled_memory_stats()["generated_code_size_in_bytes"] > 0)
+''')
+
+
+def test_cuda_client_compiles_deep_chains(codegen_env):
+  env = dict(os.environ, JAX_PLATFORMS="cpu")
+  proc = subprocess.run([codegen_env, "-c", _DEEP_CHAINS_ON_CUDA], capture_output=True,
+                        text=True, cwd="/", env=env, timeout=600)
+  assert proc.returncode == 0, proc.stdout + proc.stderr[-3000:]
+  assert proc.stdout.split() == ["chain", "True", "grad", "True"]

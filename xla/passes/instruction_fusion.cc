@@ -174,6 +174,15 @@ Grouping DecideGroups(const HloComputation& comp, const std::vector<HloInstructi
       fuse = ReachesRootByRows(instr, g.roots[group], options.min_rows_for_row_fusion,
                                [&](const HloInstruction* i) { return g.InGroup(i, group); });
     }
+    // Immediates and cheap index ops are copied into every fusion that uses
+    // them and do not count against the bound.
+    if (fuse && options.max_fused_instructions > 0 && !IsScalarConstant(*instr) &&
+        !IsCheapToDuplicate(op)) {
+      for (int group : groups) {
+        fuse = fuse && static_cast<int64_t>(g.members[group].size()) <
+                           options.max_fused_instructions;
+      }
+    }
     if (fuse) {
       for (int group : groups) g.Join(instr, group);
     } else if (IsFusionConsumer(op)) {

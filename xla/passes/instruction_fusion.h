@@ -40,6 +40,12 @@ struct FusionOptions {
   // Row fusion runs each row on one thread; with fewer rows than this the
   // unfused plan, whose long reductions are split across threads, is kept.
   int64_t min_rows_for_row_fusion = 64;
+  // A fusion stops growing at this many instructions and its producers start
+  // the next one (0: no bound). Copies of cheap producers (scalar constants,
+  // broadcasts, converts, ...) are not counted. For backends whose code generators take time
+  // superlinear in a kernel's size (LLVM's NVPTX backend, for example, in the
+  // number of calls in one function); the values cross kernels through memory.
+  int64_t max_fused_instructions = 0;
 };
 
 class InstructionFusion : public HloPassInterface {

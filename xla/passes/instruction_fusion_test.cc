@@ -95,6 +95,38 @@ ENTRY e {
   CHECK_OK(ParseHloModule(ToString(**m)));
 }
 
+// With max_fused_instructions, a chain of ten ops becomes fusions of at most
+// four instructions (consumers first, so the last group is the short one);
+// the broadcast is copied into each of them and does not count.
+TEST(BoundedFusionSplitsLongChains) {
+  std::string text = "HloModule m\n\nENTRY e {\n  x0 = f32[4]{0} parameter(0)\n"
+                     "  k = f32[] constant(2)\n  kb = f32[4]{0} broadcast(k), dimensions={}\n";
+  for (int i = 0; i < 10; ++i) {
+    text += "  x" + std::to_string(i + 1) + " = f32[4]{0} " + (i % 2 ? "multiply" : "sine") +
+            "(x" + std::to_string(i) + (i % 2 ? ", kb" : "") + ")\n";
+  }
+  text += "  ROOT r = f32[4]{0} negate(x10)\n}\n\n";
+  FusionOptions options;
+  options.max_fused_instructions = 4;
+  auto m = Fused(text, options);
+  CHECK_OK(m);
+  const HloComputation& entry = *(*m)->entry_computation();
+  EXPECT_EQ(CountFusions(entry, "kLoop"), 3);
+  for (const HloInstruction* instr : entry.instructions()) {
+    if (instr->opcode() != HloOpcode::kFusion) continue;
+    int ops = 0;
+    for (const HloInstruction* f : instr->called_computations()[0]->instructions()) {
+      ops += f->opcode() != HloOpcode::kParameter && f->opcode() != HloOpcode::kConstant &&
+             f->opcode() != HloOpcode::kBroadcast;
+    }
+    EXPECT_TRUE(ops <= 4);
+  }
+  EXPECT_EQ(Count(entry, HloOpcode::kBroadcast), 0);
+  auto unbounded = Fused(text, {});
+  CHECK_OK(unbounded);
+  EXPECT_EQ(CountFusions(*(*unbounded)->entry_computation(), "kLoop"), 1);
+}
+
 // An expensive value used by two kernels is materialised once; a cheap
 // broadcast is copied into both of its users' fusions.
 TEST(DuplicatesOnlyCheapProducers) {

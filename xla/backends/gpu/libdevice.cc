@@ -8,6 +8,7 @@
 
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstrTypes.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/Linker/Linker.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -43,6 +44,25 @@ std::vector<std::string> ToolkitsOfPtxas() {
     if (realpath(ptxas.c_str(), real) != nullptr) out.push_back(Parent(Parent(real)));
   }
   return out;
+}
+
+// libdevice marks its functions alwaysinline. A kernel fused from thousands of
+// ops (a 10,000-op elementwise chain) would then hold thousands of copies of,
+// say, __nv_sinf with its argument-reduction loop, and -O3's loop and
+// dominator analyses grow faster than linearly with that: 1,000 sines took 77 s
+// and 10,000 did not finish in 15 minutes. Past this many call sites a library
+// function stays one out-of-line copy; ordinary kernels call each only a few
+// times and keep everything inlined.
+constexpr int kMaxInlinedCallSites = 32;
+
+void KeepOutOfLineWhenCalledOften(llvm::Function& fn) {
+  int call_sites = 0;
+  for (const llvm::Use& use : fn.uses()) {
+    if (llvm::isa<llvm::CallBase>(use.getUser())) ++call_sites;
+  }
+  if (call_sites <= kMaxInlinedCallSites) return;
+  fn.removeFnAttr(llvm::Attribute::AlwaysInline);
+  fn.addFnAttr(llvm::Attribute::NoInline);
 }
 
 }  // namespace
@@ -136,6 +156,7 @@ Status LinkLibdevice(llvm::Module* module, const std::string& path) {
   for (llvm::Function& fn : *module) {
     if (!fn.isDeclaration() && kernels.count(fn.getName().str()) == 0) {
       fn.setLinkage(llvm::GlobalValue::InternalLinkage);
+      KeepOutOfLineWhenCalledOften(fn);
     }
   }
   return OkStatus();
