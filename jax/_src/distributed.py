@@ -20,7 +20,9 @@ import socket
 import threading
 import time
 
+from jax._src.config import config
 from jax._src import coordination_service
+from jax._src import preemption_sync
 
 
 class _State:
@@ -35,13 +37,14 @@ class _State:
     self.heartbeat_timeout = 100.0
     self.service: coordination_service.CoordinationService | None = None
     self.client: coordination_service.CoordinationClient | None = None
+    self.preemption_sync_manager: preemption_sync.PreemptionSyncManager | None = None
 
   def reset(self) -> None:
     self.initialized = False
     self.coordinator_address = None
     self.num_processes, self.process_id = 1, 0
     self.local_device_ids = None
-    self.service = self.client = None
+    self.service = self.client = self.preemption_sync_manager = None
 
 
 _state = _State()
@@ -187,6 +190,9 @@ def initialize(coordinator_address: str | None = None, num_processes: int | None
     _state.local_device_ids = None if local_device_ids is None else [
         int(i) for i in (local_device_ids if isinstance(local_device_ids, (list, tuple))
                          else [local_device_ids])]
+    if config.jax_enable_preemption_service:
+      _state.preemption_sync_manager = preemption_sync.PreemptionSyncManager(
+          _state.client, pid, n, _state.initialization_timeout)
     _state.initialized = True
 
 
@@ -255,8 +261,10 @@ def shutdown() -> None:
   """Leave the process group (a no-op if initialize was not called): waits for the
   other processes at the shutdown barrier, then stops the coordinator (process 0)."""
   with _state.lock:
-    c, service = _state.client, _state.service
+    c, service, manager = _state.client, _state.service, _state.preemption_sync_manager
     _state.reset()
+  if manager is not None:
+    manager.close()
   try:
     if c is not None:
       c.shutdown()

@@ -233,11 +233,15 @@ def sync_global_devices(name: str):
 
 
 def reached_preemption_sync_point(step_id: int) -> bool:
-  """Whether every process should stop at `step_id` to save a checkpoint before preemption."""
-  if not distributed.is_initialized():
+  """Whether every process should stop at `step_id` (to save a checkpoint) because one of
+  them was told it will be preempted (SIGTERM). Call it once per step with increasing
+  step ids; it answers True on every process at the same step, once."""
+  manager = distributed.global_state.preemption_sync_manager
+  if manager is None:
     raise RuntimeError("Preemption sync manager has not been initialized. Make sure "
-                       "jax.distributed.initialize() is called.")
-  return False
+                       "jax.distributed.initialize() is called and the "
+                       "'jax_enable_preemption_service' config is enabled.")
+  return manager.reached_sync_point(step_id)
 
 
 @contextlib.contextmanager
