@@ -81,20 +81,41 @@ def _port_for_job(job_id: int) -> int:
   return job_id % 2**12 + (65535 - 2**12 + 1)
 
 
-def _ompi_cluster() -> dict | None:
-  """Open MPI's mpirun environment (OMPI_COMM_WORLD_*; the launcher's address)."""
-  env = os.environ
-  if "OMPI_COMM_WORLD_SIZE" not in env or "OMPI_MCA_orte_hnp_uri" not in env:
-    return None
-  uri = env["OMPI_MCA_orte_hnp_uri"]  # "<job id>.<vpid>;tcp://<ip>,...:<port>"
-  match = re.match(r"(\d+)\.\d+;tcp6?://\[?([^,;\]]+)", uri)
+_ORTE_URI = "OMPI_MCA_orte_hnp_uri"
+
+
+def _orte_launcher_address(uri: str) -> str:
+  """mpirun's address in its ORTE URI, "<job id>.<vpid>;tcp://<ip>[,<ip>...]:<port>;tcp6://
+  [<ip>,...]:<port>": the first address listed, with the port every process of the job
+  derives from the job id (JAX's rule)."""
+  match = re.match(r"(\d+)\.\d+;(?:tcp://([^,:;]+)|tcp6://\[([^,\]]+))", uri)
   if match is None:
-    raise ValueError(f"OMPI_MCA_orte_hnp_uri={uri!r} is not in Open MPI's format; pass "
+    raise ValueError(f"{_ORTE_URI}={uri!r} is not in Open MPI's format; pass "
                      "coordinator_address explicitly")
-  return {"coordinator_address": f"{match.group(2)}:{_port_for_job(int(match.group(1)))}",
-          "num_processes": int(env["OMPI_COMM_WORLD_SIZE"]),
-          "process_id": int(env["OMPI_COMM_WORLD_RANK"]),
-          "local_device_ids": [int(env.get("OMPI_COMM_WORLD_LOCAL_RANK", 0))]}
+  # Open MPI's job ids are multiples of 2**12: dividing first keeps jobs' ports apart.
+  port = _port_for_job(int(match.group(1)) // 2**12)
+  return f"{match.group(2)}:{port}" if match.group(2) else f"[{match.group(3)}]:{port}"
+
+
+def _ompi_cluster() -> dict | None:
+  """Open MPI's mpirun environment: the group from OMPI_COMM_WORLD_*, the coordinator from
+  the launcher's address (Open MPI 4's ORTE URI). Open MPI 5 launches through PRRTE,
+  which publishes no launcher address: there the coordinator must be given."""
+  env = os.environ
+  if "OMPI_COMM_WORLD_SIZE" not in env or "OMPI_COMM_WORLD_RANK" not in env:
+    return None
+  found = {"num_processes": int(env["OMPI_COMM_WORLD_SIZE"]),
+           "process_id": int(env["OMPI_COMM_WORLD_RANK"]),
+           "local_device_ids": [int(env.get("OMPI_COMM_WORLD_LOCAL_RANK", 0))]}
+  if _ORTE_URI in env:
+    found["coordinator_address"] = _orte_launcher_address(env[_ORTE_URI])
+  elif "JAX_COORDINATOR_ADDRESS" not in env and found["num_processes"] > 1:
+    version = env.get("OMPI_VERSION", "5 or newer")
+    raise ValueError(f"Open MPI {version} (launched without {_ORTE_URI}) does not say where "
+                     "process 0 runs: set JAX_COORDINATOR_ADDRESS=<host of rank 0>:<free port> "
+                     "in mpirun's environment (mpirun -x JAX_COORDINATOR_ADDRESS=...) or pass "
+                     "coordinator_address to jax.distributed.initialize")
+  return found
 
 
 def first_slurm_host(nodelist: str) -> str:
