@@ -35,7 +35,20 @@ out = {
                            axis_name="i")(blocks[p * L:(p + 1) * L]),
   "axis_index": jax.pmap(lambda v: lax.axis_index("i") + 0 * v[0], axis_name="i")(mine),
 }
-report({k: np.asarray(v).tolist() for k, v in out.items()})
+# Ahead of time: the global program (every process's devices), compiled and run.
+lowered = jax.pmap(lambda v: lax.psum(v, "i"), axis_name="i").lower(mine)
+compiled = lowered.compile()
+out["compiled_psum"] = compiled(mine)
+text = lowered.as_text()
+try:
+  compiled(mine[:, :2])
+  wrong = None
+except TypeError as e:
+  wrong = str(e)
+report({**{k: np.asarray(v).tolist() for k, v in out.items()},
+        "lowered": [f"replica_count={G}," in text,
+                    "replica_groups={{" + ",".join(map(str, range(G))) + "}}" in text,
+                    compiled.as_text() == text], "wrong": wrong})
 jax.distributed.shutdown()
 """
 
@@ -57,6 +70,9 @@ def test_pmap_collectives_across_processes(n):
     # tiled: each device keeps a [1, 2] block (its row of the sum)
     np.testing.assert_array_equal(v["psum_scatter"], blocks.sum(0)[mine][:, None])
     np.testing.assert_array_equal(v["axis_index"], np.arange(G)[mine])
+    np.testing.assert_array_equal(v["compiled_psum"], v["psum"])
+    assert v["lowered"] == [True, True, True]
+    assert "called with" in v["wrong"] and "f32[2]" in v["wrong"]
 
 
 SPMD = """
