@@ -92,9 +92,23 @@ xs = jax.device_put(x, NamedSharding(mesh, P("x")))
 y = jax.jit(lambda a: jnp.sin(a) * 2.0 + a.sum())(xs)
 local = sorted([s.index[0].indices(G * 4)[0], np.asarray(s.data).tolist()]
                for s in y.addressable_shards)
+# What does not split (a reshape and a dot of split values) runs on whole values on every
+# device, as under GSPMD; replicated arguments spanning processes run there too.
+z = jax.jit(lambda a: a.reshape(G * 3, 4) @ a[:4])(xs)
+rep = jax.jit(lambda a: a * 2)(jax.device_put(x, NamedSharding(mesh, P())))
+other = Mesh(np.array(jax.devices())[::-1], ("y",))
+try:
+  jax.jit(lambda u, v: u + v)(xs, jax.device_put(x, NamedSharding(other, P("y"))))
+  refused = None
+except ValueError as e:
+  refused = str(e)
 report({"summed": np.asarray(summed).tolist(), "firsts": np.asarray(firsts).tolist(),
         "sharding": str(y.sharding.spec), "local": local,
-        "addressable": y.is_fully_addressable, "total": float(jax.jit(jnp.sum)(xs))})
+        "addressable": y.is_fully_addressable, "total": float(jax.jit(jnp.sum)(xs)),
+        "unsplit": [str(z.sharding.spec), np.asarray(z.addressable_shards[0].data).tolist()],
+        "replicated": [str(rep.sharding.spec),
+                       np.asarray(rep.addressable_shards[1].data).tolist()],
+        "refused": refused})
 jax.distributed.shutdown()
 """
 
@@ -104,8 +118,8 @@ def test_shard_map_and_sharded_jit_over_all_processes(n):
   G = 2 * n
   x = np.arange(G * 4 * 3, dtype=np.float32).reshape(G * 4, 3)
   expect = np.sin(x) * np.float32(2.0) + x.sum(dtype=np.float32)
-  for p, r in enumerate(harness.run(SPMD, n, timeout=100)):
-    v = r.value()
+  results = [r.value() for r in harness.run(SPMD, n, timeout=100)]
+  for p, v in enumerate(results):
     np.testing.assert_array_equal(v["summed"], x.sum(0, keepdims=True))
     np.testing.assert_array_equal(v["firsts"], x[::4])
     assert v["addressable"] is False and v["sharding"] == "P('x',)"
@@ -114,3 +128,9 @@ def test_shard_map_and_sharded_jit_over_all_processes(n):
     for start, block in v["local"]:
       np.testing.assert_allclose(block, expect[start:start + 4], rtol=1e-6)
     assert v["total"] == pytest.approx(float(x.sum()))
+    assert v["unsplit"][0] == "P()"
+    np.testing.assert_allclose(v["unsplit"][1], x.reshape(G * 3, 4) @ x[:4], rtol=1e-6)
+    assert v["unsplit"] == results[0]["unsplit"]  # one program: the same bits everywhere
+    assert v["replicated"] == ["P()", (2 * x).tolist()]
+    assert "cannot run over the devices of several processes: its arguments are split over " \
+           "different meshes. Put the arguments on one mesh" in v["refused"]
