@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <gloo/allgather.h>
+#include <gloo/alltoallv.h>
 #include <gloo/rendezvous/context.h>
 #include <gloo/rendezvous/store.h>
 #include <gloo/transport/tcp/device.h>
@@ -104,10 +105,29 @@ bool AllGather(void* group, const void* in, size_t bytes, void* out, char* error
   }
 }
 
+bool AllToAll(void* group, const void* in, const size_t* send_bytes, void* out,
+              const size_t* recv_bytes, char* error, size_t error_size) {
+  auto* g = static_cast<Group*>(group);
+  try {
+    const int size = g->context->size;
+    std::vector<int64_t> send(send_bytes, send_bytes + size), recv(recv_bytes, recv_bytes + size);
+    gloo::AlltoallvOptions opts(g->context);
+    // Gloo's API takes a non-const input pointer; it only reads it.
+    opts.setInput(static_cast<char*>(const_cast<void*>(in)), std::move(send));
+    opts.setOutput(static_cast<char*>(out), std::move(recv));
+    opts.setTimeout(g->timeout);
+    gloo::alltoallv(opts);
+    return true;
+  } catch (const std::exception& e) {
+    xla::CopyErrorText(std::string("Gloo all-to-all failed: ") + e.what(), error, error_size);
+    return false;
+  }
+}
+
 void Destroy(void* group) { delete static_cast<Group*>(group); }
 
 const JaxCrossProcessEngine kEngine = {sizeof(JaxCrossProcessEngine), "gloo", Connect,
-                                       AllGather, Destroy};
+                                       AllGather, Destroy, AllToAll};
 
 }  // namespace
 

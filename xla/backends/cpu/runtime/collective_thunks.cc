@@ -131,7 +131,35 @@ Status CollectiveThunk::Run(const ThunkParams& params) const {
     compute({inputs});
     return OkStatus();
   }
+  if (p_.kind == Kind::kAllReduce && ctx.collectives->spans_processes()) {
+    return AllReduceAcrossProcesses(params, combine);
+  }
   return ctx.collectives->Rendezvous(this, me, group, inputs, input_bytes, compute);
+}
+
+Status CollectiveThunk::AllReduceAcrossProcesses(const ThunkParams& params,
+                                                 CollectiveCombiner combine) const {
+  const ExecutionContext& ctx = *params.context;
+  std::vector<std::vector<int64_t>> groups;
+  for (const auto& g : p_.replica_groups) {
+    if (!g.empty()) groups.push_back(g);
+  }
+  if (groups.empty()) {  // no groups: every replica in one
+    groups.emplace_back(ctx.num_replicas);
+    std::iota(groups[0].begin(), groups[0].end(), 0);
+  }
+  std::vector<const void*> inputs;
+  std::vector<void*> outputs;
+  std::vector<int64_t> counts, widths;
+  for (size_t k = 0; k < p_.input_slots.size(); ++k) {
+    inputs.push_back(params.buffers[p_.input_slots[k]]);
+    outputs.push_back(params.buffers[p_.output_slots[k]]);
+    counts.push_back(Product(p_.input_dims[k], 0, p_.input_dims[k].size()));
+    widths.push_back(ByteWidth(p_.types[k]));
+  }
+  return ctx.collectives->AllReduceAcrossProcesses(
+      this, ctx.replica_id, groups, inputs, outputs, counts, widths,
+      [combine](size_t, void* acc, const void* in, int64_t count) { combine(acc, in, count); });
 }
 
 }  // namespace xla::cpu

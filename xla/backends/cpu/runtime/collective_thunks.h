@@ -40,6 +40,8 @@ class CollectiveThunk final : public Thunk {
   Status Run(const ThunkParams& params) const override;
 
  private:
+  // All-reduce when the run spans processes: reduced piecewise (collectives.h).
+  Status AllReduceAcrossProcesses(const ThunkParams& params, CollectiveCombiner combine) const;
   Params p_;
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <numeric>
 #include <tuple>
 
 namespace xla::cpu {
@@ -69,14 +70,61 @@ Status CollectiveContext::Rendezvous(
   return OkStatus();
 }
 
+StatusOr<CollectiveContext::Meeting*> CollectiveContext::MeetLocally(
+    std::unique_lock<std::mutex>& lock, const void* key, int64_t replica,
+    const std::vector<const void*>& inputs, const std::vector<void*>& outputs) {
+  if (replica < 0 || replica >= num_replicas_) {
+    return InvalidArgument("replica " + std::to_string(replica) + " is not in this run");
+  }
+  const int64_t local = plan_->replicas_per_process;
+  const int64_t slot = plan_->slot_of[replica];
+  const int64_t occurrence = occurrences_[replica][key]++;
+  // Every local replica meets at every collective (groups are resolved after the
+  // exchange), so the key needs no group.
+  Meeting& m = meetings_[std::make_tuple(key, occurrence, int64_t{-1})];
+  if (m.inputs.empty()) {
+    m.inputs.resize(local);
+    m.outputs.resize(local);
+  }
+  m.inputs[slot] = inputs;
+  m.outputs[slot] = outputs;
+  ++m.arrived;
+  cv_.notify_all();
+  RETURN_IF_ERROR(WaitLocked(lock, [&] { return m.arrived == local; }));
+  return &m;
+}
+
+Status CollectiveContext::FinishLocally(std::unique_lock<std::mutex>& lock, Meeting& m,
+                                        const std::function<void()>& fn) {
+  const int64_t local = plan_->replicas_per_process;
+  RETURN_IF_ERROR(WaitLocked(lock, [&] { return m.exchanged; }));
+  Status result = m.exchange;
+  if (result.ok() && fn) {
+    lock.unlock();
+    fn();
+    lock.lock();
+  }
+  ++m.done;
+  cv_.notify_all();
+  // The exchanged data lives in the meeting: wait until every local replica read it.
+  Status left = WaitLocked(lock, [&] { return m.done >= local; });
+  if (++m.done == 2 * local) {
+    for (auto it = meetings_.begin(); it != meetings_.end(); ++it) {
+      if (&it->second == &m) {
+        meetings_.erase(it);
+        break;
+      }
+    }
+  }
+  RETURN_IF_ERROR(result);
+  return left;
+}
+
 Status CollectiveContext::RendezvousAcrossProcesses(
     const void* key, int64_t replica, const std::vector<int64_t>& group,
     const std::vector<const void*>& inputs, const std::vector<size_t>& input_bytes,
     const std::function<void(const std::vector<std::vector<const void*>>&)>& fn) {
   const CrossProcessPlan& plan = *plan_;
-  if (replica < 0 || replica >= num_replicas_) {
-    return InvalidArgument("replica " + std::to_string(replica) + " is not in this run");
-  }
   for (int64_t member : group) {
     if (member < 0 || member >= num_replicas_) {
       return InvalidArgument("replica group names replica " + std::to_string(member) +
@@ -84,7 +132,6 @@ Status CollectiveContext::RendezvousAcrossProcesses(
     }
   }
   const int64_t local = plan.replicas_per_process;
-  const int64_t slot = plan.slot_of[replica];
   std::vector<size_t> offsets;
   size_t per_replica = 0;
   for (size_t b : input_bytes) {
@@ -92,18 +139,9 @@ Status CollectiveContext::RendezvousAcrossProcesses(
     per_replica += b;
   }
   std::unique_lock<std::mutex> lock(mu_);
-  const int64_t occurrence = occurrences_[replica][key]++;
-  // Every local replica meets at every collective (groups are resolved after the
-  // exchange), so the key needs no group.
-  const auto id = std::make_tuple(key, occurrence, int64_t{-1});
-  Meeting& m = meetings_[id];
-  if (m.inputs.empty()) m.inputs.resize(local);
-  m.inputs[slot] = inputs;
-  ++m.arrived;
-  cv_.notify_all();
-  auto wait_for = [&](const std::function<bool()>& ready) { return WaitLocked(lock, ready); };
-  RETURN_IF_ERROR(wait_for([&] { return m.arrived == local; }));
-  if (slot == 0) {
+  ASSIGN_OR_RETURN(Meeting* met, MeetLocally(lock, key, replica, inputs, {}));
+  Meeting& m = *met;
+  if (plan.slot_of[replica] == 0) {
     std::vector<uint8_t> mine(local * per_replica);
     for (int64_t s = 0; s < local; ++s) {
       for (size_t k = 0; k < input_bytes.size(); ++k) {
@@ -118,9 +156,7 @@ Status CollectiveContext::RendezvousAcrossProcesses(
     m.exchanged = true;
     cv_.notify_all();
   }
-  RETURN_IF_ERROR(wait_for([&] { return m.exchanged; }));
-  Status result = m.exchange;
-  if (result.ok()) {
+  return FinishLocally(lock, m, [&] {
     std::vector<std::vector<const void*>> all(group.size());
     for (size_t rank = 0; rank < group.size(); ++rank) {
       const int64_t r = group[rank];
@@ -128,17 +164,145 @@ Status CollectiveContext::RendezvousAcrossProcesses(
                             (plan.process_of[r] * local + plan.slot_of[r]) * per_replica;
       for (size_t k = 0; k < input_bytes.size(); ++k) all[rank].push_back(base + offsets[k]);
     }
-    lock.unlock();
     fn(all);
-    lock.lock();
+  });
+}
+
+namespace {
+
+// Which elements of each operand process p reduces: [begin, end), near-equal shares.
+struct Shares {
+  std::vector<int64_t> counts, widths;
+  int64_t processes;
+  int64_t begin(size_t k, int64_t p) const { return counts[k] * p / processes; }
+  int64_t size(size_t k, int64_t p) const { return begin(k, p + 1) - begin(k, p); }
+  // Bytes of one replica's values (all operands) that process p reduces.
+  size_t bytes(int64_t p) const {
+    size_t b = 0;
+    for (size_t k = 0; k < counts.size(); ++k) b += size(k, p) * widths[k];
+    return b;
   }
-  ++m.done;
-  cv_.notify_all();
-  // The gathered data lives in the meeting: wait until every local replica read it.
-  Status left = wait_for([&] { return m.done >= local; });
-  if (++m.done == 2 * local) meetings_.erase(id);
-  RETURN_IF_ERROR(result);
-  return left;
+  // The largest share in bytes: the padded block each process contributes per group.
+  size_t max_bytes() const {
+    size_t b = 0;
+    for (size_t k = 0; k < counts.size(); ++k) {
+      b += (counts[k] + processes - 1) / processes * widths[k];
+    }
+    return b;
+  }
+};
+
+// The all-reduce exchange of one process (run by one of its replicas for all of
+// them): `inputs`/`outputs` by local slot, `group_of` by replica id.
+Status ReduceInShares(const CrossProcessPlan& plan, const Shares& shares,
+                      const std::vector<std::vector<int64_t>>& groups,
+                      const std::vector<int64_t>& group_of,
+                      const std::vector<std::vector<const void*>>& inputs,
+                      const std::vector<std::vector<void*>>& outputs,
+                      const CollectiveContext::Combine& combine) {
+  const int64_t local = plan.replicas_per_process, processes = plan.num_processes;
+  const int64_t me = plan.self;
+  std::vector<int64_t> group_of_slot(local, 0);
+  for (size_t r = 0; r < plan.process_of.size(); ++r) {
+    if (plan.process_of[r] == me) group_of_slot[plan.slot_of[r]] = group_of[r];
+  }
+  const size_t operands = shares.counts.size();
+  // 1. Every process receives every replica's values of the elements it reduces.
+  std::vector<size_t> send(processes), recv(processes);
+  for (int64_t p = 0; p < processes; ++p) {
+    send[p] = local * shares.bytes(p);
+    recv[p] = local * shares.bytes(me);
+  }
+  std::vector<uint8_t> sending, received(processes * recv[0]);
+  sending.reserve(std::accumulate(send.begin(), send.end(), size_t{0}));
+  for (int64_t p = 0; p < processes; ++p) {
+    for (int64_t s = 0; s < local; ++s) {
+      for (size_t k = 0; k < operands; ++k) {
+        const auto* in = static_cast<const uint8_t*>(inputs[s][k]);
+        sending.insert(sending.end(), in + shares.begin(k, p) * shares.widths[k],
+                       in + (shares.begin(k, p) + shares.size(k, p)) * shares.widths[k]);
+      }
+    }
+  }
+  RETURN_IF_ERROR(plan.all_to_all(sending.data(), send, received.data(), recv));
+  // 2. Each group's members folded in rank order over this process's share.
+  const size_t block = shares.max_bytes();
+  std::vector<uint8_t> reduced(groups.size() * block);
+  std::vector<size_t> operand_at(operands);
+  for (size_t k = 0, at = 0; k < operands; ++k) {
+    operand_at[k] = at;
+    at += shares.size(k, me) * shares.widths[k];
+  }
+  for (size_t g = 0; g < groups.size(); ++g) {
+    for (size_t k = 0; k < operands; ++k) {
+      const int64_t n = shares.size(k, me);
+      uint8_t* acc = reduced.data() + g * block + operand_at[k];
+      for (size_t rank = 0; rank < groups[g].size(); ++rank) {
+        const int64_t r = groups[g][rank];
+        const uint8_t* value = received.data() + plan.process_of[r] * recv[0] +
+                               plan.slot_of[r] * shares.bytes(me) + operand_at[k];
+        if (rank == 0) {
+          std::memcpy(acc, value, n * shares.widths[k]);
+        } else if (n > 0) {
+          combine(k, acc, value, n);
+        }
+      }
+    }
+  }
+  // 3. The reduced shares to every process (padded to one size), into each local
+  // replica's outputs.
+  std::vector<uint8_t> everyone(processes * reduced.size());
+  RETURN_IF_ERROR(plan.all_gather(reduced.data(), reduced.size(), everyone.data()));
+  for (int64_t s = 0; s < local; ++s) {
+    const int64_t g = group_of_slot[s];
+    for (int64_t p = 0; p < processes; ++p) {
+      size_t at = p * reduced.size() + g * block;
+      for (size_t k = 0; k < operands; ++k) {
+        const size_t bytes = shares.size(k, p) * shares.widths[k];
+        std::memcpy(static_cast<uint8_t*>(outputs[s][k]) + shares.begin(k, p) * shares.widths[k],
+                    everyone.data() + at, bytes);
+        at += bytes;
+      }
+    }
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+Status CollectiveContext::AllReduceAcrossProcesses(
+    const void* key, int64_t replica, const std::vector<std::vector<int64_t>>& groups,
+    const std::vector<const void*>& inputs, const std::vector<void*>& outputs,
+    const std::vector<int64_t>& counts, const std::vector<int64_t>& widths,
+    const Combine& combine) {
+  const CrossProcessPlan& plan = *plan_;
+  std::vector<int64_t> group_of(num_replicas_, -1);
+  for (size_t g = 0; g < groups.size(); ++g) {
+    for (int64_t member : groups[g]) {
+      if (member < 0 || member >= num_replicas_ || group_of[member] != -1) {
+        return InvalidArgument("all-reduce replica groups must hold each of the run's " +
+                               std::to_string(num_replicas_) + " replicas once");
+      }
+      group_of[member] = static_cast<int64_t>(g);
+    }
+  }
+  if (std::find(group_of.begin(), group_of.end(), -1) != group_of.end()) {
+    return InvalidArgument("all-reduce replica groups must hold each of the run's " +
+                           std::to_string(num_replicas_) + " replicas once");
+  }
+  const Shares shares{counts, widths, plan.num_processes};
+  std::unique_lock<std::mutex> lock(mu_);
+  ASSIGN_OR_RETURN(Meeting* met, MeetLocally(lock, key, replica, inputs, outputs));
+  Meeting& m = *met;
+  if (plan.slot_of[replica] == 0) {
+    lock.unlock();
+    Status done = ReduceInShares(plan, shares, groups, group_of, m.inputs, m.outputs, combine);
+    lock.lock();
+    m.exchange = done;
+    m.exchanged = true;
+    cv_.notify_all();
+  }
+  return FinishLocally(lock, m, nullptr);
 }
 
 }  // namespace xla::cpu
