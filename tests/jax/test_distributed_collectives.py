@@ -35,6 +35,10 @@ out = {
                            axis_name="i")(blocks[p * L:(p + 1) * L]),
   "axis_index": jax.pmap(lambda v: lax.axis_index("i") + 0 * v[0], axis_name="i")(mine),
 }
+# Floats whose sum depends on the order: the one-process fold is in device order.
+tricky = np.array([[1e8, 1.0, -1e8, 1.0][d % 4] * (j + 1) for d in range(G) for j in range(5)],
+                  np.float32).reshape(G, 5)
+out["ordered"] = jax.pmap(lambda v: lax.psum(v, "i"), axis_name="i")(tricky[p * L:(p + 1) * L])
 # Ahead of time: the global program (every process's devices), compiled and run.
 lowered = jax.pmap(lambda v: lax.psum(v, "i"), axis_name="i").lower(mine)
 compiled = lowered.compile()
@@ -71,6 +75,12 @@ def test_pmap_collectives_across_processes(n):
     np.testing.assert_array_equal(v["psum_scatter"], blocks.sum(0)[mine][:, None])
     np.testing.assert_array_equal(v["axis_index"], np.arange(G)[mine])
     np.testing.assert_array_equal(v["compiled_psum"], v["psum"])
+    tricky = np.array([[1e8, 1.0, -1e8, 1.0][d % 4] * (j + 1) for d in range(G)
+                       for j in range(5)], np.float32).reshape(G, 5)
+    fold = tricky[0].copy()
+    for row in tricky[1:]:
+      fold += row  # float32, in device order: what one process computes
+    np.testing.assert_array_equal(v["ordered"], np.broadcast_to(fold, (L, 5)))
     assert v["lowered"] == [True, True, True]
     assert "called with" in v["wrong"] and "f32[2]" in v["wrong"]
 
