@@ -131,15 +131,18 @@ Status CollectiveThunk::Run(const ThunkParams& params) const {
     compute({inputs});
     return OkStatus();
   }
-  if (p_.kind == Kind::kAllReduce && ctx.collectives->spans_processes()) {
-    return AllReduceAcrossProcesses(params, combine);
+  if ((p_.kind == Kind::kAllReduce || p_.kind == Kind::kReduceScatter) &&
+      ctx.collectives->spans_processes()) {
+    return ReduceAcrossProcesses(params, combine, rank, size);
   }
   return ctx.collectives->Rendezvous(this, me, group, inputs, input_bytes, compute);
 }
 
-Status CollectiveThunk::AllReduceAcrossProcesses(const ThunkParams& params,
-                                                 CollectiveCombiner combine) const {
+Status CollectiveThunk::ReduceAcrossProcesses(const ThunkParams& params,
+                                              CollectiveCombiner combine, int64_t rank,
+                                              int64_t size) const {
   const ExecutionContext& ctx = *params.context;
+  const bool scatter = p_.kind == Kind::kReduceScatter;
   std::vector<std::vector<int64_t>> groups;
   for (const auto& g : p_.replica_groups) {
     if (!g.empty()) groups.push_back(g);
@@ -151,15 +154,31 @@ Status CollectiveThunk::AllReduceAcrossProcesses(const ThunkParams& params,
   std::vector<const void*> inputs;
   std::vector<void*> outputs;
   std::vector<int64_t> counts, widths;
+  // A reduce-scatter reduces whole operands (as an all-reduce does, each element once,
+  // in rank order), then keeps this rank's chunk.
+  std::vector<std::vector<uint8_t>> whole(scatter ? p_.input_slots.size() : 0);
   for (size_t k = 0; k < p_.input_slots.size(); ++k) {
+    const int64_t count = Product(p_.input_dims[k], 0, p_.input_dims[k].size());
+    const int64_t width = ByteWidth(p_.types[k]);
     inputs.push_back(params.buffers[p_.input_slots[k]]);
-    outputs.push_back(params.buffers[p_.output_slots[k]]);
-    counts.push_back(Product(p_.input_dims[k], 0, p_.input_dims[k].size()));
-    widths.push_back(ByteWidth(p_.types[k]));
+    if (scatter) {
+      whole[k].resize(count * width);
+      outputs.push_back(whole[k].data());
+    } else {
+      outputs.push_back(params.buffers[p_.output_slots[k]]);
+    }
+    counts.push_back(count);
+    widths.push_back(width);
   }
-  return ctx.collectives->AllReduceAcrossProcesses(
+  RETURN_IF_ERROR(ctx.collectives->AllReduceAcrossProcesses(
       this, ctx.replica_id, groups, inputs, outputs, counts, widths,
-      [combine](size_t, void* acc, const void* in, int64_t count) { combine(acc, in, count); });
+      [combine](size_t, void* acc, const void* in, int64_t count) { combine(acc, in, count); }));
+  for (size_t k = 0; k < whole.size(); ++k) {
+    CopyChunk(whole[k].data(), p_.input_dims[k], size, rank,
+              static_cast<uint8_t*>(params.buffers[p_.output_slots[k]]), p_.output_dims[k], 1,
+              0, p_.dimension, widths[k]);
+  }
+  return OkStatus();
 }
 
 }  // namespace xla::cpu

@@ -40,8 +40,10 @@ class CollectiveThunk final : public Thunk {
   Status Run(const ThunkParams& params) const override;
 
  private:
-  // All-reduce when the run spans processes: reduced piecewise (collectives.h).
-  Status AllReduceAcrossProcesses(const ThunkParams& params, CollectiveCombiner combine) const;
+  // All-reduce and reduce-scatter when the run spans processes: reduced piecewise
+  // (collectives.h); `rank` of `size` is this replica's place in its group.
+  Status ReduceAcrossProcesses(const ThunkParams& params, CollectiveCombiner combine,
+                               int64_t rank, int64_t size) const;
   Params p_;
 };
 
