@@ -29,6 +29,8 @@ out = {
   "pmax": jax.pmap(lambda v: lax.pmax(v, "i"), axis_name="i")(mine),
   "all_gather": jax.pmap(lambda v: lax.all_gather(v, "i"), axis_name="i")(mine),
   "ppermute": jax.pmap(lambda v: lax.ppermute(v, "i", perm), axis_name="i")(mine),
+  # One pair: the processes between send and receive nothing.
+  "one_pair": jax.pmap(lambda v: lax.ppermute(v, "i", [(0, G - 1)]), axis_name="i")(mine),
   "all_to_all": jax.pmap(lambda v: lax.all_to_all(v, "i", 0, 0),
                          axis_name="i")(blocks[p * L:(p + 1) * L]),
   "psum_scatter": jax.pmap(lambda v: lax.psum_scatter(v, "i", tiled=True),
@@ -70,6 +72,9 @@ def test_pmap_collectives_across_processes(n):
     np.testing.assert_array_equal(v["pmax"], np.broadcast_to(rows.max(0), (L, 3)))
     np.testing.assert_array_equal(v["all_gather"], np.broadcast_to(rows, (L, G, 3)))
     np.testing.assert_array_equal(v["ppermute"], np.roll(rows, 1, axis=0)[mine])
+    one_pair = np.zeros_like(rows)
+    one_pair[G - 1] = rows[0]
+    np.testing.assert_array_equal(v["one_pair"], one_pair[mine])
     np.testing.assert_array_equal(v["all_to_all"], blocks.transpose(1, 0, 2)[mine])
     # tiled: each device keeps a [1, 2] block (its row of the sum)
     np.testing.assert_array_equal(v["psum_scatter"], blocks.sum(0)[mine][:, None])

@@ -135,6 +135,12 @@ Status CollectiveThunk::Run(const ThunkParams& params) const {
       ctx.collectives->spans_processes()) {
     return ReduceAcrossProcesses(params, combine, rank, size);
   }
+  if (p_.kind == Kind::kCollectivePermute && ctx.collectives->spans_processes()) {
+    std::vector<void*> outputs;
+    for (int slot : p_.output_slots) outputs.push_back(params.buffers[slot]);
+    return ctx.collectives->PermuteAcrossProcesses(this, me, p_.source_target_pairs, inputs,
+                                                   outputs, input_bytes);
+  }
   return ctx.collectives->Rendezvous(this, me, group, inputs, input_bytes, compute);
 }
 

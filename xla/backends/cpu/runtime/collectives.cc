@@ -305,4 +305,82 @@ Status CollectiveContext::AllReduceAcrossProcesses(
   return FinishLocally(lock, m, nullptr);
 }
 
+Status CollectiveContext::PermuteAcrossProcesses(
+    const void* key, int64_t replica, const std::vector<std::pair<int64_t, int64_t>>& pairs,
+    const std::vector<const void*>& inputs, const std::vector<void*>& outputs,
+    const std::vector<size_t>& bytes) {
+  const CrossProcessPlan& plan = *plan_;
+  std::vector<int64_t> target_of(num_replicas_, -1), source_of(num_replicas_, -1);
+  for (const auto& [source, target] : pairs) {
+    if (source < 0 || source >= num_replicas_ || target < 0 || target >= num_replicas_ ||
+        target_of[source] != -1 || source_of[target] != -1) {
+      return InvalidArgument("collective-permute pairs must name replicas of the run of " +
+                             std::to_string(num_replicas_) +
+                             ", each as a source and as a target at most once");
+    }
+    target_of[source] = target;
+    source_of[target] = source;
+  }
+  const size_t per_replica = std::accumulate(bytes.begin(), bytes.end(), size_t{0});
+  std::unique_lock<std::mutex> lock(mu_);
+  ASSIGN_OR_RETURN(Meeting* met, MeetLocally(lock, key, replica, inputs, outputs));
+  Meeting& m = *met;
+  if (plan.slot_of[replica] == 0) {
+    lock.unlock();
+    Status done = [&]() -> Status {
+      const int64_t processes = plan.num_processes;
+      // Replica ids by (process, slot): blocks list the sources in slot order.
+      std::vector<std::vector<int64_t>> replicas(processes,
+                                                 std::vector<int64_t>(plan.replicas_per_process));
+      for (int64_t r = 0; r < num_replicas_; ++r) replicas[plan.process_of[r]][plan.slot_of[r]] = r;
+      auto sends_to = [&](int64_t r, int64_t p) {
+        return target_of[r] >= 0 && plan.process_of[target_of[r]] == p;
+      };
+      std::vector<size_t> send(processes, 0), recv(processes, 0);
+      std::vector<uint8_t> sending;
+      for (int64_t p = 0; p < processes; ++p) {
+        for (int64_t r : replicas[plan.self]) {
+          if (!sends_to(r, p)) continue;
+          send[p] += per_replica;
+          for (size_t k = 0; k < bytes.size(); ++k) {
+            const auto* in = static_cast<const uint8_t*>(m.inputs[plan.slot_of[r]][k]);
+            sending.insert(sending.end(), in, in + bytes[k]);
+          }
+        }
+        for (int64_t r : replicas[p]) recv[p] += sends_to(r, plan.self) ? per_replica : 0;
+      }
+      std::vector<uint8_t> received(std::accumulate(recv.begin(), recv.end(), size_t{0}));
+      RETURN_IF_ERROR(plan.all_to_all(sending.data(), send, received.data(), recv));
+      // Each local target's operands, from its source's place in what arrived.
+      std::vector<const uint8_t*> arrived(num_replicas_, nullptr);
+      const uint8_t* at = received.data();
+      for (int64_t p = 0; p < processes; ++p) {
+        for (int64_t r : replicas[p]) {
+          if (!sends_to(r, plan.self)) continue;
+          arrived[r] = at;
+          at += per_replica;
+        }
+      }
+      for (int64_t t : replicas[plan.self]) {
+        const uint8_t* from = source_of[t] >= 0 ? arrived[source_of[t]] : nullptr;
+        for (size_t k = 0; k < bytes.size(); ++k) {
+          auto* out = static_cast<uint8_t*>(m.outputs[plan.slot_of[t]][k]);
+          if (from == nullptr) {
+            std::memset(out, 0, bytes[k]);
+          } else {
+            std::memcpy(out, from, bytes[k]);
+            from += bytes[k];
+          }
+        }
+      }
+      return OkStatus();
+    }();
+    lock.lock();
+    m.exchange = done;
+    m.exchanged = true;
+    cv_.notify_all();
+  }
+  return FinishLocally(lock, m, nullptr);
+}
+
 }  // namespace xla::cpu

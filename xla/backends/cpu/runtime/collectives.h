@@ -33,7 +33,8 @@ namespace xla::cpu {
 // all-reduce does, with the one-process bits (a ring's chunks are summed starting
 // at a different rank each, which changes floating-point sums). Every other
 // collective is one all-gather of every replica's inputs, after which each replica
-// computes its result exactly as in one process (same rank order, same bits).
+// computes its result exactly as in one process (same rank order, same bits); a
+// collective-permute sends each source's operands to its target's process only.
 struct CrossProcessPlan {
   // out (num_processes * bytes) = every process's `bytes` of `in`, in process order.
   std::function<Status(const void* in, size_t bytes, void* out)> all_gather;
@@ -79,6 +80,15 @@ class CollectiveContext {
                                   const std::vector<void*>& outputs,
                                   const std::vector<int64_t>& counts,
                                   const std::vector<int64_t>& widths, const Combine& combine);
+
+  // Collective-permute of replica `replica` across processes: each source's operands
+  // go only to its target's process (`pairs`: (source, target) replica ids, each
+  // source and each target at most once); a replica no source targets gets zeros.
+  Status PermuteAcrossProcesses(const void* key, int64_t replica,
+                                const std::vector<std::pair<int64_t, int64_t>>& pairs,
+                                const std::vector<const void*>& inputs,
+                                const std::vector<void*>& outputs,
+                                const std::vector<size_t>& bytes);
 
   // Makes every pending and future Rendezvous fail (a replica hit an error).
   void Abort(const std::string& why);

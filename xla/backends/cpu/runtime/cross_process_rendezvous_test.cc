@@ -269,6 +269,44 @@ TEST(AFailedAllReduceExchangeFailsEveryLocalReplica) {
   }
 }
 
+// Replica r sends {r + 1, 10(r + 1)} and {100(r + 1)}; returns what each received.
+std::vector<std::vector<float>> Permute(FakeNetwork* net,
+                                        const std::vector<std::pair<int64_t, int64_t>>& pairs,
+                                        std::vector<Status>* statuses) {
+  static int key_object;
+  std::vector<std::vector<float>> got(kReplicas, std::vector<float>(3, -1.0f));
+  statuses->assign(kReplicas, OkStatus());
+  CrossProcessPlan plans[kProcesses] = {PlanFor(0, net), PlanFor(1, net)};
+  CollectiveContext contexts[kProcesses] = {CollectiveContext(kReplicas, &plans[0]),
+                                            CollectiveContext(kReplicas, &plans[1])};
+  std::vector<std::thread> threads;
+  for (int64_t r = 0; r < kReplicas; ++r) {
+    threads.emplace_back([&, r] {
+      float a[2] = {float(r + 1), 10.0f * (r + 1)}, b[1] = {100.0f * (r + 1)};
+      (*statuses)[r] = contexts[r / kLocal].PermuteAcrossProcesses(
+          &key_object, r, pairs, {a, b}, {got[r].data(), got[r].data() + 2},
+          {sizeof(a), sizeof(b)});
+    });
+  }
+  for (auto& t : threads) t.join();
+  return got;
+}
+
+TEST(PermuteSendsEachSourceToItsTargetOnly) {
+  FakeNetwork net;
+  std::vector<Status> statuses;
+  // 0 -> 3 and 3 -> 1 cross processes, 1 -> 0 stays in process 0; nobody sends to 2.
+  auto got = Permute(&net, {{0, 3}, {3, 1}, {1, 0}}, &statuses);
+  for (int r = 0; r < kReplicas; ++r) EXPECT_TRUE(statuses[r].ok());
+  EXPECT_TRUE(got[3] == (std::vector<float>{1, 10, 100}));
+  EXPECT_TRUE(got[1] == (std::vector<float>{4, 40, 400}));
+  EXPECT_TRUE(got[0] == (std::vector<float>{2, 20, 200}));
+  EXPECT_TRUE(got[2] == (std::vector<float>{0, 0, 0}));
+  std::vector<Status> bad;
+  Permute(&net, {{0, 3}, {1, 3}}, &bad);
+  EXPECT_TRUE(!bad[0].ok() && bad[0].message().find("at most once") != std::string::npos);
+}
+
 }  // namespace
 }  // namespace xla::cpu
 
