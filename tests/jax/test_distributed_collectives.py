@@ -93,6 +93,7 @@ def test_pmap_collectives_across_processes(n):
 SPMD = """
 import jax, jax.numpy as jnp, numpy as np
 from jax import lax
+from jax.experimental import multihost_utils
 from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
 jax.distributed.initialize(initialization_timeout=60)
 G = jax.device_count()
@@ -107,6 +108,15 @@ xs = jax.device_put(x, NamedSharding(mesh, P("x")))
 y = jax.jit(lambda a: jnp.sin(a) * 2.0 + a.sum())(xs)
 local = sorted([s.index[0].indices(G * 4)[0], np.asarray(s.data).tolist()]
                for s in y.addressable_shards)
+# Collectives over one axis of a 2-D mesh: replica groups that cross processes.
+n = jax.process_count()
+grid = Mesh(np.array(jax.devices()).reshape(n, 2), ("p", "l"))
+a = np.arange(n * n * 6, dtype=np.float32).reshape(n * n, 6)
+swapped, colsum = jax.shard_map(
+    lambda b: (lax.all_to_all(b, "p", 0, 0, tiled=True), lax.psum(b, "p")), mesh=grid,
+    in_specs=P("p", "l"), out_specs=(P("p", "l"), P(None, "l")))(a)
+grid_out = [multihost_utils.process_allgather(swapped).tolist(),
+            multihost_utils.process_allgather(colsum).tolist()]
 # What does not split (a reshape and a dot of split values) runs on whole values on every
 # device, as under GSPMD; replicated arguments spanning processes run there too.
 z = jax.jit(lambda a: a.reshape(G * 3, 4) @ a[:4])(xs)
@@ -123,7 +133,7 @@ report({"summed": np.asarray(summed).tolist(), "firsts": np.asarray(firsts).toli
         "unsplit": [str(z.sharding.spec), np.asarray(z.addressable_shards[0].data).tolist()],
         "replicated": [str(rep.sharding.spec),
                        np.asarray(rep.addressable_shards[1].data).tolist()],
-        "refused": refused})
+        "refused": refused, "grid": grid_out})
 jax.distributed.shutdown()
 """
 
@@ -143,6 +153,9 @@ def test_shard_map_and_sharded_jit_over_all_processes(n):
     for start, block in v["local"]:
       np.testing.assert_allclose(block, expect[start:start + 4], rtol=1e-6)
     assert v["total"] == pytest.approx(float(x.sum()))
+    a = np.arange(n * n * 6, dtype=np.float32).reshape(n * n, 6)
+    assert v["grid"] == [a.reshape(n, n, 6).transpose(1, 0, 2).reshape(n * n, 6).tolist(),
+                         a.reshape(n, n, 6).sum(0).tolist()]
     assert v["unsplit"][0] == "P()"
     np.testing.assert_allclose(v["unsplit"][1], x.reshape(G * 3, 4) @ x[:4], rtol=1e-6)
     assert v["unsplit"] == results[0]["unsplit"]  # one program: the same bits everywhere

@@ -135,6 +135,9 @@ Status CollectiveThunk::Run(const ThunkParams& params) const {
       ctx.collectives->spans_processes()) {
     return ReduceAcrossProcesses(params, combine, rank, size);
   }
+  if (p_.kind == Kind::kAllToAll && ctx.collectives->spans_processes()) {
+    return AllToAllAcrossProcesses(params, size);
+  }
   if (p_.kind == Kind::kCollectivePermute && ctx.collectives->spans_processes()) {
     std::vector<void*> outputs;
     for (int slot : p_.output_slots) outputs.push_back(params.buffers[slot]);
@@ -144,19 +147,52 @@ Status CollectiveThunk::Run(const ThunkParams& params) const {
   return ctx.collectives->Rendezvous(this, me, group, inputs, input_bytes, compute);
 }
 
-Status CollectiveThunk::ReduceAcrossProcesses(const ThunkParams& params,
-                                              CollectiveCombiner combine, int64_t rank,
-                                              int64_t size) const {
-  const ExecutionContext& ctx = *params.context;
-  const bool scatter = p_.kind == Kind::kReduceScatter;
+std::vector<std::vector<int64_t>> CollectiveThunk::AllGroups(int64_t num_replicas) const {
   std::vector<std::vector<int64_t>> groups;
   for (const auto& g : p_.replica_groups) {
     if (!g.empty()) groups.push_back(g);
   }
   if (groups.empty()) {  // no groups: every replica in one
-    groups.emplace_back(ctx.num_replicas);
+    groups.emplace_back(num_replicas);
     std::iota(groups[0].begin(), groups[0].end(), 0);
   }
+  return groups;
+}
+
+Status CollectiveThunk::AllToAllAcrossProcesses(const ThunkParams& params, int64_t size) const {
+  const ExecutionContext& ctx = *params.context;
+  std::vector<const void*> inputs;
+  std::vector<void*> outputs;
+  std::vector<size_t> chunk_bytes;
+  std::vector<std::vector<int64_t>> chunk_dims;
+  for (size_t k = 0; k < p_.input_slots.size(); ++k) {
+    inputs.push_back(params.buffers[p_.input_slots[k]]);
+    outputs.push_back(params.buffers[p_.output_slots[k]]);
+    chunk_dims.push_back(p_.input_dims[k]);
+    chunk_dims.back()[p_.dimension] /= size;
+    chunk_bytes.push_back(static_cast<size_t>(Product(chunk_dims[k], 0, chunk_dims[k].size()) *
+                                              ByteWidth(p_.types[k])));
+  }
+  auto take = [&](size_t k, int64_t chunk, const void* input, void* dst) {
+    CopyChunk(static_cast<const uint8_t*>(input), p_.input_dims[k], size, chunk,
+              static_cast<uint8_t*>(dst), chunk_dims[k], 1, 0, p_.dimension,
+              ByteWidth(p_.types[k]));
+  };
+  auto put = [&](size_t k, int64_t chunk, const void* src, void* output) {
+    CopyChunk(static_cast<const uint8_t*>(src), chunk_dims[k], 1, 0,
+              static_cast<uint8_t*>(output), p_.output_dims[k], size, chunk, p_.dimension,
+              ByteWidth(p_.types[k]));
+  };
+  return ctx.collectives->AllToAllAcrossProcesses(this, ctx.replica_id, AllGroups(ctx.num_replicas),
+                                                  inputs, outputs, chunk_bytes, take, put);
+}
+
+Status CollectiveThunk::ReduceAcrossProcesses(const ThunkParams& params,
+                                              CollectiveCombiner combine, int64_t rank,
+                                              int64_t size) const {
+  const ExecutionContext& ctx = *params.context;
+  const bool scatter = p_.kind == Kind::kReduceScatter;
+  const std::vector<std::vector<int64_t>> groups = AllGroups(ctx.num_replicas);
   std::vector<const void*> inputs;
   std::vector<void*> outputs;
   std::vector<int64_t> counts, widths;

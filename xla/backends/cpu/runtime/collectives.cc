@@ -276,20 +276,8 @@ Status CollectiveContext::AllReduceAcrossProcesses(
     const std::vector<int64_t>& counts, const std::vector<int64_t>& widths,
     const Combine& combine) {
   const CrossProcessPlan& plan = *plan_;
-  std::vector<int64_t> group_of(num_replicas_, -1);
-  for (size_t g = 0; g < groups.size(); ++g) {
-    for (int64_t member : groups[g]) {
-      if (member < 0 || member >= num_replicas_ || group_of[member] != -1) {
-        return InvalidArgument("all-reduce replica groups must hold each of the run's " +
-                               std::to_string(num_replicas_) + " replicas once");
-      }
-      group_of[member] = static_cast<int64_t>(g);
-    }
-  }
-  if (std::find(group_of.begin(), group_of.end(), -1) != group_of.end()) {
-    return InvalidArgument("all-reduce replica groups must hold each of the run's " +
-                           std::to_string(num_replicas_) + " replicas once");
-  }
+  ASSIGN_OR_RETURN(auto groups_and_ranks, GroupsAndRanks(groups, "all-reduce"));
+  const std::vector<int64_t>& group_of = groups_and_ranks.first;
   const Shares shares{counts, widths, plan.num_processes};
   std::unique_lock<std::mutex> lock(mu_);
   ASSIGN_OR_RETURN(Meeting* met, MeetLocally(lock, key, replica, inputs, outputs));
@@ -297,6 +285,96 @@ Status CollectiveContext::AllReduceAcrossProcesses(
   if (plan.slot_of[replica] == 0) {
     lock.unlock();
     Status done = ReduceInShares(plan, shares, groups, group_of, m.inputs, m.outputs, combine);
+    lock.lock();
+    m.exchange = done;
+    m.exchanged = true;
+    cv_.notify_all();
+  }
+  return FinishLocally(lock, m, nullptr);
+}
+
+StatusOr<std::pair<std::vector<int64_t>, std::vector<int64_t>>> CollectiveContext::GroupsAndRanks(
+    const std::vector<std::vector<int64_t>>& groups, const char* what) const {
+  std::vector<int64_t> group_of(num_replicas_, -1), rank_of(num_replicas_, -1);
+  for (size_t g = 0; g < groups.size(); ++g) {
+    for (size_t rank = 0; rank < groups[g].size(); ++rank) {
+      const int64_t member = groups[g][rank];
+      if (member < 0 || member >= num_replicas_ || group_of[member] != -1) {
+        return InvalidArgument(std::string(what) + " replica groups must hold each of the "
+                               "run's " + std::to_string(num_replicas_) + " replicas once");
+      }
+      group_of[member] = static_cast<int64_t>(g);
+      rank_of[member] = static_cast<int64_t>(rank);
+    }
+  }
+  if (std::find(group_of.begin(), group_of.end(), -1) != group_of.end()) {
+    return InvalidArgument(std::string(what) + " replica groups must hold each of the run's " +
+                           std::to_string(num_replicas_) + " replicas once");
+  }
+  return std::make_pair(std::move(group_of), std::move(rank_of));
+}
+
+Status CollectiveContext::AllToAllAcrossProcesses(
+    const void* key, int64_t replica, const std::vector<std::vector<int64_t>>& groups,
+    const std::vector<const void*>& inputs, const std::vector<void*>& outputs,
+    const std::vector<size_t>& chunk_bytes, const TakeChunk& take, const PutChunk& put) {
+  const CrossProcessPlan& plan = *plan_;
+  ASSIGN_OR_RETURN(auto groups_and_ranks, GroupsAndRanks(groups, "all-to-all"));
+  const std::vector<int64_t>& group_of = groups_and_ranks.first;
+  const std::vector<int64_t>& rank_of = groups_and_ranks.second;
+  const size_t per_chunk = std::accumulate(chunk_bytes.begin(), chunk_bytes.end(), size_t{0});
+  std::unique_lock<std::mutex> lock(mu_);
+  ASSIGN_OR_RETURN(Meeting* met, MeetLocally(lock, key, replica, inputs, outputs));
+  Meeting& m = *met;
+  if (plan.slot_of[replica] == 0) {
+    lock.unlock();
+    Status done = [&]() -> Status {
+      const int64_t processes = plan.num_processes;
+      std::vector<std::vector<int64_t>> replicas(processes,
+                                                 std::vector<int64_t>(plan.replicas_per_process));
+      for (int64_t r = 0; r < num_replicas_; ++r) replicas[plan.process_of[r]][plan.slot_of[r]] = r;
+      // The readers (ranks in its group) on process p of replica r's chunks.
+      auto readers_on = [&](int64_t r, int64_t p) {
+        std::vector<int64_t> ranks;
+        const std::vector<int64_t>& g = groups[group_of[r]];
+        for (size_t j = 0; j < g.size(); ++j) {
+          if (plan.process_of[g[j]] == p) ranks.push_back(static_cast<int64_t>(j));
+        }
+        return ranks;
+      };
+      std::vector<size_t> send(processes, 0), recv(processes, 0);
+      for (int64_t p = 0; p < processes; ++p) {
+        for (int64_t r : replicas[plan.self]) send[p] += readers_on(r, p).size() * per_chunk;
+        for (int64_t r : replicas[p]) recv[p] += readers_on(r, plan.self).size() * per_chunk;
+      }
+      std::vector<uint8_t> sending(std::accumulate(send.begin(), send.end(), size_t{0}));
+      std::vector<uint8_t> received(std::accumulate(recv.begin(), recv.end(), size_t{0}));
+      uint8_t* at = sending.data();
+      for (int64_t p = 0; p < processes; ++p) {
+        for (int64_t r : replicas[plan.self]) {
+          for (int64_t j : readers_on(r, p)) {
+            for (size_t k = 0; k < chunk_bytes.size(); ++k) {
+              take(k, j, m.inputs[plan.slot_of[r]][k], at);
+              at += chunk_bytes[k];
+            }
+          }
+        }
+      }
+      RETURN_IF_ERROR(plan.all_to_all(sending.data(), send, received.data(), recv));
+      const uint8_t* from = received.data();
+      for (int64_t p = 0; p < processes; ++p) {
+        for (int64_t r : replicas[p]) {
+          for (int64_t j : readers_on(r, plan.self)) {
+            const int64_t reader = groups[group_of[r]][j];
+            for (size_t k = 0; k < chunk_bytes.size(); ++k) {
+              put(k, rank_of[r], from, m.outputs[plan.slot_of[reader]][k]);
+              from += chunk_bytes[k];
+            }
+          }
+        }
+      }
+      return OkStatus();
+    }();
     lock.lock();
     m.exchange = done;
     m.exchanged = true;

@@ -31,10 +31,11 @@ namespace xla::cpu {
 // order, and the reduced pieces are all-gathered, so each process sends and
 // receives about twice its replicas' data over the whole exchange, as a ring
 // all-reduce does, with the one-process bits (a ring's chunks are summed starting
-// at a different rank each, which changes floating-point sums). Every other
-// collective is one all-gather of every replica's inputs, after which each replica
-// computes its result exactly as in one process (same rank order, same bits); a
-// collective-permute sends each source's operands to its target's process only.
+// at a different rank each, which changes floating-point sums); a reduce-scatter
+// is the same, each replica keeping its chunk. A collective-permute or all-to-all
+// sends each operand or chunk only to the process of the replica that reads it. An
+// all-gather is one all-gather of every replica's inputs, after which each replica
+// computes its result exactly as in one process (same rank order, same bits).
 struct CrossProcessPlan {
   // out (num_processes * bytes) = every process's `bytes` of `in`, in process order.
   std::function<Status(const void* in, size_t bytes, void* out)> all_gather;
@@ -90,6 +91,20 @@ class CollectiveContext {
                                 const std::vector<void*>& outputs,
                                 const std::vector<size_t>& bytes);
 
+  // All-to-all of replica `replica` across processes: in each of `groups` (rank order,
+  // together every replica once) the reader of rank j gets chunk j of every member's
+  // operands, and only the processes of those readers receive it. `take(k, j, input,
+  // dst)` copies chunk j of operand k into `dst` (`chunk_bytes[k]` bytes); `put(k, r,
+  // src, output)` stores member r's chunk as chunk r of the output.
+  using TakeChunk = std::function<void(size_t k, int64_t chunk, const void* input, void* dst)>;
+  using PutChunk = std::function<void(size_t k, int64_t chunk, const void* src, void* output)>;
+  Status AllToAllAcrossProcesses(const void* key, int64_t replica,
+                                 const std::vector<std::vector<int64_t>>& groups,
+                                 const std::vector<const void*>& inputs,
+                                 const std::vector<void*>& outputs,
+                                 const std::vector<size_t>& chunk_bytes, const TakeChunk& take,
+                                 const PutChunk& put);
+
   // Makes every pending and future Rendezvous fail (a replica hit an error).
   void Abort(const std::string& why);
 
@@ -113,6 +128,9 @@ class CollectiveContext {
       const std::function<void(const std::vector<std::vector<const void*>>&)>& fn);
   // The local replicas' meeting for one collective across processes: registers
   // `replica`'s pointers and waits until every local replica has.
+  // Each replica's group and rank in `groups`, checking they hold every replica once.
+  StatusOr<std::pair<std::vector<int64_t>, std::vector<int64_t>>> GroupsAndRanks(
+      const std::vector<std::vector<int64_t>>& groups, const char* what) const;
   StatusOr<Meeting*> MeetLocally(std::unique_lock<std::mutex>& lock, const void* key,
                                  int64_t replica, const std::vector<const void*>& inputs,
                                  const std::vector<void*>& outputs);

@@ -307,6 +307,54 @@ TEST(PermuteSendsEachSourceToItsTargetOnly) {
   EXPECT_TRUE(!bad[0].ok() && bad[0].message().find("at most once") != std::string::npos);
 }
 
+// All-to-all of one operand: replica r's chunk j (one float) is 10r + j.
+std::vector<std::vector<float>> AllToAll(FakeNetwork* net,
+                                         const std::vector<std::vector<int64_t>>& groups,
+                                         std::vector<Status>* statuses) {
+  static int key_object;
+  const size_t size = groups[0].size();
+  std::vector<std::vector<float>> got(kReplicas, std::vector<float>(size, -1.0f));
+  statuses->assign(kReplicas, OkStatus());
+  CrossProcessPlan plans[kProcesses] = {PlanFor(0, net), PlanFor(1, net)};
+  CollectiveContext contexts[kProcesses] = {CollectiveContext(kReplicas, &plans[0]),
+                                            CollectiveContext(kReplicas, &plans[1])};
+  auto take = [](size_t, int64_t chunk, const void* input, void* dst) {
+    std::memcpy(dst, static_cast<const float*>(input) + chunk, sizeof(float));
+  };
+  auto put = [](size_t, int64_t chunk, const void* src, void* output) {
+    std::memcpy(static_cast<float*>(output) + chunk, src, sizeof(float));
+  };
+  std::vector<std::thread> threads;
+  for (int64_t r = 0; r < kReplicas; ++r) {
+    threads.emplace_back([&, r] {
+      std::vector<float> x(size);
+      for (size_t j = 0; j < size; ++j) x[j] = 10.0f * r + j;
+      (*statuses)[r] = contexts[r / kLocal].AllToAllAcrossProcesses(
+          &key_object, r, groups, {x.data()}, {got[r].data()}, {sizeof(float)}, take, put);
+    });
+  }
+  for (auto& t : threads) t.join();
+  return got;
+}
+
+TEST(AllToAllDeliversEachChunkToItsReader) {
+  for (const std::vector<std::vector<int64_t>>& groups :
+       {std::vector<std::vector<int64_t>>{{0, 1, 2, 3}},
+        std::vector<std::vector<int64_t>>{{0, 2}, {3, 1}}}) {
+    FakeNetwork net;
+    std::vector<Status> statuses;
+    auto got = AllToAll(&net, groups, &statuses);
+    for (const auto& g : groups) {
+      for (size_t reader = 0; reader < g.size(); ++reader) {
+        EXPECT_TRUE(statuses[g[reader]].ok());
+        std::vector<float> expect;
+        for (int64_t member : g) expect.push_back(10.0f * member + reader);
+        EXPECT_TRUE(got[g[reader]] == expect);
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace xla::cpu
 
