@@ -21,6 +21,8 @@ shard_map over that mesh. What is partitioned:
     `reduce_min` over split dimensions (a local reduction followed by
     `psum`/`pmax`/`pmin` over the mesh axes of those dimensions);
   * nested jit calls, recursively;
+  * dots whose operands are split only on free dimensions (each device multiplies its
+    blocks; the result stays split);
   * any other equation (reshapes, transposes, dots, gathers, control flow...) runs
     on whole values on every device: its split operands are first all-gathered over
     the mesh axes that split them, as GSPMD does with operations it cannot split.
@@ -51,6 +53,7 @@ from jax._src.interpreters import batching
 from jax._src.interpreters import partial_eval as pe
 from jax._src.jit_primitive import jit_p
 from jax._src.lax import elementwise
+from jax._src.lax import linalg
 from jax._src.lax import parallel
 from jax._src.lax import reductions
 from jax._src.lax import shape as lax_shape
@@ -639,6 +642,23 @@ class _Partitioner:
     outs = out if eqn.primitive.multiple_results else [out]
     return [_Val(o, axes) for o in outs]
 
+  def dot_eqn(self, eqn, ins) -> list | None:
+    """A dot whose operands are split only on free (non-contracting, non-batch)
+    dimensions: each device multiplies its blocks, and the result is split as those
+    free dimensions were (x @ w with the rows of x split stays split). Otherwise None:
+    the operands are made whole."""
+    (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
+    lhs, rhs = (self.materialize(x, ((),) * v.aval.ndim) for x, v in zip(ins, eqn.inputs))
+    if any(lhs.axes[d] for d in (*lc, *lb)) or any(rhs.axes[d] for d in (*rc, *rb)):
+      return None
+    free = ([lhs.axes[d] for d in range(len(lhs.axes)) if d not in (*lc, *lb)]
+            + [rhs.axes[d] for d in range(len(rhs.axes)) if d not in (*rc, *rb)])
+    names = [n for axes in free for n in axes]
+    if len(names) != len(set(names)):
+      return None  # one mesh axis would split two dimensions of the result
+    out = eqn.primitive.bind(lhs.value, rhs.value, **eqn.params)
+    return [_Val(out, (((),) * len(lb)) + tuple(free))]
+
   def reduction(self, eqn, ins, collective: core.Primitive | None) -> list:
     """A reduction; over split dimensions only with `collective` to combine the shards."""
     x = self.materialize(ins[0], ((),) * eqn.inputs[0].aval.ndim)
@@ -752,6 +772,7 @@ def _register_partition_rules() -> None:
     partition_rules[prim] = functools.partial(_reduction_rule, collective=combined.get(prim))
   partition_rules[broadcast_in_dim_p] = _Partitioner.uniform
   partition_rules[jit_p] = _Partitioner.jit_eqn
+  partition_rules[linalg.dot_general_p] = _Partitioner.dot_eqn
   partition_rules[shard_map_p] = _Partitioner.shard_map_eqn
 
 

@@ -162,6 +162,20 @@ def test_jit_over_sharded_inputs_runs_what_does_not_split_on_whole_values(mesh):
   np.testing.assert_allclose(p, np.prod(value[:, 0] / 10 + 1), rtol=1e-6)
 
 
+def test_dot_of_row_split_values_stays_split(mesh):
+  n = _n(mesh)
+  value = np.arange(6.0 * n, dtype=np.float32).reshape(2 * n, 3)
+  w = np.arange(12.0, dtype=np.float32).reshape(3, 4) / 7
+  x = jax.device_put(value, NamedSharding(mesh, P("x")))
+  y = jax.jit(lambda a, b: jnp.tanh(a @ b))(x, w)  # no gather: each device its rows
+  np.testing.assert_allclose(y, np.tanh(value @ w), rtol=1e-6)
+  assert y.sharding == NamedSharding(mesh, P("x"))
+  # The split operand on the right: the result is split on its columns.
+  z = jax.jit(lambda b, a: lax.dot_general(b, a, (((0,), (1,)), ((), ()))))(w, x)
+  np.testing.assert_allclose(z, w.T @ value.T, rtol=1e-6)
+  assert z.sharding == NamedSharding(mesh, P(None, "x"))
+
+
 def test_jit_over_arguments_on_different_meshes_runs_on_one_device(mesh):
   n = _n(mesh)
   other = Mesh(np.array(jax.devices()[:n])[::-1], ("y",))
