@@ -18,7 +18,7 @@ log() { printf '[setup] %s\n' "$*"; }
 
 # ---------------------------------------------------------------- Debian packages
 APT_PACKAGES=(bazel-bootstrap llvm-19-dev libeigen3-dev libzstd-dev zlib1g-dev libxml2-dev patchelf debootstrap
-              clang-19 libclang-rt-19-dev libgloo-dev)
+              clang-19 libclang-rt-19-dev libgloo-dev openmpi-bin libopenmpi-dev)
 
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do

@@ -13,9 +13,12 @@ Launch N processes on one machine (2 virtual CPU devices each):
       python examples/distributed_train.py &
     done; wait
 
-Under Open MPI (`mpirun -n 2 python examples/distributed_train.py`) or SLURM
-(`srun -n 2 ...`) the three JAX_* variables are not needed: initialize() reads the
-launcher's environment. Without any of them the script runs as one process.
+Under Open MPI or SLURM the three JAX_* variables are not needed: initialize() reads the
+launcher's environment (rank, size, and process 0's address):
+
+    mpirun -np 2 -x XLA_FLAGS=--xla_force_host_platform_device_count=2 \
+      python examples/distributed_train.py
+ Without any of them the script runs as one process.
 """
 
 import numpy as np

@@ -20,7 +20,9 @@ import socket
 import threading
 import time
 
+from jax._src.config import config
 from jax._src import coordination_service
+from jax._src import preemption_sync
 
 
 class _State:
@@ -35,13 +37,14 @@ class _State:
     self.heartbeat_timeout = 100.0
     self.service: coordination_service.CoordinationService | None = None
     self.client: coordination_service.CoordinationClient | None = None
+    self.preemption_sync_manager: preemption_sync.PreemptionSyncManager | None = None
 
   def reset(self) -> None:
     self.initialized = False
     self.coordinator_address = None
     self.num_processes, self.process_id = 1, 0
     self.local_device_ids = None
-    self.service = self.client = None
+    self.service = self.client = self.preemption_sync_manager = None
 
 
 _state = _State()
@@ -78,20 +81,41 @@ def _port_for_job(job_id: int) -> int:
   return job_id % 2**12 + (65535 - 2**12 + 1)
 
 
-def _ompi_cluster() -> dict | None:
-  """Open MPI's mpirun environment (OMPI_COMM_WORLD_*; the launcher's address)."""
-  env = os.environ
-  if "OMPI_COMM_WORLD_SIZE" not in env or "OMPI_MCA_orte_hnp_uri" not in env:
-    return None
-  uri = env["OMPI_MCA_orte_hnp_uri"]  # "<job id>.<vpid>;tcp://<ip>,...:<port>"
-  match = re.match(r"(\d+)\.\d+;tcp6?://\[?([^,;\]]+)", uri)
+_ORTE_URI = "OMPI_MCA_orte_hnp_uri"
+
+
+def _orte_launcher_address(uri: str) -> str:
+  """mpirun's address in its ORTE URI, "<job id>.<vpid>;tcp://<ip>[,<ip>...]:<port>;tcp6://
+  [<ip>,...]:<port>": the first address listed, with the port every process of the job
+  derives from the job id (JAX's rule)."""
+  match = re.match(r"(\d+)\.\d+;(?:tcp://([^,:;]+)|tcp6://\[([^,\]]+))", uri)
   if match is None:
-    raise ValueError(f"OMPI_MCA_orte_hnp_uri={uri!r} is not in Open MPI's format; pass "
+    raise ValueError(f"{_ORTE_URI}={uri!r} is not in Open MPI's format; pass "
                      "coordinator_address explicitly")
-  return {"coordinator_address": f"{match.group(2)}:{_port_for_job(int(match.group(1)))}",
-          "num_processes": int(env["OMPI_COMM_WORLD_SIZE"]),
-          "process_id": int(env["OMPI_COMM_WORLD_RANK"]),
-          "local_device_ids": [int(env.get("OMPI_COMM_WORLD_LOCAL_RANK", 0))]}
+  # Open MPI's job ids are multiples of 2**12: dividing first keeps jobs' ports apart.
+  port = _port_for_job(int(match.group(1)) // 2**12)
+  return f"{match.group(2)}:{port}" if match.group(2) else f"[{match.group(3)}]:{port}"
+
+
+def _ompi_cluster() -> dict | None:
+  """Open MPI's mpirun environment: the group from OMPI_COMM_WORLD_*, the coordinator from
+  the launcher's address (Open MPI 4's ORTE URI). Open MPI 5 launches through PRRTE,
+  which publishes no launcher address: there the coordinator must be given."""
+  env = os.environ
+  if "OMPI_COMM_WORLD_SIZE" not in env or "OMPI_COMM_WORLD_RANK" not in env:
+    return None
+  found = {"num_processes": int(env["OMPI_COMM_WORLD_SIZE"]),
+           "process_id": int(env["OMPI_COMM_WORLD_RANK"]),
+           "local_device_ids": [int(env.get("OMPI_COMM_WORLD_LOCAL_RANK", 0))]}
+  if _ORTE_URI in env:
+    found["coordinator_address"] = _orte_launcher_address(env[_ORTE_URI])
+  elif "JAX_COORDINATOR_ADDRESS" not in env and found["num_processes"] > 1:
+    version = env.get("OMPI_VERSION", "5 or newer")
+    raise ValueError(f"Open MPI {version} (launched without {_ORTE_URI}) does not say where "
+                     "process 0 runs: set JAX_COORDINATOR_ADDRESS=<host of rank 0>:<free port> "
+                     "in mpirun's environment (mpirun -x JAX_COORDINATOR_ADDRESS=...) or pass "
+                     "coordinator_address to jax.distributed.initialize")
+  return found
 
 
 def first_slurm_host(nodelist: str) -> str:
@@ -187,6 +211,9 @@ def initialize(coordinator_address: str | None = None, num_processes: int | None
     _state.local_device_ids = None if local_device_ids is None else [
         int(i) for i in (local_device_ids if isinstance(local_device_ids, (list, tuple))
                          else [local_device_ids])]
+    if config.jax_enable_preemption_service:
+      _state.preemption_sync_manager = preemption_sync.PreemptionSyncManager(
+          _state.client, pid, n, _state.initialization_timeout)
     _state.initialized = True
 
 
@@ -255,8 +282,10 @@ def shutdown() -> None:
   """Leave the process group (a no-op if initialize was not called): waits for the
   other processes at the shutdown barrier, then stops the coordinator (process 0)."""
   with _state.lock:
-    c, service = _state.client, _state.service
+    c, service, manager = _state.client, _state.service, _state.preemption_sync_manager
     _state.reset()
+  if manager is not None:
+    manager.close()
   try:
     if c is not None:
       c.shutdown()

@@ -1,12 +1,14 @@
 """Utilities for programs that run as several processes (`jax.experimental.multihost_utils`).
 
 Every process holds the devices `jax.local_devices()`; a global Array spans the
-devices of all processes. Values move between processes only through programs over
-all devices: `process_mesh()` puts each process's devices in one row, a value per
-process becomes a global array with one row per process
-(`make_array_from_process_local_data`), and a shard_map all-gathers the rows. So the
-same code serves one process and many: collectives between processes are the
-runtime's business, not this module's.
+devices of all processes. One implementation serves any number of processes: values
+move between processes only through programs over all devices. `process_mesh()` puts
+each process's devices in one row; a host value becomes one row of bytes per process
+(`make_array_from_process_local_data`), and a shard_map all-gathers the rows, so the
+exchange runs on the same cross-process collectives as any other program and every
+dtype arrives bit for bit. A call moves a whole pytree in two collectives: first a
+digest of every leaf's shape and dtype (so processes that disagree get an error naming
+them instead of a mismatched program), then all the leaves' bytes in one row.
 """
 
 from __future__ import annotations
@@ -24,7 +26,6 @@ from jax._src import array_constructors
 from jax._src import core
 from jax._src import shard_map
 from jax._src import distributed
-from jax._src import process_collectives
 from jax._src import xla_bridge
 from jax._src.interpreters import ad
 from jax._src.interpreters import batching
@@ -46,15 +47,16 @@ class ProcessFailureError(RuntimeError):
     super().__init__(f"devices failed: {self.failed_devices}")
 
 
-def _process_count() -> int:
-  return xla_bridge.process_count()
-
-
 def _as_host(x) -> np.ndarray:
   if isinstance(x, core.Tracer):
     raise TypeError("multihost_utils functions take concrete values, not traced ones; call "
                     "them outside jit/grad/vmap.")
   return np.asarray(x)
+
+
+def _is_global(x) -> bool:
+  """An Array whose devices belong to several processes (it is already one value)."""
+  return isinstance(x, ArrayImpl) and not x.is_fully_addressable
 
 
 def process_mesh() -> Mesh:
@@ -81,19 +83,62 @@ def _gather_rows_fn(mesh: Mesh):
                              mesh=mesh, in_specs=P("processes"), out_specs=P())
 
 
-def _allgather_rows(value: np.ndarray) -> np.ndarray:
-  """Every process's `value` (same shape and dtype everywhere), stacked along a new leading
-  axis in process order. The bytes travel as uint8, so every dtype (float64 without x64,
-  bool, complex) arrives bit for bit."""
-  value = np.asarray(value, order="C")  # (ascontiguousarray would make scalars 1-d)
-  raw = value.reshape(1, -1).view(np.uint8)  # (1, size * itemsize)
+def _gather_byte_rows(row: np.ndarray) -> np.ndarray:
+  """[process_count, len(row)] uint8: every process's `row` (of one length everywhere),
+  in process order."""
   mesh = process_mesh()
   n = mesh.devices.shape[0]
   rows = array_constructors.make_array_from_process_local_data(
-      NamedSharding(mesh, P("processes")), raw, (n, raw.shape[1]))
+      NamedSharding(mesh, P("processes")), row.reshape(1, -1), (n, row.size))
   gathered = _gather_rows_fn(mesh)(rows)
-  host = np.asarray(gathered.addressable_shards[0].data)
-  return host.view(value.dtype).reshape((n,) + value.shape)
+  return np.asarray(gathered.addressable_shards[0].data)
+
+
+def _leaf_bytes(value: np.ndarray) -> np.ndarray:
+  # (ascontiguousarray would make scalars 1-d)
+  return np.asarray(value, order="C").reshape(-1).view(np.uint8)
+
+
+def _describe(values: list[np.ndarray], treedef) -> str:
+  return f"{treedef} with leaves " + ", ".join(f"{v.dtype}{list(v.shape)}" for v in values)
+
+
+def _gather_leaves(values: list[np.ndarray], treedef, what: str) -> list[np.ndarray]:
+  """Every process's values, each stacked along a new leading axis in process order.
+
+  Every process must pass the same tree of shapes and dtypes: a digest of them is
+  gathered first, and a mismatch raises on every process (none is left waiting)."""
+  description = _describe(values, treedef)
+  digest = np.frombuffer(hashlib.sha256(description.encode()).digest(), np.uint8)
+  digests = _gather_byte_rows(digest)
+  differ = [p for p in range(len(digests)) if not np.array_equal(digests[p], digests[0])]
+  if differ:
+    raise ValueError(f"{what}: every process must pass the same tree of shapes and dtypes, "
+                     f"but processes {differ} passed a different one than process 0 (this "
+                     f"process, {xla_bridge.process_index()}, passed {description})")
+  if not values:
+    return []
+  rows = _gather_byte_rows(np.concatenate([_leaf_bytes(v) for v in values]))
+  out, at = [], 0
+  for v in values:
+    size = v.size * v.dtype.itemsize
+    out.append(np.ascontiguousarray(rows[:, at:at + size]).view(v.dtype).reshape(
+        (len(rows),) + v.shape))
+    at += size
+  return out
+
+
+def _gather_tree(in_tree, what: str):
+  """(leaves stacked per process, treedef); global Arrays are not host values and are
+  left as they are."""
+  leaves, treedef = tree_flatten(in_tree)
+  local = [i for i, x in enumerate(leaves) if not _is_global(x)]
+  values = [_as_host(leaves[i]) for i in local]
+  stacked = _gather_leaves(values, treedef, what)
+  out = list(leaves)
+  for i, s in safe_zip(local, stacked):
+    out[i] = s
+  return out, treedef
 
 
 def replicated_value(x: ArrayImpl) -> np.ndarray:
@@ -119,48 +164,66 @@ def process_allgather(in_tree, tiled: bool = False):
   """Every process's value of each leaf, as numpy arrays on every process.
 
   Not tiled: stacked along a new leading axis of size process_count(). Tiled:
-  concatenated along axis 0. A global Array (one spanning several processes' devices) is
-  already one value: it is returned whole.
+  concatenated along axis 0 (scalars, having no axis 0, are stacked; one process's scalar
+  stays a scalar). A global Array (one spanning several processes' devices) is already
+  one value: it is returned whole.
   """
-  def gather(x):
-    if _process_count() > 1:
-      if getattr(x, "is_fully_addressable", True) is False:
-        return process_collectives.global_value(x)  # a global Array: its whole value
-      return process_collectives.allgather(_as_host(x), tiled)
-    if isinstance(x, ArrayImpl) and not x.is_fully_addressable:
-      return replicated_value(x)
-    stacked = _allgather_rows(_as_host(x))
+  leaves, treedef = _gather_tree(in_tree, "process_allgather")
+
+  def finish(original, stacked):
+    if _is_global(original):
+      return replicated_value(original)
     if not tiled:
       return stacked
     if stacked.ndim == 1:  # scalars: one per process
       return stacked if stacked.shape[0] > 1 else stacked.reshape(())
     return stacked.reshape((-1,) + stacked.shape[2:])
-  return tree_map(gather, in_tree)
+  originals, _ = tree_flatten(in_tree)
+  return tree_unflatten(treedef, [finish(o, s) for o, s in safe_zip(originals, leaves)])
+
+
+def _source_process(is_source: bool | None) -> int:
+  """The one process whose value broadcast_one_to_all sends (process 0 unless
+  `is_source` says)."""
+  if is_source is None:
+    is_source = xla_bridge.process_index() == 0
+  flags = _gather_byte_rows(np.asarray([bool(is_source)], np.uint8))[:, 0]
+  sources = [int(i) for i in np.flatnonzero(flags)]
+  if len(sources) != 1:
+    raise ValueError(f"broadcast_one_to_all needs exactly one source process, got "
+                     f"{len(sources)} (processes {sources} passed is_source=True)")
+  return sources[0]
 
 
 def broadcast_one_to_all(in_tree, is_source: bool | None = None):
   """The source process's value of each leaf (process 0's unless `is_source` says), as
   numpy arrays on every process. Exactly one process must be the source."""
-  if is_source is None:
-    is_source = xla_bridge.process_index() == 0
-  if _process_count() > 1:
-    return tree_map(lambda x: api.device_put(process_collectives.broadcast(_as_host(x),
-                                                                           is_source)), in_tree)
-  flags = _allgather_rows(np.asarray(bool(is_source)))
-  sources = [int(i) for i in np.flatnonzero(flags)]
-  if len(sources) != 1:
-    raise ValueError(f"broadcast_one_to_all needs exactly one source process, got "
-                     f"{len(sources)} (processes {sources} passed is_source=True)")
-  return tree_map(lambda x: np.asarray(_allgather_rows(_as_host(x))[sources[0]]), in_tree)
+  source = _source_process(is_source)
+  leaves, treedef = _gather_tree(in_tree, "broadcast_one_to_all")
+  originals, _ = tree_flatten(in_tree)
+  return tree_unflatten(treedef, [replicated_value(o) if _is_global(o) else np.asarray(s[source])
+                                  for o, s in safe_zip(originals, leaves)])
 
 
 def assert_equal(in_tree, fail_message: str = ""):
-  """Raises AssertionError unless every process passed equal values for every leaf."""
-  gathered, _ = tree_flatten(process_allgather(in_tree))
-  if not all(np.array_equal(leaf[0], other) for leaf in gathered for other in leaf[1:]):
-    # Every process sees every value, so all of them raise (none waits for the others).
-    expected = tree_map(lambda g: g[0], process_allgather(in_tree))
+  """Raises AssertionError unless every process passed equal values for every leaf.
+
+  A process whose values differ from process 0's raises with JAX's message; the others
+  raise too, naming the processes that differ, so that no process goes on to wait in a
+  collective for processes that stopped."""
+  leaves, treedef = _gather_tree(in_tree, "assert_equal")
+  originals, _ = tree_flatten(in_tree)
+  stacked = [replicated_value(o)[None] if _is_global(o) else s
+             for o, s in safe_zip(originals, leaves)]
+  n = stacked[0].shape[0] if stacked else 1
+  differ = [p for p in range(n) if not all(np.all(np.equal(s[p], s[0])) for s in stacked)]
+  if not differ:
+    return
+  expected = tree_unflatten(treedef, [s[0] for s in stacked])
+  if xla_bridge.process_index() in differ:
     raise AssertionError(f"{fail_message} Expected: {expected}; got: {in_tree}.")
+  raise AssertionError(f"{fail_message} Processes {differ} differ from process 0's value "
+                       f"{expected}.")
 
 
 def sync_global_devices(name: str):
@@ -170,11 +233,15 @@ def sync_global_devices(name: str):
 
 
 def reached_preemption_sync_point(step_id: int) -> bool:
-  """Whether every process should stop at `step_id` to save a checkpoint before preemption."""
-  if not distributed.is_initialized():
+  """Whether every process should stop at `step_id` (to save a checkpoint) because one of
+  them was told it will be preempted (SIGTERM). Call it once per step with increasing
+  step ids; it answers True on every process at the same step, once."""
+  manager = distributed.global_state.preemption_sync_manager
+  if manager is None:
     raise RuntimeError("Preemption sync manager has not been initialized. Make sure "
-                       "jax.distributed.initialize() is called.")
-  return False
+                       "jax.distributed.initialize() is called and the "
+                       "'jax_enable_preemption_service' config is enabled.")
+  return manager.reached_sync_point(step_id)
 
 
 @contextlib.contextmanager
@@ -230,12 +297,10 @@ def gtl_abstract_eval(arr, *, global_mesh, pspec):
 def host_local_array_to_global_array_impl(arr, *, global_mesh, pspec):
   """This process's piece -> the global Array (each process passes its own piece)."""
   _check(global_mesh, pspec)
-  if isinstance(arr, ArrayImpl) and not arr.is_fully_addressable:
+  if _is_global(arr):
     return arr  # already global
   value = _as_host(arr)
   shape = _scale(value.shape, global_mesh, pspec, grow=True)
-  if _process_count() > 1:
-    return process_collectives.global_from_local(value, global_mesh, pspec, shape)
   return array_constructors.make_array_from_process_local_data(
       NamedSharding(global_mesh, pspec), value, shape)
 
@@ -254,26 +319,35 @@ def local_mesh(mesh: Mesh) -> Mesh:
   return Mesh(sub, mesh.axis_names, mesh.axis_types)
 
 
+def _local_box(arr: ArrayImpl) -> np.ndarray:
+  """The values of the box of `arr` that this process's devices hold (the union of their
+  blocks, which a mesh lays out as a sub-grid)."""
+  index_map = arr.sharding.addressable_devices_indices_map(arr.shape)
+  bounds = [(min(idx[d].indices(n)[0] for idx in index_map.values()),
+             max(idx[d].indices(n)[1] for idx in index_map.values()))
+            for d, n in enumerate(arr.shape)]
+  out = np.empty([hi - lo for lo, hi in bounds], arr.dtype)
+  by_device = {s.device: s for s in arr.addressable_shards}
+  for device, idx in index_map.items():
+    block = tuple(slice(s.indices(n)[0] - lo, s.indices(n)[1] - lo)
+                  for s, n, (lo, _) in zip(idx, arr.shape, bounds))
+    out[block] = np.asarray(by_device[device].data)
+  return out
+
+
 def global_array_to_host_local_array_impl(arr, *, global_mesh, pspec):
   """A global Array -> this process's piece of it, over this process's part of the mesh."""
   _check(global_mesh, pspec)
-  if _process_count() > 1:
-    return api.device_put(process_collectives.local_from_global(arr, global_mesh, pspec))
-  if not isinstance(arr, ArrayImpl):
-    arr = api.device_put(_as_host(arr), NamedSharding(global_mesh, pspec))
   target = NamedSharding(global_mesh, pspec)
+  if not isinstance(arr, ArrayImpl):
+    arr = api.device_put(_as_host(arr), target)
   if arr.sharding != target:
     arr = api.jit(lambda a: a, out_shardings=target)(arr)
-  shape = _scale(arr.shape, global_mesh, pspec, grow=False)
-  host = np.empty(shape, dtype=arr.dtype)
-  # Each addressable block lands where it sits among this process's blocks.
-  starts = [sorted({s.index[d].indices(arr.shape[d])[0] for s in arr.addressable_shards})
-            for d in range(arr.ndim)]
-  for shard in arr.addressable_shards:
-    block = np.asarray(shard.data)
-    at = [starts[d].index(shard.index[d].indices(arr.shape[d])[0]) * block.shape[d]
-          for d in range(arr.ndim)]
-    host[tuple(slice(a, a + n) for a, n in zip(at, block.shape))] = block
+  host = _local_box(arr)
+  expected = _scale(arr.shape, global_mesh, pspec, grow=False)
+  if host.shape != expected:
+    raise ValueError(f"the blocks of process {xla_bridge.process_index()} form a box of shape "
+                     f"{host.shape}, not the {expected} that {pspec} over the mesh gives")
   return api.device_put(host, NamedSharding(local_mesh(global_mesh), pspec))
 
 

@@ -64,6 +64,19 @@ def _insert_axis(aval: ShapedArray, axis: int | None, n: int) -> ShapedArray:
   return aval.update(shape=tuple(shape))
 
 
+class _Call(NamedTuple):
+  """One call's arguments, flattened, and the devices it maps them over."""
+  static: dict
+  n_args: int
+  leaves: list
+  in_tree: Any
+  axes: tuple
+  n: int            # this process's slices (the mapped axis size of its arguments)
+  devices: tuple    # every device of the program (every process's, in process order)
+  local: tuple      # this process's among them
+  avals: tuple      # per-device argument types
+
+
 class PmapWrapped:
   """What `jax.pmap(fun, ...)` returns."""
 
@@ -111,33 +124,54 @@ class PmapWrapped:
   # --------------------------------------------------------------- call
 
   def __call__(self, *args, **kwargs):
+    call = self._prepare(args, kwargs)
+    if call is None:
+      return self._as_vmap_call(args, kwargs)
+    compiled = self._compiled(call)
+    if compiled is None:  # closed over outer tracers, or side effects (see _compile)
+      return self._as_vmap_call(args, kwargs)
+    return self._run(compiled, call)
+
+  def _as_vmap_call(self, args, kwargs):
+    static, dyn, in_axes = self._split(args)
+    return self._as_vmap(static, len(args), in_axes, dyn, kwargs)
+
+  def _prepare(self, args, kwargs) -> _Call | None:
+    """What one call maps, over which devices (None: traced arguments, run as vmap)."""
     static, dyn, in_axes = self._split(args)
     leaves, in_tree = tree_util.tree_flatten((dyn, kwargs))
     axes = self._leaf_axes(in_axes, dyn, kwargs)
     if any(isinstance(x, core.Tracer) for x in leaves):
-      return self._as_vmap(static, len(args), in_axes, dyn, kwargs)
+      return None
     axes, n = self._check_axes(leaves, axes)
     devices = self._select_devices(n)
     # Across processes the program spans every process's devices, and this process
     # feeds and receives the slices of its own (n of them).
-    local = [d for d in devices if d.process_index == execution.get_backend().process_index()]
+    here = execution.get_backend().process_index()
+    local = [d for d in devices if d.process_index == here]
     avals = tuple(_drop_axis(core.get_aval(x), a) for x, a in zip(leaves, axes))
-    key = ("pmap", self._axis_name, in_tree, avals, tuple(axes),
-           tuple(sorted((i, _static_key(v)) for i, v in static.items())), tuple(devices),
+    return _Call(static, len(args), leaves, in_tree, tuple(axes), n, tuple(devices),
+                 tuple(local), avals)
+
+  def _compiled(self, call: _Call) -> _Compiled | None:
+    key = ("pmap", self._axis_name, call.in_tree, call.avals, call.axes,
+           tuple(sorted((i, _static_key(v)) for i, v in call.static.items())), call.devices,
            execution.config_key())
     cache = execution.function_cache(self._fun)
     compiled = cache.get(key)
     if compiled is None:
-      compiled = self._compile(static, len(args), in_tree, avals, len(devices), devices)
-      if compiled is None:  # closed over outer tracers, or side effects (see _compile)
-        return self._as_vmap(static, len(args), in_axes, dyn, kwargs)
-      cache[key] = compiled
-    arg_shards = [_shards(x, a, local) for x, a in zip(leaves, axes)]
+      compiled = self._compile(call)
+      if compiled is not None:
+        cache[key] = compiled
+    return compiled
+
+  def _run(self, compiled: _Compiled, call: _Call):
+    arg_shards = [_shards(x, a, call.local) for x, a in zip(call.leaves, call.axes)]
     outs = compiled.exe.execute_sharded(arg_shards)
-    out_axes = self._out_leaf_axes(compiled.out_tree, n)
+    out_axes = self._out_leaf_axes(compiled.out_tree, call.n)
     out_axes = [None if ax is None else ax % (aval.ndim + 1)
                 for aval, ax in zip(compiled.out_avals, out_axes)]
-    results = [ArrayImpl(_insert_axis(aval, ax, n), list(bufs), stack_axis=ax)
+    results = [ArrayImpl(_insert_axis(aval, ax, call.n), list(bufs), stack_axis=ax)
                for aval, bufs, ax in zip(compiled.out_avals, outs, out_axes)]
     return compiled.out_tree.unflatten(results)
 
@@ -175,11 +209,13 @@ class PmapWrapped:
           "CPU backend).")
     return available[:n]
 
-  def _compile(self, static, n_args, in_tree, avals, n, devices) -> _Compiled | None:
+  def _trace(self, call: _Call):
+    """(closed jaxpr, output tree) of the program over all `call.devices` (the axis
+    size every collective sees), or None when it cannot be one compiled program."""
     store = tree_util.OutTreeStore()
-    fun = tree_util.flatten_fun(self._bind_static(static, n_args), in_tree, store)
-    with parallel.pmap_axis_env(self._axis_name, n):
-      jaxpr, consts = pe.trace_to_jaxpr_dynamic(fun, list(avals))
+    fun = tree_util.flatten_fun(self._bind_static(call.static, call.n_args), call.in_tree, store)
+    with parallel.pmap_axis_env(self._axis_name, len(call.devices)):
+      jaxpr, consts = pe.trace_to_jaxpr_dynamic(fun, list(call.avals))
     if config.jax_check_jaxprs:
       core.check_jaxpr(jaxpr)
     closed, hoisted = pe.close_jaxpr(jaxpr, consts)
@@ -187,9 +223,20 @@ class PmapWrapped:
       # A compiled module keeps only what its outputs need, which would drop jax.debug
       # callbacks (and checkify's checks); mapped as vmap, they run for every instance.
       return None
-    exe = execution.compile_jaxpr(closed, self._name, devices=devices, kind="pmap",
-                                  axis_env={self._axis_name: n})
-    return _Compiled(closed, exe, store.value)
+    return closed, store.value
+
+  def _lowering_options(self, call: _Call) -> dict:
+    n = len(call.devices)
+    return dict(kind="pmap", axis_env={self._axis_name: n}, num_replicas=n)
+
+  def _compile(self, call: _Call) -> _Compiled | None:
+    traced = self._trace(call)
+    if traced is None:
+      return None
+    closed, out_tree = traced
+    exe = execution.compile_jaxpr(closed, self._name, devices=call.devices,
+                                  **self._lowering_options(call))
+    return _Compiled(closed, exe, out_tree)
 
   def _out_leaf_axes(self, out_tree, n: int) -> list:
     out = out_tree.unflatten([0] * out_tree.num_leaves)
@@ -203,28 +250,83 @@ class PmapWrapped:
 
   # --------------------------------------------------------------- AOT
 
-  def lower(self, *args, **kwargs) -> _PmapLowered:
-    static, dyn, in_axes = self._split(args)
-    leaves, in_tree = tree_util.tree_flatten((dyn, kwargs))
-    axes, n = self._check_axes(leaves, self._leaf_axes(in_axes, dyn, kwargs))
-    avals = [_drop_axis(core.get_aval(x), a) for x, a in zip(leaves, axes)]
-    fun = tree_util.flatten_fun(self._bind_static(static, len(args)), in_tree,
-                                tree_util.OutTreeStore())
-    with parallel.pmap_axis_env(self._axis_name, n):
-      jaxpr, consts = pe.trace_to_jaxpr_dynamic(fun, avals)
-    closed, _ = pe.close_jaxpr(jaxpr, consts)
-    return _PmapLowered(hlo.lower_jaxpr_to_module(closed, self._name, kind="pmap",
-                                                  axis_env={self._axis_name: n}))
+  def lower(self, *args, **kwargs) -> PmapLowered:
+    """The program one call with these arguments runs: across processes the global one,
+    over every process's devices (as the call itself)."""
+    call = self._prepare(args, kwargs)
+    if call is None:
+      raise TypeError(f"pmap of '{self._name}': lower() takes concrete arguments (or "
+                      "jax.ShapeDtypeStruct), not traced values")
+    return PmapLowered(self, call, self._trace(call))
 
 
-class _PmapLowered:
-  def __init__(self, text: str):
-    self._text = text
+class PmapLowered:
+  """What `pmap(f).lower(*args)` gives: the HLO of the program over all the devices
+  the call maps (every process's, in a multi-process program), and `compile()`."""
 
-  def as_text(self, dialect: str = "hlo") -> str:
-    if dialect != "hlo":
-      raise ValueError(f"only dialect='hlo' is supported, got {dialect!r}")
-    return self._text
+  def __init__(self, wrapped: PmapWrapped, call: _Call, traced):
+    self._wrapped, self._call, self._traced = wrapped, call, traced
+
+  @property
+  def in_tree(self):
+    return self._call.in_tree
+
+  def as_text(self, dialect: str | None = None, **_) -> str:
+    if dialect not in (None, "hlo"):
+      raise ValueError(f"this jax lowers to XLA HLO text only: as_text(dialect='hlo'); "
+                       f"got dialect={dialect!r}")
+    if self._traced is None:
+      raise self._no_program()
+    return hlo.lower_jaxpr_to_module(self._traced[0], self._wrapped._name,
+                                     **self._wrapped._lowering_options(self._call))
+
+  def _no_program(self) -> NotImplementedError:
+    return NotImplementedError(
+        f"pmap of '{self._wrapped._name}' has side effects (debug callbacks, checkify) or "
+        "closes over traced values: it runs as a vmap per call, with no compiled program "
+        "to lower")
+
+  def compile(self, compiler_options=None) -> PmapCompiled:
+    del compiler_options  # the CPU plugin takes none
+    compiled = self._wrapped._compiled(self._call)
+    if compiled is None:
+      raise self._no_program()
+    return PmapCompiled(self._wrapped, self._call, compiled)
+
+
+class PmapCompiled:
+  """A compiled pmap: call it with arguments of the shapes it was lowered for (this
+  process's slices, as for the pmap itself)."""
+
+  def __init__(self, wrapped: PmapWrapped, call: _Call, compiled: _Compiled):
+    self._wrapped, self._call, self._compiled = wrapped, call, compiled
+
+  def as_text(self) -> str:
+    return self._compiled.exe.hlo_text
+
+  def cost_analysis(self):
+    return None  # not estimated by this backend (JAX allows None)
+
+  def __call__(self, *args, **kwargs):
+    # As JAX's compiled functions: the static arguments were fixed when lowering.
+    lowered = self._call
+    expected = lowered.n_args - len(lowered.static)
+    if len(args) != expected:
+      raise TypeError(f"pmap of '{self._wrapped._name}' was compiled for {expected} "
+                      f"positional arguments, got {len(args)}")
+    dynamic = iter(args)
+    args = tuple(lowered.static[i] if i in lowered.static else next(dynamic)
+                 for i in range(lowered.n_args))
+    call = self._wrapped._prepare(args, kwargs)
+    if call is None:
+      raise TypeError("a compiled pmap takes concrete arguments, not traced values")
+    if (call.in_tree, call.avals, call.axes, call.devices) != (
+        lowered.in_tree, lowered.avals, lowered.axes, lowered.devices):
+      raise TypeError(f"pmap of '{self._wrapped._name}' was compiled for arguments "
+                      f"{lowered.in_tree} of per-device types "
+                      f"{[a.str_short() for a in lowered.avals]}, called with {call.in_tree} "
+                      f"of {[a.str_short() for a in call.avals]}")
+    return self._wrapped._run(self._compiled, call)
 
 
 def _global_devices(backend, n: int, name: str) -> list:

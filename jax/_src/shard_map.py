@@ -21,12 +21,17 @@ shard_map over that mesh. What is partitioned:
     `reduce_min` over split dimensions (a local reduction followed by
     `psum`/`pmax`/`pmin` over the mesh axes of those dimensions);
   * nested jit calls, recursively;
-  * any equation whose inputs are all replicated (computed on every device).
-Anything else (reshapes, transposes, dots, gathers, control flow... on split
-values, or arguments split over different meshes) is not partitioned: the
-arguments are gathered onto one device and the function runs there, and its
-results then have a SingleDeviceSharding. Every result carries the sharding it
-really has.
+  * dots whose operands are split only on free dimensions (each device multiplies its
+    blocks; the result stays split);
+  * any other equation (reshapes, transposes, dots, gathers, control flow...) runs
+    on whole values on every device: its split operands are first all-gathered over
+    the mesh axes that split them, as GSPMD does with operations it cannot split.
+So a jit over arrays split on one mesh is always one program over that mesh, also
+across processes (where no device holds every piece). Arguments split over
+different meshes are not partitioned: with one process they are gathered onto one
+device and the function runs there (its results then have a SingleDeviceSharding);
+across processes that is refused with an error saying what to change. Every result
+carries the sharding it really has.
 """
 
 from __future__ import annotations
@@ -48,6 +53,7 @@ from jax._src.interpreters import batching
 from jax._src.interpreters import partial_eval as pe
 from jax._src.jit_primitive import jit_p
 from jax._src.lax import elementwise
+from jax._src.lax import linalg
 from jax._src.lax import parallel
 from jax._src.lax import reductions
 from jax._src.lax import shape as lax_shape
@@ -534,23 +540,28 @@ class _Partitioner:
       return _Val(x.eqn.primitive.bind(x.scalar, **params), axes)
     return x
 
-  def replicated(self, x, what: str) -> _Val:
+  def replicated(self, x) -> _Val:
+    """`x` whole on every device. A split value is all-gathered over the mesh axes of
+    each split dimension: an operation this partitioner cannot split runs on the whole
+    value on every device, as GSPMD runs such operations (it inserts the same
+    all-gathers), so any function partitions, across processes too."""
     if isinstance(x, _Uniform):
       return self.materialize(x, ((),) * len(x.eqn.out_binders[0].aval.shape))
-    if not _replicated(x):
-      raise NotPartitionable(f"{what} is applied to a value split as {spec_from_axes(x.axes)}")
-    return x
+    value = x.value
+    for dim, names in enumerate(x.axes):
+      if names:
+        value = parallel.all_gather(value, names if len(names) > 1 else names[0], axis=dim,
+                                    tiled=True)
+    return _Val(value, ((),) * len(x.axes))
 
-  def in_layout(self, x, axes: tuple, what: str):
+  def in_layout(self, x, axes: tuple):
     """The local block of `x` in the layout `axes`; a replicated value is sliced locally."""
     if isinstance(x, _Uniform):
       return self.materialize(x, axes).value
     if x.axes == axes:
       return x.value
-    if _replicated(x):
-      return self.local_block(x.value, axes)
-    raise NotPartitionable(f"{what} must be split as {spec_from_axes(axes)}, but the value "
-                            f"given is split as {spec_from_axes(x.axes)}")
+    # Split otherwise: gathered whole, then this device's block is sliced out.
+    return self.local_block(self.replicated(x).value, axes)
 
   def local_block(self, value, axes: tuple):
     """This device's block of a replicated `value` (device order is row-major over the mesh)."""
@@ -569,9 +580,8 @@ class _Partitioner:
       raise NotPartitionable(f"shard_map '{p['name']}' runs over the mesh {p['mesh']}, and "
                               f"another shard_map in the same function over {self.mesh}")
     body = p["jaxpr"]
-    local = [self.in_layout(x, spec_axes(s, v.aval.ndim),
-                            f"argument {i} of shard_map '{p['name']}'")
-             for i, (x, s, v) in enumerate(zip(ins, p["in_specs"], eqn.inputs))]
+    local = [self.in_layout(x, spec_axes(s, v.aval.ndim))
+             for x, s, v in zip(ins, p["in_specs"], eqn.inputs)]
     outs = core.eval_jaxpr(body.jaxpr, body.consts, local)
     return [_Val(o, spec_axes(s, v.aval.ndim))
             for o, s, v in zip(outs, p["out_specs"], eqn.out_binders)]
@@ -600,7 +610,7 @@ class _Partitioner:
     outs = None if rule is None else rule(self, eqn, ins)
     if outs is not None:
       return outs
-    vals = [self.replicated(x, f"'{prim.name}'").value for x in ins]
+    vals = [self.replicated(x).value for x in ins]
     outs = prim.bind(*vals, **eqn.params)
     outs = outs if prim.multiple_results else [outs]
     return [_Val(o, ((),) * v.aval.ndim) for o, v in zip(outs, eqn.out_binders)]
@@ -620,29 +630,42 @@ class _Partitioner:
     ndim = eqn.out_binders[0].aval.ndim
     layouts = {x.axes for x in ins if not isinstance(x, _Uniform) and len(x.axes) == ndim
                and ndim > 0}
-    if len(layouts) > 1:
-      raise NotPartitionable(f"'{eqn.primitive.name}' combines values split differently: "
-                              + ", ".join(str(spec_from_axes(a)) for a in sorted(layouts)))
-    axes = layouts.pop() if layouts else ((),) * ndim
+    # Operands split differently are all made whole (see `replicated`).
+    axes = layouts.pop() if len(layouts) == 1 else ((),) * ndim
     vals = []
     for x in ins:
       x = self.materialize(x, axes)
       if x.axes != axes and x.axes != ():
-        raise NotPartitionable(f"'{eqn.primitive.name}' combines values of different ranks "
-                                f"split as {spec_from_axes(x.axes)} and {spec_from_axes(axes)}")
+        x = self.replicated(x)
       vals.append(x.value)
     out = eqn.primitive.bind(*vals, **eqn.params)
     outs = out if eqn.primitive.multiple_results else [out]
     return [_Val(o, axes) for o in outs]
+
+  def dot_eqn(self, eqn, ins) -> list | None:
+    """A dot whose operands are split only on free (non-contracting, non-batch)
+    dimensions: each device multiplies its blocks, and the result is split as those
+    free dimensions were (x @ w with the rows of x split stays split). Otherwise None:
+    the operands are made whole."""
+    (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
+    lhs, rhs = (self.materialize(x, ((),) * v.aval.ndim) for x, v in zip(ins, eqn.inputs))
+    if any(lhs.axes[d] for d in (*lc, *lb)) or any(rhs.axes[d] for d in (*rc, *rb)):
+      return None
+    free = ([lhs.axes[d] for d in range(len(lhs.axes)) if d not in (*lc, *lb)]
+            + [rhs.axes[d] for d in range(len(rhs.axes)) if d not in (*rc, *rb)])
+    names = [n for axes in free for n in axes]
+    if len(names) != len(set(names)):
+      return None  # one mesh axis would split two dimensions of the result
+    out = eqn.primitive.bind(lhs.value, rhs.value, **eqn.params)
+    return [_Val(out, (((),) * len(lb)) + tuple(free))]
 
   def reduction(self, eqn, ins, collective: core.Primitive | None) -> list:
     """A reduction; over split dimensions only with `collective` to combine the shards."""
     x = self.materialize(ins[0], ((),) * eqn.inputs[0].aval.ndim)
     reduced = tuple(eqn.params["axes"])
     split = [n for d in reduced for n in x.axes[d]]
-    if split and collective is None:
-      raise NotPartitionable(f"'{eqn.primitive.name}' reduces dimensions split over mesh axes "
-                              f"{tuple(split)}")
+    if split and collective is None:  # no collective combines the pieces: made whole
+      x, split = self.replicated(x), []
     out = eqn.primitive.bind(x.value, **eqn.params)
     if split:
       out = collective.bind(out, axis_name=tuple(split) if len(split) > 1 else split[0])
@@ -650,16 +673,32 @@ class _Partitioner:
     return [_Val(out, axes)]
 
 
+def _spans_processes(x) -> bool:
+  return isinstance(x, ArrayImpl) and not x.is_fully_addressable
+
+
 def _mesh_of_args(args) -> Mesh | None:
-  """The mesh that splits some argument, or None (no split argument, or several meshes)."""
+  """The mesh that splits some argument (or holds one across processes, where no device
+  has it all), or None (no such argument, or several meshes)."""
   mesh = None
   for x in args:
     s = x.explicit_sharding if isinstance(x, ArrayImpl) else None
-    if isinstance(s, NamedSharding) and s.mesh.size > 1 and not s.is_fully_replicated:
+    if isinstance(s, NamedSharding) and s.mesh.size > 1 and (not s.is_fully_replicated
+                                                             or _spans_processes(x)):
       if mesh is not None and s.mesh != mesh:
         return None
       mesh = s.mesh
   return mesh
+
+
+def _refuse_across_processes(args, name: str, reason: str) -> None:
+  """Across processes no device can hold every piece: running on one device is no way
+  out, so say what to change instead."""
+  if any(_spans_processes(x) for x in args):
+    raise ValueError(f"jit of '{name}' cannot run over the devices of several processes: "
+                     f"{reason}. Put the arguments on one mesh (jax.device_put(x, "
+                     "NamedSharding(mesh, spec)) with the same mesh for all), or pass "
+                     "process-local values")
 
 
 def _arg_axes(x, mesh: Mesh, aval: ShapedArray) -> tuple:
@@ -700,19 +739,22 @@ def partitioned_jit(closed: core.ClosedJaxpr, args: Sequence, name: str) -> list
   """Run the jit of `closed` as an SPMD program over the mesh its arguments are split on.
 
   Returns None when no argument is split, or the jaxpr is not partitionable (see
-  the module docstring); the caller then runs it on one device.
+  the module docstring); the caller then runs it on one device. Across processes the
+  latter is refused (ValueError).
   """
   mesh = _mesh_of_args(args)
   if mesh is None:
+    _refuse_across_processes(args, name, "its arguments are split over different meshes")
     return None
   in_axes = tuple(_arg_axes(x, mesh, a) for x, a in zip(args, closed.in_avals))
   def build():
     try:
       return build_plan(closed, mesh, in_axes, name)
-    except NotPartitionable:
-      return False
+    except NotPartitionable as e:
+      return e
   plan = execution.memo(closed, ("spmd_plan", mesh, in_axes, execution.config_key()), build)
-  if plan is False:
+  if isinstance(plan, NotPartitionable):
+    _refuse_across_processes(args, name, str(plan))
     return None
   return _shard_map_impl(*args, jaxpr=plan.jaxpr, mesh=mesh, in_specs=plan.in_specs,
                          out_specs=plan.out_specs, check_vma=False, name=name)
@@ -730,6 +772,7 @@ def _register_partition_rules() -> None:
     partition_rules[prim] = functools.partial(_reduction_rule, collective=combined.get(prim))
   partition_rules[broadcast_in_dim_p] = _Partitioner.uniform
   partition_rules[jit_p] = _Partitioner.jit_eqn
+  partition_rules[linalg.dot_general_p] = _Partitioner.dot_eqn
   partition_rules[shard_map_p] = _Partitioner.shard_map_eqn
 
 

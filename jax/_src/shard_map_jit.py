@@ -14,10 +14,12 @@ shardings: an argument passed straight to a shard_map takes that shard_map's
 in_spec (the first one that uses it), every other argument is replicated, and a
 replicated value that a shard_map wants split is sliced on each device.
 
-What does not partition (a reshape or dot of a split value, shard_maps over
-different meshes, a split value reaching a shard_map in another layout, host
-callbacks) raises `NotPartitionable`: eager jit then runs the jaxpr equation by
-equation (each shard_map its own program), and `lower` reports the reason.
+An operation that cannot be split (a reshape or dot of a split value) runs on
+the whole value on every device, and a split value reaching a shard_map in
+another layout is re-split: the partitioner all-gathers it first. What does not
+partition (shard_maps over different meshes, host callbacks) raises
+`NotPartitionable`: eager jit then runs the jaxpr equation by equation (each
+shard_map its own program), and `lower` reports the reason.
 """
 
 from __future__ import annotations

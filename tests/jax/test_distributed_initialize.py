@@ -98,9 +98,33 @@ def test_open_mpi_environment_is_detected(monkeypatch):
   monkeypatch.setenv("OMPI_COMM_WORLD_LOCAL_RANK", "0")
   monkeypatch.setenv("OMPI_MCA_orte_hnp_uri", "1234567.0;tcp://10.1.2.3,172.17.0.1:41231")
   found = distributed.detect_cluster(None)
-  assert found == {"coordinator_address": f"10.1.2.3:{1234567 % 4096 + 61440}",
+  # As JAX does: Open MPI's job ids step by 2**12, so the port uses job_id // 2**12.
+  assert found == {"coordinator_address": f"10.1.2.3:{1234567 // 4096 % 4096 + 61440}",
                    "num_processes": 4, "process_id": 2, "local_device_ids": [0]}
   assert distributed.detect_cluster("deactivate") == {}
+  # Open MPI 4.1's own format: one address with its port, then the IPv6 ones.
+  monkeypatch.setenv("OMPI_MCA_orte_hnp_uri",
+                     "2049638400.0;tcp://192.0.2.2:56131;tcp6://[fd00::2]:58361")
+  assert distributed.detect_cluster("ompi")["coordinator_address"] == "192.0.2.2:62128"
+  monkeypatch.setenv("OMPI_MCA_orte_hnp_uri", "8192.0;tcp6://[fe80::1,2620::3]:43370")
+  assert distributed.detect_cluster("ompi")["coordinator_address"] == "[fe80::1]:61442"
+  monkeypatch.setenv("OMPI_MCA_orte_hnp_uri", "not-a-uri")
+  with pytest.raises(ValueError, match="not in Open MPI's format; pass coordinator_address"):
+    distributed.detect_cluster(None)
+
+
+def test_open_mpi_5_needs_the_coordinator_address(monkeypatch):
+  # Open MPI 5 (PRRTE) sets the ranks but publishes no launcher address.
+  monkeypatch.delenv("OMPI_MCA_orte_hnp_uri", raising=False)
+  monkeypatch.delenv("JAX_COORDINATOR_ADDRESS", raising=False)
+  monkeypatch.setenv("OMPI_COMM_WORLD_SIZE", "2")
+  monkeypatch.setenv("OMPI_COMM_WORLD_RANK", "1")
+  monkeypatch.setenv("OMPI_VERSION", "5.0.3")
+  with pytest.raises(ValueError, match=r"Open MPI 5.0.3 .* set JAX_COORDINATOR_ADDRESS"):
+    distributed.detect_cluster(None)
+  monkeypatch.setenv("JAX_COORDINATOR_ADDRESS", "10.0.0.1:1234")
+  assert distributed.detect_cluster(None) == {"num_processes": 2, "process_id": 1,
+                                              "local_device_ids": [0]}
 
 
 def test_slurm_environment_is_detected(monkeypatch):

@@ -1,5 +1,5 @@
-"""Programs across processes: a data-parallel training loop equal to one process, and
-multihost_utils between processes.
+"""Programs across processes: a data-parallel training loop equal to one process
+(multihost_utils between processes: test_multihost_utils_processes.py).
 
 Local processes with 2 virtual CPU devices each (127.0.0.1, free ports, hard deadlines:
 tests/jax/tools/distributed_harness.py)."""
@@ -56,51 +56,3 @@ def test_data_parallel_mlp_matches_one_process():
     for k in single:
       # The same reductions in the same order: bit-identical to one process.
       np.testing.assert_array_equal(np.asarray(got[k]), np.asarray(single[k]), err_msg=k)
-
-
-MULTIHOST = """
-import jax, numpy as np
-from jax.experimental import multihost_utils as mh
-from jax.sharding import Mesh, PartitionSpec as P
-jax.distributed.initialize(initialization_timeout=60)
-p, n = jax.process_index(), jax.process_count()
-mh.sync_global_devices("start")
-gathered = mh.process_allgather({"v": np.array([p, 10 * p], np.int32)})
-tiled = mh.process_allgather(np.full((2,), p, np.float32), tiled=True)
-bcast = mh.broadcast_one_to_all(np.array([100 + p, 7], np.int32))
-from_last = mh.broadcast_one_to_all(np.float32(p), is_source=(p == n - 1))
-mh.assert_equal(np.arange(3))
-try:
-  mh.assert_equal(np.array([p]))
-  unequal = None
-except AssertionError as e:
-  unequal = str(e)
-mesh = Mesh(np.array(jax.devices()), ("d",))
-local = np.arange(4, dtype=np.float32).reshape(2, 2) + 100 * p
-g = mh.host_local_array_to_global_array(local, mesh, P("d"))
-back = mh.global_array_to_host_local_array(g, mesh, P("d"))
-total = float(jax.jit(lambda a: a.sum())(g))
-whole = mh.process_allgather(g)  # a global Array: its whole value on every process
-mh.sync_global_devices("end")
-report({"gathered": np.asarray(gathered["v"]).tolist(), "tiled": np.asarray(tiled).tolist(),
-        "bcast": np.asarray(bcast).tolist(), "from_last": float(from_last),
-        "unequal": unequal, "global_shape": list(g.shape), "back": np.asarray(back).tolist(),
-        "total": total, "whole": np.asarray(whole).tolist()})
-jax.distributed.shutdown()
-"""
-
-
-def test_multihost_utils_across_processes():
-  n = 2
-  for p, r in enumerate(harness.run(MULTIHOST, n, timeout=100)):
-    v = r.value()
-    assert v["gathered"] == [[q, 10 * q] for q in range(n)]
-    assert v["tiled"] == [float(q) for q in range(n) for _ in range(2)]
-    assert v["bcast"] == [100, 7]
-    assert v["from_last"] == n - 1
-    assert v["unequal"] is not None and v["unequal"].endswith(f"Expected: [0]; got: [{p}].")
-    assert v["global_shape"] == [2 * n, 2]
-    assert v["back"] == (np.arange(4).reshape(2, 2) + 100 * p).tolist()
-    assert v["total"] == sum(float((np.arange(4) + 100 * q).sum()) for q in range(n))
-    assert v["whole"] == np.concatenate([np.arange(4).reshape(2, 2) + 100 * q
-                                         for q in range(n)]).tolist()

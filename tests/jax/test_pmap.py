@@ -18,7 +18,8 @@ def test_collectives_lower_to_cross_replica_hlo():
                           lax.all_gather(v, "i"), lax.ppermute(v, "i", [(0, 1), (1, 0)]),
                           lax.axis_index("i")), axis_name="i")
   text = _hlo(f, np.zeros((4, 3), np.float32))
-  assert text.startswith("HloModule pmap__lambda, entry_computation_layout={(f32[3]{0})->")
+  assert text.startswith("HloModule pmap__lambda, replica_count=4, "
+                         "entry_computation_layout={(f32[3]{0})->")
   assert text.count("all-reduce(Arg_0.1), replica_groups={{0,1,2,3}}, to_apply=region_") == 3
   assert "f32[1,3]{1,0} reshape(Arg_0.1)" in text
   assert "f32[4,3]{1,0} all-gather(" in text and "dimensions={0}" in text
@@ -110,3 +111,21 @@ def test_collectives_execute(backend):
   np.testing.assert_allclose(outs[4], np.broadcast_to(x, (n, n, 2)))
   np.testing.assert_allclose(outs[5], np.roll(x, 1, axis=0))
   np.testing.assert_array_equal(outs[6], np.arange(n))
+
+
+def test_lower_compile_and_call_ahead_of_time():
+  f = jax.pmap(lambda v, k: lax.psum(v * k, "i"), axis_name="i", static_broadcasted_argnums=1)
+  x = np.arange(8, dtype=np.float32).reshape(4, 2)
+  lowered = f.lower(x, 3)
+  compiled = lowered.compile()
+  assert compiled.as_text() == lowered.as_text()
+  # As JAX's compiled functions: static arguments are fixed, the others are passed.
+  np.testing.assert_array_equal(compiled(x), f(x, 3))
+  np.testing.assert_array_equal(compiled(x), np.broadcast_to(3 * x.sum(0), (4, 2)))
+  with pytest.raises(TypeError, match="compiled for 1 positional arguments, got 2"):
+    compiled(x, 3)
+  with pytest.raises(TypeError,
+                     match=r"per-device types \['f32\[2\]'\], called with .* \['i32\[2\]'\]"):
+    compiled(x.astype(np.int32))
+  with pytest.raises(TypeError, match="concrete arguments"):
+    jax.jit(lambda a: f.lower(a, 3))(x)

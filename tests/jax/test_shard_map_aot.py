@@ -117,22 +117,29 @@ def test_two_dimensional_mesh(mesh):
   assert "replica_count=4" in jax.jit(f).lower(y).as_text()
 
 
-def test_what_does_not_partition_is_a_clear_error_but_still_runs(mesh):
+def test_what_does_not_split_runs_on_whole_values(mesh):
   g = jax.shard_map(lambda a: a + 1, mesh=mesh, in_specs=P("i"), out_specs=P("i"))
   x = jnp.arange(8.0)
   h = jax.jit(lambda a: g(a).reshape(2, 4))
-  with pytest.raises(NotImplementedError,
-                     match=r"cannot be lowered as one SPMD program: 'reshape' is applied to a "
-                           r"value split as P\('i',\)"):
-    h.lower(x)
-  out = h(x)  # each shard_map as its own program, the reshape on one device
+  # As GSPMD does: the split value is all-gathered and reshaped on every device.
+  text = h.lower(x).as_text()
+  assert "replica_count=4" in text and "all-gather(" in text
+  out = h(x)
   np.testing.assert_array_equal(out, (np.arange(8.0) + 1).reshape(2, 4))
-  assert isinstance(out.sharding, SingleDeviceSharding)
+  assert out.sharding == NamedSharding(mesh, P())
 
+
+def test_shard_maps_over_different_meshes_are_a_clear_error_but_still_run(mesh):
+  g = jax.shard_map(lambda a: a + 1, mesh=mesh, in_specs=P("i"), out_specs=P("i"))
+  x = jnp.arange(8.0)
   other = jax.make_mesh((2, 2), ("a", "b"), axis_types=(jax.sharding.AxisType.Auto,) * 2)
   k = jax.shard_map(lambda a: a, mesh=other, in_specs=P("a"), out_specs=P("a"))
+  both = jax.jit(lambda a: (g(a), k(a)))
   with pytest.raises(NotImplementedError, match="shard_maps run over 2 different meshes"):
-    jax.jit(lambda a: (g(a), k(a))).lower(x)
+    both.lower(x)
+  first, second = both(x)  # each shard_map as its own program
+  np.testing.assert_array_equal(first, np.arange(8.0) + 1)
+  np.testing.assert_array_equal(second, np.arange(8.0))
 
 
 def test_compiled_checks_its_arguments(mesh):

@@ -144,13 +144,46 @@ def test_jit_over_sharded_inputs_is_partitioned(mesh):
   assert [o.sharding.spec for o in outs] == [P("x"), P(), P(), P("x")]
 
 
-def test_jit_over_sharded_inputs_falls_back_to_one_device(mesh):
+def test_jit_over_sharded_inputs_runs_what_does_not_split_on_whole_values(mesh):
   n = _n(mesh)
   value = np.arange(4.0 * n, dtype=np.float32).reshape(2 * n, 2)
   x = jax.device_put(value, NamedSharding(mesh, P("x")))
-  w = jax.jit(lambda a: a.T @ a)(x)  # a dot over the split dimension is not partitioned
-  np.testing.assert_allclose(w, value.T @ value)
-  assert w.sharding == SingleDeviceSharding(jax.devices()[0])
+  # As GSPMD does: a dot over the split dimension all-gathers its operands and runs on
+  # every device; the elementwise work beside it stays split.
+  w, y = jax.jit(lambda a: (a.T @ a, a * 2))(x)
+  np.testing.assert_array_equal(w, value.T @ value)
+  np.testing.assert_array_equal(y, value * 2)
+  assert w.sharding == NamedSharding(mesh, P()) and y.sharding == NamedSharding(mesh, P("x"))
+  # Split differently: made whole before they are combined.
+  xt = jax.device_put(value.T.copy(), NamedSharding(mesh, P(None, "x")))
+  np.testing.assert_array_equal(jax.jit(lambda a, b: a + b.T)(x, xt), 2 * value)
+  # A reduction no collective combines (a product) runs on the whole value.
+  p = jax.jit(lambda a: jnp.prod(a[:, 0] / 10 + 1))(x)
+  np.testing.assert_allclose(p, np.prod(value[:, 0] / 10 + 1), rtol=1e-6)
+
+
+def test_dot_of_row_split_values_stays_split(mesh):
+  n = _n(mesh)
+  value = np.arange(6.0 * n, dtype=np.float32).reshape(2 * n, 3)
+  w = np.arange(12.0, dtype=np.float32).reshape(3, 4) / 7
+  x = jax.device_put(value, NamedSharding(mesh, P("x")))
+  y = jax.jit(lambda a, b: jnp.tanh(a @ b))(x, w)  # no gather: each device its rows
+  np.testing.assert_allclose(y, np.tanh(value @ w), rtol=1e-6)
+  assert y.sharding == NamedSharding(mesh, P("x"))
+  # The split operand on the right: the result is split on its columns.
+  z = jax.jit(lambda b, a: lax.dot_general(b, a, (((0,), (1,)), ((), ()))))(w, x)
+  np.testing.assert_allclose(z, w.T @ value.T, rtol=1e-6)
+  assert z.sharding == NamedSharding(mesh, P(None, "x"))
+
+
+def test_jit_over_arguments_on_different_meshes_runs_on_one_device(mesh):
+  n = _n(mesh)
+  other = Mesh(np.array(jax.devices()[:n])[::-1], ("y",))
+  a = jax.device_put(np.arange(2.0 * n), NamedSharding(mesh, P("x")))
+  b = jax.device_put(np.arange(2.0 * n), NamedSharding(other, P("y")))
+  out = jax.jit(lambda u, v: u + v)(a, b)
+  np.testing.assert_array_equal(out, 2 * np.arange(2.0 * n))
+  assert out.sharding == SingleDeviceSharding(jax.devices()[0])
 
 
 def test_two_axis_mesh(backend):

@@ -8,6 +8,8 @@ what they printed, so a hang fails a test instead of stopping CI.
 
 import json
 import os
+import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -63,11 +65,9 @@ def run(body: str, num_processes: int, timeout: float = 60.0, env_per_process=No
       f.write(PRELUDE + textwrap.dedent(body))
     procs = []
     for pid in range(num_processes):
-      env = {k: v for k, v in os.environ.items()
-             if not k.startswith(("JAX_", "OMPI_", "SLURM_", "PYTEST"))}
-      env.update(JAX_PLATFORMS="cpu", JAX_COORDINATOR_ADDRESS=f"127.0.0.1:{port}",
-                 JAX_NUM_PROCESSES=str(num_processes), JAX_PROCESS_ID=str(pid),
-                 XLA_FLAGS=f"--xla_force_host_platform_device_count={devices_per_process}")
+      env = clean_env(devices_per_process)
+      env.update(JAX_COORDINATOR_ADDRESS=f"127.0.0.1:{port}",
+                 JAX_NUM_PROCESSES=str(num_processes), JAX_PROCESS_ID=str(pid))
       env.update(extra_env or {})
       if env_per_process is not None:
         env.update(env_per_process(pid))
@@ -86,6 +86,45 @@ def run(body: str, num_processes: int, timeout: float = 60.0, env_per_process=No
         out, err = p.communicate()
       results.append(Result(p.returncode, out, err, timed_out))
     return results
+
+
+def clean_env(devices_per_process: int) -> dict:
+  """This environment without any launcher's or JAX's settings, CPU only."""
+  env = {k: v for k, v in os.environ.items()
+         if not k.startswith(("JAX_", "OMPI_", "PMIX_", "SLURM_", "PYTEST"))}
+  env.update(JAX_PLATFORMS="cpu",
+             XLA_FLAGS=f"--xla_force_host_platform_device_count={devices_per_process}")
+  return env
+
+
+def run_mpirun(body: str, num_processes: int, timeout: float = 60.0,
+               devices_per_process: int = 2) -> list[dict]:
+  """Runs `body` under Open MPI's `mpirun -np num_processes` (the processes learn their
+  group only from mpirun's environment); returns each rank's RESULT, in rank order. The
+  body's report() must include "rank"."""
+  with tempfile.TemporaryDirectory(prefix="jax-mpi-") as tmp:
+    script = os.path.join(tmp, "prog.py")
+    with open(script, "w") as f:
+      f.write(PRELUDE + textwrap.dedent(body))
+    cmd = [shutil.which("mpirun"), "--allow-run-as-root", "--oversubscribe",
+           "-np", str(num_processes), sys.executable, script]
+    # Its own session: on a timeout the whole tree (mpirun, its daemons, the ranks) dies.
+    proc = subprocess.Popen(cmd, cwd=tmp, env=clean_env(devices_per_process),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    timed_out = False
+    try:
+      out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+      timed_out = True
+      os.killpg(proc.pid, signal.SIGKILL)
+      out, err = proc.communicate()
+    reports = [json.loads(l[len("RESULT "):]) for l in out.splitlines()
+               if l.startswith("RESULT ")]
+    if proc.returncode != 0 or len(reports) != num_processes:
+      raise AssertionError(f"mpirun: rc={proc.returncode}, timed_out={timed_out}, "
+                           f"{len(reports)} results\nstdout:\n{out}\nstderr:\n{err[-4000:]}")
+    return sorted(reports, key=lambda r: r["rank"])
 
 
 # An installed jaxlib-cpu older than this source tree has no engine: its tests say so

@@ -44,6 +44,12 @@ typedef struct JaxCrossProcessEngine {
   bool (*all_gather)(void* group, const void* in, size_t bytes, void* out, char* error,
                      size_t error_size);
   void (*destroy)(void* group);
+  /* Personalised exchange: `in` holds one block per rank, in rank order, block q of
+   * send_bytes[q] bytes going to rank q; `out` receives one block per rank, in rank
+   * order, recv_bytes[q] bytes from rank q (every rank's send_bytes[r] equals rank r's
+   * recv_bytes of it). */
+  bool (*all_to_all)(void* group, const void* in, const size_t* send_bytes, void* out,
+                     const size_t* recv_bytes, char* error, size_t error_size);
 } JaxCrossProcessEngine;
 
 /* The one symbol the engine's shared object exports. */

@@ -89,16 +89,35 @@ CrossProcessGroup::~CrossProcessGroup() {
   // outlive the group, and unloading it buys nothing.
 }
 
-Status CrossProcessGroup::AllGather(const void* in, size_t bytes, void* out) {
+Status CrossProcessGroup::Exchange(
+    const std::function<bool(char* error, size_t error_size)>& call) {
   std::lock_guard<std::mutex> lock(mu_);
   if (!broken_.empty()) return Unavailable(broken_);
   char error[2048] = "";
-  if (!engine_->all_gather(group_, in, bytes, out, error, sizeof(error))) {
+  if (!call(error, sizeof(error))) {
     broken_ = std::string("cross-process collective failed (a peer process may have died): ") +
               error;
     return Unavailable(broken_);
   }
   return OkStatus();
+}
+
+Status CrossProcessGroup::AllGather(const void* in, size_t bytes, void* out) {
+  return Exchange([&](char* error, size_t error_size) {
+    return engine_->all_gather(group_, in, bytes, out, error, error_size);
+  });
+}
+
+Status CrossProcessGroup::AllToAll(const void* in, const std::vector<size_t>& send_bytes,
+                                   void* out, const std::vector<size_t>& recv_bytes) {
+  if (send_bytes.size() != static_cast<size_t>(num_nodes_) ||
+      recv_bytes.size() != static_cast<size_t>(num_nodes_)) {
+    return InvalidArgument("all-to-all needs one block size per process");
+  }
+  return Exchange([&](char* error, size_t error_size) {
+    return engine_->all_to_all(group_, in, send_bytes.data(), out, recv_bytes.data(), error,
+                               error_size);
+  });
 }
 
 }  // namespace xla::cpu

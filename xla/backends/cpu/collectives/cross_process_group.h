@@ -5,9 +5,11 @@
 #define XLA_BACKENDS_CPU_COLLECTIVES_CROSS_PROCESS_GROUP_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "xla/backends/cpu/collectives/cross_process.h"
 #include "xla/pjrt/client.h"
@@ -36,8 +38,15 @@ class CrossProcessGroup {
   // out (num_nodes * bytes) = every process's `in`, in process order. Calls
   // are serialised: every process must make the same calls in the same order.
   Status AllGather(const void* in, size_t bytes, void* out);
+  // `in` holds one block per process (block q, of send_bytes[q], for process q); `out`
+  // receives recv_bytes[q] from each process q, in process order. Serialised likewise.
+  Status AllToAll(const void* in, const std::vector<size_t>& send_bytes, void* out,
+                  const std::vector<size_t>& recv_bytes);
 
  private:
+  // Runs one engine call (`call` fills an error message and returns false on failure);
+  // after a failure the group stays broken: the peers are out of step for good.
+  Status Exchange(const std::function<bool(char* error, size_t error_size)>& call);
   CrossProcessGroup() = default;
   int node_id_ = 0, num_nodes_ = 1;
   KeyValueStore kv_;

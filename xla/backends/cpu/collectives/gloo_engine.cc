@@ -1,6 +1,7 @@
 // The Gloo engine behind cross_process.h: Gloo's TCP transport, with its
 // rendezvous Store implemented over the coordinator's key-value store, so the
 // processes find each other through jax.distributed's coordinator.
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <exception>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include <gloo/allgather.h>
+#include <gloo/alltoallv.h>
 #include <gloo/rendezvous/context.h>
 #include <gloo/rendezvous/store.h>
 #include <gloo/transport/tcp/device.h>
@@ -104,10 +106,35 @@ bool AllGather(void* group, const void* in, size_t bytes, void* out, char* error
   }
 }
 
+bool AllToAll(void* group, const void* in, const size_t* send_bytes, void* out,
+              const size_t* recv_bytes, char* error, size_t error_size) {
+  auto* g = static_cast<Group*>(group);
+  try {
+    const int size = g->context->size;
+    std::vector<int64_t> send(send_bytes, send_bytes + size), recv(recv_bytes, recv_bytes + size);
+    // A rank may send or receive nothing (its buffer may then be null): Gloo is given
+    // a valid pointer anyway.
+    char nothing_in = 0, nothing_out = 0;
+    const bool sends = std::any_of(send.begin(), send.end(), [](int64_t b) { return b > 0; });
+    const bool receives = std::any_of(recv.begin(), recv.end(), [](int64_t b) { return b > 0; });
+    gloo::AlltoallvOptions opts(g->context);
+    // Gloo's API takes a non-const input pointer; it only reads it.
+    opts.setInput(sends ? static_cast<char*>(const_cast<void*>(in)) : &nothing_in,
+                  std::move(send));
+    opts.setOutput(receives ? static_cast<char*>(out) : &nothing_out, std::move(recv));
+    opts.setTimeout(g->timeout);
+    gloo::alltoallv(opts);
+    return true;
+  } catch (const std::exception& e) {
+    xla::CopyErrorText(std::string("Gloo all-to-all failed: ") + e.what(), error, error_size);
+    return false;
+  }
+}
+
 void Destroy(void* group) { delete static_cast<Group*>(group); }
 
 const JaxCrossProcessEngine kEngine = {sizeof(JaxCrossProcessEngine), "gloo", Connect,
-                                       AllGather, Destroy};
+                                       AllGather, Destroy, AllToAll};
 
 }  // namespace
 

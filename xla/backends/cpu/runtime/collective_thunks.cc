@@ -131,7 +131,96 @@ Status CollectiveThunk::Run(const ThunkParams& params) const {
     compute({inputs});
     return OkStatus();
   }
+  if ((p_.kind == Kind::kAllReduce || p_.kind == Kind::kReduceScatter) &&
+      ctx.collectives->spans_processes()) {
+    return ReduceAcrossProcesses(params, combine, rank, size);
+  }
+  if (p_.kind == Kind::kAllToAll && ctx.collectives->spans_processes()) {
+    return AllToAllAcrossProcesses(params, size);
+  }
+  if (p_.kind == Kind::kCollectivePermute && ctx.collectives->spans_processes()) {
+    std::vector<void*> outputs;
+    for (int slot : p_.output_slots) outputs.push_back(params.buffers[slot]);
+    return ctx.collectives->PermuteAcrossProcesses(this, me, p_.source_target_pairs, inputs,
+                                                   outputs, input_bytes);
+  }
   return ctx.collectives->Rendezvous(this, me, group, inputs, input_bytes, compute);
+}
+
+std::vector<std::vector<int64_t>> CollectiveThunk::AllGroups(int64_t num_replicas) const {
+  std::vector<std::vector<int64_t>> groups;
+  for (const auto& g : p_.replica_groups) {
+    if (!g.empty()) groups.push_back(g);
+  }
+  if (groups.empty()) {  // no groups: every replica in one
+    groups.emplace_back(num_replicas);
+    std::iota(groups[0].begin(), groups[0].end(), 0);
+  }
+  return groups;
+}
+
+Status CollectiveThunk::AllToAllAcrossProcesses(const ThunkParams& params, int64_t size) const {
+  const ExecutionContext& ctx = *params.context;
+  std::vector<const void*> inputs;
+  std::vector<void*> outputs;
+  std::vector<size_t> chunk_bytes;
+  std::vector<std::vector<int64_t>> chunk_dims;
+  for (size_t k = 0; k < p_.input_slots.size(); ++k) {
+    inputs.push_back(params.buffers[p_.input_slots[k]]);
+    outputs.push_back(params.buffers[p_.output_slots[k]]);
+    chunk_dims.push_back(p_.input_dims[k]);
+    chunk_dims.back()[p_.dimension] /= size;
+    chunk_bytes.push_back(static_cast<size_t>(Product(chunk_dims[k], 0, chunk_dims[k].size()) *
+                                              ByteWidth(p_.types[k])));
+  }
+  auto take = [&](size_t k, int64_t chunk, const void* input, void* dst) {
+    CopyChunk(static_cast<const uint8_t*>(input), p_.input_dims[k], size, chunk,
+              static_cast<uint8_t*>(dst), chunk_dims[k], 1, 0, p_.dimension,
+              ByteWidth(p_.types[k]));
+  };
+  auto put = [&](size_t k, int64_t chunk, const void* src, void* output) {
+    CopyChunk(static_cast<const uint8_t*>(src), chunk_dims[k], 1, 0,
+              static_cast<uint8_t*>(output), p_.output_dims[k], size, chunk, p_.dimension,
+              ByteWidth(p_.types[k]));
+  };
+  return ctx.collectives->AllToAllAcrossProcesses(this, ctx.replica_id, AllGroups(ctx.num_replicas),
+                                                  inputs, outputs, chunk_bytes, take, put);
+}
+
+Status CollectiveThunk::ReduceAcrossProcesses(const ThunkParams& params,
+                                              CollectiveCombiner combine, int64_t rank,
+                                              int64_t size) const {
+  const ExecutionContext& ctx = *params.context;
+  const bool scatter = p_.kind == Kind::kReduceScatter;
+  const std::vector<std::vector<int64_t>> groups = AllGroups(ctx.num_replicas);
+  std::vector<const void*> inputs;
+  std::vector<void*> outputs;
+  std::vector<int64_t> counts, widths;
+  // A reduce-scatter reduces whole operands (as an all-reduce does, each element once,
+  // in rank order), then keeps this rank's chunk.
+  std::vector<std::vector<uint8_t>> whole(scatter ? p_.input_slots.size() : 0);
+  for (size_t k = 0; k < p_.input_slots.size(); ++k) {
+    const int64_t count = Product(p_.input_dims[k], 0, p_.input_dims[k].size());
+    const int64_t width = ByteWidth(p_.types[k]);
+    inputs.push_back(params.buffers[p_.input_slots[k]]);
+    if (scatter) {
+      whole[k].resize(count * width);
+      outputs.push_back(whole[k].data());
+    } else {
+      outputs.push_back(params.buffers[p_.output_slots[k]]);
+    }
+    counts.push_back(count);
+    widths.push_back(width);
+  }
+  RETURN_IF_ERROR(ctx.collectives->AllReduceAcrossProcesses(
+      this, ctx.replica_id, groups, inputs, outputs, counts, widths,
+      [combine](size_t, void* acc, const void* in, int64_t count) { combine(acc, in, count); }));
+  for (size_t k = 0; k < whole.size(); ++k) {
+    CopyChunk(whole[k].data(), p_.input_dims[k], size, rank,
+              static_cast<uint8_t*>(params.buffers[p_.output_slots[k]]), p_.output_dims[k], 1,
+              0, p_.dimension, widths[k]);
+  }
+  return OkStatus();
 }
 
 }  // namespace xla::cpu

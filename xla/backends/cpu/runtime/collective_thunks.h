@@ -40,6 +40,15 @@ class CollectiveThunk final : public Thunk {
   Status Run(const ThunkParams& params) const override;
 
  private:
+  // All-reduce and reduce-scatter when the run spans processes: reduced piecewise
+  // (collectives.h); `rank` of `size` is this replica's place in its group.
+  Status ReduceAcrossProcesses(const ThunkParams& params, CollectiveCombiner combine,
+                               int64_t rank, int64_t size) const;
+  // All-to-all when the run spans processes: each chunk goes only to its reader's
+  // process; `size` is the group size.
+  Status AllToAllAcrossProcesses(const ThunkParams& params, int64_t size) const;
+  // The op's replica groups, or one group of all `num_replicas` when it names none.
+  std::vector<std::vector<int64_t>> AllGroups(int64_t num_replicas) const;
   Params p_;
 };
 

@@ -222,6 +222,7 @@ StatusOr<std::unique_ptr<CrossProcessPlan>> CpuExecutable::MakeCrossProcessPlan(
   }
   auto plan = std::make_unique<CrossProcessPlan>();
   plan->num_processes = cross_process_->num_nodes();
+  plan->self = cross_process_->node_id();
   std::vector<int64_t> count(plan->num_processes, 0);
   for (Device* d : devices_) {
     const int64_t p = d->process_index();
@@ -242,6 +243,10 @@ StatusOr<std::unique_ptr<CrossProcessPlan>> CpuExecutable::MakeCrossProcessPlan(
   CrossProcessGroup* group = cross_process_;
   plan->all_gather = [group](const void* in, size_t bytes, void* out) {
     return group->AllGather(in, bytes, out);
+  };
+  plan->all_to_all = [group](const void* in, const std::vector<size_t>& send, void* out,
+                             const std::vector<size_t>& recv) {
+    return group->AllToAll(in, send, out, recv);
   };
   return plan;
 }
