@@ -9,10 +9,12 @@ level it is called from. Each check (a `check`'s host callback, `check_error`, o
 automatic check added after a primitive it concerns) becomes a value there: whether
 it failed and the values its message is formatted with. An `Error` is a pytree of
 those values, so `jit(checkify(f))` and `vmap(checkify(f))` return it (under vmap
-each mapped index has its own failure). Calls of jit-compiled functions are inlined
-when `checkify` is itself traced; otherwise, and inside cond, while and scan
-bodies, checks stay host callbacks that record into the running `checkify` (so a
-check inside a loop of a jitted `checkify` raises `JaxRuntimeError` when it runs).
+each mapped index has its own failure). Checks inside cond, while and scan bodies are
+carried out of them as values; calls of jit-compiled functions are inlined when
+`checkify` is itself traced. Elsewhere (a jitted call run eagerly, or bodies checkify
+does not look into: pmap, shard_map, custom derivative rules) checks stay host
+callbacks that record into the running `checkify`; under a jitted `checkify` such a
+check raises `JaxRuntimeError` when it runs.
 
 The automatic checks (`nan_checks`, `div_checks`, `index_checks`) are worded as JAX
 words them.
@@ -522,9 +524,10 @@ def _has_checks(jaxpr: core.Jaxpr, automatic: frozenset) -> bool:
 
 
 def _carried_inputs(eqn) -> list[core.ClosedJaxpr]:
-  p = eqn.params
-  return list(p["branches"]) if eqn.primitive.name == "cond" else [
-      p["body_jaxpr"] if eqn.primitive.name == "while" else p["jaxpr"]]
+  p, name = eqn.params, eqn.primitive.name
+  if name == "cond":
+    return list(p["branches"])
+  return [p["body_jaxpr"], p["cond_jaxpr"]] if name == "while" else [p["jaxpr"]]
 
 
 def _no_weak(x):
@@ -608,24 +611,30 @@ def _scan_carried(p, invals, automatic, checks) -> list:
 
 
 def _while_carried(p, invals, automatic, checks) -> list:
+  """The condition's checks run on the initial value and after each step, in the body,
+  so that they are carried like the body's; the condition itself drops them."""
   ncc, nbc = p["cond_nconsts"], p["body_nconsts"]
   cond_consts, body_consts, init = invals[:ncc], invals[ncc:ncc + nbc], invals[ncc + nbc:]
   body = _Body(p["body_jaxpr"], automatic, checks.collector)
-  cond = p["cond_jaxpr"]
-  nested = checks.nested()  # the condition's own checks stay numbered callbacks
+  cond = _Body(p["cond_jaxpr"], automatic, checks.collector)
+  _, first_preds, first_payloads = cond([*cond_consts, *init])
+  cond_found = cond.found
 
   def cond_fun(carry):
-    return _eval_checked(cond.jaxpr, cond.consts, [*cond_consts, *carry[0]], automatic,
-                         nested)[0]
+    return cond([*cond_consts, *carry[0]])[0][0]
 
   def body_fun(carry):
-    k, errs = carry
+    k, (cond_errs, body_errs) = carry
     outs, preds, payloads = body([*body_consts, *k])
-    return outs, _keep_first(errs, preds, payloads)
+    _, c_preds, c_payloads = cond([*cond_consts, *outs])
+    return outs, (_keep_first(cond_errs, c_preds, c_payloads),
+                  _keep_first(body_errs, preds, payloads))
 
-  k, errs = control_flow.while_loop(cond_fun, body_fun, (list(init),
-                                                         _unfailed(body.signature())))
-  _report(checks, body.found, errs)
+  first = list(zip(first_preds, first_payloads))
+  k, (cond_errs, body_errs) = control_flow.while_loop(
+      cond_fun, body_fun, (list(init), (first, _unfailed(body.signature()))))
+  _report(checks, cond_found, cond_errs)
+  _report(checks, body.found, body_errs)
   return list(k)
 
 

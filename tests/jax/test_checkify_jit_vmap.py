@@ -139,3 +139,76 @@ def test_transformations_inside_a_jitted_checkify(backend):
   assert err.get() == "neg -3.0 (`check` failed)"
   err, g = jax.jit(checkify.checkify(jax.grad(lambda x: f(x) * 2)))(jnp.float32(-1.))
   assert err.get() == "neg -1.0 (`check` failed)" and float(g) == 2.0
+
+
+def test_checks_carried_through_nested_loops_switch_and_remat(backend):
+  def nested_loops(x):
+    def outer(i, c):
+      def inner(j, d):
+        checkify.check(d < 10, "d={} at {} {}", d, i, j)
+        return d + 1.
+      return jax.lax.fori_loop(0, 4, inner, c)
+    return jax.lax.fori_loop(0, 4, outer, x)
+
+  err, out = jax.jit(checkify.checkify(nested_loops))(jnp.float32(0.))
+  assert err.get() == "d=10.0 at 2 2 (`check` failed)" and float(out) == 16.0
+
+  def switch(i, x):
+    return jax.lax.switch(i, [lambda x: (checkify.check(x > 0, "b0 {}", x), x)[1],
+                              lambda x: x,
+                              lambda x: (checkify.check(x < 0, "b2 {}", x), x * 2)[1]], x)
+
+  g = jax.jit(checkify.checkify(switch))
+  assert g(0, jnp.float32(-1.))[0].get() == "b0 -1.0 (`check` failed)"
+  assert g(1, jnp.float32(-1.))[0].get() is None
+  assert g(2, jnp.float32(1.))[0].get() == "b2 1.0 (`check` failed)"
+  err, _ = jax.vmap(checkify.checkify(switch))(jnp.array([0, 1, 2]), jnp.array([-1., -1., 1.]))
+  assert err.get() == ("at mapped index 0: b0 -1.0 (`check` failed)\n"
+                       "at mapped index 2: b2 1.0 (`check` failed)")
+
+  def remat(x):
+    @jax.checkpoint
+    def g(x):
+      checkify.check(x > 0, "rem {}", x)
+      return jnp.sin(x)
+    return g(x) * 2
+
+  assert jax.jit(checkify.checkify(remat))(jnp.float32(-1.))[0].get() == "rem -1.0 (`check` failed)"
+  err, grad = jax.jit(checkify.checkify(jax.grad(remat)))(jnp.float32(-1.))
+  assert err.get() == "rem -1.0 (`check` failed)"
+  np.testing.assert_allclose(grad, 2 * np.cos(-1.0), rtol=1e-6)
+
+  def scanned(xs):
+    def body(c, x):
+      checkify.check(x < 3, "x={}", x)
+      return c + jnp.log(x), x
+    return jax.lax.scan(body, 0., xs)
+
+  err, _ = jax.vmap(checkify.checkify(scanned, errors=checkify.all_checks))(
+      jnp.array([[1., 2.], [4., -1.], [1., 1.]]))
+  assert err.get() == "at mapped index 1: x=4.0 (`check` failed)"
+
+  def oob_in_scan(xs, i):
+    return jax.lax.scan(lambda c, x: (c + xs[i + x], None), 0., jnp.arange(3))[0]
+
+  err, _ = jax.jit(checkify.checkify(oob_in_scan, errors=checkify.index_checks))(
+      jnp.arange(4.), 2)
+  assert err.get() == ("out-of-bounds indexing for array of shape (4,): index 4 is out of "
+                       "bounds for axis 0 with size 4. ")
+
+
+def test_checks_in_a_while_condition_under_jit(backend):
+  def looped(x):
+    def cond(x):
+      checkify.check(x < 5, "cond {}", x)
+      return x < 8
+    return jax.lax.while_loop(cond, lambda x: x + 1, x)
+
+  err, out = jax.jit(checkify.checkify(looped))(jnp.float32(0.))
+  assert err.get() == "cond 5.0 (`check` failed)" and float(out) == 8.0
+  err, _ = checkify.checkify(looped)(jnp.float32(6.))  # fails on the initial value
+  assert err.get() == "cond 6.0 (`check` failed)"
+  short = lambda x: jax.lax.while_loop(
+      lambda x: (checkify.check(x < 5, "cond {}", x), x < 3)[1], lambda x: x + 1, x)
+  err, out = jax.jit(checkify.checkify(short))(jnp.float32(-9.))
+  assert err.get() is None and float(out) == 3.0
