@@ -206,3 +206,20 @@ def test_download_reuses_a_pinned_archive_already_there(tmp_path):
       == str(tmp_path / "dm_haiku-0.0.17-py3-none-any.whl")
   assert runner.download("/nonexistent/python", "flax==0.12.8", True, str(tmp_path)) \
       == str(tmp_path / "flax-0.12.8.tar.gz")
+
+
+def test_quick_checks_tell_a_failed_import_from_a_failed_step():
+  progress = runner.Progress()
+  python = sys.executable
+  broken = {"import": "no_such_module_for_the_test", "step": "pass", "env": {}, "quick": []}
+  result = runner.quick_checks(python, "broken", broken, progress)
+  assert list(result) == ["import"] and "No module named" in result["import"]
+  failing_step = {"import": "json", "step": "assert 1 > 2, 'loss went up'", "env": {},
+                  "quick": []}
+  result = runner.quick_checks(python, "x", failing_step, progress)
+  assert result["import"] == "ok" and "loss went up" in result["step"]
+  fine = {"import": "json", "step": "json.dumps([1])", "env": {}, "quick": []}
+  assert runner.quick_checks(python, "x", fine, progress) == {"import": "ok", "step": "ok"}
+  args = runner.parse_args(["--ci"])
+  assert runner.quick_library(python, "ours", "x", failing_step, None, args, progress) == [
+      "ours x step: AssertionError: loss went up"]
