@@ -304,6 +304,10 @@ def check(pred, msg: str, *fmt_args, **fmt_kwargs) -> None:
     raise TypeError(f"check takes a boolean array as predicate, got {pred!r}") from None
   if dtype != np.bool_:
     raise TypeError(f"check takes a boolean scalar or array as predicate, got dtype {dtype}")
+  for x in tree_util.tree_leaves((fmt_args, fmt_kwargs)):
+    if not _is_array(x):
+      raise TypeError("Formatting arguments to checkify.check need to be PyTrees of arrays, "
+                      f"but got {x!r} of type {type(x)}.")
   leaves = tree_util.tree_leaves((pred, fmt_args, fmt_kwargs))
   if not any(isinstance(x, core.Tracer) for x in leaves):
     _UserCheck(msg)(pred, fmt_args, fmt_kwargs)
@@ -340,8 +344,10 @@ def checkify(f: Callable, errors: frozenset = user_checks) -> Callable:
     stack = _collectors()
     stack.append(collector)  # also while tracing: concrete checks and debug_check see it
     try:
-      leaves, in_tree = tree_util.tree_flatten((args, kwargs))
-      jaxpr, consts, out_tree = _trace(f, in_tree, leaves)
+      all_leaves, in_tree = tree_util.tree_flatten((args, kwargs))
+      dynamic = [_is_array(x) for x in all_leaves]
+      leaves = [x for x, d in zip(all_leaves, dynamic) if d]
+      jaxpr, consts, out_tree = _trace(f, in_tree, all_leaves, dynamic)
       staged = any(isinstance(x, core.Tracer) for x in [*leaves, *consts])
       checks = _Checks(collector, as_values=True, inline=staged)
       outs = _eval_checked(jaxpr, consts, leaves, automatic, checks)
@@ -354,16 +360,25 @@ def checkify(f: Callable, errors: frozenset = user_checks) -> Callable:
   return checked
 
 
-def _trace(f: Callable, in_tree, leaves):
+def _is_array(x) -> bool:
+  """Arrays are traced; other arguments (Python scalars, strings, ...) reach `f` as they
+  are, as JAX's checkify passes them (a static argument of a jit inside stays static)."""
+  return isinstance(x, (core.Tracer, np.ndarray, np.generic, array.ArrayImpl))
+
+
+def _trace(f: Callable, in_tree, all_leaves, dynamic):
   out_tree = []
 
   def flat(*xs):
-    a, kw = tree_util.tree_unflatten(in_tree, xs)
+    it = iter(xs)
+    full = [next(it) if d else x for x, d in zip(all_leaves, dynamic)]
+    a, kw = tree_util.tree_unflatten(in_tree, full)
     out_leaves, tree = tree_util.tree_flatten(f(*a, **kw))
     out_tree.append(tree)
     return out_leaves
 
-  jaxpr, consts = pe.trace_to_jaxpr_dynamic(flat, [core.get_aval(x) for x in leaves])
+  avals = [core.get_aval(x) for x, d in zip(all_leaves, dynamic) if d]
+  jaxpr, consts = pe.trace_to_jaxpr_dynamic(flat, avals)
   return jaxpr, consts, out_tree[0]
 
 

@@ -212,3 +212,32 @@ def test_checks_in_a_while_condition_under_jit(backend):
       lambda x: (checkify.check(x < 5, "cond {}", x), x < 3)[1], lambda x: x + 1, x)
   err, out = jax.jit(checkify.checkify(short))(jnp.float32(-9.))
   assert err.get() is None and float(out) == 3.0
+
+
+def test_only_arrays_are_traced_and_format_arguments_must_be_arrays(backend):
+  def f(x, n):
+    checkify.check(jnp.all(x > 0), "neg {}", x)
+    return x * n
+
+  # a Python int reaches f as it is, so it can be a static argument of a jit inside
+  err, out = checkify.checkify(jax.jit(f, static_argnums=1))(jnp.ones(2), 2)
+  assert err.get() is None
+  np.testing.assert_allclose(out, [2.0, 2.0])
+  err, out = checkify.checkify(lambda x, s: x)(jnp.ones(2), "a string")
+  assert err.get() is None
+  with pytest.raises(TypeError, match="Formatting arguments to checkify.check need to be "
+                     "PyTrees of arrays, but got 1.0 of type <class 'float'>."):
+    checkify.checkify(lambda x: checkify.check(x > 0, "neg {}", x))(1.0)
+
+
+def test_static_out_of_bounds_indices_are_checked(backend):
+  # as JAX: an out-of-bounds static int becomes a clamping dynamic_slice, so the index
+  # check sees it (wrapped once if negative)
+  idx = checkify.index_checks
+  err, out = checkify.checkify(lambda x: x[5], errors=idx)(jnp.arange(2.))
+  assert err.get() == ("out-of-bounds indexing for array of shape (2,): index 5 is out of "
+                       "bounds for axis 0 with size 2. ") and float(out) == 1.0
+  err, out = jax.jit(checkify.checkify(lambda x: x[-11], errors=idx))(jnp.arange(10.))
+  assert err.get() == ("out-of-bounds indexing for array of shape (10,): index -1 is out of "
+                       "bounds for axis 0 with size 10. ") and float(out) == 0.0
+  assert checkify.checkify(lambda x: x[-3], errors=idx)(jnp.arange(10.))[0].get() is None
