@@ -435,9 +435,9 @@ class _Checks:
 # ----------------------------------------------------------------------------- evaluation
 
 
-# Primitives whose equations hold jaxprs that are re-staged with their checks inside.
-_NESTED = frozenset({"jit", "pjit", "closed_call", "core_call", "cond", "while", "scan",
-                     "checkpoint", "remat"})
+# Calls whose jaxprs are staged again with their automatic checks inside (as numbered
+# callbacks) when they run eagerly; cond, while and scan carry theirs (_CARRIED).
+_NESTED = frozenset({"jit", "pjit", "closed_call", "core_call", "checkpoint", "remat"})
 # Calls evaluated in line when checkify is itself traced (the enclosing trace stages them
 # anyway), so that the checks inside them become values: primitive -> its jaxpr param.
 _INLINED = {"jit": "jaxpr", "pjit": "jaxpr", "closed_call": "call_jaxpr", "call": "call_jaxpr",
@@ -467,7 +467,6 @@ def _eval_checked(jaxpr: core.Jaxpr, consts, args, automatic: frozenset, checks:
     elif prim.name in _CARRIED and any(_has_checks(j.jaxpr, automatic)
                                        for j in _carried_inputs(eqn)):
       outs = _eval_carried(eqn, invals, automatic, checks)
-      _add_checks(prim.name, eqn.params, invals, outs, automatic, checks)
     else:
       params = eqn.params
       if automatic and prim.name in _NESTED:
