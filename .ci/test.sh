@@ -42,3 +42,10 @@ bash tests/wheels/make_bullseye_root.sh
 # Runs `pytest tests -q` in a fresh virtualenv with jax installed from dist/;
 # missing wheels fail instead of skipping, and exit status 5 (no tests) fails.
 python3 build/build.py test -- tests -q "$@"
+
+# The JAX libraries on our wheels, the fast part (ecosystem/README.md; 3.5 minutes on
+# a busy two-core machine once pip's cache is warm): each pinned library installed
+# with --no-deps into a virtualenv made from dist/, imported, one training step each,
+# a bounded selection of their own tests, and the flax/equinox examples against real
+# JAX's numbers; exits non-zero on any failure. The full suites: ecosystem/run.py.
+python3 ecosystem/run.py --ci

@@ -3,7 +3,7 @@
 
     python3 ecosystem/run.py                      # every library, both installs
     python3 ecosystem/run.py --libs einops,chex   # some of them
-    python3 ecosystem/run.py --quick --ours-only  # the fast part CI runs
+    python3 ecosystem/run.py --ci                 # the fast part CI runs (ours only)
     python3 ecosystem/run.py --jax-only --jobs 1  # only the reference column
 
 The libraries, their pinned versions, dependencies, where their tests come from and
@@ -13,18 +13,22 @@ own): ours from the wheels in dist/, real JAX 0.10.2 from the package index. The
 libraries go into both with --no-deps, so the index's jax never replaces the one
 under test. A full run writes a junit xml per suite and install, keeps the counts in
 results.json and rewrites RESULTS.md from it; --quick checks that each library
-imports, runs one training step and passes a bounded part of its suite, and exits
-non-zero when any of that fails.
+imports, runs one training step and passes a bounded part of its suite, and that the
+examples of examples.toml print real JAX's numbers, and exits non-zero when any of
+that fails (--ci: the same on our wheels only, two libraries at a time).
 """
 
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import datetime
 import importlib.util
 import json
+import math
 import os
 import shutil
+import re
 import signal
 import subprocess
 import sys
@@ -38,6 +42,8 @@ import zipfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO_ROOT = os.path.dirname(HERE)
 LIBRARIES_TOML = os.path.join(HERE, "libraries.toml")
+EXAMPLES_TOML = os.path.join(HERE, "examples.toml")
+EXAMPLES_DIR = os.path.join(REPO_ROOT, "examples")
 RESULTS_JSON = os.path.join(HERE, "results.json")
 RESULTS_MD = os.path.join(HERE, "RESULTS.md")
 CAUSES_MD = os.path.join(HERE, "causes.md")   # hand-written: why the misses happen
@@ -76,6 +82,7 @@ def load_libraries(path: str = LIBRARIES_TOML) -> dict[str, dict]:
     lib.setdefault("jax_deps", [])
     lib.setdefault("test_deps", [])
     lib.setdefault("env", {})
+    lib.setdefault("quick_k", "")
     if lib.get("tests") not in ("wheel", "sdist", "none"):
       raise HarnessError(f"libraries.toml: {name}.tests must be wheel, sdist or none")
     for entry in lib.get("exclude", []):
@@ -170,17 +177,25 @@ def make_installs(args: argparse.Namespace, progress: Progress) -> dict[str, str
 def download(python: str, requirement: str, sdist: bool, dest: str) -> str:
   """The wheel or source distribution of `requirement`, downloaded once into dest."""
   os.makedirs(dest, exist_ok=True)
+  name, version = requirement.split("==")
+  stem = (name + "-" + version).replace("-", "_").lower()
+  suffix = (".tar.gz", ".zip") if sdist else (".whl",)
+
+  def downloaded() -> str | None:
+    for f in sorted(os.listdir(dest)):
+      if f.replace("-", "_").lower().startswith(stem) and f.endswith(suffix):
+        return os.path.join(dest, f)
+    return None
+
+  # A pinned release never changes: asking the index again only costs time.
+  if (found := downloaded()) is not None:
+    return found
   kind = "--no-binary=:all:" if sdist else "--only-binary=:all:"
   cmd = [python, "-m", "pip", "--disable-pip-version-check", "download", "-q", "--no-deps",
          kind, "-d", dest, requirement]
-  before = set(os.listdir(dest))
   bench.build_driver.run(cmd, f"pip download {requirement}", capture=True)
-  name, version = requirement.split("==")
-  stem = name.replace("-", "_").lower() + "-" + version
-  suffix = (".tar.gz", ".zip") if sdist else (".whl",)
-  for f in sorted(set(os.listdir(dest)) | before):
-    if f.replace("-", "_").lower().startswith(stem.replace("-", "_")) and f.endswith(suffix):
-      return os.path.join(dest, f)
+  if (found := downloaded()) is not None:
+    return found
   raise HarnessError(f"pip download {requirement} left no {'/'.join(suffix)} in {dest}")
 
 
@@ -230,6 +245,8 @@ def pytest_command(python: str, root: str, lib: dict, quick: bool, jobs: int,
          "--import-mode=importlib", "--continue-on-collection-errors"]
   if jobs > 1:
     cmd += ["-n", str(jobs)]
+  if quick and lib.get("quick_k"):
+    cmd += ["-k", " ".join(lib["quick_k"].split())]
   for target, _ in lib.get("exclude", []):
     flag = "--deselect" if "::" in target else "--ignore"
     cmd += [flag, os.path.join(root, target)]
@@ -341,15 +358,97 @@ def run_snippet(python: str, code: str, timeout: float, env: dict[str, str]) -> 
   return proc.returncode == 0, tail
 
 
+IMPORTED = "-- imported --"
+
+
 def quick_checks(python: str, name: str, lib: dict, progress: Progress) -> dict:
-  env = child_env(lib)
-  ok, why = run_snippet(python, f"import {lib['import']}", 300, env)
-  result = {"import": "ok" if ok else why}
-  if ok:
-    progress.step(f"{name}: one training step")
-    ok, why = run_snippet(python, lib["step"], 600, env)
-    result["step"] = "ok" if ok else why
-  return result
+  """{"import": ..., "step": ...}, each "ok" or why not. One process does both (an
+  interpreter start and the library's import are a good part of a step's time); the
+  marker it prints after the import tells which of the two failed."""
+  progress.step(f"{name}: import and one training step")
+  code = f"import {lib['import']}\nprint({IMPORTED!r}, flush=True)\n{lib['step']}"
+  try:
+    proc = subprocess.run([python, "-c", code], capture_output=True, text=True, timeout=600,
+                          cwd=tempfile.gettempdir(), env=child_env(lib))
+  except subprocess.TimeoutExpired as e:
+    imported = IMPORTED in (e.stdout or b"").decode(errors="replace")
+    return {"import": "ok", "step": "took over 600 s"} if imported else {
+        "import": "took over 600 s"}
+  why = (proc.stderr.strip().splitlines() or [f"exited {proc.returncode}"])[-1]
+  if IMPORTED not in proc.stdout:
+    return {"import": why}
+  return {"import": "ok", "step": "ok" if proc.returncode == 0 else why}
+
+
+# ---------------------------------------------------------------------------- examples
+
+
+def load_examples(path: str = EXAMPLES_TOML) -> dict[str, dict]:
+  with open(path, "rb") as f:
+    table = tomllib.load(f)
+  for name, example in table.items():
+    if not os.path.exists(os.path.join(EXAMPLES_DIR, f"{name}.py")):
+      raise HarnessError(f"examples.toml: examples/{name}.py does not exist")
+    if not example.get("losses") or not example.get("rtol"):
+      raise HarnessError(f"examples.toml: {name} needs losses and rtol")
+    example.setdefault("final", {})
+    example.setdefault("libraries", [])
+  return table
+
+
+def parse_example_output(text: str) -> tuple[list[float], dict[str, float]]:
+  """(the loss of each `step N loss X` line, the `mean NAME X` / `accuracy X` values)."""
+  losses = [float(v) for v in re.findall(r"^step \d+ loss (\S+)$", text, re.M)]
+  final = {k: float(v) for k, v in re.findall(r"^((?:mean \w+)|accuracy) (\S+)$", text, re.M)}
+  return losses, final
+
+
+def run_example(python: str, name: str, timeout: float = 900) -> str:
+  """What examples/NAME.py prints, run from a scratch folder; raises on failure."""
+  env = {k: v for k, v in bench.clean_env().items() if not k.startswith(("JAX_", "PYTHON"))}
+  with tempfile.TemporaryDirectory() as cwd:
+    try:
+      proc = subprocess.run([python, os.path.join(EXAMPLES_DIR, f"{name}.py")], cwd=cwd,
+                            env=env, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+      raise HarnessError(f"examples/{name}.py took over {timeout:.0f} s") from None
+  if proc.returncode != 0:
+    last = (proc.stderr.strip().splitlines() or [f"exited {proc.returncode}"])[-1]
+    raise HarnessError(f"examples/{name}.py failed: {last}")
+  return proc.stdout
+
+
+def example_mismatches(example: dict, text: str) -> list[str]:
+  """Where the printed numbers differ from real JAX's beyond the tolerance."""
+  losses, final = parse_example_output(text)
+  want_losses, rtol = example["losses"], example["rtol"]
+  if len(losses) != len(want_losses):
+    return [f"printed {len(losses)} losses, real JAX {len(want_losses)}"]
+  misses = [f"step {i} loss {got:.8g}, real JAX {want:.8g}"
+            for i, (got, want) in enumerate(zip(losses, want_losses))
+            if not _close(got, want, rtol)]
+  if final.keys() != example["final"].keys():
+    misses.append(f"printed final values {sorted(final)}, real JAX {sorted(example['final'])}")
+  else:
+    misses += [f"{k} {final[k]:.8g}, real JAX {want:.8g}" for k, want in example["final"].items()
+               if not _close(final[k], want, rtol, atol=1e-6)]
+  return misses
+
+
+def _close(got: float, want: float, rtol: float, atol: float = 0.0) -> bool:
+  return math.isfinite(got) and abs(got - want) <= atol + rtol * abs(want)
+
+
+def check_example(python: str, name: str, example: dict, progress: Progress) -> str:
+  """"ok", or why examples/NAME.py does not print real JAX's numbers."""
+  progress.step(f"examples/{name}.py")
+  try:
+    misses = example_mismatches(example, run_example(python, name))
+  except HarnessError as e:
+    return str(e)
+  if not misses:
+    return "ok"
+  return f"{len(misses)} values off real JAX's (first: {misses[0]})"
 
 
 # ---------------------------------------------------------------------------- the table
@@ -434,24 +533,114 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
   p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
   p.add_argument("--libs", default=None, help="comma-separated names from libraries.toml")
   p.add_argument("--quick", action="store_true",
-                 help="import, one training step and a bounded part of each suite")
+                 help="import, one training step and a bounded part of each suite, and "
+                 "the examples against real JAX's numbers")
+  p.add_argument("--ci", action="store_true",
+                 help="what CI runs: --quick --ours-only --workers 2")
   side = p.add_mutually_exclusive_group()
   side.add_argument("--ours-only", action="store_true")
   side.add_argument("--jax-only", action="store_true")
   p.add_argument("--jobs", type=int, default=1, help="pytest-xdist workers per suite")
+  p.add_argument("--workers", type=int, default=None,
+                 help="with --quick: libraries and examples checked at the same time "
+                 "(default 1, 2 with --ci)")
   p.add_argument("--timeout", type=float, default=None,
-                 help="seconds per suite (default 3600, or 600 with --quick)")
+                 help="seconds per suite (default 3600, or 300 with --quick)")
   p.add_argument("--dist", default=os.path.join(REPO_ROOT, "dist"),
                  help="where our wheels are")
   p.add_argument("--ours-venv", default=os.path.join(cache_dir(), "ours"))
   p.add_argument("--realjax-venv", default=os.path.join(
       cache_dir(), f"realjax-{bench.REALJAX_VERSION}-py{bench.python_version()}"))
   args = p.parse_args(argv)
+  if args.ci:
+    if args.jax_only:
+      p.error("--ci runs our wheels only; it cannot take --jax-only")
+    args.quick, args.ours_only = True, True
   args.sides = ["ours"] if args.ours_only else ["jax"] if args.jax_only else list(SIDES)
+  if args.workers is None:
+    args.workers = 2 if args.ci else 1
+  if args.workers < 1 or args.jobs < 1:
+    p.error("--workers and --jobs take a positive number")
+  if args.workers > 1 and not args.quick:
+    p.error("--workers is for --quick (a full run bounds its suites one at a time)")
   if args.timeout is None:
-    args.timeout = 600.0 if args.quick else 3600.0
+    args.timeout = 300.0 if args.quick else 3600.0
   args.dist = os.path.abspath(args.dist)
   return args
+
+
+def summary_of(entry: dict) -> str:
+  return ", ".join(f"{k} {entry[k]}" for k in ("passed", "failed", "errors", "skipped")
+                   if k in entry) or entry["status"]
+
+
+def run_full(args: argparse.Namespace, table: dict[str, dict], names: list[str],
+             pythons: dict[str, str], progress: Progress) -> int:
+  """Each selected suite on each side; the counts go to results.json and RESULTS.md."""
+  stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+  for name in names:
+    lib = table[name]
+    for side, python in pythons.items():
+      root = test_root(python, name, lib)
+      if root is None:
+        continue
+      entry = run_suite(python, side, name, lib, root, args, progress)
+      entry["date"] = stamp
+      print(f"{side:4} {name:9} {summary_of(entry)} ({entry['seconds']:.0f} s)", flush=True)
+      # Re-read first: a run of the other side may have saved rows meanwhile.
+      results = load_results()
+      results.setdefault(name, {})[side] = {k: v for k, v in entry.items() if k != "log"}
+      save_results(table, results)  # after each suite: a long run stopped early keeps its part
+  print(f"wrote {RESULTS_MD}")
+  return 0
+
+
+def quick_library(python: str, side: str, name: str, lib: dict, root: str | None,
+                  args: argparse.Namespace, progress: Progress) -> list[str]:
+  """The fast checks of one library on one side: what failed, one line each."""
+  checks = quick_checks(python, name, lib, progress)
+  failures = [f"{side} {name} {k}: {v}" for k, v in checks.items() if v != "ok"]
+  if root is None or not lib["quick"]:
+    return failures
+  entry = run_suite(python, side, name, lib, root, args, progress)
+  print(f"{side:4} {name:9} {summary_of(entry)} ({entry['seconds']:.0f} s)", flush=True)
+  if entry.get("failed") or entry.get("errors") or not entry.get("passed"):
+    failures.append(f"{side} {name} tests: {summary_of(entry)} (log: {entry['log']})")
+  return failures
+
+
+def quick_example(python: str, side: str, name: str, example: dict,
+                  progress: Progress) -> list[str]:
+  start = time.monotonic()
+  outcome = check_example(python, name, example, progress)
+  print(f"{side:4} examples/{name}.py: {outcome} ({time.monotonic() - start:.0f} s)",
+        flush=True)
+  return [] if outcome == "ok" else [f"{side} examples/{name}.py: {outcome}"]
+
+
+def run_quick(args: argparse.Namespace, table: dict[str, dict], names: list[str],
+              pythons: dict[str, str], progress: Progress) -> int:
+  """Imports, training steps, the `quick` tests and the CI examples, `args.workers` at a
+  time; prints what failed and returns 1 if anything did."""
+  examples = {n: e for n, e in load_examples().items()
+              if e.get("ci") and set(e["libraries"]) <= set(names)}
+  jobs = []
+  for side, python in pythons.items():
+    for name in names:
+      # Sources are downloaded here, one at a time, before the checks start in parallel.
+      root = test_root(python, name, table[name]) if table[name]["quick"] else None
+      jobs.append((quick_library, (python, side, name, table[name], root, args, progress)))
+    jobs += [(quick_example, (python, side, n, e, progress)) for n, e in examples.items()]
+  start = time.monotonic()
+  with concurrent.futures.ThreadPoolExecutor(max_workers=args.workers) as pool:
+    done = [pool.submit(fn, *fn_args) for fn, fn_args in jobs]
+  failures = [line for future in done for line in future.result()]
+  for line in failures:
+    print("FAILED", line)
+  verdict = f"{len(failures)} failed" if failures else "all passed"
+  print(f"fast ecosystem checks: {verdict} in {time.monotonic() - start:.0f} s "
+        f"({args.workers} at a time)", flush=True)
+  return 1 if failures else 0
 
 
 def run(args: argparse.Namespace) -> int:
@@ -464,37 +653,9 @@ def run(args: argparse.Namespace) -> int:
   # depend on which others ran before.
   for side, python in pythons.items():
     install_libraries(python, table, list(table), progress)
-  results = load_results()
-  failures = []
-  stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-  for name in names:
-    lib = table[name]
-    for side, python in pythons.items():
-      if args.quick:
-        checks = quick_checks(python, name, lib, progress)
-        failures += [f"{side} {name} {k}: {v}" for k, v in checks.items() if v != "ok"]
-      root = test_root(python, name, lib)
-      if root is None or (args.quick and not lib["quick"]):
-        continue
-      entry = run_suite(python, side, name, lib, root, args, progress)
-      entry["date"] = stamp
-      summary = ", ".join(f"{k} {entry[k]}" for k in ("passed", "failed", "errors", "skipped")
-                          if k in entry) or entry["status"]
-      print(f"{side:4} {name:9} {summary} ({entry['seconds']:.0f} s)", flush=True)
-      if args.quick:
-        if entry.get("failed") or entry.get("errors") or "passed" not in entry:
-          failures.append(f"{side} {name} tests: {summary} (log: {entry['log']})")
-      else:
-        # Re-read first: a run of the other side may have saved rows meanwhile.
-        results = load_results()
-        results.setdefault(name, {})[side] = {k: v for k, v in entry.items() if k != "log"}
-        save_results(table, results)  # after each suite: a long run stopped early keeps its part
-  if not args.quick:
-    print(f"wrote {RESULTS_MD}")
-    return 0
-  for line in failures:
-    print("FAILED", line)
-  return 1 if failures else 0
+  if args.quick:
+    return run_quick(args, table, names, pythons, progress)
+  return run_full(args, table, names, pythons, progress)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -86,7 +86,9 @@ def pytest_collection_modifyitems(config, items):
   for item in items:
     if "slow" in item.keywords and not runslow:
       item.add_marker(pytest.mark.skip(reason="slow: pass --runslow to run it"))
-    if "ecosystem" in item.keywords and not config.getoption("--run-ecosystem"):
+    # The marker itself, not item.keywords: keywords hold the folder names too, and
+    # tests/ecosystem/'s harness tests need no libraries.
+    if item.get_closest_marker("ecosystem") and not config.getoption("--run-ecosystem"):
       item.add_marker(pytest.mark.skip(
           reason="ecosystem: pass --run-ecosystem (installs JAX libraries from the index)"))
     if "needs_gpu" in item.keywords:

@@ -148,3 +148,78 @@ def test_results_table_ends_with_the_written_causes(tmp_path, monkeypatch):
   assert text.rstrip().endswith("- chex: typed keys are pytrees here")
   monkeypatch.setattr(runner, "CAUSES_MD", str(tmp_path / "absent.md"))
   assert "Why tests miss" not in runner.results_markdown(table, {})
+
+
+def test_parse_output_reads_steps_and_final_values():
+  text = "step 0 loss 1.5\nstep 1 loss 0.25\nmean slope -2\naccuracy 1\n"
+  assert runner.parse_example_output(text) == ([1.5, 0.25],
+                                              {"mean slope": -2.0, "accuracy": 1.0})
+
+
+def test_mismatches_name_the_step_and_the_values():
+  example = {"losses": [1.0, 0.5], "final": {"accuracy": 1.0}, "rtol": 1e-4}
+  assert runner.example_mismatches(example, "step 0 loss 1.00001\nstep 1 loss 0.5\n"
+                                   "accuracy 1\n") == []
+  assert runner.example_mismatches(example, "step 0 loss 1\nstep 1 loss 0.6\naccuracy 1\n") \
+      == ["step 1 loss 0.6, real JAX 0.5"]
+  assert runner.example_mismatches(example, "step 0 loss nan\nstep 1 loss 0.5\n"
+                                   "accuracy 1\n") == ["step 0 loss nan, real JAX 1"]
+  assert runner.example_mismatches(example, "step 0 loss 1\n") == [
+      "printed 1 losses, real JAX 2"]
+  assert runner.example_mismatches(example, "step 0 loss 1\nstep 1 loss 0.5\n") == [
+      "printed final values [], real JAX ['accuracy']"]
+
+
+def test_examples_table_names_existing_examples_and_keeps_numpyro_out_of_ci():
+  examples = runner.load_examples()
+  assert set(examples) == {"flax_nnx_mlp", "flax_linen_cnn", "equinox_mlp", "numpyro_nuts"}
+  assert [n for n, e in examples.items() if not e["ci"]] == ["numpyro_nuts"]
+  table = runner.load_libraries()
+  for name, example in examples.items():
+    assert set(example["libraries"]) <= set(table), name
+
+
+def test_quick_command_narrows_with_k_and_takes_class_ids():
+  lib = {"test_paths": ["."], "quick": ["_src/a_test.py::ATest"], "exclude": [],
+         "quick_k": "not ATest or\n   test_opt"}
+  cmd = runner.pytest_command("py", "/src", lib, quick=True, jobs=1, junit="/r.xml")
+  assert cmd[cmd.index("-k") + 1] == "not ATest or test_opt"
+  assert cmd[-1] == "/src/_src/a_test.py::ATest"
+  assert "-k" not in runner.pytest_command("py", "/src", lib, quick=False, jobs=1,
+                                           junit="/r.xml")
+
+
+def test_ci_flag_is_the_fast_run_on_our_wheels_two_at_a_time():
+  args = runner.parse_args(["--ci"])
+  assert args.quick and args.sides == ["ours"] and args.workers == 2 and args.timeout == 300
+  with pytest.raises(SystemExit):
+    runner.parse_args(["--ci", "--jax-only"])
+  with pytest.raises(SystemExit):
+    runner.parse_args(["--workers", "2"])  # a full run bounds one suite at a time
+
+
+def test_download_reuses_a_pinned_archive_already_there(tmp_path):
+  (tmp_path / "dm_haiku-0.0.17-py3-none-any.whl").write_text("")
+  (tmp_path / "flax-0.12.8.tar.gz").write_text("")
+  # The interpreter does not exist: reaching pip would fail.
+  assert runner.download("/nonexistent/python", "dm-haiku==0.0.17", False, str(tmp_path)) \
+      == str(tmp_path / "dm_haiku-0.0.17-py3-none-any.whl")
+  assert runner.download("/nonexistent/python", "flax==0.12.8", True, str(tmp_path)) \
+      == str(tmp_path / "flax-0.12.8.tar.gz")
+
+
+def test_quick_checks_tell_a_failed_import_from_a_failed_step():
+  progress = runner.Progress()
+  python = sys.executable
+  broken = {"import": "no_such_module_for_the_test", "step": "pass", "env": {}, "quick": []}
+  result = runner.quick_checks(python, "broken", broken, progress)
+  assert list(result) == ["import"] and "No module named" in result["import"]
+  failing_step = {"import": "json", "step": "assert 1 > 2, 'loss went up'", "env": {},
+                  "quick": []}
+  result = runner.quick_checks(python, "x", failing_step, progress)
+  assert result["import"] == "ok" and "loss went up" in result["step"]
+  fine = {"import": "json", "step": "json.dumps([1])", "env": {}, "quick": []}
+  assert runner.quick_checks(python, "x", fine, progress) == {"import": "ok", "step": "ok"}
+  args = runner.parse_args(["--ci"])
+  assert runner.quick_library(python, "ours", "x", failing_step, None, args, progress) == [
+      "ours x step: AssertionError: loss went up"]

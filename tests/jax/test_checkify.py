@@ -27,8 +27,11 @@ def test_checkify_returns_the_error(backend, wrap):
   np.testing.assert_allclose(out, np.log([1.0, 2.0]))
 
 
-def test_checkify_under_vmap_reports_the_failing_element(backend):
+def test_checkify_of_vmap_reports_the_last_failing_element(backend):
+  # as JAX 0.10.2: a batched check keeps the values of the last element that failed
   err, _ = checkify.checkify(jax.vmap(_f))(jnp.array([2.0, -3.0, -4.0]))
+  assert err.get() == "x must be positive, got -4.0 (`check` failed)"
+  err, _ = jax.jit(checkify.checkify(jax.vmap(_f)))(jnp.array([1.0, -5.0, 2.0, -3.0, 7.0]))
   assert err.get() == "x must be positive, got -3.0 (`check` failed)"
 
 

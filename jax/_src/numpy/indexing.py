@@ -266,7 +266,7 @@ def _basic_take(x, entries: list):
     if e.kind == "slice":
       out_shape.append(shape[dim])
     elif e.kind == "int":
-      dynamic[dim] = _clamped_static_int(e.value, shape[dim])
+      dynamic[dim] = _static_int_start(e.value, shape[dim])
     else:
       dynamic[dim] = e.value
     dim += 1
@@ -276,17 +276,23 @@ def _basic_take(x, entries: list):
       limits = [s + 1 if d in dynamic else n for d, (s, n) in enumerate(zip(starts, shape))]
       x = lax_shape.slice(x, starts, limits)
     else:
+      # Static starts are wrapped already: wrapping a still-negative one again would move
+      # it into bounds instead of letting the slice clamp it.
       x = slicing.dynamic_slice(x, [dynamic.get(d, 0) for d in range(len(shape))],
-                                [1 if d in dynamic else n for d, n in enumerate(shape)])
+                                [1 if d in dynamic else n for d, n in enumerate(shape)],
+                                allow_negative_indices=[not isinstance(dynamic.get(d), np.int32)
+                                                        for d in range(len(shape))])
   return lax_shape.reshape(x, tuple(out_shape))
 
 
-def _clamped_static_int(i: int, size: int) -> int:
-  """Out-of-bounds static integers clamp like any other index (no IndexError)."""
+def _static_int_start(i: int, size: int):
+  """A static integer index as a start: a Python int when in bounds (a static slice);
+  otherwise, as JAX does, the wrapped index as an int32 start of a dynamic_slice,
+  which clamps it when it runs (no IndexError), and which checkify's index checks see."""
   if size == 0:
     raise IndexError(f"index {i} is out of bounds for axis with size 0")
-  i = i + size if i < 0 else i
-  return min(max(i, 0), size - 1)
+  wrapped = i + size if i < 0 else i
+  return wrapped if 0 <= wrapped < size else np.int32(wrapped)
 
 
 def _index_dtype(arrays) -> np.dtype:
