@@ -33,7 +33,7 @@ from jax._src.lowering import hlo
 from jax._src.array import ArrayImpl
 from jax._src.lax import parallel
 from jax._src.sharding import AxisType, Mesh, NamedSharding, PartitionSpec as P, spec_axes
-from jax._src.tree_util import tree_flatten, tree_map, tree_unflatten
+from jax._src.tree_util import tree_flatten, tree_unflatten
 from jax._src.util import safe_zip
 
 __all__ = ["Any", "P", "safe_zip", "tree_flatten", "tree_unflatten"]

@@ -34,7 +34,6 @@ from jax._src import execution
 from jax._src import jit_primitive
 from jax._src.jit_primitive import jit_p
 from jax._src import op_by_op
-from jax._src.core import ShapedArray
 from jax._src.sharding import Mesh, NamedSharding, spec_axes
 from jax._src import shard_map as sm
 from jax._src import callback
