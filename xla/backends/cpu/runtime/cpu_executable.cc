@@ -5,6 +5,7 @@
 #include "xla/backends/cpu/collectives/cross_process_group.h"
 #include "xla/backends/cpu/runtime/collectives.h"
 #include "xla/backends/cpu/runtime/cpu_buffer.h"
+#include "xla/backends/cpu/runtime/flush_denormals.h"
 #include "xla/backends/cpu/runtime/program_runner.h"
 
 namespace xla::cpu {
@@ -51,6 +52,7 @@ int64_t ElementCount(const std::vector<int64_t>& dims) {
 StatusOr<std::vector<std::unique_ptr<Buffer>>> CpuExecutable::ExecuteOnDevice(
     const std::vector<Buffer*>& args, const std::vector<int64_t>& donated, Device* device,
     const ExecutionContext& context) {
+  ScopedFlushDenormals flush;
   if (args.size() != program_.parameters.size()) {
     return InvalidArgument(name_ + ": expected " + std::to_string(program_.parameters.size()) +
                            " arguments, got " + std::to_string(args.size()));

@@ -5,6 +5,8 @@
 #include <chrono>
 #include <memory>
 
+#include "xla/backends/cpu/runtime/flush_denormals.h"
+
 namespace xla::cpu {
 namespace {
 
@@ -69,6 +71,8 @@ void ThreadPool::WorkerLoop() {
       queue_.pop_front();
       queued_.fetch_sub(1, std::memory_order_relaxed);
     }
+    // Tasks are parts of a running executable (see flush_denormals.h).
+    ScopedFlushDenormals flush;
     task();
   }
 }
