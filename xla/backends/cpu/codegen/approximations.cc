@@ -1,0 +1,207 @@
+// See approximations.h. The algorithms are the classic Cephes/Eigen single
+// precision ones, with the constants (written as float bit patterns, so that
+// nothing is lost to decimal rounding) and evaluation order that XLA:CPU uses;
+// the comments give each function's error budget as measured against a
+// correctly rounded reference.
+#include "xla/backends/cpu/codegen/approximations.h"
+
+#include <cstdint>
+#include <initializer_list>
+
+#include "llvm/ADT/APFloat.h"
+#include "llvm/IR/Intrinsics.h"
+
+namespace xla::cpu {
+namespace {
+
+using llvm::Value;
+
+// The float constant with IEEE bits `bits`, splatted to x's type.
+Value* Bits(Value* like, uint32_t bits) {
+  return llvm::ConstantFP::get(like->getType(),
+                               llvm::APFloat(llvm::APFloat::IEEEsingle(), llvm::APInt(32, bits)));
+}
+
+Value* F(Value* like, float v) { return llvm::ConstantFP::get(like->getType(), v); }
+
+// i32 with x's shape (scalar or vector).
+llvm::Type* IntTypeLike(llvm::IRBuilder<>& b, Value* x) {
+  llvm::Type* ity = b.getInt32Ty();
+  if (auto* vector = llvm::dyn_cast<llvm::VectorType>(x->getType())) {
+    return llvm::VectorType::get(ity, vector->getElementCount());
+  }
+  return ity;
+}
+
+Value* I(llvm::IRBuilder<>& b, Value* like, int32_t v) {
+  return llvm::ConstantInt::get(IntTypeLike(b, like), static_cast<uint64_t>(static_cast<int64_t>(v)),
+                                /*isSigned=*/true);
+}
+
+// a * m + c as one fused multiply-add on hosts with FMA (llvm.fmuladd): the
+// pairs XLA:CPU's code generator fuses, spelled out so that no rewrite of
+// the IR before code generation (fadd of a negated product into fsub, say)
+// changes which product is fused.
+Value* MulAdd(llvm::IRBuilder<>& b, Value* a, Value* m, Value* c) {
+  return b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {a->getType()}, {a, m, c});
+}
+
+// Horner's rule from `acc` on: acc = acc * x + c for each c.
+Value* Horner(llvm::IRBuilder<>& b, Value* acc, Value* x, std::initializer_list<uint32_t> bits) {
+  for (uint32_t c : bits) acc = MulAdd(b, acc, x, Bits(x, c));
+  return acc;
+}
+
+// The same with a rounded fma per step (erf's polynomials are written so).
+Value* FmaHorner(llvm::IRBuilder<>& b, Value* acc, Value* x, std::initializer_list<uint32_t> bits) {
+  for (uint32_t c : bits) {
+    acc = b.CreateIntrinsic(llvm::Intrinsic::fma, {x->getType()}, {acc, x, Bits(x, c)});
+  }
+  return acc;
+}
+
+// lo <= x <= hi by selects that keep NaN.
+Value* Clamp(llvm::IRBuilder<>& b, Value* x, Value* lo, Value* hi) {
+  x = b.CreateSelect(b.CreateFCmpOLT(x, lo), lo, x);
+  return b.CreateSelect(b.CreateFCmpOGT(x, hi), hi, x);
+}
+
+constexpr uint32_t kLn2Hi = 0x3F318000;  // 0.693359375, exact in a few bits
+constexpr uint32_t kLn2Lo = 0xB95E8083;  // -2.12194440e-4: ln 2 - kLn2Hi
+constexpr uint32_t kSign = 0x80000000;
+
+// e^x = 2^n e^r with n = round(x / ln 2), r = x - n ln 2 (in two parts), e^r
+// by a degree-7 polynomial. x is clamped to [-87.8, 88.8] and n to
+// [-127, 127]: n = -127 scales by 0 (results below about 2^-126.5 flush to
+// zero, as XLA:CPU's do) and x above 88.72 overflows to inf. About 1 ulp.
+Value* ExpCore(llvm::IRBuilder<>& b, Value* x) {
+  Value* xc = Clamp(b, x, Bits(x, 0xC2AF999A), Bits(x, 0x42B1999A));
+  Value* n = b.CreateUnaryIntrinsic(llvm::Intrinsic::floor,
+                                    MulAdd(b, xc, Bits(x, 0x3FB8AA3B), F(x, 0.5f)));
+  n = Clamp(b, n, F(x, -127.0f), F(x, 127.0f));
+  Value* r = MulAdd(b, n, Bits(x, kLn2Hi ^ kSign), xc);
+  r = MulAdd(b, n, Bits(x, kLn2Lo ^ kSign), r);
+  Value* p = Horner(b, MulAdd(b, r, Bits(x, 0x39506967), Bits(x, 0x3AB743CE)), r,
+                    {0x3C088908, 0x3D2AA9C1, 0x3E2AAAAA, 0x3F000000});
+  Value* y = b.CreateFAdd(MulAdd(b, p, b.CreateFMul(r, r), r), F(x, 1.0f));
+  Value* pow2 = b.CreateShl(b.CreateAdd(b.CreateFPToSI(n, IntTypeLike(b, x)), I(b, x, 127)),
+                            I(b, x, 23));
+  return b.CreateFMul(y, b.CreateBitCast(pow2, x->getType()));
+}
+
+// tanh(x) = x P(x^2) / Q(x^2) on |x| <= 7.9988 (clamped there), x itself for
+// |x| < 4e-4 and +-1 from |x| >= 20. About 2 ulp.
+Value* TanhCore(llvm::IRBuilder<>& b, Value* x) {
+  Value* ax = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
+  Value* tiny = b.CreateFCmpOLT(ax, F(x, 4e-4f));
+  Value* xc = Clamp(b, x, Bits(x, 0xC0FFF644), Bits(x, 0x40FFF644));
+  Value* x2 = b.CreateFMul(xc, xc);
+  Value* num = Horner(b, MulAdd(b, x2, Bits(x, 0xA59F25C0), Bits(x, 0x2A61337E)), x2,
+                      {0xAEBD37FF, 0x335C0041, 0x3779434A, 0x3A270DED, 0x3BA059DC});
+  num = b.CreateFMul(xc, num);
+  Value* den = Horner(b, MulAdd(b, x2, Bits(x, 0x35A0D3D8), Bits(x, 0x38F895D6)), x2,
+                      {0x3B14AA05, 0x3BA059DD});
+  Value* y = b.CreateSelect(tiny, x, b.CreateFDiv(num, den));
+  Value* one = b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, F(x, 1.0f), x);
+  return b.CreateSelect(b.CreateFCmpOGE(ax, F(x, 20.0f)), one, y);
+}
+
+// log(x) for x > 0 = log(m) + e log 2 with m in [sqrt(1/2), sqrt(2)):
+// log(1 + f) = f - f^2/2 + f^3 P(f), P of degree 8 split in three for
+// parallelism. Zero gives -inf, +inf itself, negatives and NaN a NaN;
+// denormals are read as the smallest normal. About 1 ulp.
+Value* LogCore(llvm::IRBuilder<>& b, Value* x) {
+  llvm::Type* ity = IntTypeLike(b, x);
+  Value* min_normal = Bits(x, 0x00800000);
+  Value* xn = b.CreateSelect(b.CreateFCmpOGT(x, min_normal), x, min_normal);
+  Value* bits = b.CreateBitCast(xn, ity);
+  Value* e = b.CreateSIToFP(b.CreateSub(b.CreateLShr(bits, I(b, x, 23)), I(b, x, 127)),
+                            x->getType());
+  e = b.CreateFAdd(e, F(x, 1.0f));
+  Value* m = b.CreateBitCast(
+      b.CreateOr(b.CreateAnd(bits, I(b, x, static_cast<int32_t>(0x807FFFFF))), I(b, x, 0x3F000000)),
+      x->getType());
+  // m in [0.5, 1): below sqrt(1/2) use 2m and one less in the exponent.
+  Value* low = b.CreateFCmpOLT(m, Bits(x, 0x3F3504F3));
+  Value* extra = b.CreateSelect(low, m, F(x, 0.0f));
+  Value* f = b.CreateFAdd(m, F(x, -1.0f));
+  e = b.CreateFSub(e, b.CreateSelect(low, F(x, 1.0f), F(x, 0.0f)));
+  f = b.CreateFAdd(f, extra);
+  Value* f2 = b.CreateFMul(f, f);
+  Value* f3 = b.CreateFMul(f2, f);
+  Value* p0 = Horner(b, MulAdd(b, f, Bits(x, 0x3D9021BB), Bits(x, 0xBDEBD1B8)), f, {0x3DEF251A});
+  Value* p1 = Horner(b, MulAdd(b, f, Bits(x, 0xBDFE5D4F), Bits(x, 0x3E11E9BF)), f, {0xBE2AAE50});
+  Value* p2 = Horner(b, MulAdd(b, f, Bits(x, 0x3E4CCEAC), Bits(x, 0xBE7FFFFC)), f, {0x3EAAAAAA});
+  Value* p = MulAdd(b, MulAdd(b, p0, f3, p1), f3, p2);
+  Value* y = MulAdd(b, p, f3, b.CreateFMul(e, Bits(x, kLn2Lo)));
+  y = b.CreateFAdd(MulAdd(b, f2, F(x, -0.5f), f), y);
+  y = MulAdd(b, e, Bits(x, kLn2Hi), y);
+  const float inf = __builtin_inff();
+  Value* nan = b.CreateBitCast(I(b, x, -1), x->getType());
+  y = b.CreateSelect(b.CreateFCmpULE(x, F(x, 0.0f)), nan, y);
+  y = b.CreateSelect(b.CreateFCmpOEQ(x, F(x, inf)), F(x, inf), y);
+  return b.CreateSelect(b.CreateFCmpOEQ(x, F(x, 0.0f)), F(x, -inf), y);
+}
+
+}  // namespace
+
+Value* EmitExpF32(llvm::IRBuilder<>& b, Value* x) { return ExpCore(b, x); }
+
+Value* EmitLogF32(llvm::IRBuilder<>& b, Value* x) { return LogCore(b, x); }
+
+Value* EmitTanhF32(llvm::IRBuilder<>& b, Value* x) { return TanhCore(b, x); }
+
+// log(1 + x): log of the rounded 1 + x, except for |x| < sqrt(2) - 1, where
+// x - x^2/2 + x^3 R(x) with R a [6/6] rational function keeps the bits that
+// 1 + x would lose. About 2 ulp.
+Value* EmitLog1pF32(llvm::IRBuilder<>& b, Value* x) {
+  Value* large = LogCore(b, b.CreateFAdd(x, F(x, 1.0f)));
+  Value* x2 = b.CreateFMul(x, x);
+  // x * 0 (not folded: it is NaN for inf and NaN) starts both polynomials, so
+  // they propagate those the way XLA:CPU's do.
+  Value* z = b.CreateFMul(x, F(x, 0.0f));
+  Value* q = Horner(b, b.CreateFAdd(z, F(x, 1.0f)), x,
+                    {0x417101AD, 0x42A6185B, 0x435DC32D, 0x439A8CA3, 0x43586D8A, 0x42707982});
+  Value* p = Horner(b, b.CreateFAdd(z, Bits(x, 0x383DE04B)), x,
+                    {0x3EFF40C5, 0x40D284FA, 0x41EF4B9C, 0x4273CC76, 0x426473AD, 0x41A05101});
+  Value* cubic = b.CreateFMul(b.CreateFMul(x, x2), b.CreateFDiv(p, q));
+  Value* small = b.CreateFAdd(x, MulAdd(b, x2, F(x, -0.5f), cubic));
+  Value* ax = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
+  return b.CreateSelect(b.CreateFCmpOLT(ax, Bits(x, 0x3ED413CD)), small, large);
+}
+
+// e^x - 1: the rounded e^x minus 1 for |x| > 1/2; below, tanh(x/2) (e^x + 1),
+// which keeps the small result's bits; x itself when x/2 is zero (so -0 stays
+// -0). About 2 ulp.
+Value* EmitExpm1F32(llvm::IRBuilder<>& b, Value* x) {
+  Value* e = ExpCore(b, x);
+  Value* large = b.CreateFAdd(e, F(x, -1.0f));
+  Value* half = b.CreateFMul(x, F(x, 0.5f));
+  Value* small = b.CreateFMul(TanhCore(b, half), b.CreateFAdd(e, F(x, 1.0f)));
+  Value* ax = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
+  Value* y = b.CreateSelect(b.CreateFCmpOGT(ax, F(x, 0.5f)), large, small);
+  return b.CreateSelect(b.CreateFCmpOEQ(half, F(x, 0.0f)), x, y);
+}
+
+// erf(x) = x P(x^2) / Q(x^2), degrees 4 and 6, and +-1 from a threshold on:
+// 3.8325 for arrays, 3.7439 (with x clamped there) for rank-0 values.
+// About 2 ulp.
+Value* EmitErfF32(llvm::IRBuilder<>& b, Value* x, bool scalar) {
+  const uint32_t threshold = scalar ? 0x406F9C68 : 0x407547CB;
+  Value* ax = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
+  Value* saturated = b.CreateFCmpOGE(ax, Bits(x, threshold));
+  Value* one = b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, F(x, 1.0f), x);
+  Value* xc = x;
+  if (scalar) {
+    xc = b.CreateBinaryIntrinsic(llvm::Intrinsic::maximum, x, Bits(x, threshold | kSign));
+    xc = b.CreateBinaryIntrinsic(llvm::Intrinsic::minimum, xc, Bits(x, threshold));
+  }
+  Value* x2 = b.CreateFMul(xc, xc);
+  Value* num = FmaHorner(b, x2, Bits(x, 0x39702D51), {0x3B5F5DA2});
+  num = b.CreateFMul(xc, FmaHorner(b, num, x2, {0x3D50B6EB, 0x3E3DA740, 0x3F906EBA}));
+  Value* den = FmaHorner(b, x2, Bits(x, 0xB3FD3906), {0x37C588DF});
+  den = FmaHorner(b, den, x2, {0x3A856D28, 0x3C6687D4, 0x3DE34C21, 0x3EFEB44A, 0x3F800000});
+  return b.CreateSelect(saturated, one, b.CreateFDiv(num, den));
+}
+
+}  // namespace xla::cpu
