@@ -1,5 +1,6 @@
-"""float32 exp, log, log1p, expm1, tanh, erf and logistic on CPU give the bits JAX's own
-CPU backend gives, and a multiply feeding an add is one fused multiply-add there.
+"""float32 exp, log, log1p, expm1, tanh, erf and logistic (and float64 exp) on CPU give
+the bits JAX's own CPU backend gives, and a multiply feeding an add is one fused
+multiply-add there.
 
 Why bits: a Markov chain (numpyro's NUTS) or a long training run amplifies a 1-ulp
 difference in a transcendental into visibly different results, so programs only
@@ -190,6 +191,31 @@ RANK0 = {
 }
 
 
+# float64 exp, recorded the same way (with jax_enable_x64): (input bits, result bits).
+EXP_F64 = (
+   (
+    "0000000000000000 8000000000000000 7ff0000000000000 fff0000000000000 7ff8000000000000 "
+    "3ff0000000000000 bff0000000000000 40862e3d70a3d70a 40862e51eb851eb8 c086231eb851eb85 "
+    "c086233333333333 c08749999999999a 01a56e1fc2f8f359 c039b2b020c49ba6 c038c9ba5e353f7d "
+    "c032af9db22d0e56 c0318083126e978d c02db3b645a1cac0 c02156872b020c4a c01b8f5c28f5c290 "
+    "c017dc28f5c28f5c c016ed916872b020 3ffaf1a9fbe76c90 4015bc6a7ef9db20 402cf7ced916872c "
+    "40362fdf3b645a1c 403a12f1a9fbe76c 403b7b645a1cac08 403bc624dd2f1aa0 bfeef4f0d844d014 "
+    "bfe3f06f69446738 bfbfaacd9e83e420 3fe79c0ebedfa440 3fea1d7dbf487fcc c058700000000000 "
+    "405671999999999a c05505c28f5c28f8 401ba84e4d188662 bffcc5df05980b2b 3ff1b01bc533b352 "
+    "c0107cf1fc526c81 bf878dafe32adc2d bfb9f02e91fad6cf "),
+   (
+    "3ff0000000000000 3ff0000000000000 7ff0000000000000 0000000000000000 7ff8000000000000 "
+    "4005bf0a8b14576a 3fd78b56362cef37 7fefe9ce5c4c52b4 7ff0000000000000 00101a5ff6ed496b "
+    "0000000000000000 0000000000000000 3ff0000000000000 3d9e645e6def20f0 3db2e03c862c4858 "
+    "3e407869b955d438 3e5ae8642fc6c53f 3e97d3c1ad108a4a 3f2685afc1621f94 3f50ad70aa0fe94b "
+    "3f65077b945ae2e2 3f6a8c0246fdd917 40158c59c3deab40 406ca20995be20cd 413dc6378f727194 "
+    "41f019d8905d27cf 42488939e4770b8d 4269130df9426550 4270c9e33f2672af 3fd85310dac5e840 "
+    "3fe1293366440384 3fec46d1a871796f 4000bb0af951b4f6 400217e250fafa35 371f7bf9bfe1a489 "
+    "4806e92133ca7fd1 3859b38dbf2e275e 408f7505b34f091f 3fc531af308bd62a 40082a6f478b3369 "
+    "3f9099d274030000 3fefa25369bc61af 3feceaa44b5d56b4 "),
+)
+
+
 def _floats(hex_words: str) -> np.ndarray:
   return np.array([int(w, 16) for w in hex_words.split()], np.uint32).view(np.float32)
 
@@ -255,3 +281,19 @@ def test_multiply_add_is_fused_under_jit():
   np.testing.assert_array_equal(np.asarray(fused), np.float32(2.0**-11 + 2.0**-24))
   scalar = jax.jit(lambda a, b, c: a * b + c)(a[0], a[0], c[0])
   assert float(scalar) == 2.0**-11 + 2.0**-24
+
+
+def test_float64_exp_matches_jax_cpu():
+  x = np.array([int(w, 16) for w in EXP_F64[0].split()], np.uint64).view(np.float64)
+  want = np.array([int(w, 16) for w in EXP_F64[1].split()], np.uint64).view(np.float64)
+  previous = jax.config.read("jax_enable_x64")
+  jax.config.update("jax_enable_x64", True)
+  try:
+    padded = np.concatenate([x, np.zeros((-len(x)) % 8)])
+    got = np.asarray(jax.jit(jnp.exp)(padded))[:len(x)]
+    rank0 = np.array([np.asarray(jax.jit(jnp.exp)(v)) for v in x[:16]])
+  finally:
+    jax.config.update("jax_enable_x64", previous)
+  for what, g, w in (("vector", got, want), ("rank-0", rank0, want[:16])):
+    same = (g.view(np.uint64) == w.view(np.uint64)) | (np.isnan(g) & np.isnan(w))
+    assert same.all(), (what, x[:len(g)][~same][:5], g[~same][:5], w[~same][:5])

@@ -143,7 +143,60 @@ Value* LogCore(llvm::IRBuilder<>& b, Value* x) {
   return b.CreateSelect(b.CreateFCmpOEQ(x, F(x, 0.0f)), F(x, -inf), y);
 }
 
+// The double constant with IEEE bits `bits`, splatted to x's type.
+Value* Bits64(Value* like, uint64_t bits) {
+  return llvm::ConstantFP::get(like->getType(),
+                               llvm::APFloat(llvm::APFloat::IEEEdouble(), llvm::APInt(64, bits)));
+}
+
 }  // namespace
+
+// e^x for f64: x = n ln 2 + g (ln 2 in two parts), e^g = 1 + 2 g P(g^2) /
+// (Q(g^2) - g P(g^2)) (Cephes' exp), times 2^n applied as four factors so that
+// every partial product stays finite down to the denormals. 0 below -708.396,
+// inf above 709.78. About 1 ulp.
+Value* EmitExpF64(llvm::IRBuilder<>& b, Value* x) {
+  llvm::Type* i32 = IntTypeLike(b, x);
+  llvm::Type* i64 = b.getInt64Ty();
+  if (auto* vector = llvm::dyn_cast<llvm::VectorType>(x->getType())) {
+    i64 = llvm::VectorType::get(i64, vector->getElementCount());
+  }
+  auto i64c = [&](int64_t v) { return llvm::ConstantInt::get(i64, static_cast<uint64_t>(v), true); };
+  Value* lo = Bits64(x, 0xC086232BDD7ABCD2ull);
+  Value* hi = Bits64(x, 0x40862E42FEFA39EFull);
+  Value* xc = b.CreateBinaryIntrinsic(llvm::Intrinsic::minimum, x, hi);
+  xc = b.CreateBinaryIntrinsic(llvm::Intrinsic::maximum, xc, lo);
+  Value* n = b.CreateUnaryIntrinsic(
+      llvm::Intrinsic::floor, MulAdd(b, xc, Bits64(x, 0x3FF71547652B82FEull),
+                                     llvm::ConstantFP::get(x->getType(), 0.5)));
+  Value* g = MulAdd(b, n, Bits64(x, 0xBFE62E4000000000ull), xc);
+  g = MulAdd(b, n, Bits64(x, 0xBEB7F7D1CF79ABCAull), g);
+  Value* g2 = b.CreateFMul(g, g);
+  Value* p = MulAdd(b, g2, Bits64(x, 0x3F2089CDD5E44BE8ull), Bits64(x, 0x3F9F06D10CCA2C7Eull));
+  p = b.CreateFMul(MulAdd(b, p, g2, llvm::ConstantFP::get(x->getType(), 1.0)), g);
+  Value* q = MulAdd(b, g2, Bits64(x, 0x3EC92EB6BC365FA0ull), Bits64(x, 0x3F64AE39B508B6C0ull));
+  q = MulAdd(b, q, g2, Bits64(x, 0x3FCD17099887E074ull));
+  q = MulAdd(b, q, g2, llvm::ConstantFP::get(x->getType(), 2.0));
+  Value* r = b.CreateFDiv(p, b.CreateFSub(q, p));
+  Value* y = MulAdd(b, r, llvm::ConstantFP::get(x->getType(), 2.0),
+                    llvm::ConstantFP::get(x->getType(), 1.0));
+  // 2^n = f^3 f2 with f = 2^(n >> 2), f2 = 2^(n - 3 (n >> 2)); n is clamped so
+  // that both are normal doubles.
+  Value* ni = b.CreateFreeze(b.CreateFPToSI(n, i32));
+  ni = b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, ni, I(b, x, -2099));
+  ni = b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, ni, I(b, x, 2099));
+  Value* wide = b.CreateSExt(ni, i64);
+  Value* quarter = b.CreateAShr(wide, i64c(2));
+  auto pow2 = [&](Value* k) {
+    return b.CreateBitCast(b.CreateAdd(b.CreateShl(k, i64c(52)), i64c(0x3FF0000000000000ll)),
+                           x->getType());
+  };
+  Value* f = pow2(quarter);
+  Value* rest = pow2(b.CreateSub(wide, b.CreateMul(quarter, i64c(3))));
+  y = b.CreateFMul(b.CreateFMul(b.CreateFMul(b.CreateFMul(y, f), f), f), rest);
+  y = b.CreateSelect(b.CreateFCmpOLT(x, lo), llvm::ConstantFP::get(x->getType(), 0.0), y);
+  return b.CreateSelect(b.CreateFCmpOGT(x, hi), llvm::ConstantFP::getInfinity(x->getType()), y);
+}
 
 Value* EmitExpF32(llvm::IRBuilder<>& b, Value* x) { return ExpCore(b, x); }
 

@@ -43,10 +43,10 @@ Value* IsNan(llvm::IRBuilder<>& b, Value* x) { return b.CreateFCmpUNO(x, x); }
 // f32 (also f16 and bf16, computed in f32), scalar or vector.
 bool IsF32(Value* x) { return x->getType()->getScalarType()->isFloatTy(); }
 
-// e^x: inline for f32 (as XLA:CPU computes it, approximations.h), the
-// llvm.exp intrinsic (libm or libmvec) otherwise.
+// e^x: inline for f32 and f64 (as XLA:CPU computes it, approximations.h).
 Value* EmitExp(llvm::IRBuilder<>& b, Value* x) {
   if (IsF32(x)) return EmitExpF32(b, x);
+  if (x->getType()->getScalarType()->isDoubleTy()) return EmitExpF64(b, x);
   return b.CreateUnaryIntrinsic(llvm::Intrinsic::exp, x);
 }
 
