@@ -1,6 +1,6 @@
 // Inline f32 approximations of exp, log, log1p, expm1, tanh and erf (and f64
 // exp) that give the same bits as XLA:CPU (the results JAX programs see on
-// CPU), rather than libm's. Each works on a float scalar or a vector of floats, so a loop over
+// CPU), rather than libm's. Each works on a scalar or a vector, so a loop over
 // them vectorises into straight-line code.
 //
 // Bit-identity rests on the same operations in the same order with the same
