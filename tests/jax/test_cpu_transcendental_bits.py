@@ -1,6 +1,6 @@
-"""float32 exp, log, log1p, expm1, tanh, erf and logistic (and float64 exp) on CPU give
-the bits JAX's own CPU backend gives, and a multiply feeding an add is one fused
-multiply-add there.
+"""float32 exp, log, log1p, expm1, tanh, erf and logistic, float64 exp and tanh, and sin,
+cos, tan (and float64 log) on CPU give the bits JAX's own CPU backend gives, and a
+multiply feeding an add is one fused multiply-add there.
 
 Why bits: a Markov chain (numpyro's NUTS) or a long training run amplifies a 1-ulp
 difference in a transcendental into visibly different results, so programs only
@@ -216,6 +216,63 @@ EXP_F64 = (
 )
 
 
+# (dtype, op) -> (input bits, result bits) for the ops XLA:CPU computes with scalar
+# libm calls (glibc's vector variants round differently), recorded the same way.
+LIBM = {
+    ("f32", "sin"): (
+        "c1d86c8b c188cccd c0f64dd3 c0d722d1 c09e3d71 bfac28f6 411b4bc7 412e3d71 417d645a "
+        "419753f8 c2afd1ec 40c93ea0 c01b325c c037a92e 40a00a04 401349c9 ",
+        "bf7086d0 3f7bebb0 bf7cda26 bed9fec4 3f791af8 bf798071 be8e1870 bf7e931d be03c463 "
+        "3d87fa66 3d5f7e01 3bbb1535 bf2827d6 be897fef bf756549 3f3eaa4c "),
+    ("f32", "cos"): (
+        "c1c58d50 c0e06a7f 40fd8937 4113c6a8 413af5c3 418a1cac bf1eb1c4 beee7d56 3d855326 "
+        "3ef19ce0 c05ecc95 bd538caa bdbbc453 3e0efcc7 3d2af434 3cadc1a8 ",
+        "3f67c0e7 3f3ecbd9 bd8d3cb5 bf7b73b5 3f22d717 bc71d03c 3f505e26 3f64b9f6 3f7f752e "
+        "3f640552 bf716025 3f7fa89c 3f7eecc1 3f7d821e 3f7fc6ee 3f7ff142 "),
+    ("f32", "tan"): (
+        "c1cbd2f2 c133c28f 40175c29 405624dd 40aa45a2 412476c9 41b61687 41c5f5c3 bf639581 "
+        "bea38866 3f2ef998 c043f787 4012dfe1 3e3af05a 3be5f846 3c9a3514 ",
+        "beb82613 408316f4 bf7b87e3 3e544720 bfb7aecb 3f92f410 3f782941 bed11be5 bf9db4be "
+        "bea9549d 3f508072 3da362db bf90bbee 3e3d0b2d 3be5f93d 3c9a39be "),
+    ("f64", "tanh"): (
+        "c0318395810624dd c01dcccccccccccc 400d374bc6a7efa0 40115b22d0e56040 "
+        "4017c6a7ef9db230 40234d4fdf3b645c 40327645a1cac084 40336a3d70a3d70a "
+        "bfe004ea4a8c154c bfbb7e90ff972470 bfd71a4223c00216 c00e48827cf92288 "
+        "c0059c4520d8ba87 bf980fcec302e44b bfd4b7110dc88850 bfbd76450605097c ",
+        "bfeffffffffffff4 bfeffffe94fedcb8 3feff4fbcb28aa1c 3feffd35de3b0980 "
+        "3fefffe32ce367a9 3feffffffb8d5b4a 3feffffffffffff9 3feffffffffffff9 "
+        "bfdd9b0e73ed5111 bfbb63a0c1f9b7d9 bfd626176479bec3 bfeff78fe4df7962 "
+        "bfefb68627095f4c bf980eac98e03605 bfd4055206c086c0 bfbd5525855c049f "),
+    ("f64", "log"): (
+        "4004c49ba5e35400 40286c8b43958108 4035574bc6a7ef9e 4036000000000000 "
+        "4037347ae147ae14 4039d2b020c49ba6 3fd1e83e425aee64 3fd98793dd97f62c "
+        "3fe734d6a161e4f8 3ef3ec460ed80a00 3ff1b7eddb2fed89 3fadce167435e000 "
+        "3fb6522f7df10b68 3fbb39df1baad64c 6e74ed6df30350a4 4340e424c2cc2756 ",
+        "3fee86efddaa9fdd 400404f44abbb75b 40087c2ba2f58ddd 4008ba74773dc5c8 "
+        "400927aa4a7281d5 400a0297859e05eb bff460fe81c81b66 bfed68d00da8b437 "
+        "bfd4904e9758aa4d c025bdfd180ed2d8 3fba1debb3602704 c006bfca3bf1e3fd "
+        "c0038466162fd62f c001ed92e2d73860 40801fc282a38136 4042653f9cb9b5a4 "),
+    ("f64", "sin"): (
+        "c039f604189374bc c029c72b020c49ba bfe2353f7ced9160 3fe26e978d4fdf40 "
+        "4002e147ae147ae0 401c5e353f7ced90 40329b645a1cac08 40344e5604189376 "
+        "403a3c28f5c28f5c bfed9e83e425aee6 bffc51eb851eb800 400ae8bfb3b43fba "
+        "bff44157a58a07ad c012ab1f96b81051 bfb21744c61a36e6 3fcc585e105b11b5 ",
+        "bfe7937f83ed6b0c bfd44abbcc861090 bfe13dc445390cf7 3fe16df78fedc4b9 "
+        "3fe68a88723ddcf9 3fe726a94baea841 bfcebe5db5c587e1 3fefca7f4c2356ae "
+        "3fec8d2534e9504c bfe991421cc8e9e1 bfef5dffb6aba1e5 bfcc309fc09cfa36 "
+        "bfee864c83b2e992 3feff79ad8bafe1a bfb2136a3895dcfa 3fcc1d34a148ed93 "),
+    ("f64", "cos"): (
+        "c039045a1cac0831 c0234395810624dc 401576c8b4395810 40198d4fdf3b6458 "
+        "40216c8b43958108 402c353f7ced9168 403c04dd2f1a9fbe 403dddf3b645a1cc "
+        "bfd6b020c49ba5e2 3fbd013a92a30550 4014e3e38c6e3345 40271627d2f70adb "
+        "bfafa13c92d66ae5 3fc5456c9f5824da bf954f5525d1a7fe 3fb4d5ae6a2745c9 ",
+        "3fefc930ea8da875 bfef50be0524c966 3fe3753438e2ae98 3fefd30ac2d294fc "
+        "bfe835a489412a3e 3fa0fa75d7d011a2 bfeef66847b0ee28 3f966493d50449d5 "
+        "3fee029f703c67bf 3fefcb79f0326e3a 3fdf4090d0bd6100 3fe0a9c483163dcd "
+        "3feff05f7ce1de9f 3fef8f24eb198b05 3feffe39e7a42a5c 3fefe4e27b6af9d1 "),
+}
+
+
 def _floats(hex_words: str) -> np.ndarray:
   return np.array([int(w, 16) for w in hex_words.split()], np.uint32).view(np.float32)
 
@@ -297,3 +354,18 @@ def test_float64_exp_matches_jax_cpu():
   for what, g, w in (("vector", got, want), ("rank-0", rank0, want[:16])):
     same = (g.view(np.uint64) == w.view(np.uint64)) | (np.isnan(g) & np.isnan(w))
     assert same.all(), (what, x[:len(g)][~same][:5], g[~same][:5], w[~same][:5])
+
+
+@pytest.mark.parametrize("dtype, op", sorted(LIBM))
+def test_scalar_libm_ops_match_jax_cpu(dtype, op):
+  words, want_words = LIBM[(dtype, op)]
+  np_dtype, bits = (np.float32, np.uint32) if dtype == "f32" else (np.float64, np.uint64)
+  x = np.array([int(w, 16) for w in words.split()], bits).view(np_dtype)
+  want = np.array([int(w, 16) for w in want_words.split()], bits).view(np_dtype)
+  previous = jax.config.read("jax_enable_x64")
+  jax.config.update("jax_enable_x64", dtype == "f64")
+  try:
+    got = np.asarray(jax.jit(getattr(jnp, op))(x))
+  finally:
+    jax.config.update("jax_enable_x64", previous)
+  np.testing.assert_array_equal(got.view(bits), want.view(bits), err_msg=f"{dtype} {op}")

@@ -236,6 +236,34 @@ Value* EmitExpm1F32(llvm::IRBuilder<>& b, Value* x) {
   return b.CreateSelect(b.CreateFCmpOEQ(half, F(x, 0.0f)), x, y);
 }
 
+// tanh for f64: x P(x^2) / Q(x^2), both of degree 9 in x^2, on x clamped to
+// +-17.71, and +-1 from |x| >= 20. About 1 ulp.
+Value* EmitTanhF64(llvm::IRBuilder<>& b, Value* x) {
+  Value* bound = Bits64(x, 0x4031B6D58F246197ull);
+  Value* xc = Clamp(b, x, b.CreateFNeg(bound), bound);
+  Value* x2 = b.CreateFMul(xc, xc);
+  auto horner = [&](std::initializer_list<uint64_t> bits) {
+    auto it = bits.begin();
+    Value* acc = Bits64(x, *it++);
+    Value* c = Bits64(x, *it++);
+    acc = MulAdd(b, x2, acc, c);
+    for (; it != bits.end(); ++it) acc = MulAdd(b, x2, acc, Bits64(x, *it));
+    return MulAdd(b, x2, acc, llvm::ConstantFP::get(x->getType(), 1.0));
+  };
+  Value* num = b.CreateFMul(
+      xc, horner({0x3B3F9F82E5D782DFull, 0x3C2C3C836C04B4C8ull, 0x3CEC3379F905E662ull,
+                  0x3D929AFF6C8EDD96ull, 0x3E2525A389DCE7C2ull, 0x3EA708819BE51CD9ull,
+                  0x3F18996F4026A7FAull, 0x3F787F80B957ED00ull, 0x3FC36FBA9B450E5Aull}));
+  Value* den = horner({0x3BBE8630CF903250ull, 0x3C90AABCA9A5FEA0ull, 0x3D4232981AA2BBA8ull,
+                       0x3DDEE2F015EA8065ull, 0x3E681F1947C52304ull, 0x3EE26C82AB46D140ull,
+                       0x3F4B2E7C4D488C04ull, 0x3FA1998830265B50ull, 0x3FDF0D32A2F7DC79ull});
+  Value* y = b.CreateFDiv(num, den);
+  Value* ax = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
+  Value* one = b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign,
+                                       llvm::ConstantFP::get(x->getType(), 1.0), x);
+  return b.CreateSelect(b.CreateFCmpOGE(ax, llvm::ConstantFP::get(x->getType(), 20.0)), one, y);
+}
+
 // erf(x) = x P(x^2) / Q(x^2), degrees 4 and 6, and +-1 from a threshold on:
 // 3.8325 for arrays, 3.7439 (with x clamped there) for rank-0 values.
 // About 2 ulp.

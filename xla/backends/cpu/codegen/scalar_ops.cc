@@ -320,7 +320,7 @@ StatusOr<Value*> EmitUnary(llvm::IRBuilder<>& b, const HloInstruction& instr,
     case HloOpcode::kTan: return CallLibm(b, "tanf", "tan", {x});
     case HloOpcode::kTanh:
       if (IsF32(x)) return EmitTanhF32(b, x);
-      return CallLibm(b, "tanhf", "tanh", {x});
+      return EmitTanhF64(b, x);
     case HloOpcode::kErf:
       if (IsF32(x)) return EmitErfF32(b, x, /*scalar=*/instr.shape().rank() == 0);
       return CallLibm(b, "erff", "erf", {x});
