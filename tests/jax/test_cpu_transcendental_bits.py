@@ -1,5 +1,5 @@
-"""float32 exp, log, log1p, expm1, tanh, erf and logistic, float64 exp and tanh, and sin,
-cos, tan (and float64 log) on CPU give the bits JAX's own CPU backend gives, and a
+"""float32 exp, log, log1p, expm1, tanh, erf and logistic, float64 exp, log, log1p, expm1
+and tanh, and sin, cos and tan on CPU give the bits JAX's own CPU backend gives, and a
 multiply feeding an add is one fused multiply-add there.
 
 Why bits: a Markov chain (numpyro's NUTS) or a long training run amplifies a 1-ulp
@@ -216,8 +216,9 @@ EXP_F64 = (
 )
 
 
-# (dtype, op) -> (input bits, result bits) for the ops XLA:CPU computes with scalar
-# libm calls (glibc's vector variants round differently), recorded the same way.
+# (dtype, op) -> (input bits, result bits), recorded the same way: sin, cos, tan and
+# float64 log are scalar libm calls there (glibc's vector variants round differently),
+# float64 tanh, log1p and expm1 its own approximations.
 LIBM = {
     ("f32", "sin"): (
         "c1d86c8b c188cccd c0f64dd3 c0d722d1 c09e3d71 bfac28f6 411b4bc7 412e3d71 417d645a "
@@ -252,6 +253,24 @@ LIBM = {
         "400927aa4a7281d5 400a0297859e05eb bff460fe81c81b66 bfed68d00da8b437 "
         "bfd4904e9758aa4d c025bdfd180ed2d8 3fba1debb3602704 c006bfca3bf1e3fd "
         "c0038466162fd62f c001ed92e2d73860 40801fc282a38136 4042653f9cb9b5a4 "),
+    ("f64", "log1p"): (
+        "40053d70a3d70a40 40228a3d70a3d70c 403764189374bc6a bfefaacd9e83e426 "
+        "bfeb5182a9930be1 bfdcbfb15b573eaa 3fd69c779a6b50b4 3fddad42c3c9eecc "
+        "3fedcfaacd9e83e4 454df6439ab6ab5c 3faaa12e34b5795c 3fb7afb559adebfa "
+        "3f97b97315979be0 bf9e0e4d4f47404f 6cb9a2d48cba2c7c 4daf0199ad52eb82 ",
+        "3ff4bccf41cc65ca 4002a241c726450d 40098dc02e40b433 c012438842340e4d "
+        "bffec0e7b4707965 bfe31592e00ec73d 3fd35cea1ff94352 3fd861c5691c3113 "
+        "3fe511313d920c74 404dc5bda94db7eb 3fa9f5d0384a6b13 3fb6a75f2fd43015 "
+        "3f9774296729daef bf9e817b1314e4f1 407f0c3c96e66cc1 40630ebf241ff7fe "),
+    ("f64", "expm1"): (
+        "c036e72b020c49ba bff424dd2f1a9fc0 402d06a7ef9db22c 402fb020c49ba5e4 "
+        "4032cb851eb851ec 403949fbe76c8b44 bfcbdd97f62b6ae8 bfb6e2eb1c432ca0 "
+        "3fd4816f0068db8c 3fe580346dc5d63a 3fe3241b3024fbc9 bfbcbe3416bd1372 "
+        "bfc6dddd12b67b07 3fbb5445c7813884 3fbf76f3e8c01e9a bf9b6c7691b94610 ",
+        "bfeffffffff075a6 bfe6e9fb3a56259e 413ea67e67cf5505 415d006821703312 "
+        "41a155427d036072 423661fb63addf34 bfc90a82ef7e4ca9 bfb5e4a86709da31 "
+        "3fd82be363bd849e 3feea78ef09467cc 3fea3351e1448a80 bfbb3028cdaf6c66 "
+        "bfc4f0c637d8bebf 3fbcd75dbc4a6e50 3fc0bd7134d6ade5 bf9b0f4a1a7de8df "),
     ("f64", "sin"): (
         "c039f604189374bc c029c72b020c49ba bfe2353f7ced9160 3fe26e978d4fdf40 "
         "4002e147ae147ae0 401c5e353f7ced90 40329b645a1cac08 40344e5604189376 "

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <vector>
 
 #include "llvm/ADT/APFloat.h"
 #include "llvm/IR/Intrinsics.h"
@@ -149,6 +150,7 @@ Value* Bits64(Value* like, uint64_t bits) {
                                llvm::APFloat(llvm::APFloat::IEEEdouble(), llvm::APInt(64, bits)));
 }
 
+
 }  // namespace
 
 // e^x for f64: x = n ln 2 + g (ln 2 in two parts), e^g = 1 + 2 g P(g^2) /
@@ -204,36 +206,79 @@ Value* EmitLogF32(llvm::IRBuilder<>& b, Value* x) { return LogCore(b, x); }
 
 Value* EmitTanhF32(llvm::IRBuilder<>& b, Value* x) { return TanhCore(b, x); }
 
-// log(1 + x): log of the rounded 1 + x, except for |x| < sqrt(2) - 1, where
-// x - x^2/2 + x^3 R(x) with R a [6/6] rational function keeps the bits that
-// 1 + x would lose. About 2 ulp.
-Value* EmitLog1pF32(llvm::IRBuilder<>& b, Value* x) {
-  Value* large = LogCore(b, b.CreateFAdd(x, F(x, 1.0f)));
+namespace {
+
+// x - x^2/2 + x^3 P(x) / Q(x), P and Q of degree 6, from their coefficients.
+Value* Log1pSmall(llvm::IRBuilder<>& b, Value* x, const std::vector<Value*>& p,
+                  const std::vector<Value*>& q) {
   Value* x2 = b.CreateFMul(x, x);
   // x * 0 (not folded: it is NaN for inf and NaN) starts both polynomials, so
   // they propagate those the way XLA:CPU's do.
-  Value* z = b.CreateFMul(x, F(x, 0.0f));
-  Value* q = Horner(b, b.CreateFAdd(z, F(x, 1.0f)), x,
-                    {0x417101AD, 0x42A6185B, 0x435DC32D, 0x439A8CA3, 0x43586D8A, 0x42707982});
-  Value* p = Horner(b, b.CreateFAdd(z, Bits(x, 0x383DE04B)), x,
-                    {0x3EFF40C5, 0x40D284FA, 0x41EF4B9C, 0x4273CC76, 0x426473AD, 0x41A05101});
-  Value* cubic = b.CreateFMul(b.CreateFMul(x, x2), b.CreateFDiv(p, q));
-  Value* small = b.CreateFAdd(x, MulAdd(b, x2, F(x, -0.5f), cubic));
+  Value* z = b.CreateFMul(x, llvm::ConstantFP::get(x->getType(), 0.0));
+  Value* qa = b.CreateFAdd(z, q[0]);
+  for (size_t i = 1; i < q.size(); ++i) qa = MulAdd(b, qa, x, q[i]);
+  Value* pa = b.CreateFAdd(z, p[0]);
+  for (size_t i = 1; i < p.size(); ++i) pa = MulAdd(b, pa, x, p[i]);
+  Value* cubic = b.CreateFMul(b.CreateFMul(x, x2), b.CreateFDiv(pa, qa));
+  return b.CreateFAdd(x, MulAdd(b, x2, llvm::ConstantFP::get(x->getType(), -0.5), cubic));
+}
+
+std::vector<Value*> Consts32(Value* x, std::initializer_list<uint32_t> bits) {
+  std::vector<Value*> out;
+  for (uint32_t c : bits) out.push_back(Bits(x, c));
+  return out;
+}
+
+std::vector<Value*> Consts64(Value* x, std::initializer_list<uint64_t> bits) {
+  std::vector<Value*> out;
+  for (uint64_t c : bits) out.push_back(Bits64(x, c));
+  return out;
+}
+
+}  // namespace
+
+// log(1 + x): log of the rounded 1 + x, except for |x| < sqrt(2) - 1, where
+// x - x^2/2 + x^3 R(x) with R a [6/6] rational function keeps the bits that
+// 1 + x would lose. f32 uses LogCore, f64 libm's log (as XLA:CPU does). About
+// 2 ulp.
+Value* EmitLog1p(llvm::IRBuilder<>& b, Value* x) {
+  const bool f32 = x->getType()->getScalarType()->isFloatTy();
+  Value* xp1 = b.CreateFAdd(x, llvm::ConstantFP::get(x->getType(), 1.0));
+  Value* large = f32 ? LogCore(b, xp1) : b.CreateUnaryIntrinsic(llvm::Intrinsic::log, xp1);
+  Value* small =
+      f32 ? Log1pSmall(b, x,
+                       Consts32(x, {0x383DE04B, 0x3EFF40C5, 0x40D284FA, 0x41EF4B9C, 0x4273CC76,
+                                    0x426473AD, 0x41A05101}),
+                       Consts32(x, {0x3F800000, 0x417101AD, 0x42A6185B, 0x435DC32D, 0x439A8CA3,
+                                    0x43586D8A, 0x42707982}))
+          : Log1pSmall(b, x,
+                       Consts64(x, {0x3F07BC0962B395CAull, 0x3FDFE818A0FE1A83ull,
+                                    0x401A509F46F4FA53ull, 0x403DE9738B8CB9C9ull,
+                                    0x404E798EB86C3351ull, 0x404C8E7597479A10ull,
+                                    0x40340A202D99830Aull}),
+                       Consts64(x, {0x3FF0000000000000ull, 0x402E20359E903E37ull,
+                                    0x4054C30B52213498ull, 0x406BB86590FCFB56ull,
+                                    0x407351945DC908A5ull, 0x406B0DB13E48E066ull,
+                                    0x404E0F304466448Eull}));
   Value* ax = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
-  return b.CreateSelect(b.CreateFCmpOLT(ax, Bits(x, 0x3ED413CD)), small, large);
+  Value* threshold = f32 ? Bits(x, 0x3ED413CD) : Bits64(x, 0x3FDA827999FCEF32ull);
+  return b.CreateSelect(b.CreateFCmpOLT(ax, threshold), small, large);
 }
 
 // e^x - 1: the rounded e^x minus 1 for |x| > 1/2; below, tanh(x/2) (e^x + 1),
 // which keeps the small result's bits; x itself when x/2 is zero (so -0 stays
 // -0). About 2 ulp.
-Value* EmitExpm1F32(llvm::IRBuilder<>& b, Value* x) {
-  Value* e = ExpCore(b, x);
-  Value* large = b.CreateFAdd(e, F(x, -1.0f));
-  Value* half = b.CreateFMul(x, F(x, 0.5f));
-  Value* small = b.CreateFMul(TanhCore(b, half), b.CreateFAdd(e, F(x, 1.0f)));
+Value* EmitExpm1(llvm::IRBuilder<>& b, Value* x) {
+  const bool f32 = x->getType()->getScalarType()->isFloatTy();
+  auto c = [&](double v) { return llvm::ConstantFP::get(x->getType(), v); };
+  Value* e = f32 ? ExpCore(b, x) : EmitExpF64(b, x);
+  Value* large = b.CreateFAdd(e, c(-1.0));
+  Value* half = b.CreateFMul(x, c(0.5));
+  Value* th = f32 ? TanhCore(b, half) : EmitTanhF64(b, half);
+  Value* small = b.CreateFMul(th, b.CreateFAdd(e, c(1.0)));
   Value* ax = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
-  Value* y = b.CreateSelect(b.CreateFCmpOGT(ax, F(x, 0.5f)), large, small);
-  return b.CreateSelect(b.CreateFCmpOEQ(half, F(x, 0.0f)), x, y);
+  Value* y = b.CreateSelect(b.CreateFCmpOGT(ax, c(0.5)), large, small);
+  return b.CreateSelect(b.CreateFCmpOEQ(half, c(0.0)), x, y);
 }
 
 // tanh for f64: x P(x^2) / Q(x^2), both of degree 9 in x^2, on x clamped to

@@ -1,5 +1,5 @@
 // Inline f32 approximations of exp, log, log1p, expm1, tanh and erf (and f64
-// exp and tanh) that give the same bits as XLA:CPU (the results JAX programs see on
+// exp, tanh, log1p and expm1) that give the same bits as XLA:CPU (the results JAX programs see on
 // CPU), rather than libm's. Each works on a scalar or a vector, so a loop over
 // them vectorises into straight-line code.
 //
@@ -22,8 +22,9 @@ namespace xla::cpu {
 llvm::Value* EmitExpF32(llvm::IRBuilder<>& b, llvm::Value* x);
 llvm::Value* EmitExpF64(llvm::IRBuilder<>& b, llvm::Value* x);
 llvm::Value* EmitLogF32(llvm::IRBuilder<>& b, llvm::Value* x);
-llvm::Value* EmitLog1pF32(llvm::IRBuilder<>& b, llvm::Value* x);
-llvm::Value* EmitExpm1F32(llvm::IRBuilder<>& b, llvm::Value* x);
+// log1p and expm1 for f32 and f64.
+llvm::Value* EmitLog1p(llvm::IRBuilder<>& b, llvm::Value* x);
+llvm::Value* EmitExpm1(llvm::IRBuilder<>& b, llvm::Value* x);
 llvm::Value* EmitTanhF32(llvm::IRBuilder<>& b, llvm::Value* x);
 llvm::Value* EmitTanhF64(llvm::IRBuilder<>& b, llvm::Value* x);
 // XLA:CPU has two erf kernels that differ in where they switch to +-1: one for

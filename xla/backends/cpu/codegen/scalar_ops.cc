@@ -302,15 +302,11 @@ StatusOr<Value*> EmitUnary(llvm::IRBuilder<>& b, const HloInstruction& instr,
   if (!is_float) return UnsupportedOp(instr, type);
   switch (instr.opcode()) {
     case HloOpcode::kExp: return EmitExp(b, x);
-    case HloOpcode::kExpm1:
-      if (IsF32(x)) return EmitExpm1F32(b, x);
-      return CallLibm(b, "expm1f", "expm1", {x});
+    case HloOpcode::kExpm1: return EmitExpm1(b, x);
     case HloOpcode::kLog:
       if (IsF32(x)) return EmitLogF32(b, x);
       return b.CreateUnaryIntrinsic(llvm::Intrinsic::log, x);
-    case HloOpcode::kLog1p:
-      if (IsF32(x)) return EmitLog1pF32(b, x);
-      return CallLibm(b, "log1pf", "log1p", {x});
+    case HloOpcode::kLog1p: return EmitLog1p(b, x);
     case HloOpcode::kSqrt: return b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x);
     case HloOpcode::kRsqrt:
       return b.CreateFDiv(FloatConst(ty, 1.0), b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x));
