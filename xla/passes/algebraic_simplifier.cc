@@ -20,6 +20,23 @@ bool IsConstantOne(const HloInstruction* instr) {
          c->literal().GetAsDouble(0) == 1.0;
 }
 
+bool IsConstantZero(const HloInstruction* instr) {
+  const HloInstruction* c = ScalarConstant(instr);
+  return c != nullptr && !IsComplex(c->shape().element_type()) &&
+         c->literal().GetAsDouble(0) == 0.0;
+}
+
+// x - 0 -> x, and x + 0 or 0 + x -> x (a zero x keeps its sign, as in
+// XLA's simplifier): what a distribution's (v - loc) / scale becomes for
+// loc = 0, scale = 1, so the ops around it meet (exp(z)^2 -> exp(z + z)).
+HloInstruction* AddOrSubtractZero(HloInstruction* instr) {
+  for (int k = instr->opcode() == HloOpcode::kSubtract ? 1 : 0; k < 2; ++k) {
+    HloInstruction* other = instr->operand(1 - k);
+    if (IsConstantZero(instr->operand(k)) && other->shape() == instr->shape()) return other;
+  }
+  return nullptr;
+}
+
 bool IsIdentityPermutation(const std::vector<int64_t>& dims) {
   for (size_t i = 0; i < dims.size(); ++i) {
     if (dims[i] != static_cast<int64_t>(i)) return false;
@@ -177,6 +194,82 @@ HloInstruction* FoldScalarFactors(HloInstruction* multiply) {
   return nullptr;
 }
 
+bool IsRank0Constant(const HloInstruction* instr) {
+  return instr->opcode() == HloOpcode::kConstant && instr->shape().rank() == 0;
+}
+
+// `m` as x * c with c a rank-0 constant and x not a constant (either order).
+bool SplitConstantFactor(HloInstruction* m, HloInstruction** x, HloInstruction** c) {
+  if (m->opcode() != HloOpcode::kMultiply) return false;
+  for (int k = 0; k < 2; ++k) {
+    if (IsRank0Constant(m->operand(k)) && m->operand(1 - k)->opcode() != HloOpcode::kConstant) {
+      *c = m->operand(k);
+      *x = m->operand(1 - k);
+      return true;
+    }
+  }
+  return false;
+}
+
+// For rank-0 values, (x * c1) * c2 -> x * (c1 * c2) and (x * c1) * (y * c2)
+// -> (x * y) * (c1 * c2), in any operand order, with c1 and c2 constants: the
+// roundings XLA's simplifier gives scalar code (the second is scalar-only
+// there; arrays take FoldScalarFactors). A Gaussian's ((v - m) / s)^2 with a
+// constant s is the pattern: (v - m)^2 * (1/s)^2 instead of two rounded
+// quotients squared.
+HloInstruction* FoldRank0ConstantFactors(HloInstruction* multiply) {
+  if (!IsF32OrF64(multiply) || multiply->shape().rank() != 0) return nullptr;
+  HloInstruction* a = multiply->operand(0);
+  HloInstruction* b = multiply->operand(1);
+  HloInstruction *xa, *ca, *xb, *cb;
+  const bool split_a = SplitConstantFactor(a, &xa, &ca);
+  const bool split_b = SplitConstantFactor(b, &xb, &cb);
+  HloComputation* comp = multiply->parent();
+  const std::string& base = multiply->name();
+  auto mul = [&](HloInstruction* l, HloInstruction* r, const char* suffix) {
+    return comp->AddInstruction(HloInstruction::Create(HloOpcode::kMultiply, multiply->shape(),
+                                                       {l, r}, UniqueName(comp, base + suffix)));
+  };
+  if (split_a && split_b) return mul(mul(xa, xb, ".product"), mul(ca, cb, ".factor"), ".scaled");
+  if (split_a && IsRank0Constant(b)) return mul(xa, mul(ca, b, ".factor"), ".scaled");
+  if (split_b && IsRank0Constant(a)) return mul(xb, mul(cb, a, ".factor"), ".scaled");
+  return nullptr;
+}
+
+bool IsFloat(const HloInstruction* instr) {
+  return IsFloatingPoint(instr->shape().element_type());
+}
+
+// exp(a) * exp(b) -> exp(a + b), exp(a) / exp(b) -> exp(a - b) and
+// x / exp(b) -> x * exp(-b): one exp and no rounded product of two, the forms
+// XLA's simplifier gives (a squared exp(z), as a log-normal density has, is
+// exp(z + z) there).
+HloInstruction* CombineExps(HloInstruction* instr) {
+  if (!IsFloat(instr) || IsComplex(instr->shape().element_type())) return nullptr;
+  HloInstruction* a = instr->operand(0);
+  HloInstruction* b = instr->operand(1);
+  const bool exp_a = a->opcode() == HloOpcode::kExp, exp_b = b->opcode() == HloOpcode::kExp;
+  if (!exp_b || !(a->shape() == b->shape())) return nullptr;
+  HloComputation* comp = instr->parent();
+  const std::string& base = instr->name();
+  auto make = [&](HloOpcode op, std::vector<HloInstruction*> operands, const char* suffix) {
+    return comp->AddInstruction(HloInstruction::Create(op, instr->shape(), std::move(operands),
+                                                       UniqueName(comp, base + suffix)));
+  };
+  if (instr->opcode() == HloOpcode::kMultiply) {
+    if (!exp_a) return nullptr;
+    return make(HloOpcode::kExp, {make(HloOpcode::kAdd, {a->operand(0), b->operand(0)}, ".sum")},
+                ".exp");
+  }
+  if (exp_a) {
+    return make(HloOpcode::kExp,
+                {make(HloOpcode::kSubtract, {a->operand(0), b->operand(0)}, ".difference")},
+                ".exp");
+  }
+  HloInstruction* negated = make(HloOpcode::kNegate, {b->operand(0)}, ".negated");
+  return make(HloOpcode::kMultiply, {a, make(HloOpcode::kExp, {negated}, ".exp")}, ".scaled");
+}
+
 // transpose(dot(a, b)), dimensions={1,0}, of a rank-2 dot without batch
 // dimensions -> dot(b, a): the product is computed in the order it is
 // stored instead of being written once and copied through a strided loop
@@ -225,16 +318,22 @@ HloInstruction* ReshapeOfReshape(HloInstruction* reshape) {
 HloInstruction* Simplify(HloInstruction* instr) {
   switch (instr->opcode()) {
     case HloOpcode::kDivide:
+      if (HloInstruction* e = CombineExps(instr)) return e;
       if (HloInstruction* m = DivideByConstantAsMultiply(instr)) return m;
       return DivideByBroadcastAsMultiply(instr);
     case HloOpcode::kMultiply:
+      if (HloInstruction* e = CombineExps(instr)) return e;
       if (IsConstantOne(instr->operand(1)) && instr->operand(0)->shape() == instr->shape()) {
         return instr->operand(0);
       }
       if (IsConstantOne(instr->operand(0)) && instr->operand(1)->shape() == instr->shape()) {
         return instr->operand(1);
       }
-      return FoldScalarFactors(instr);
+      if (HloInstruction* m = FoldScalarFactors(instr)) return m;
+      return FoldRank0ConstantFactors(instr);
+    case HloOpcode::kAdd:
+    case HloOpcode::kSubtract:
+      return AddOrSubtractZero(instr);
     case HloOpcode::kTranspose:
       if (IsNoOp(instr)) return instr->operand(0);
       return TransposeOfDotAsDot(instr);

@@ -131,6 +131,79 @@ ENTRY e {
   EXPECT_TRUE(!Contains(out, "multiply(sb, xc)"));
 }
 
+// Rank-0 code: ((x - m) / 5)^2 is (x - m)^2 * (0.2 * 0.2), one constant, as
+// XLA simplifies scalars; (x * 3) * y keeps its order.
+TEST(Rank0ConstantFactorsFoldIntoOne) {
+  std::string out = Simplified(R"(HloModule m
+
+ENTRY e {
+  x = f32[] parameter(0)
+  m = f32[] parameter(1)
+  y = f32[] parameter(2)
+  five = f32[] constant(5)
+  three = f32[] constant(3)
+  seven = f32[] constant(7)
+  d = f32[] subtract(x, m)
+  q = f32[] divide(d, five)
+  sq = f32[] multiply(q, q)
+  x3 = f32[] multiply(x, three)
+  keep = f32[] multiply(x3, y)
+  twice = f32[] multiply(seven, x3)
+  ROOT t = (f32[], f32[], f32[]) tuple(sq, keep, twice)
+}
+
+)");
+  // 0.2f * 0.2f rounded in f32 is 0.0400000028f; 7 * 3 = 21.
+  EXPECT_TRUE(Contains(out, "multiply(d, d)"));
+  EXPECT_TRUE(Contains(out, "constant(0.0400000028)"));
+  EXPECT_TRUE(Contains(out, "constant(21)"));
+  EXPECT_TRUE(Contains(out, "multiply(x3, y)"));
+}
+
+// Products and quotients of exps become one exp.
+TEST(ExpsCombine) {
+  std::string out = Simplified(R"(HloModule m
+
+ENTRY e {
+  a = f32[3]{0} parameter(0)
+  b = f32[3]{0} parameter(1)
+  ea = f32[3]{0} exponential(a)
+  eb = f32[3]{0} exponential(b)
+  p = f32[3]{0} multiply(ea, eb)
+  q = f32[3]{0} divide(ea, eb)
+  r = f32[3]{0} divide(a, eb)
+  ROOT t = (f32[3]{0}, f32[3]{0}, f32[3]{0}) tuple(p, q, r)
+}
+
+)");
+  EXPECT_TRUE(Contains(out, "add(a, b)"));
+  EXPECT_TRUE(Contains(out, "subtract(a, b)"));
+  EXPECT_TRUE(Contains(out, "negate(b)"));
+  EXPECT_TRUE(!Contains(out, "divide("));
+  EXPECT_TRUE(!Contains(out, "multiply(ea, eb)"));
+}
+
+// Adding or subtracting zero goes away; subtracting from zero stays.
+TEST(AddingZeroDisappears) {
+  std::string out = Simplified(R"(HloModule m
+
+ENTRY e {
+  x = f32[] parameter(0)
+  z = f32[] constant(0)
+  s = f32[] subtract(x, z)
+  a = f32[] add(z, s)
+  e = f32[] exponential(a)
+  sq = f32[] multiply(e, e)
+  n = f32[] subtract(z, x)
+  ROOT t = (f32[], f32[]) tuple(sq, n)
+}
+
+)");
+  EXPECT_TRUE(Contains(out, "add(x, x)"));
+  EXPECT_TRUE(Contains(out, "subtract(z, x)"));
+  EXPECT_TRUE(!Contains(out, "subtract(x, z)"));
+}
+
 TEST(DivideByAVariableOrAnIntegerStays) {
   std::string out = Simplified(R"(HloModule m
 

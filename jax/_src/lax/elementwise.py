@@ -249,7 +249,9 @@ ad.transpose_rules[mul_p] = lambda ct, x, y: (
 
 div_p = nary("div", "divide")
 def div(x, y): return div_p.bind(*_nary_match(x, y))
-ad.defjvp(div_p, lambda t, x, y: div(t, y), lambda t, x, y: mul(neg(t), div(x, mul(y, y))))
+# d(x/y)/dy as JAX writes it, -t x y^-2 (its rounding differs from -t (x / y^2)).
+ad.defjvp(div_p, lambda t, x, y: div(t, y),
+          lambda t, x, y: mul(mul(neg(t), x), integer_pow(y, -2)))
 ad.transpose_rules[div_p] = lambda ct, x, y: [div(ct, y), None]
 
 rem_p = nary("rem", "remainder")

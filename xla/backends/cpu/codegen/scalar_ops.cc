@@ -7,6 +7,7 @@
 
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/Module.h"
+#include "xla/backends/cpu/codegen/approximations.h"
 #include "xla/hlo/ir/instruction.h"
 #include "xla/hlo/ir/literal.h"
 
@@ -39,48 +40,13 @@ Value* FloatConst(llvm::Type* ty, double v) { return llvm::ConstantFP::get(ty, v
 
 Value* IsNan(llvm::IRBuilder<>& b, Value* x) { return b.CreateFCmpUNO(x, x); }
 
-// e^x for f32 (scalar or vector), inline rather than a libm call, so a loop
-// around it vectorises into straight-line FMAs. x = n ln2 + r with |r| <= ln2/2
-// (ln2 split in two, Cody and Waite), e^r by Cephes' degree-6 polynomial for
-// expf, then times 2^n written into the exponent bits as two factors 2^(n/2)
-// and 2^(n - n/2), so that results down in the denormals and the overflow to
-// inf both come out of the last multiply, correctly rounded there. About 1 ulp.
-Value* EmitExpF32(llvm::IRBuilder<>& b, Value* x) {
-  llvm::Type* ty = x->getType();
-  llvm::Type* ity = b.getInt32Ty();
-  if (auto* vector = llvm::dyn_cast<llvm::VectorType>(ty)) {
-    ity = llvm::VectorType::get(ity, vector->getElementCount());
-  }
-  auto c = [&](double v) { return FloatConst(ty, v); };
-  auto i = [&](int v) { return llvm::ConstantInt::get(ity, v); };
-  auto muladd = [&](Value* m1, Value* m2, Value* a) {
-    return b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {ty}, {m1, m2, a});
-  };
-  // Beyond these bounds e^x is 0 or inf, which the scaling below produces.
-  Value* xc = b.CreateBinaryIntrinsic(
-      llvm::Intrinsic::minnum, b.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, x, c(-104.0)),
-      c(88.8));
-  Value* n = b.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven,
-                                    b.CreateFMul(xc, c(1.4426950408889634)));
-  Value* r = muladd(n, c(-0.693359375), xc);
-  r = muladd(n, c(2.12194440e-4), r);
-  Value* p = c(1.9875691500e-4);
-  for (double coefficient : {1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2,
-                             1.6666665459e-1, 5.0000001201e-1}) {
-    p = muladd(p, r, c(coefficient));
-  }
-  p = muladd(p, b.CreateFMul(r, r), b.CreateFAdd(r, c(1.0)));
-  Value* whole = b.CreateFPToSI(n, ity);
-  Value* half = b.CreateAShr(whole, i(1));
-  auto pow2 = [&](Value* k) { return b.CreateBitCast(b.CreateShl(b.CreateAdd(k, i(127)), i(23)), ty); };
-  Value* y = b.CreateFMul(b.CreateFMul(p, pow2(half)), pow2(b.CreateSub(whole, half)));
-  return b.CreateSelect(IsNan(b, x), x, y);
-}
+// f32 (also f16 and bf16, computed in f32), scalar or vector.
+bool IsF32(Value* x) { return x->getType()->getScalarType()->isFloatTy(); }
 
-// e^x: inline for f32 (EmitExpF32), the llvm.exp intrinsic (libm or libmvec)
-// otherwise.
+// e^x: inline for f32 and f64 (as XLA:CPU computes it, approximations.h).
 Value* EmitExp(llvm::IRBuilder<>& b, Value* x) {
-  if (x->getType()->getScalarType()->isFloatTy()) return EmitExpF32(b, x);
+  if (IsF32(x)) return EmitExpF32(b, x);
+  if (x->getType()->getScalarType()->isDoubleTy()) return EmitExpF64(b, x);
   return b.CreateUnaryIntrinsic(llvm::Intrinsic::exp, x);
 }
 
@@ -336,9 +302,11 @@ StatusOr<Value*> EmitUnary(llvm::IRBuilder<>& b, const HloInstruction& instr,
   if (!is_float) return UnsupportedOp(instr, type);
   switch (instr.opcode()) {
     case HloOpcode::kExp: return EmitExp(b, x);
-    case HloOpcode::kExpm1: return CallLibm(b, "expm1f", "expm1", {x});
-    case HloOpcode::kLog: return b.CreateUnaryIntrinsic(llvm::Intrinsic::log, x);
-    case HloOpcode::kLog1p: return CallLibm(b, "log1pf", "log1p", {x});
+    case HloOpcode::kExpm1: return EmitExpm1(b, x);
+    case HloOpcode::kLog:
+      if (IsF32(x)) return EmitLogF32(b, x);
+      return b.CreateUnaryIntrinsic(llvm::Intrinsic::log, x);
+    case HloOpcode::kLog1p: return EmitLog1p(b, x);
     case HloOpcode::kSqrt: return b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x);
     case HloOpcode::kRsqrt:
       return b.CreateFDiv(FloatConst(ty, 1.0), b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x));
@@ -346,16 +314,17 @@ StatusOr<Value*> EmitUnary(llvm::IRBuilder<>& b, const HloInstruction& instr,
     case HloOpcode::kSin: return b.CreateUnaryIntrinsic(llvm::Intrinsic::sin, x);
     case HloOpcode::kCos: return b.CreateUnaryIntrinsic(llvm::Intrinsic::cos, x);
     case HloOpcode::kTan: return CallLibm(b, "tanf", "tan", {x});
-    case HloOpcode::kTanh: return CallLibm(b, "tanhf", "tanh", {x});
-    case HloOpcode::kErf: return CallLibm(b, "erff", "erf", {x});
+    case HloOpcode::kTanh:
+      if (IsF32(x)) return EmitTanhF32(b, x);
+      return EmitTanhF64(b, x);
+    case HloOpcode::kErf:
+      if (IsF32(x)) return EmitErfF32(b, x, /*scalar=*/instr.shape().rank() == 0);
+      return CallLibm(b, "erff", "erf", {x});
     case HloOpcode::kLogistic: {
-      // With e = exp(-|x|) in (0, 1]: 1 / (1 + e) for x >= 0 and e / (1 + e)
-      // for x < 0. exp never overflows, so large negative x gives the tiny
-      // (possibly denormal) e^x rather than 1 / inf = 0; branch-free, so it
-      // vectorises. NaN propagates through exp.
-      Value* e = EmitExp(b, b.CreateFNeg(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x)));
-      Value* r = b.CreateFDiv(FloatConst(ty, 1.0), b.CreateFAdd(FloatConst(ty, 1.0), e));
-      return b.CreateSelect(b.CreateFCmpOLT(x, FloatConst(ty, 0.0)), b.CreateFMul(e, r), r);
+      // 1 / (1 + e^-x), the expansion XLA:CPU compiles logistic to (and that
+      // jax lowers it to), so both spellings give the same bits.
+      Value* one = FloatConst(ty, 1.0);
+      return b.CreateFDiv(one, b.CreateFAdd(EmitExp(b, b.CreateFNeg(x)), one));
     }
     case HloOpcode::kFloor: return b.CreateUnaryIntrinsic(llvm::Intrinsic::floor, x);
     case HloOpcode::kCeil: return b.CreateUnaryIntrinsic(llvm::Intrinsic::ceil, x);
