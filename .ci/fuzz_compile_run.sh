@@ -10,7 +10,7 @@
 #   FUZZ_ENGINE     "mutator" (default): the gcc ASan build above, random
 #                   structure-aware mutations; "libfuzzer": the same pipeline
 #                   and mutations, coverage-guided, built with clang
-#                   (compile_run_libfuzzer, --config=fuzz, an output base of its
+#                   (compile_run_libfuzzer, --config=fuzz-compile-run, an output base of its
 #                   own as in .ci/fuzz.sh); findings are saved as crash-* files
 # Reproduce a finding by compiling the saved module through jax's or the C++
 # client (or run the libFuzzer binary on the crash-* file), then add it to
@@ -27,8 +27,8 @@ mkdir -p "$FUZZ_ARTIFACTS"
 if [ "${FUZZ_ENGINE:-mutator}" = libfuzzer ]; then
   output_base="$(bazel info output_base)-fuzz"
   fuzz_bazel() { bazel --output_base="$output_base" "$@"; }
-  fuzz_bazel build --config=fuzz //xla/backends/cpu/fuzz:compile_run_libfuzzer
-  fuzzer="$(fuzz_bazel info --config=fuzz bazel-bin)/xla/backends/cpu/fuzz/compile_run_libfuzzer"
+  fuzz_bazel build --config=fuzz-compile-run //xla/backends/cpu/fuzz:compile_run_libfuzzer
+  fuzzer="$(fuzz_bazel info --config=fuzz-compile-run bazel-bin)/xla/backends/cpu/fuzz/compile_run_libfuzzer"
   fuzz_bazel shutdown
   work="$(mktemp -d)"
   trap 'rm -rf "$work"' EXIT

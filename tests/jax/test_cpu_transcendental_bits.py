@@ -1,6 +1,6 @@
 """float32 exp, log, log1p, expm1, tanh, erf and logistic, float64 exp, log, log1p, expm1
-and tanh on CPU give the bits JAX's own CPU backend gives (sin, cos, tan and float64 log
-to within a few ulp of them, see LIBM), and a multiply feeding an add is one fused
+and tanh on CPU give the bits JAX's own CPU backend gives (sin, cos and tan to within a
+few ulp of them, see LIBM), and a multiply feeding an add is one fused
 multiply-add there.
 
 Why bits: a Markov chain (numpyro's NUTS) or a long training run amplifies a 1-ulp
@@ -218,13 +218,13 @@ EXP_F64 = (
 
 
 # (dtype, op) -> (input bits, result bits), recorded the same way: sin, cos, tan and
-# float64 log are scalar libm calls there, float64 tanh, log1p and expm1 its own
-# approximations. The libm ones are compared to within glibc's vector variants' error
+# float64 log are scalar libm calls there (here too for log), float64 tanh, log1p and
+# expm1 its own approximations. sin, cos and tan are compared to within glibc's vector variants' error
 # bound (VECTOR_LIBM_ULPS), not bit for bit: this backend calls those variants so that
 # loops of sin/cos vectorise (about 17x faster than one libm call per element; real
 # JAX is slower still), and they round differently from the scalar functions.
 VECTOR_LIBM = {("f32", "sin"), ("f32", "cos"), ("f32", "tan"), ("f64", "sin"),
-               ("f64", "cos"), ("f64", "tan"), ("f64", "log")}
+               ("f64", "cos"), ("f64", "tan")}
 VECTOR_LIBM_ULPS = 4
 LIBM = {
     ("f32", "sin"): (

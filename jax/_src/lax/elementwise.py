@@ -165,7 +165,22 @@ def convert_element_type(operand, new_dtype, weak_type: bool = False):
   if isinstance(x, np.ndarray):  # as an argument to jit would be, e.g. float64 -> float32
     with np.errstate(over="ignore"):
       value = value.astype(dtypes.canonicalize_dtype(value.dtype))
-  return array.host_array(host_convert(value, new_dtype), weak_type)
+  result = host_convert(value, new_dtype)
+  if _has_denormals(value) or (dtypes.is_inexact(value.dtype) and _has_denormals(result)):
+    # The CPU backend reads denormals as zero and flushes denormal results, as
+    # XLA:CPU does, in ways numpy cannot mirror per type pair: the device decides.
+    source = array.host_array(value, bool(getattr(x, "weak_type", False)))
+    return convert_element_type_p.bind(source, new_dtype=new_dtype, weak_type=bool(weak_type))
+  return array.host_array(result, weak_type)
+
+
+def _has_denormals(value: np.ndarray) -> bool:
+  if not dtypes.is_inexact(value.dtype) or value.size == 0:
+    return False
+  parts = (value.real, value.imag) if dtypes.is_complex(value.dtype) else (value,)
+  tiny = dtypes.finfo(parts[0].dtype).tiny
+  with np.errstate(invalid="ignore"):
+    return any(bool(np.any((p != 0) & (np.abs(p) < tiny))) for p in parts)
 
 
 def host_convert(value: np.ndarray, new_dtype) -> np.ndarray:

@@ -1,5 +1,5 @@
 // The compile-and-run fuzzer as a libFuzzer target: coverage-guided (the whole
-// CPU backend is built with clang's instrumentation, --config=fuzz), with
+// CPU backend is built with clang's instrumentation, --config=fuzz-compile-run), with
 // hlo_mutator's structure-aware edits as the custom mutator and libFuzzer's
 // byte-level ones as a fallback, so inputs stay close to parseable and reach
 // the verifier, the code generator and the runtime. Each input goes through
