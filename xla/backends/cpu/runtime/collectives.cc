@@ -12,6 +12,12 @@ namespace {
 // A replica that has not arrived after this long is assumed lost.
 constexpr auto kRendezvousTimeout = std::chrono::minutes(5);
 
+// memcpy of zero bytes, whose pointers may then be null (an empty vector's
+// data(), a zero-size array's buffer): memcpy forbids null even then.
+void CopyBytes(void* to, const void* from, size_t bytes) {
+  if (bytes > 0) std::memcpy(to, from, bytes);
+}
+
 }  // namespace
 
 CollectiveContext::CollectiveContext(int64_t num_replicas, const CrossProcessPlan* plan)
@@ -145,7 +151,7 @@ Status CollectiveContext::RendezvousAcrossProcesses(
     std::vector<uint8_t> mine(local * per_replica);
     for (int64_t s = 0; s < local; ++s) {
       for (size_t k = 0; k < input_bytes.size(); ++k) {
-        std::memcpy(mine.data() + s * per_replica + offsets[k], m.inputs[s][k], input_bytes[k]);
+        CopyBytes(mine.data() + s * per_replica + offsets[k], m.inputs[s][k], input_bytes[k]);
       }
     }
     m.gathered.resize(plan.num_processes * mine.size());
@@ -242,7 +248,7 @@ Status ReduceInShares(const CrossProcessPlan& plan, const Shares& shares,
         const uint8_t* value = received.data() + plan.process_of[r] * recv[0] +
                                plan.slot_of[r] * shares.bytes(me) + operand_at[k];
         if (rank == 0) {
-          std::memcpy(acc, value, n * shares.widths[k]);
+          CopyBytes(acc, value, n * shares.widths[k]);
         } else if (n > 0) {
           combine(k, acc, value, n);
         }
@@ -259,8 +265,8 @@ Status ReduceInShares(const CrossProcessPlan& plan, const Shares& shares,
       size_t at = p * reduced.size() + g * block;
       for (size_t k = 0; k < operands; ++k) {
         const size_t bytes = shares.size(k, p) * shares.widths[k];
-        std::memcpy(static_cast<uint8_t*>(outputs[s][k]) + shares.begin(k, p) * shares.widths[k],
-                    everyone.data() + at, bytes);
+        CopyBytes(static_cast<uint8_t*>(outputs[s][k]) + shares.begin(k, p) * shares.widths[k],
+                  everyone.data() + at, bytes);
         at += bytes;
       }
     }
@@ -444,9 +450,9 @@ Status CollectiveContext::PermuteAcrossProcesses(
         for (size_t k = 0; k < bytes.size(); ++k) {
           auto* out = static_cast<uint8_t*>(m.outputs[plan.slot_of[t]][k]);
           if (from == nullptr) {
-            std::memset(out, 0, bytes[k]);
+            if (bytes[k] > 0) std::memset(out, 0, bytes[k]);
           } else {
-            std::memcpy(out, from, bytes[k]);
+            CopyBytes(out, from, bytes[k]);
             from += bytes[k];
           }
         }
