@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Callable
+
+from jax._src import api
 
 _DEPRECATED = {
     "pjit": "jax.experimental.pjit.pjit has been deprecated. Please use `jax.jit` instead.",
@@ -15,8 +18,6 @@ def _pjit(fun: Callable, in_shardings: Any = None, out_shardings: Any = None,
           donate_argnames=None, keep_unused: bool = False, device=None, backend=None,
           inline: bool = False, compiler_options=None):
   """`jax.jit` with pjit's signature: `fun` first, the rest as `jax.jit` takes them."""
-  # A function-level import: only reading the deprecated name needs jax.jit.
-  from jax._src import api
   if not callable(fun):
     raise TypeError(f"pjit expects a callable as its first argument, got {fun!r}")
   return api.jit(fun, in_shardings=in_shardings, out_shardings=out_shardings,
@@ -33,7 +34,6 @@ _pjit.__name__ = _pjit.__qualname__ = "pjit"
 
 def __getattr__(name):
   if name in _DEPRECATED:
-    import warnings  # only on the deprecated path
     warnings.warn(_DEPRECATED[name], DeprecationWarning, stacklevel=2)
     return _pjit
   raise AttributeError(f"module 'jax.experimental.pjit' has no attribute {name!r}")

@@ -1,16 +1,25 @@
 """jax.experimental.pjit (pjit: a deprecated name of jax.jit in JAX 0.10.2) and
 jax.interpreters.pxla (only deprecated and removed names remain)."""
 
+import warnings
+
 import numpy as np
 import pytest
 
 import jax
 import jax.numpy as jnp
+from jax.experimental import pjit as pjit_module
+from jax.interpreters import pxla
 from jax.sharding import NamedSharding, PartitionSpec as P
 
 
+def _pjit_without_warning():
+  with warnings.catch_warnings():
+    warnings.simplefilter("ignore", DeprecationWarning)
+    return pjit_module.pjit
+
+
 def test_pjit_warns_and_is_jit(backend):
-  from jax.experimental import pjit as pjit_module
   with pytest.warns(DeprecationWarning,
                     match=r"jax.experimental.pjit.pjit has been deprecated. Please use "
                           r"`jax.jit` instead."):
@@ -24,10 +33,7 @@ def test_pjit_warns_and_is_jit(backend):
 
 
 def test_pjit_places_outputs_by_out_shardings(backend):
-  import warnings
-  with warnings.catch_warnings():
-    warnings.simplefilter("ignore", DeprecationWarning)
-    from jax.experimental.pjit import pjit
+  pjit = _pjit_without_warning()
   mesh = jax.make_mesh((len(jax.devices()),), ("x",))
   sharding = NamedSharding(mesh, P("x"))
   n = len(jax.devices())
@@ -37,19 +43,14 @@ def test_pjit_places_outputs_by_out_shardings(backend):
 
 
 def test_pjit_bad_input_and_unknown_names(backend):
-  import warnings
-  with warnings.catch_warnings():
-    warnings.simplefilter("ignore", DeprecationWarning)
-    from jax.experimental.pjit import pjit
+  pjit = _pjit_without_warning()
   with pytest.raises(TypeError, match="pjit expects a callable"):
     pjit(3)
-  import jax.experimental.pjit as pjit_module
   with pytest.raises(AttributeError, match="has no attribute 'nope'"):
     pjit_module.nope
 
 
 def test_pxla_names_say_they_were_deprecated_or_removed():
-  from jax.interpreters import pxla
   with pytest.raises(AttributeError, match="ShardingSpec was removed in JAX v0.10.0. Please "
                      "use `jax.shard_map` instead of `jax.pmap`."):
     pxla.ShardingSpec
