@@ -18,6 +18,16 @@ void CopyBytes(void* to, const void* from, size_t bytes) {
   if (bytes > 0) std::memcpy(to, from, bytes);
 }
 
+// Replica ids by (process, slot).
+std::vector<std::vector<int64_t>> ReplicasByProcess(const CrossProcessPlan& plan) {
+  std::vector<std::vector<int64_t>> replicas(plan.num_processes,
+                                             std::vector<int64_t>(plan.replicas_per_process));
+  for (size_t r = 0; r < plan.process_of.size(); ++r) {
+    replicas[plan.process_of[r]][plan.slot_of[r]] = static_cast<int64_t>(r);
+  }
+  return replicas;
+}
+
 }  // namespace
 
 CollectiveContext::CollectiveContext(int64_t num_replicas, const CrossProcessPlan* plan)
@@ -336,9 +346,7 @@ Status CollectiveContext::AllToAllAcrossProcesses(
     lock.unlock();
     Status done = [&]() -> Status {
       const int64_t processes = plan.num_processes;
-      std::vector<std::vector<int64_t>> replicas(processes,
-                                                 std::vector<int64_t>(plan.replicas_per_process));
-      for (int64_t r = 0; r < num_replicas_; ++r) replicas[plan.process_of[r]][plan.slot_of[r]] = r;
+      const std::vector<std::vector<int64_t>> replicas = ReplicasByProcess(plan);
       // The readers (ranks in its group) on process p of replica r's chunks.
       auto readers_on = [&](int64_t r, int64_t p) {
         std::vector<int64_t> ranks;
@@ -413,10 +421,8 @@ Status CollectiveContext::PermuteAcrossProcesses(
     lock.unlock();
     Status done = [&]() -> Status {
       const int64_t processes = plan.num_processes;
-      // Replica ids by (process, slot): blocks list the sources in slot order.
-      std::vector<std::vector<int64_t>> replicas(processes,
-                                                 std::vector<int64_t>(plan.replicas_per_process));
-      for (int64_t r = 0; r < num_replicas_; ++r) replicas[plan.process_of[r]][plan.slot_of[r]] = r;
+      // Blocks list the sources in slot order.
+      const std::vector<std::vector<int64_t>> replicas = ReplicasByProcess(plan);
       auto sends_to = [&](int64_t r, int64_t p) {
         return target_of[r] >= 0 && plan.process_of[target_of[r]] == p;
       };
