@@ -314,14 +314,72 @@ HloInstruction* ReshapeOfReshape(HloInstruction* reshape) {
       HloOpcode::kReshape, reshape->shape(), {x}, UniqueName(comp, reshape->name() + ".flat")));
 }
 
+// op(reshape(a), reshape(b), broadcast(s)) -> reshape(op(a, b, broadcast'(s))) for
+// an elementwise op whose reshaped operands all come from one shape and whose
+// other operands are scalars or broadcasts of scalars: an elementwise op
+// commutes with a reshape, and the op then meets what a and b were computed
+// from, as XLA's reshape mover arranges. A distribution's scale reshaped to
+// [1] and squared is the pattern: reshape(exp(z))^2 becomes exp(z + z) so.
+HloInstruction* SinkReshapes(HloInstruction* instr) {
+  if (!IsElementwiseOpcode(instr->opcode()) || HasSideEffect(instr->opcode())) return nullptr;
+  const Shape* from = nullptr;
+  for (const HloInstruction* operand : instr->operands()) {
+    if (operand->opcode() != HloOpcode::kReshape) continue;
+    const Shape& s = operand->operand(0)->shape();
+    if (from == nullptr) {
+      from = &s;
+    } else if (s.dimensions() != from->dimensions()) {
+      return nullptr;
+    }
+  }
+  if (from == nullptr || from->dimensions() == instr->shape().dimensions()) return nullptr;
+  // The scalar each other operand is or broadcasts; checked for all operands before
+  // anything is built, so a refusal leaves the computation as it was.
+  std::vector<HloInstruction*> scalars;
+  for (HloInstruction* operand : instr->operands()) {
+    if (operand->opcode() == HloOpcode::kReshape) {
+      scalars.push_back(nullptr);
+      continue;
+    }
+    scalars.push_back(operand->shape().rank() == 0 ? operand : BroadcastScalar(operand));
+    if (scalars.back() == nullptr) return nullptr;
+  }
+  HloComputation* comp = instr->parent();
+  const std::string& base = instr->name();
+  std::vector<HloInstruction*> operands;
+  for (int64_t i = 0; i < instr->operand_count(); ++i) {
+    HloInstruction* scalar = scalars[i];
+    if (scalar == nullptr) {
+      operands.push_back(instr->operand(i)->operand(0));
+      continue;
+    }
+    if (from->rank() == 0) {
+      operands.push_back(scalar);
+      continue;
+    }
+    Shape spread_shape = *from;
+    spread_shape.set_element_type(scalar->shape().element_type());
+    operands.push_back(comp->AddInstruction(HloInstruction::Create(
+        HloOpcode::kBroadcast, spread_shape, {scalar}, UniqueName(comp, base + ".spread"))));
+  }
+  Shape shape = *from;
+  shape.set_element_type(instr->shape().element_type());
+  HloInstruction* moved = comp->AddInstruction(
+      instr->CloneWithNewOperands(shape, std::move(operands), UniqueName(comp, base + ".unshaped")));
+  return comp->AddInstruction(HloInstruction::Create(HloOpcode::kReshape, instr->shape(), {moved},
+                                                     UniqueName(comp, base + ".reshaped")));
+}
+
 // The instruction that replaces `instr`, or null.
 HloInstruction* Simplify(HloInstruction* instr) {
   switch (instr->opcode()) {
     case HloOpcode::kDivide:
+      if (HloInstruction* r = SinkReshapes(instr)) return r;
       if (HloInstruction* e = CombineExps(instr)) return e;
       if (HloInstruction* m = DivideByConstantAsMultiply(instr)) return m;
       return DivideByBroadcastAsMultiply(instr);
     case HloOpcode::kMultiply:
+      if (HloInstruction* r = SinkReshapes(instr)) return r;
       if (HloInstruction* e = CombineExps(instr)) return e;
       if (IsConstantOne(instr->operand(1)) && instr->operand(0)->shape() == instr->shape()) {
         return instr->operand(0);
@@ -333,6 +391,7 @@ HloInstruction* Simplify(HloInstruction* instr) {
       return FoldRank0ConstantFactors(instr);
     case HloOpcode::kAdd:
     case HloOpcode::kSubtract:
+      if (HloInstruction* r = SinkReshapes(instr)) return r;
       return AddOrSubtractZero(instr);
     case HloOpcode::kTranspose:
       if (IsNoOp(instr)) return instr->operand(0);
@@ -341,7 +400,8 @@ HloInstruction* Simplify(HloInstruction* instr) {
       if (IsNoOp(instr)) return instr->operand(0);
       return ReshapeOfReshape(instr);
     default:
-      return IsNoOp(instr) ? instr->operand(0) : nullptr;
+      if (IsNoOp(instr)) return instr->operand(0);
+      return SinkReshapes(instr);
   }
 }
 

@@ -15,6 +15,10 @@
 //   transpose(dot(a, b)) -> dot(b, a) for rank-2 dots without batch
 //                          dimensions whose only user is the transpose: the
 //                          same sums, stored in the order the user wants.
+//   op(reshape(a), reshape(b), broadcast(s)) -> reshape(op(a, b, broadcast(s)))
+//                          for elementwise ops whose reshaped operands share one
+//                          shape: the op meets a's and b's producers (XLA's
+//                          reshape mover; reshape(exp(z))^2 -> exp(z + z)).
 //   reshape(reshape(x)) -> x, or one reshape of x: both keep row-major
 //                          order (JAX's keepdims reductions leave such pairs).
 //   reshape, transpose, broadcast, convert, slice, reverse and copy that

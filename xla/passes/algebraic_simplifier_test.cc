@@ -183,6 +183,60 @@ ENTRY e {
   EXPECT_TRUE(!Contains(out, "multiply(ea, eb)"));
 }
 
+// Reshapes move below elementwise ops whose reshaped operands share a shape,
+// so a scale reshaped to [1] and squared meets its exp: 1 / (e * e) for
+// e = reshape(exp(z)) is exp(-(z + z)) once the rounds settle. Reshapes of
+// different shapes stay.
+TEST(ReshapesSinkBelowElementwiseOps) {
+  auto m = ParseHloModule(R"(HloModule m
+
+ENTRY e {
+  z = f32[] parameter(0)
+  e = f32[] exponential(z)
+  r = f32[1]{0} reshape(e)
+  sq = f32[1]{0} multiply(r, r)
+  one = f32[] constant(1)
+  ones = f32[1]{0} broadcast(one), dimensions={}
+  inv = f32[1]{0} divide(ones, sq)
+  x = f32[4,3]{1,0} parameter(1)
+  y = f32[12]{0} reshape(x)
+  w = f32[4,3]{1,0} parameter(2)
+  v = f32[12]{0} reshape(w)
+  mx = f32[12]{0} maximum(y, v)
+  u = f32[3,4]{1,0} parameter(3)
+  k = f32[12]{0} reshape(u)
+  mixed = f32[12]{0} add(y, k)
+  c = f32[] constant(2)
+  bc = f32[12]{0} broadcast(c), dimensions={}
+  q = f32[12]{0} parameter(4)
+  sel = f32[12]{0} clamp(bc, y, q)
+  ROOT t = (f32[1]{0}, f32[12]{0}, f32[12]{0}, f32[12]{0}) tuple(inv, mx, mixed, sel)
+}
+
+)");
+  EXPECT_TRUE(m.ok());
+  // Rounds until nothing changes; an operand that cannot move (q, a full array)
+  // leaves no instruction behind, so the rounds end.
+  bool settled = false;
+  for (int round = 0; round < 8 && !settled; ++round) {
+    AlgebraicSimplifier simplifier;
+    HloDCE dce;
+    auto changed = simplifier.Run(m->get());
+    auto removed = dce.Run(m->get());
+    EXPECT_TRUE(changed.ok() && removed.ok());
+    settled = !changed.ok() || !removed.ok() || (!*changed && !*removed);
+  }
+  EXPECT_TRUE(settled);
+  std::string out = ToString(**m);
+  EXPECT_TRUE(Contains(out, "add(z, z)"));
+  EXPECT_TRUE(Contains(out, "negate("));
+  EXPECT_TRUE(!Contains(out, "divide("));
+  EXPECT_TRUE(Contains(out, "f32[4,3]{1,0} maximum(x, w)"));
+  EXPECT_TRUE(Contains(out, "add(y, k)"));
+  EXPECT_TRUE(Contains(out, "clamp(bc, y, q)"));
+  EXPECT_TRUE(ParseHloModule(out).ok());
+}
+
 // Adding or subtracting zero goes away; subtracting from zero stays.
 TEST(AddingZeroDisappears) {
   std::string out = Simplified(R"(HloModule m

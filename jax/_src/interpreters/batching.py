@@ -7,8 +7,8 @@ results) say how to run a primitive on batched values. The main trace carries an
 later without changing this interface.
 
 Registrars: `defvectorized` (elementwise unary: the batch axis passes through),
-`defbroadcasting` (elementwise n-ary: move batch axes to the front and broadcast
-the unbatched operands).
+`defbroadcasting` (elementwise n-ary: move batch axes to the front and give the
+unbatched operands a batch axis).
 """
 
 from __future__ import annotations
@@ -184,25 +184,42 @@ def defvectorized(prim: core.Primitive) -> None:
   batch_rules[prim] = lambda axis, vals, dims, **params: (prim.bind(*vals, **params), dims[0])
 
 
-def defbroadcasting(prim: core.Primitive) -> None:
-  """Operands of one shape, or rank-0 operands beside them (which the primitive
-  broadcasts): unbatched rank-0 operands stay as they are; a batched one is broadcast."""
+def defbroadcasting(prim: core.Primitive, size_one: bool = True) -> None:
+  """An elementwise n-ary primitive. Its operands have one shape, or are rank-0 beside
+  arrays (unbatched rank-0 operands stay as they are); with `size_one`, size-1
+  dimensions broadcast too (JAX's n-ary ops), so an unbatched operand gets a size-1 batch
+  dimension and a batched rank-0 one size-1 dimensions, where without it both are
+  broadcast to the full batched shape."""
   def rule(axis, vals, dims, **params):
-    size = axis.size
     ranks = [core.get_aval(v).ndim - (d is not not_mapped) for v, d in zip(vals, dims)]
     if all(d == dims[0] for d in dims) and len(set(ranks)) == 1:
       return prim.bind(*vals, **params), dims[0]
     out_rank = max(ranks)
-    moved = [v if d is not_mapped and r == 0 and out_rank else bdim_at_front(v, d, size)
+    moved = [_batch_operand(v, d, r, out_rank, axis.size, size_one)
              for v, d, r in zip(vals, dims, ranks)]
-    if out_rank:
-      shape = next(core.get_aval(m).shape for m, r in zip(moved, ranks) if r == out_rank)
+    if out_rank and not size_one:
+      shape = next(core.get_aval(m).shape for m in moved if core.get_aval(m).ndim > out_rank)
       moved = [_shape_op("broadcast_in_dim")(m, shape, (0,))
                if r == 0 and d is not not_mapped else m
                for m, d, r in zip(moved, dims, ranks)]
     return prim.bind(*moved, **params), 0
 
   batch_rules[prim] = rule
+
+
+def _batch_operand(v, d, rank: int, out_rank: int, size: int, size_one: bool):
+  """Operand `v` of logical rank `rank` with its batch axis (of `size`) at the front."""
+  if d is not_mapped:
+    if rank == 0 and out_rank:
+      return v
+    if size_one:
+      shape = core.get_aval(v).shape
+      return _shape_op("broadcast_in_dim")(v, (1, *shape), tuple(range(1, rank + 1)))
+    return bdim_at_front(v, d, size)
+  v = moveaxis(v, d, 0)
+  if rank == 0 and out_rank and size_one:
+    return _shape_op("broadcast_in_dim")(v, (size,) + (1,) * out_rank, (0,))
+  return v
 
 
 def vmap_fun(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None) -> Callable:

@@ -1,8 +1,9 @@
 """Elementwise primitives: one block per primitive (define, jvp/transpose, batching, lowering).
 
-Operands of n-ary ops must have equal dtypes and equal shapes, except that rank-0
-operands may stand beside arrays (the op broadcasts them, as JAX's do, so a jaxpr
-reads `mul 2.0:f32[] a`); jax.numpy promotes the rest before calling these. Python
+Operands of n-ary ops must have equal dtypes. Their shapes broadcast as JAX's do:
+rank-0 operands may stand beside arrays (a jaxpr reads `mul 2.0:f32[] a`), and operands
+of one rank may have size-1 dimensions where others have any size (`div a:f32[50]
+b:f32[1]`); jax.numpy adds leading size-1 dimensions before calling these. Python
 scalars are accepted and take the dtype of the other operand, weakly typed.
 """
 
@@ -53,16 +54,29 @@ def _unary_abstract_eval(name, kind):
 
 
 def _nary_shape(name, avals) -> tuple:
-  """The result shape: that of the operands that are not rank-0 (all of one shape)."""
-  shapes = {a.shape for a in avals} - {()}
-  if len(shapes) > 1:
-    raise TypeError(f"{name} got incompatible shapes for broadcasting: "
-                    f"{', '.join(str(a.shape) for a in avals)}.")
-  return shapes.pop() if shapes else ()
+  """The result shape, by JAX's rule: operands that are not rank-0 have one rank, and in
+  each dimension their sizes agree or are 1 (size-1 dimensions and rank-0 operands
+  broadcast)."""
+  shapes = [a.shape for a in avals if a.shape != ()]
+  if not shapes:
+    return ()
+  ranks = {len(s) for s in shapes}
+  if len(ranks) > 1:
+    raise TypeError(f"{name}: arrays must have the same number of dimensions, got {ranks}")
+  out = []
+  for sizes in zip(*shapes):
+    sizes = set(sizes) - {1}
+    if len(sizes) > 1:
+      raise TypeError(f"{name} got incompatible shapes for broadcasting: "
+                      f"{', '.join(str(a.shape) for a in avals)}.")
+    out.append(sizes.pop() if sizes else 1)
+  return tuple(out)
 
 
-def _nary_abstract_eval(name, kind, out_dtype=None):
+def _nary_abstract_eval(name, kind, out_dtype=None, broadcasting=True):
   def rule(*xs, **_):
+    if not broadcasting:
+      same_shapes(name, *xs)
     shape = _nary_shape(name, xs)
     same_dtypes(name, *xs)
     _check_kind(name, xs[0], kind)
@@ -80,17 +94,23 @@ def unary(name: str, opcode: str | None, kind: str = KIND_NUMBER) -> core.Primit
   return prim
 
 
-# The n-ary primitives: their rules are wrapped at the end of this module so that they
-# take rank-0 operands beside arrays.
-_NARY: list[core.Primitive] = []
+# The n-ary primitives that broadcast: their rules are wrapped at the end of this module.
+_NARY: list[core.Primitive] | None = []
 
 
-def nary(name: str, opcode: str | None, kind: str = KIND_NUMBER, out_dtype=None) -> core.Primitive:
-  prim = standard_primitive(name, _nary_abstract_eval(name, kind, out_dtype))
-  batching.defbroadcasting(prim)
+def nary(name: str, opcode: str | None, kind: str = KIND_NUMBER, out_dtype=None,
+         broadcasting: bool = True) -> core.Primitive:
+  """An elementwise primitive of several operands. Without `broadcasting` (primitives
+  defined after this module, whose rules are not wrapped) operands have one shape."""
+  prim = standard_primitive(name, _nary_abstract_eval(name, kind, out_dtype, broadcasting))
+  batching.defbroadcasting(prim, size_one=broadcasting)
   if opcode is not None:
     hlo.def_elementwise_lowering(prim, opcode)
-  _NARY.append(prim)
+  if broadcasting:
+    if _NARY is None:  # its rules would not be wrapped (see the end of this module)
+      raise RuntimeError(f"{name}: n-ary primitives defined outside this module take "
+                         "broadcasting=False")
+    _NARY.append(prim)
   _bind_types_python_scalars(prim)
   return prim
 
@@ -291,10 +311,10 @@ def _minmax_jvp(prim, pick):
   def rule(primals, tangents):
     x, y = primals
     tx, ty = tangents
-    out = prim.bind(x, y)
-    half = const_like(x, 0.5)
-    wx = select(pick(x, y), const_like(x, 1), select(eq(x, y), half, const_like(x, 0)))
-    wy = sub(const_like(x, 1), wx)
+    out = prim.bind(x, y)  # the weights take its shape: x and y may broadcast
+    half = const_like(out, 0.5)
+    wx = select(pick(x, y), const_like(out, 1), select(eq(x, y), half, const_like(out, 0)))
+    wy = sub(const_like(out, 1), wx)
     return out, add(mul(tx, wx), mul(ty, wy))
   return rule
 
@@ -474,14 +494,15 @@ ad.deflinear(imag_p, lambda ct, x: [complex(const_like(ct, 0), neg(ct))])
 
 
 def _complex_abstract_eval(x, y):
-  same_shapes("complex", x, y)
+  shape = _nary_shape("complex", (x, y))
   same_dtypes("complex", x, y)
   if x.dtype not in (dtypes.float32, dtypes.float64):
     raise TypeError(f"complex requires float32 or float64 operands, got {x.str_short()}")
-  return ShapedArray(x.shape, _complex_dtype(x.dtype), x.weak_type and y.weak_type)
+  return ShapedArray(shape, _complex_dtype(x.dtype), x.weak_type and y.weak_type)
 
 
 complex_p = standard_primitive("complex", _complex_abstract_eval)
+_NARY.append(complex_p)
 def complex(x, y): return complex_p.bind(*match_scalar(x, y))  # noqa: A001 (lax name)
 batching.defbroadcasting(complex_p)
 hlo.def_elementwise_lowering(complex_p, "complex")
@@ -883,37 +904,30 @@ hlo.lowering_rules[select_n_p] = _select_n_lowering
 
 # ----------------------------------------------------------------------------- add_any (AD's adder)
 
-batching.defbroadcasting(ad.add_any_p)
+batching.defbroadcasting(ad.add_any_p, size_one=False)  # tangents of one shape
 ad.add_any_p.def_impl(lambda x, y: add(x, y))
 hlo.def_elementwise_lowering(ad.add_any_p, "add")
 
-# ----------------------------------------------------------------------------- rank-0 operands
-# The n-ary primitives take rank-0 operands beside arrays. Their rules are written for
-# operands of one shape, so each is wrapped: the lowering and the JVP broadcast the
-# rank-0 operands first, and a transpose sums the cotangent of a rank-0 operand.
-
-
-def _common_shape(avals) -> tuple:
-  return next((a.shape for a in avals if a.shape != ()), ())
-
-
-def _full_operands(vals) -> list:
-  shape = _common_shape([core.get_aval(v) for v in vals])
-  return [lax_shape.broadcast_in_dim(v, shape, ()) if shape and core.get_aval(v).shape == ()
-          else v for v in vals]
+# ----------------------------------------------------------------------------- broadcasting
+# The n-ary primitives broadcast as JAX's do: rank-0 operands, and size-1 dimensions
+# of operands of the result's rank. Their rules are written for operands of the result's
+# shape, so each is wrapped: the lowering broadcasts operands first; the JVP gives the
+# rule tangents of the result's shape (primals stay as they are, so a jaxpr keeps
+# `div a:f32[50] b:f32[1]` and the compiler sees what b was computed from); a transpose
+# sums the cotangent over the dimensions its operand was broadcast along.
 
 
 def _mixed(avals) -> bool:
   return len({a.shape for a in avals}) > 1
 
 
-def _scalar_operand_lowering(rule):
+def _broadcasting_lowering(rule):
   def lowering(ctx, *args, **params):
     shape = ctx.avals_out[0].shape
-    if not _mixed(ctx.avals_in):
+    if all(a.shape == shape for a in ctx.avals_in):
       return rule(ctx, *args, **params)
-    args = [ctx.op("broadcast", a.update(shape=shape, weak_type=False), x,
-                   attrs="dimensions={}") if a.shape == () else x
+    args = [x if a.shape == shape else
+            ctx.broadcast_in_dim(x, a.update(shape=shape, weak_type=False), range(a.ndim))
             for x, a in zip(args, ctx.avals_in)]
     ctx = hlo.LoweringContext(ctx.comp, ctx.prefix, [a.update(shape=shape) for a in ctx.avals_in],
                               ctx.avals_out)
@@ -921,40 +935,60 @@ def _scalar_operand_lowering(rule):
   return lowering
 
 
-def _scalar_operand_jvp(rule):
+def _broadcast_tangent(t, shape):
+  if type(t) is ad.Zero:
+    return ad.Zero(t.aval.update(shape=shape))
+  aval = core.get_aval(t)
+  return t if aval.shape == shape else lax_shape.broadcast_in_dim(t, shape, tuple(range(aval.ndim)))
+
+
+def _broadcasting_jvp(prim, rule):
   def jvp(primals, tangents, **params):
-    if not _mixed([core.get_aval(p) for p in primals]):
+    avals = [core.get_aval(p) for p in primals]
+    if not _mixed(avals):
       return rule(primals, tangents, **params)
-    return rule(_full_operands(primals), _full_operands(tangents), **params)
+    shape = _nary_shape(prim.name, avals)
+    return rule(primals, [_broadcast_tangent(t, shape) for t in tangents], **params)
   return jvp
 
 
-def _scalar_operand_transpose(rule):
+def _unbroadcast(ct, aval):
+  """The cotangent of an operand of shape `aval.shape` that was broadcast to ct's shape."""
+  if ct is None or type(ct) is ad.Zero:
+    return ct if ct is None else ad.Zero(aval)
+  shape = core.get_aval(ct).shape
+  if shape == aval.shape:
+    return ct
+  dims = tuple(i for i in range(len(shape)) if aval.ndim == 0 or aval.shape[i] != shape[i])
+  summed = late_op("reduce_sum")(ct, dims)
+  return lax_shape.reshape(summed, aval.shape) if aval.ndim else summed
+
+
+def _broadcasting_transpose(prim, rule):
   def transpose(ct, *args, **params):
     avals = [x.aval if ad.is_undefined_primal(x) else core.get_aval(x) for x in args]
     if not _mixed(avals):
       return rule(ct, *args, **params)
-    shape = _common_shape(avals)
-    full = [ad.UndefinedPrimal(a.update(shape=shape)) if ad.is_undefined_primal(x)
-            else _full_operands([x, ct])[0] for x, a in zip(args, avals)]
+    shape = _nary_shape(prim.name, avals)
+    full = [ad.UndefinedPrimal(a.update(shape=shape)) if ad.is_undefined_primal(x) else x
+            for x, a in zip(args, avals)]
     cts = rule(ct, *full, **params)
-    return [late_op("reduce_sum")(c, tuple(range(len(shape))))
-            if c is not None and a.shape == () else c for c, a in zip(cts, avals)]
+    return [_unbroadcast(c, a) for c, a in zip(cts, avals)]
   return transpose
 
 
-def _take_rank0_operands(prim: core.Primitive) -> None:
+def _broadcast_operands(prim: core.Primitive) -> None:
   if prim in hlo.lowering_rules:
-    hlo.lowering_rules[prim] = _scalar_operand_lowering(hlo.lowering_rules[prim])
+    hlo.lowering_rules[prim] = _broadcasting_lowering(hlo.lowering_rules[prim])
   if prim in ad.jvp_rules:
-    ad.jvp_rules[prim] = _scalar_operand_jvp(ad.jvp_rules[prim])
+    ad.jvp_rules[prim] = _broadcasting_jvp(prim, ad.jvp_rules[prim])
   if prim in ad.transpose_rules:
-    ad.transpose_rules[prim] = _scalar_operand_transpose(ad.transpose_rules[prim])
+    ad.transpose_rules[prim] = _broadcasting_transpose(prim, ad.transpose_rules[prim])
 
 
 for _prim in _NARY:
-  _take_rank0_operands(_prim)
-_NARY.clear()  # primitives made later with `nary` are bound with equal shapes (`_match`)
+  _broadcast_operands(_prim)
+_NARY = None  # primitives made later take `broadcasting=False`
 
 # lax.shape, below this module, needs these (see utils.late_op).
 register_late_ops(convert_element_type=convert_element_type, sub=sub)

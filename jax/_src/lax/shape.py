@@ -65,12 +65,7 @@ def _broadcast_in_dim_batch(axis, vals, dims, *, shape, broadcast_dimensions):
 
 
 def _broadcast_in_dim_lowering(ctx, x, *, shape, broadcast_dimensions):
-  out_aval = ctx.avals_out[0]
-  keep = [i for i, d in enumerate(broadcast_dimensions) if x.aval.shape[i] == shape[d]]
-  if len(keep) != x.aval.ndim:  # drop size-1 dims that get expanded, then broadcast
-    x = ctx.op("reshape", x.aval.update(shape=tuple(x.aval.shape[i] for i in keep)), x)
-  dims = ",".join(str(broadcast_dimensions[i]) for i in keep)
-  return ctx.op("broadcast", out_aval, x, attrs=f"dimensions={{{dims}}}")
+  return ctx.broadcast_in_dim(x, ctx.avals_out[0], broadcast_dimensions)
 
 
 ad.deflinear2(broadcast_in_dim_p, _broadcast_in_dim_transpose)

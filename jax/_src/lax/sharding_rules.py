@@ -122,6 +122,8 @@ def _elementwise(prim):
       if not isinstance(a, ShapedArray) or a.ndim != out.ndim:
         continue  # scalars broadcast
       for i, d in enumerate(dims_of(a)):
+        if a.shape[i] == 1 != out.shape[i]:
+          continue  # a size-1 dimension that broadcasts
         if d and merged[i] and d != merged[i]:
           specs = ", ".join(_spec_str(dims_of(b)) for b in avals
                             if isinstance(b, ShapedArray) and b.ndim == out.ndim)

@@ -130,5 +130,5 @@ def _nextafter_abstract_eval(x, y):
 nextafter_p = standard_primitive("nextafter", _nextafter_abstract_eval)
 def nextafter(x1, x2): return nextafter_p.bind(*ew.match_and_broadcast(x1, x2))
 ad.defjvp_zero(nextafter_p)
-batching.defbroadcasting(nextafter_p)
+batching.defbroadcasting(nextafter_p, size_one=False)  # bound with one shape
 hlo.lowering_rules[nextafter_p] = hlo.lower_fun(_nextafter_expansion)

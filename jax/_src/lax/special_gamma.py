@@ -75,7 +75,10 @@ def _match_all(*xs):
 
 
 def _primitive(name: str, nargs: int, expansion):
-  prim = ew.unary(name, None, ew.KIND_FLOAT) if nargs == 1 else ew.nary(name, None, ew.KIND_FLOAT)
+  if nargs == 1:
+    prim = ew.unary(name, None, ew.KIND_FLOAT)
+  else:  # operands are given one shape (`match_and_broadcast`)
+    prim = ew.nary(name, None, ew.KIND_FLOAT, broadcasting=False)
   hlo.lowering_rules[prim] = _lowering(expansion)
   return prim
 

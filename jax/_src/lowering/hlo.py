@@ -13,7 +13,7 @@ equation through `ctx` (a `LoweringContext`) and returns one `HloValue` or a lis
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, NamedTuple, Sequence
+from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
 
@@ -218,6 +218,16 @@ class LoweringContext:
       return c
     return self.comp.op("broadcast", "broadcast", aval.update(weak_type=False), [c],
                         "dimensions={}")
+
+  def broadcast_in_dim(self, x: HloValue, aval: ShapedArray, broadcast_dimensions) -> HloValue:
+    """`x` broadcast to `aval` with its dimension i at broadcast_dimensions[i]; its size-1
+    dimensions may expand. HLO's broadcast maps dimensions of equal size only, so those
+    are reshaped away first."""
+    keep = [i for i, d in enumerate(broadcast_dimensions) if x.aval.shape[i] == aval.shape[d]]
+    if len(keep) != x.aval.ndim:
+      x = self.op("reshape", x.aval.update(shape=tuple(x.aval.shape[i] for i in keep)), x)
+    dims = ",".join(str(broadcast_dimensions[i]) for i in keep)
+    return self.op("broadcast", aval, x, attrs=f"dimensions={{{dims}}}")
 
   def convert(self, x: HloValue, dtype) -> HloValue:
     if np.dtype(dtype) == x.aval.dtype:

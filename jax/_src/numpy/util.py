@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import warnings
-from typing import Callable
 
 import numpy as np
 
@@ -151,11 +150,17 @@ def promote_args(name: str, *args):
 
 
 def _shapes_kept_scalars(args) -> list:
-  """`promote_shapes`, except that rank-0 operands stay rank-0: lax's n-ary
-  elementwise ops broadcast them, as JAX's do."""
-  if len({core.get_aval(a).shape for a in args} - {()}) < 2:
+  """Operands for lax's n-ary elementwise ops, which broadcast rank-0 operands and
+  size-1 dimensions themselves, as JAX's do: the others get leading size-1 dimensions
+  up to one rank, and rank-0 ones stay rank-0."""
+  shapes = [core.get_aval(a).shape for a in args]
+  if len({s for s in shapes if s}) < 2:
     return list(args)
-  return promote_shapes(*args)
+  _check_rank_promotion(shapes)
+  broadcast_shapes(*shapes)  # NumPy's error for shapes that do not broadcast
+  rank = max(len(s) for s in shapes)
+  return [a if len(s) in (0, rank) else lax_shape.broadcast_to_rank(a, rank)
+          for a, s in zip(args, shapes)]
 
 
 def promote_args_nary(name: str, *args, inexact: bool = False):
