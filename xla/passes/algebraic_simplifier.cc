@@ -324,6 +324,11 @@ HloInstruction* SinkReshapes(HloInstruction* instr) {
   if (!IsElementwiseOpcode(instr->opcode()) || HasSideEffect(instr->opcode())) return nullptr;
   const Shape* from = nullptr;
   for (const HloInstruction* operand : instr->operands()) {
+    // A bitcast-convert between widths adds or drops a dimension: not elementwise here.
+    if (operand->shape().rank() > 0 &&
+        operand->shape().dimensions() != instr->shape().dimensions()) {
+      return nullptr;
+    }
     if (operand->opcode() != HloOpcode::kReshape) continue;
     const Shape& s = operand->operand(0)->shape();
     if (from == nullptr) {

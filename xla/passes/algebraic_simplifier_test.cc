@@ -210,7 +210,10 @@ ENTRY e {
   bc = f32[12]{0} broadcast(c), dimensions={}
   q = f32[12]{0} parameter(4)
   sel = f32[12]{0} clamp(bc, y, q)
-  ROOT t = (f32[1]{0}, f32[12]{0}, f32[12]{0}, f32[12]{0}) tuple(inv, mx, mixed, sel)
+  bits = u32[8]{0} parameter(5)
+  words = u32[4,2]{1,0} reshape(bits)
+  wide = u64[4]{0} bitcast-convert(words)
+  ROOT t = (f32[1]{0}, f32[12]{0}, f32[12]{0}, f32[12]{0}, u64[4]{0}) tuple(inv, mx, mixed, sel, wide)
 }
 
 )");
@@ -234,6 +237,7 @@ ENTRY e {
   EXPECT_TRUE(Contains(out, "f32[4,3]{1,0} maximum(x, w)"));
   EXPECT_TRUE(Contains(out, "add(y, k)"));
   EXPECT_TRUE(Contains(out, "clamp(bc, y, q)"));
+  EXPECT_TRUE(Contains(out, "bitcast-convert(words)"));
   EXPECT_TRUE(ParseHloModule(out).ok());
 }
 
