@@ -113,7 +113,12 @@ def _warn_about_shadowed_copies(namespace_path) -> None:
   and silently ignores the other, which is how stale installs cause confusing
   version errors. Say so once, naming both folders."""
   folders: dict[str, list[str]] = {}
+  seen: set[str] = set()
   for folder in namespace_path:
+    # One folder reached twice (sys.path naming it twice, or through a symlink) is one copy.
+    if os.path.realpath(folder) in seen:
+      continue
+    seen.add(os.path.realpath(folder))
     for info in pkgutil.iter_modules([folder]):
       folders.setdefault(info.name, []).append(folder)
   for name, where in sorted(folders.items()):

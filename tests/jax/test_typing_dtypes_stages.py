@@ -39,6 +39,18 @@ def test_issubdtype_including_extended():
   assert not dtypes.issubdtype(jax.random.PRNGKey(0).dtype, dtypes.prng_key)
 
 
+@pytest.mark.parametrize("arg1, arg2, expected", [
+    # JAX 0.10.2 (and numpy): Python's types stand for bool, int64, float64, complex128.
+    (jnp.bool_, bool, True), (jnp.int32, int, False), (jnp.int64, int, True),
+    (jnp.float32, float, False), (jnp.float64, float, True), (jnp.complex64, complex, False),
+    (jnp.bfloat16, float, False), (bool, jnp.bool_, True), (bool, jnp.integer, False),
+    (int, jnp.integer, True), (float, jnp.floating, True), ("float32", jnp.inexact, True),
+])
+def test_issubdtype_with_python_types(arg1, arg2, expected):
+  # distrax's Bernoulli checks `jnp.issubdtype(dtype, bool)` for its sample dtype.
+  assert jnp.issubdtype(arg1, arg2) is expected
+
+
 def test_float0():
   assert dtypes.float0.itemsize == 0 and jax.float0 is dtypes.float0
   z = np.zeros((3,), dtypes.float0)
