@@ -423,8 +423,12 @@ class PjitFunction(_jax.jit.JitFunction):
     try:
       hash(self._options)
       self._own_cache = None
-    except TypeError:  # unhashable shardings: this wrapper keeps its traces to itself
+      self._cache_options = self._options
+    except TypeError:
+      # Unhashable shardings (a dict of them, as flax passes): this wrapper keeps its
+      # traces to itself, so its cache keys need not name the options.
       self._own_cache = {}
+      self._cache_options = None
     _track(self)
     functools.update_wrapper(self, fun, updated=())  # never merge the wrapped object's state
 
@@ -476,7 +480,7 @@ class PjitFunction(_jax.jit.JitFunction):
     leaves, in_tree = tree_flatten((dyn_args, dyn_kwargs))
     avals = tuple(_abstractify(x) for x in leaves)
     try:
-      key = (self._options, in_tree, avals, static, config.trace_context(),
+      key = (self._cache_options, in_tree, avals, static, config.trace_context(),
              execution.config_key())
       hash(key)
     except TypeError as e:
@@ -589,7 +593,7 @@ class PjitFunction(_jax.jit.JitFunction):
   def clear_cache(self) -> None:
     """Forget this function's traces and executables for these jit options."""
     cache = self._trace_cache()
-    for key in [k for k in cache if k[0] == self._options]:
+    for key in [k for k in cache if k[0] == self._cache_options]:
       del cache[key]
     self._fast_clear()
 

@@ -481,6 +481,15 @@ class NamedSharding(xc.NamedSharding):
       return self._memory_kind
     return super().memory_kind
 
+  def update(self, **kwargs) -> "NamedSharding":
+    """This sharding with `mesh`, `spec` or `memory_kind` replaced, as JAX's has."""
+    unknown = set(kwargs) - {"mesh", "spec", "memory_kind"}
+    if unknown:
+      raise TypeError(f"NamedSharding.update() got unexpected keyword arguments "
+                      f"{sorted(unknown)}; it takes mesh, spec and memory_kind")
+    return NamedSharding(kwargs.get("mesh", self.mesh), kwargs.get("spec", self.spec),
+                         memory_kind=kwargs.get("memory_kind", self.memory_kind))
+
 
 class PmapSharding(Sharding):
   """A pmap result: slice i of axis `stack_axis` on device i (or copies if axis is None)."""

@@ -201,3 +201,38 @@ def test_two_axis_mesh(backend):
   summed, idx = f(x)
   np.testing.assert_array_equal(summed, value[:2] + value[2:])
   np.testing.assert_array_equal(idx, [0, 1])
+
+
+def test_named_sharding_update_replaces_mesh_spec_or_memory_kind(mesh):
+  # flax's scan over sharded inputs drops the batch axis with `sharding.update(spec=...)`.
+  s = NamedSharding(mesh, P("x"))
+  assert s.update(spec=P()) == NamedSharding(mesh, P())
+  assert s.update(mesh=mesh) == s and s.update() == s
+  assert s.update(memory_kind="device").memory_kind == "device"
+  typed = jax.typeof(jnp.ones((2, 3))).sharding  # over the empty AbstractMesh
+  assert typed.update(spec=P(None)).spec == P(None) and typed.update().mesh == typed.mesh
+  with pytest.raises(TypeError, match=r"unexpected keyword arguments \['axes'\]"):
+    s.update(axes=P())
+
+
+def test_jit_takes_shardings_as_pytrees_of_any_kind(backend):
+  # flax passes out_shardings as a dict of NamedShardings (its params' layouts); dicts
+  # are unhashable, and the wrapper still caches its traces.
+  m = jax.make_mesh((1,), ("x",))
+  s = NamedSharding(m, P())
+  traces = []
+
+  def init(x):
+    traces.append(1)
+    return {"w": x * 2, "b": {"c": x + 1}}
+
+  f = jax.jit(init, in_shardings=(s,), out_shardings={"w": s, "b": {"c": s}})
+  for _ in range(2):
+    out = f(jnp.arange(3.0))
+    np.testing.assert_array_equal(out["w"], [0, 2, 4])
+    np.testing.assert_array_equal(out["b"]["c"], [1, 2, 3])
+    assert out["w"].sharding == s
+  assert len(traces) == 1
+  f.clear_cache()
+  f(jnp.arange(3.0))
+  assert len(traces) == 2
