@@ -516,11 +516,16 @@ class PjitFunction(_jax.jit.JitFunction):
       return self._own_cache
     return execution.function_cache(self._fun)
 
-  def _place_inputs(self, args):
+  def _place_inputs(self, args, kwargs):
+    """`args` with the dynamic ones placed by in_shardings, which (as in JAX) is a
+    pytree prefix of the positional arguments that are not static."""
     if self._in_shardings is None or any(isinstance(x, core.Tracer)
                                          for x in tree_util.tree_leaves(args)):
       return args
-    return device_put(args, self._in_shardings)
+    dyn_args, _, static = self._split_static(args, kwargs)
+    placed = iter(device_put(dyn_args, self._in_shardings))
+    static_pos = {i for i, _ in static if isinstance(i, int)}
+    return tuple(a if i in static_pos else next(placed) for i, a in enumerate(args))
 
   def _place_outputs(self, out):
     if self._out_shardings is None or any(isinstance(x, core.Tracer)
@@ -546,7 +551,7 @@ class PjitFunction(_jax.jit.JitFunction):
     return self._call_slow(args, kwargs)
 
   def _call_slow(self, args, kwargs):
-    args = self._place_inputs(args)
+    args = self._place_inputs(args, kwargs)
     closed, hoisted, _, out_tree, leaves, _ = self._trace(args, kwargs)
     donated = self._donated_invars(args, kwargs, len(hoisted))
     outs = jit_p.bind(*hoisted, *leaves, jaxpr=closed, name=self._name,

@@ -69,7 +69,32 @@ def _device_id(d) -> int:
   return int(getattr(d, "id", -1))
 
 
-class Mesh:
+class _AxisTypeQueries:
+  """What concrete and abstract meshes answer about their axis types, as JAX's do: the
+  names of each type's axes, and whether all (an empty mesh: none) or any axis has one."""
+
+  def _names_of(self, *kinds) -> tuple:
+    return tuple(n for n, t in zip(self.axis_names, self.axis_types) if t in kinds)
+
+  def _all(self, *kinds) -> bool:
+    return bool(self.axis_types) and all(t in kinds for t in self.axis_types)
+
+  explicit_axes = property(lambda self: self._names_of(AxisType.Explicit))
+  auto_axes = property(lambda self: self._names_of(AxisType.Auto))
+  manual_axes = property(lambda self: self._names_of(AxisType.Manual))
+  are_all_axes_explicit = property(lambda self: self._all(AxisType.Explicit))
+  are_all_axes_auto = property(lambda self: self._all(AxisType.Auto))
+  are_all_axes_manual = property(lambda self: self._all(AxisType.Manual))
+  _are_all_axes_auto_or_manual = property(lambda self: self._all(AxisType.Auto, AxisType.Manual))
+  _are_all_axes_explicit_or_manual = property(
+      lambda self: self._all(AxisType.Explicit, AxisType.Manual))
+  _any_axis_explicit = property(lambda self: bool(self.explicit_axes))
+  _any_axis_auto = property(lambda self: bool(self.auto_axes))
+  _any_axis_manual = property(lambda self: bool(self.manual_axes))
+  _any_axis_auto_or_manual = property(lambda self: bool(self.auto_axes or self.manual_axes))
+
+
+class Mesh(_AxisTypeQueries):
   """An n-d array of devices whose axes have names."""
 
   def __init__(self, devices, axis_names, axis_types=None):
@@ -170,7 +195,7 @@ class AbstractDevice:
   platform: str
 
 
-class AbstractMesh:
+class AbstractMesh(_AxisTypeQueries):
   """A mesh's axis sizes, names and types, without devices: all that tracing needs."""
 
   def __init__(self, axis_sizes, axis_names, axis_types=None, *, abstract_device=None):
@@ -204,10 +229,6 @@ class AbstractMesh:
   @property
   def abstract_mesh(self) -> AbstractMesh:
     return self
-
-  @property
-  def explicit_axes(self) -> tuple:
-    return tuple(n for n, t in zip(self.axis_names, self.axis_types) if t is AxisType.Explicit)
 
   def update(self, axis_sizes=None, axis_names=None, axis_types=None) -> AbstractMesh:
     return AbstractMesh(self.axis_sizes if axis_sizes is None else axis_sizes,

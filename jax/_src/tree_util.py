@@ -428,9 +428,18 @@ def prefix_per_leaf(prefix, tree, is_leaf=lambda x: x is None or isinstance(x, i
     return [x for p, t in zip(prefix, tree) for x in prefix_per_leaf(p, t, is_leaf)]
   if isinstance(prefix, dict) and isinstance(tree, dict):
     return [x for k in sorted(tree) for x in prefix_per_leaf(prefix[k], tree[k], is_leaf)]
-  treedef = tree_structure(tree)
-  return [x for sub, p in zip(treedef.flatten_up_to(tree), treedef.flatten_up_to(prefix))
-          for x in prefix_per_leaf(p, sub, is_leaf)]
+  # One level at a time: a leaf of the prefix deeper down stands for a whole subtree
+  # (a NamedSharding for a flax Param node), which flattening to the full depth refuses.
+  prefix_kids, prefix_node = tree_flatten(prefix, is_leaf=lambda c: c is not prefix)
+  tree_kids, tree_node = tree_flatten(tree, is_leaf=lambda c: c is not tree)
+  if prefix_node != tree_node:
+    errors = prefix_errors(prefix, tree, is_leaf)
+    if errors:
+      raise errors[0]("tree prefix")
+    raise ValueError(f"{prefix_node} is not a tree prefix of {tree_node}")
+  return [x for p, t in zip(prefix_kids, tree_kids) for x in prefix_per_leaf(p, t, is_leaf)]
+
+
 # ----------------------------------------------------------------------------- prefix errors
 
 

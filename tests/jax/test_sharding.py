@@ -236,3 +236,35 @@ def test_jit_takes_shardings_as_pytrees_of_any_kind(backend):
   f.clear_cache()
   f(jnp.arange(3.0))
   assert len(traces) == 2
+
+
+def test_mesh_axis_type_queries_match_jax(backend):
+  # Values from JAX 0.10.2 for a mesh with one axis of each type, and the empty
+  # abstract mesh (all of "all axes" are False there).
+  T = AxisType
+  m = jax.make_mesh((1, 1, 1), ("x", "y", "z"), axis_types=(T.Explicit, T.Auto, T.Manual))
+  empty = jax.sharding.get_abstract_mesh()
+  for mesh in (m, m.abstract_mesh):
+    assert (mesh.explicit_axes, mesh.auto_axes, mesh.manual_axes) == (("x",), ("y",), ("z",))
+    assert not (mesh.are_all_axes_explicit or mesh.are_all_axes_auto or mesh.are_all_axes_manual)
+    assert mesh._any_axis_explicit and mesh._any_axis_auto and mesh._any_axis_manual
+    assert not (mesh._are_all_axes_auto_or_manual or mesh._are_all_axes_explicit_or_manual)
+  assert not (empty.are_all_axes_explicit or empty.are_all_axes_auto or empty._any_axis_auto)
+  explicit = jax.make_mesh((1,), ("x",))
+  assert explicit.are_all_axes_explicit and explicit.abstract_mesh.are_all_axes_explicit
+  assert not explicit.are_all_axes_auto
+
+
+def test_in_shardings_cover_the_arguments_that_are_not_static(backend):
+  # As in JAX: with use_relu static, in_shardings has one entry per dynamic argument.
+  s = NamedSharding(jax.make_mesh((1,), ("x",)), P("x"))
+
+  def fn(x, scale, use_relu):
+    y = x * scale
+    return jnp.maximum(y, 0).sum() if use_relu else y.sum()
+
+  x = jnp.linspace(-1.0, 1.0, 16, dtype=jnp.float32).reshape(4, 4)
+  for kw in ({"static_argnums": 2}, {"static_argnames": "use_relu"}):
+    f = jax.jit(fn, in_shardings=(s, None), **kw)
+    assert float(f(x, 0.5, True)) == pytest.approx(32 / 15)  # 0.5 * (1 + 3 + ... + 15) / 15
+    assert float(f(x, 0.5, False)) == pytest.approx(0.0, abs=1e-6)
