@@ -126,3 +126,29 @@ def test_only_corpus_opcodes():
     text = lower(f, f32(3, 3))
     ops = set(re.findall(r"= (?:\S+|\(.*?\)) ([\w-]+)\(", text))
     assert ops <= corpus_ops, ops - corpus_ops
+
+
+def test_an_array_closed_over_twice_is_one_constant():
+  w = np.arange(16.0, dtype=np.float32).reshape(4, 4) / 7
+  f = jax.jit(lambda x: jnp.tanh(x @ w) @ w)
+  text = f.lower(jnp.ones((2, 4), jnp.float32)).as_text()
+  assert len(re.findall(r"f32\[16\]\{0\} constant\(\{", text)) == 1, text
+  x = np.linspace(-1, 1, 8, dtype=np.float32).reshape(2, 4)
+  np.testing.assert_allclose(f(x), np.tanh(x @ w) @ w, rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, jnp.bfloat16, np.float32, np.float64,
+                                   np.complex64, np.int8, np.uint32, np.bool_])
+def test_constants_print_each_value_so_it_reads_back_exactly(dtype):
+  rng = np.random.RandomState(0)
+  raw = np.concatenate([rng.randn(200) * np.exp(rng.randn(200) * 8), [0.0, -0.0, 1e-7, 3e38]])
+  with np.errstate(all="ignore"):
+    values = (raw if np.dtype(dtype).kind in "fc" else np.abs(raw) % 100).astype(dtype)
+  texts = hlo.format_values(values, dtype)
+  assert texts == [hlo.format_scalar(v, dtype) for v in values]
+  if np.dtype(dtype).kind == "f":
+    with np.errstate(all="ignore"):
+      back = np.array(texts, np.float64).astype(dtype)
+    np.testing.assert_array_equal(back.view(np.uint8), values.view(np.uint8))
+  assert hlo.format_values(np.array([np.nan, np.inf, -np.inf], np.float32), np.float32) == [
+      "nan", "inf", "-inf"]

@@ -12,6 +12,7 @@ equation through `ctx` (a `LoweringContext`) and returns one `HloValue` or a lis
 
 from __future__ import annotations
 
+import hashlib
 import math
 from typing import Callable, NamedTuple, Sequence
 
@@ -73,25 +74,31 @@ def tuple_str(parts: Sequence[str]) -> str:
 
 
 def format_scalar(value, dtype) -> str:
+  return format_values(np.asarray(value, dtype).reshape(1), dtype)[0]
+
+
+def format_values(flat: np.ndarray, dtype) -> list[str]:
+  """HLO text for each element of the rank-1 array `flat`, whole-array at a time: a
+  constant closed over by a jitted function can hold millions of them. Floats take
+  the shortest digit count that reads back as the same value, as XLA prints them."""
   dtype = np.dtype(dtype)
+  flat = np.asarray(flat, dtype)
   if dtype == dtypes.bool_:
-    return "true" if bool(value) else "false"
+    return ["true" if b else "false" for b in flat.tolist()]
   if dtype.kind in "iu":
-    return str(int(value))
+    return [str(v) for v in flat.tolist()]
   if dtype.kind == "c":  # XLA writes complex literals as (real, imag)
     part = np.dtype(np.float32 if dtype.itemsize == 8 else np.float64)
-    v = complex(value)
-    return f"({format_scalar(v.real, part)}, {format_scalar(v.imag, part)})"
-  v = float(np.asarray(value, dtype))
-  if math.isnan(v):
-    return "nan"
-  if math.isinf(v):
-    return "inf" if v > 0 else "-inf"
+    return [f"({r}, {i})" for r, i in zip(format_values(flat.real.astype(part), part),
+                                          format_values(flat.imag.astype(part), part))]
+  values = flat.astype(np.float64).tolist()
   short, full = _FLOAT_DIGITS[dtype.name]
-  text = f"{v:.{short}g}"
-  if float(np.asarray(float(text), dtype)) != v:
-    text = f"{v:.{full}g}"
-  return text
+  texts = [f"{v:.{short}g}" for v in values]
+  # NaN never compares equal; it prints as "nan" at any digit count.
+  lost = np.nonzero(np.array(texts, np.float64).astype(dtype) != flat)[0]
+  for i in lost.tolist():
+    texts[i] = f"{values[i]:.{full}g}"
+  return texts
 
 
 class HloValue(NamedTuple):
@@ -165,7 +172,7 @@ class ComputationBuilder:
       return HloValue(name, aval)
     flat = arr.reshape(-1)
     flat_aval = ShapedArray(flat.shape, flat.dtype)
-    body = ", ".join(format_scalar(x, arr.dtype) for x in flat)
+    body = ", ".join(format_values(flat, arr.dtype))
     name = self.module.unique(prefix)
     self.lines.append((name, f"{shape_str(flat_aval)} constant({{{body}}})"))
     v = HloValue(name, flat_aval)
@@ -251,8 +258,15 @@ def lower_jaxpr_into(comp: ComputationBuilder, jaxpr: core.Jaxpr, consts: Sequen
                      args: Sequence[HloValue]) -> list[HloValue]:
   """Emit `jaxpr`'s equations into `comp`; returns the HLO values of its outputs."""
   env: dict[core.Var, HloValue] = {}
+  # Equal constants are emitted once: an array closed over at two places (weights used
+  # twice) arrives as two consts, each converted on its own.
+  emitted: dict[tuple, HloValue] = {}
   for v, c in zip(jaxpr.constvars, consts):
-    env[v] = comp.constant(np.asarray(c), v.aval.dtype)
+    value = np.asarray(c, v.aval.dtype)
+    key = (value.dtype.str, value.shape, hashlib.blake2b(value.tobytes(), digest_size=16).digest())
+    if key not in emitted:
+      emitted[key] = comp.constant(value, v.aval.dtype)
+    env[v] = HloValue(emitted[key].name, v.aval)
   for v, a in zip(jaxpr.invars, args):
     env[v] = a
 
