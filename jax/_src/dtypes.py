@@ -243,11 +243,13 @@ def result_type(*args, return_weak_type_flag: bool = False):
 
 def issubdtype(arg1, arg2) -> bool:
   a, b = arg1, arg2
-  a = _as_dtype_spec(a) if _as_dtype_spec(a) is not None else a
+  spec = _as_dtype_spec(a)
+  a = a if spec is None else spec
   # jnp's scalar types name their dtype; abstract numpy types and Python's bool, int,
   # float and complex stay as they are (numpy reads the latter as bool, int64, ...).
   if isinstance(b, (str, np.dtype)) or (isinstance(b, type) and not issubclass(b, np.generic)):
-    b = _as_dtype_spec(b) if _as_dtype_spec(b) is not None else b
+    spec = _as_dtype_spec(b)
+    b = b if spec is None else spec
   if isinstance(a, np.dtype) and a == bfloat16:
     return b in (bfloat16, np.floating, np.inexact, np.number, np.generic) or (
         isinstance(b, np.dtype) and b == bfloat16)

@@ -116,9 +116,10 @@ def _warn_about_shadowed_copies(namespace_path) -> None:
   seen: set[str] = set()
   for folder in namespace_path:
     # One folder reached twice (sys.path naming it twice, or through a symlink) is one copy.
-    if os.path.realpath(folder) in seen:
+    real = os.path.realpath(folder)
+    if real in seen:
       continue
-    seen.add(os.path.realpath(folder))
+    seen.add(real)
     for info in pkgutil.iter_modules([folder]):
       folders.setdefault(info.name, []).append(folder)
   for name, where in sorted(folders.items()):

@@ -263,7 +263,9 @@ def lower_jaxpr_into(comp: ComputationBuilder, jaxpr: core.Jaxpr, consts: Sequen
   emitted: dict[tuple, HloValue] = {}
   for v, c in zip(jaxpr.constvars, consts):
     value = np.asarray(c, v.aval.dtype)
-    key = (value.dtype.str, value.shape, hashlib.blake2b(value.tobytes(), digest_size=16).digest())
+    # Hashed as bytes in place (a view for contiguous values; bfloat16 has no buffer format).
+    digest = hashlib.blake2b(value.reshape(-1).view(np.uint8).data, digest_size=16).digest()
+    key = (value.dtype.str, value.shape, digest)
     if key not in emitted:
       emitted[key] = comp.constant(value, v.aval.dtype)
     env[v] = HloValue(emitted[key].name, v.aval)
