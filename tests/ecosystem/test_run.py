@@ -170,10 +170,10 @@ def test_mismatches_name_the_step_and_the_values():
       "printed final values [], real JAX ['accuracy']"]
 
 
-def test_examples_table_names_existing_examples_and_keeps_numpyro_out_of_ci():
+def test_examples_table_names_existing_examples_and_ci_runs_them_all():
   examples = runner.load_examples()
   assert set(examples) == {"flax_nnx_mlp", "flax_linen_cnn", "equinox_mlp", "numpyro_nuts"}
-  assert [n for n, e in examples.items() if not e["ci"]] == ["numpyro_nuts"]
+  assert [n for n, e in examples.items() if not e["ci"]] == []
   table = runner.load_libraries()
   for name, example in examples.items():
     assert set(example["libraries"]) <= set(table), name
