@@ -177,14 +177,17 @@ def register_static(cls):
 # (leaves, treedef); `is_leaf(x)` true stops the walk at x.
 tree_flatten: Callable[..., tuple[list, PyTreeDef]] = _registry.flatten
 # ([(key_path, leaf), ...], treedef).
-tree_flatten_with_path: Callable[..., tuple[list, PyTreeDef]] = _registry.flatten_with_path
+def tree_flatten_with_path(tree, is_leaf=None,
+                           is_leaf_takes_path: bool = False) -> tuple[list, PyTreeDef]:
+  """((key path, leaf) pairs, treedef); with is_leaf_takes_path, `is_leaf(key_path, x)`."""
+  if is_leaf_takes_path:
+    return _flatten_with_path_predicate(tree, is_leaf)
+  return _registry.flatten_with_path(tree, is_leaf)
 _LEAF = tree_flatten(None, lambda _: True)[1]
 
 
 def tree_leaves_with_path(tree, is_leaf=None, is_leaf_takes_path: bool = False) -> list:
-  if is_leaf_takes_path:
-    return _flatten_with_path_predicate(tree, is_leaf)[0]
-  return _registry.flatten_with_path(tree, is_leaf)[0]
+  return tree_flatten_with_path(tree, is_leaf, is_leaf_takes_path)[0]
 
 
 def tree_unflatten(treedef: PyTreeDef, leaves: Iterable) -> Any:
@@ -227,10 +230,7 @@ def tree_map(f: Callable, tree, *rest, is_leaf=None):
 def tree_map_with_path(f: Callable, tree, *rest, is_leaf=None, is_leaf_takes_path: bool = False):
   """`f(key_path, leaf, *other_leaves)` over the leaves of `tree`; with is_leaf_takes_path,
   `is_leaf(key_path, x)` decides where the walk stops."""
-  if is_leaf_takes_path:
-    pairs, treedef = _flatten_with_path_predicate(tree, is_leaf)
-  else:
-    pairs, treedef = tree_flatten_with_path(tree, is_leaf)
+  pairs, treedef = tree_flatten_with_path(tree, is_leaf, is_leaf_takes_path)
   others = [treedef.flatten_up_to(r, "tree_map_with_path tree") for r in rest]
   return treedef.unflatten(f(p, x, *xs) for (p, x), *xs in zip(pairs, *others))
 

@@ -61,6 +61,10 @@ def test_is_leaf_takes_path():
                                      is_leaf_takes_path=True)
   assert out == {"keep": 1, "walk": [2, (3, 3)]}
   assert jax.tree.leaves_with_path(tree, is_leaf_takes_path=True, is_leaf=stop_at_keep) == pairs
+  for flatten in (tree_util.tree_flatten_with_path, jax.tree.flatten_with_path):
+    flat, treedef = flatten(tree, is_leaf=stop_at_keep, is_leaf_takes_path=True)
+    assert flat == pairs
+    assert treedef.unflatten([v for _, v in flat]) == tree
 
 
 def test_linear_call_uses_the_given_transpose():
