@@ -156,6 +156,16 @@ def device_put(x, device=None, *, src=None, donate: bool = False, may_alias=None
   return treedef.unflatten(_put(leaf, t) for leaf, t in zip(leaves, targets))
 
 
+def place_result(x, out_sharding):
+  """`x` placed as an op's `out_sharding=` asks. None leaves it where it is, and so does a
+  sharding over an empty mesh: outside any mesh `jax.typeof(x).sharding` is one, and
+  JAX's ops take it as "unspecified"."""
+  if out_sharding is None or (isinstance(out_sharding, NamedSharding)
+                              and out_sharding.mesh.empty):
+    return x
+  return device_put(x, out_sharding)
+
+
 def _put(leaf, target):
   if isinstance(target, PartitionSpec):
     target = _spec_target(target)

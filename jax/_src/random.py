@@ -23,7 +23,7 @@ from jax._src.lax import shape as lax_shape
 from jax._src.lax import special
 from jax._src.prng import PRNGKeyArray
 from jax._src.numpy import creation
-from jax._src.api import device_put
+from jax._src.execution import place_result
 from jax._src.numpy.util import canonical_axis
 from jax._src.lax import control_flow, sorting
 from jax._src.numpy.sorting import searchsorted, take_onehot
@@ -76,11 +76,7 @@ def key_dtype(impl_spec=None):
   return prng.key_dtype
 
 
-def _place(x, out_sharding):
-  """`x` placed with `out_sharding` (a Sharding or a device), as JAX's samplers do."""
-  if out_sharding is None:
-    return x
-  return device_put(x, out_sharding)
+_place = place_result
 
 
 def key(seed, *, impl=None, dtype=None) -> PRNGKeyArray:

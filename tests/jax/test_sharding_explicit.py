@@ -214,6 +214,23 @@ def test_creation_with_out_sharding(mesh):
   np.testing.assert_array_equal(r, jax.random.normal(jax.random.key(0), (4, 4)))
 
 
+def test_out_sharding_of_an_unsharded_type_leaves_results_in_place():
+  # Outside any mesh jax.typeof(x).sharding is over an empty mesh; JAX's ops take it as
+  # "unspecified" (flax's Dropout passes it to jax.random.bernoulli).
+  x = jnp.arange(6.0).reshape(2, 3)
+  unsharded = jax.typeof(x).sharding
+  assert unsharded.mesh.empty
+  key = jax.random.key(0)
+  np.testing.assert_array_equal(
+      jax.random.bernoulli(key, 0.5, (2, 3), out_sharding=unsharded),
+      jax.random.bernoulli(key, 0.5, (2, 3)))
+  np.testing.assert_array_equal(jax.random.normal(key, (2, 3), out_sharding=unsharded),
+                                jax.random.normal(key, (2, 3)))
+  np.testing.assert_array_equal(jnp.zeros((2, 3), out_sharding=unsharded), np.zeros((2, 3)))
+  np.testing.assert_array_equal(
+      jnp.reshape(x, (3, 2), out_sharding=jax.typeof(x.T).sharding), np.arange(6.0).reshape(3, 2))
+
+
 # ----------------------------------------------------------------------------- transformations
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import Callable
 
 from jax._src import core
 from jax._src import util
@@ -45,11 +44,7 @@ def same_dtypes(name: str, *avals) -> None:
 
 
 
-def place(x, out_sharding):
-  """`x` placed with `out_sharding` (a Sharding or a device; None leaves it where it is)."""
-  if out_sharding is None:
-    return x
-  return execution.device_put(x, out_sharding)
+place = execution.place_result
 
 
 def takes_out_sharding(fun):

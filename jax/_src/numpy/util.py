@@ -12,7 +12,7 @@ from jax._src import dtypes
 from jax._src import prng
 from jax._src.config import config
 from jax._src.array import ArrayImpl
-from jax._src.execution import device_put
+from jax._src.execution import device_put, place_result
 from jax._src.lax import elementwise as lax_ew
 from jax._src.lax import shape as lax_shape
 
@@ -43,7 +43,9 @@ def place(x, device=None, out_sharding=None):
     return x
   if device is not None and out_sharding is not None:
     raise ValueError("Only one of device and out_sharding may be specified.")
-  return device_put(x, device if device is not None else out_sharding)
+  if device is None:
+    return place_result(x, out_sharding)
+  return device_put(x, device)
 
 
 def asarray_like(x):
