@@ -267,7 +267,9 @@ class PRNGKeyArray:
   # that compute on it (random, the jnp ufuncs and broadcasting).
   base_array = property(lambda self: self._base_array)
 
-  shape = property(lambda self: tuple(core.get_aval(self._base_array).shape[:-1]))
+  # Read from the data itself, which may be an array, a tracer or (under eval_shape)
+  # a ShapeDtypeStruct.
+  shape = property(lambda self: tuple(self._base_array.shape[:-1]))
   ndim = property(lambda self: len(self.shape))
   size = property(lambda self: math.prod(self.shape))
   dtype = property(lambda self: key_dtype)

@@ -82,6 +82,13 @@ def test_typed_keys_are_pytrees_of_key_data(backend):
     np.asarray(ks)
 
 
+def test_abstract_typed_keys_have_a_shape_and_a_type():
+  # eval_shape over keys gives keys whose data is a ShapeDtypeStruct.
+  out = jax.eval_shape(lambda: jax.random.split(jax.random.key(0), 3))
+  assert out.shape == (3,) and out.ndim == 1 and str(out.dtype) == "key<fry>"
+  assert jax.typeof(out).str_short() == "key<fry>[3]"
+
+
 def test_sampler_ranges(backend):
   k = jax.random.PRNGKey(3)
   u = np.asarray(jax.random.uniform(k, (1000,), minval=2.0, maxval=3.0))
