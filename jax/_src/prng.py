@@ -267,9 +267,14 @@ class PRNGKeyArray:
   # that compute on it (random, the jnp ufuncs and broadcasting).
   base_array = property(lambda self: self._base_array)
 
-  # Read from the data itself, which may be an array, a tracer or (under eval_shape)
-  # a ShapeDtypeStruct.
-  shape = property(lambda self: tuple(self._base_array.shape[:-1]))
+  @property
+  def shape(self) -> tuple:
+    # The data may be an array, a tracer or (under eval_shape) a ShapeDtypeStruct;
+    # what has no shape gets get_aval's error.
+    shape = getattr(self._base_array, "shape", None)
+    if shape is None:
+      shape = core.get_aval(self._base_array).shape
+    return tuple(shape[:-1])
   ndim = property(lambda self: len(self.shape))
   size = property(lambda self: math.prod(self.shape))
   dtype = property(lambda self: key_dtype)
