@@ -234,3 +234,41 @@ def test_grad_through_scan_from_a_constant_carry():
   ws = jnp.array([0.5, 2.0])
   np.testing.assert_allclose(jax.vmap(jax.grad(f), in_axes=(0, None))(ws, jnp.ones(4)),
                              [3.0, 6.0], rtol=1e-6)
+
+
+def test_control_flow_bodies_are_traced_once_per_function_and_types():
+  traces = []
+
+  def body(c, x):
+    traces.append(jax.typeof(c))
+    return c + x, c * x
+
+  xs = jnp.arange(4.0)
+  first = lax.scan(body, 0.0, xs)
+  second = lax.scan(body, 0.0, xs)
+  assert len(traces) == 1
+  np.testing.assert_array_equal(first[1], second[1])
+  lax.scan(body, 0.0, jnp.arange(5.0))  # the body's types do not depend on the length
+  assert len(traces) == 1
+  lax.scan(body, jnp.float32(0.0), xs)  # a strongly typed carry is another type
+  lax.scan(body, jnp.zeros(2), jnp.ones((4, 2)))
+  assert len(traces) == 3
+
+  def cond_body(v):
+    traces.append("cond")
+    return v < 10
+
+  for _ in range(3):
+    assert int(lax.while_loop(cond_body, lambda v: v + 3, 0)) == 12
+  assert traces.count("cond") == 1
+
+
+def test_control_flow_bodies_are_retraced_inside_transformations():
+  # A body closing over a transformation's tracer must see that trace's values.
+  def scaled_sum(s):
+    return lax.scan(lambda c, x: (c + s * x, None), 0.0, jnp.arange(3.0))[0]
+
+  np.testing.assert_allclose(jax.vmap(scaled_sum)(jnp.array([1.0, 2.0])), [3.0, 6.0])
+  np.testing.assert_allclose(jax.jit(scaled_sum)(2.0), 6.0)
+  np.testing.assert_allclose(jax.grad(scaled_sum)(2.0), 3.0)
+  np.testing.assert_allclose(jax.jit(scaled_sum)(5.0), 15.0)

@@ -18,7 +18,7 @@ import numpy as np
 from jax._src import core
 from jax._src import dtypes
 from jax._src import tree_util
-from jax._src.core import ClosedJaxpr, Jaxpr, JaxprEqn, ShapedArray, Var
+from jax._src.core import ClosedJaxpr, JaxprEqn, ShapedArray, Var
 from jax._src.interpreters import ad
 from jax._src.interpreters import batching
 from jax._src.interpreters import partial_eval as pe
@@ -28,6 +28,7 @@ from jax._src.lax import shape as lax_shape
 from jax._src.lax import slicing
 from jax._src.lax.utils import register_late_ops, standard_primitive
 from jax._src.lowering import hlo
+from jax._src.util import weakref_lru_cache
 
 # ----------------------------------------------------------------------------- helpers
 
@@ -44,8 +45,24 @@ def _split(xs: Sequence, sizes: Sequence[int]) -> list[list]:
 def _trace_fun(fun: Callable, in_tree, avals, flatten_out=tree_util.tree_flatten):
   """Trace `fun(*unflattened args)`; -> (ClosedJaxpr taking consts + args, consts, out info).
 
-  `flatten_out(out) -> (leaves, info)`; info is returned as the third result.
+  `flatten_out(out) -> (leaves, info)`; info is returned as the third result. Outside any
+  transformation the result is cached on the function (weakly) and the argument types,
+  as JAX's control flow does: calling `scan` twice with the same body traces it once.
+  Inside one the body may close over that transformation's tracers, so it is traced anew
+  (an enclosing jit caches the whole trace anyway).
   """
+  avals = tuple(avals)
+  if core.trace_state_clean():
+    try:
+      hash((in_tree, avals, flatten_out))
+    except TypeError:
+      pass
+    else:
+      return _trace_fun_cached(fun, in_tree, avals, flatten_out)
+  return _trace_fun_uncached(fun, in_tree, avals, flatten_out)
+
+
+def _trace_fun_uncached(fun: Callable, in_tree, avals, flatten_out):
   store = []
 
   def flat(*leaves):
@@ -54,8 +71,11 @@ def _trace_fun(fun: Callable, in_tree, avals, flatten_out=tree_util.tree_flatten
     store.append(info)
     return leaves_out
 
-  jaxpr, consts = pe.trace_to_jaxpr_dynamic(flat, avals)
+  jaxpr, consts = pe.trace_to_jaxpr_dynamic(flat, list(avals))
   return ClosedJaxpr(pe.convert_constvars_jaxpr(jaxpr), []), consts, store[0]
+
+
+_trace_fun_cached = weakref_lru_cache(_trace_fun_uncached, maxsize=256)
 
 
 def _closed_from(fun: Callable, avals) -> ClosedJaxpr:
@@ -477,6 +497,14 @@ def _scan_abstract_eval(*args, jaxpr, num_consts, num_carry, length, reverse, un
 scan_p = standard_primitive("scan", _scan_abstract_eval, multiple_results=True)
 
 
+def _flatten_scan_out(out):
+  if not isinstance(out, (tuple, list)) or len(out) != 2:
+    raise TypeError("scan body must return a pair (carry, y)")
+  c, c_tree = tree_util.tree_flatten(out[0])
+  y, y_tree = tree_util.tree_flatten(out[1])
+  return c + y, (c_tree, y_tree)
+
+
 def scan(f: Callable, init, xs=None, length: int | None = None, reverse: bool = False,
          unroll=1, _split_transpose: bool = False):
   """`carry, y = f(carry, x)` over the leading axis of `xs`; returns (carry, stacked ys)."""
@@ -495,17 +523,9 @@ def scan(f: Callable, init, xs=None, length: int | None = None, reverse: bool = 
   x_avals = [core.get_aval(x) for x in xs_flat]
   x_avals = [a.update(shape=a.shape[1:]) for a in x_avals]
 
-  def flatten_out(out):
-    if not isinstance(out, (tuple, list)) or len(out) != 2:
-      raise TypeError("scan body must return a pair (carry, y)")
-    c, c_tree = tree_util.tree_flatten(out[0])
-    y, y_tree = tree_util.tree_flatten(out[1])
-    return c + y, (c_tree, y_tree)
-
   for _ in range(2):
     avals = [core.get_aval(x) for x in init_flat] + x_avals
-    jaxpr, consts, (c_tree, y_tree) = _trace_fun(lambda c, x: f(c, x), in_tree, avals,
-                                                 flatten_out)
+    jaxpr, consts, (c_tree, y_tree) = _trace_fun(f, in_tree, avals, _flatten_scan_out)
     if c_tree != init_tree:
       raise TypeError(f"scan: the carry output structure {c_tree} differs from the input "
                       f"structure {init_tree}")
