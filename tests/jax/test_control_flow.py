@@ -272,3 +272,25 @@ def test_control_flow_bodies_are_retraced_inside_transformations():
   np.testing.assert_allclose(jax.jit(scaled_sum)(2.0), 6.0)
   np.testing.assert_allclose(jax.grad(scaled_sum)(2.0), 3.0)
   np.testing.assert_allclose(jax.jit(scaled_sum)(5.0), 15.0)
+
+
+def test_cond_outputs_every_branch_passes_through_are_its_operands():
+  def f(p, a, b):
+    return lax.cond(p, lambda a, b: (a, b + 1), lambda a, b: (a, b * 2), a, b)
+
+  # As in JAX 0.10.2: `in (b, e)`, the cond computing only the second output.
+  jaxpr = jax.make_jaxpr(f)(True, 1.0, 2.0)
+  assert [str(v) for v in jaxpr.jaxpr.outs][0] == str(jaxpr.jaxpr.invars[1])
+  (eqn,) = [e for e in jaxpr.eqns if e.primitive.name == "cond"]
+  assert all(len(b.jaxpr.outs) == 1 for b in eqn.params["branches"])
+  # An unbatched operand passed through stays unbatched under a batched predicate.
+  a, b = jax.vmap(f, in_axes=(0, None, 0), out_axes=(None, 0))(
+      jnp.array([True, False]), 5.0, jnp.array([1.0, 2.0]))
+  assert float(a) == 5.0 and a.weak_type
+  np.testing.assert_array_equal(b, [2.0, 4.0])
+  # Different operands (or a changed one) per branch are real outputs.
+  out = jax.vmap(lambda p, a, b: lax.cond(p, lambda a, b: a, lambda a, b: b, a, b),
+                 in_axes=(0, None, None))(jnp.array([True, False]), 1.0, 2.0)
+  np.testing.assert_array_equal(out, [1.0, 2.0])
+  assert float(jax.grad(lambda x: f(False, x, x)[0] + f(True, x, x)[1])(3.0)) == 2.0
+  assert lax.switch(1, [lambda x: x, lambda x: x], np.float32(4)).dtype == np.float32

@@ -1,5 +1,7 @@
 """Tracing to jaxprs, check_jaxpr, printing, transformations staged (no execution)."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -127,3 +129,16 @@ def test_jnp_dtype_is_numpys_class():
   import jax.numpy as jnp
   assert jnp.dtype is np.dtype
   assert jnp.dtype(jnp.ones(2)) == np.float32 and jnp.dtype("bfloat16") == jnp.bfloat16
+
+
+def test_vmap_out_axes_none_for_a_batched_output_names_its_path():
+  # JAX 0.10.2's message, with the key path of the offending output.
+  with pytest.raises(ValueError, match=re.escape(
+      "at vmap out_axes['b'][0], got axis spec None but output was batched on axis 0")):
+    jax.vmap(lambda x: {"a": x, "b": [x * 2, 1.0]}, out_axes={"a": 0, "b": [None, None]})(
+        jnp.ones(3))
+  with pytest.raises(ValueError, match=re.escape(
+      "at vmap out_axes, got axis spec None but output was batched on axis 0")):
+    jax.vmap(lambda x: x, out_axes=None)(jnp.ones(3))
+  out = jax.vmap(lambda x: (x, 1.0), out_axes=(0, None))(jnp.ones(3))
+  assert out[0].shape == (3,) and float(out[1]) == 1.0

@@ -64,12 +64,22 @@ def bdim_at_front(x, bdim, size: int):
   return moveaxis(x, bdim, 0)
 
 
+class SpecMatchError(ValueError):
+  """An output batched at `src` whose out_axes spec `dst` is None; `leaf_idx` (set by
+  vmap_flat) says which output leaf."""
+
+  def __init__(self, src, dst, leaf_idx=None):
+    super().__init__(f"vmap: an output that varies over the mapped axis (batched on axis "
+                     f"{src}) has out_axes={dst}")
+    self.src, self.dst, self.leaf_idx = src, dst, leaf_idx
+
+
 def matchaxis(x, src, dst, size: int):
   """Put the batch axis of `x` at `dst` (materializing it if `src` is not_mapped)."""
   if dst is not_mapped:
     if src is not_mapped:
       return x
-    raise ValueError("vmap: an output that varies over the mapped axis has out_axes=None")
+    raise SpecMatchError(src, dst)
   dst %= core.get_aval(x).ndim + (src is not_mapped)
   if src is not_mapped:
     aval = core.get_aval(x)
@@ -143,7 +153,14 @@ def vmap_flat(fun: Callable, axis_data: AxisData, in_dims: Sequence, out_dims: S
     out_dims = [0] * len(vals)
   elif callable(out_dims):
     out_dims = out_dims()
-  return [matchaxis(v, d, od, axis_data.size) for v, d, od in zip(vals, dims, out_dims)]
+  matched = []
+  for i, (v, d, od) in enumerate(zip(vals, dims, out_dims)):
+    try:
+      matched.append(matchaxis(v, d, od, axis_data.size))
+    except SpecMatchError as e:
+      e.leaf_idx = i
+      raise
+  return matched
 
 
 def vmap_jaxpr(closed: core.ClosedJaxpr, axis_data: AxisData, in_dims: Sequence,
@@ -261,7 +278,19 @@ def vmap_fun(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=Non
       out = store.value.unflatten([0] * store.value.num_leaves)
       return [None if a is None else a for a in tree_util.prefix_per_leaf(out_axes, out)]
 
-    outs = vmap_flat(flat, AxisData(size, axis_name), dims, out_dims, leaves)
+    try:
+      outs = vmap_flat(flat, AxisData(size, axis_name), dims, out_dims, leaves)
+    except SpecMatchError as e:
+      path = _out_axes_path(out_axes, store.value, e.leaf_idx)
+      raise ValueError(f"at vmap out_axes{tree_util.keystr(path)}, got axis spec {e.dst} "
+                       f"but output was batched on axis {e.src}") from None
     return store.value.unflatten(outs)
 
   return batched
+
+
+def _out_axes_path(out_axes, out_tree, leaf_idx: int) -> tuple:
+  """The key path of output leaf `leaf_idx` (JAX's out_axes error names it)."""
+  out = out_tree.unflatten(range(out_tree.num_leaves))
+  paths = [p for p, _ in tree_util.tree_flatten_with_path(out)[0]]
+  return paths[leaf_idx] if leaf_idx is not None and leaf_idx < len(paths) else ()

@@ -18,7 +18,7 @@ import numpy as np
 from jax._src import core
 from jax._src import dtypes
 from jax._src import tree_util
-from jax._src.core import ClosedJaxpr, JaxprEqn, ShapedArray, Var
+from jax._src.core import ClosedJaxpr, Jaxpr, JaxprEqn, ShapedArray, Var
 from jax._src.interpreters import ad
 from jax._src.interpreters import batching
 from jax._src.interpreters import partial_eval as pe
@@ -210,8 +210,37 @@ def _bind_cond(index, funs, operands):
 
     branches.append(_closed_from(branch, [*const_avals, *avals]))
     offset += n
-  outs = cond_p.bind(index, *all_consts, *ops, branches=tuple(branches))
-  return out_tree.unflatten(outs)
+  forwarded = _forwarded_operands(branches, len(all_consts))
+  if any(k is not None for k in forwarded):
+    branches = [_without_outputs(b, forwarded) for b in branches]
+  outs = iter(cond_p.bind(index, *all_consts, *ops, branches=tuple(branches)))
+  # A forwarded Python or numpy scalar comes back as an array, as the cond's outputs do.
+  return out_tree.unflatten([
+      next(outs) if k is None else
+      ew.convert_element_type(ops[k], avals[k].dtype, avals[k].weak_type) for k in forwarded])
+
+
+def _forwarded_operands(branches, num_consts: int) -> list:
+  """Per output, the operand every branch returns unchanged there (else None). As in
+  JAX, such outputs are the operand itself, not an output of the cond: under vmap an
+  unbatched value passed through stays unbatched even when the predicate is batched."""
+  forwarded = []
+  for i in range(len(branches[0].jaxpr.outs)):
+    sources = set()
+    for b in branches:
+      out = b.jaxpr.outs[i]
+      invars = b.jaxpr.invars
+      sources.add(invars.index(out) - num_consts
+                  if isinstance(out, Var) and out in invars[num_consts:] else None)
+    forwarded.append(sources.pop() if len(sources) == 1 else None)
+  return forwarded
+
+
+def _without_outputs(closed: ClosedJaxpr, dropped) -> ClosedJaxpr:
+  jaxpr = closed.jaxpr
+  outs = [o for o, k in zip(jaxpr.outs, dropped) if k is None]
+  pruned = pe.dce_jaxpr(Jaxpr(jaxpr.constvars, jaxpr.invars, jaxpr.eqns, outs))
+  return ClosedJaxpr(pruned, closed.consts)
 
 
 def _cond_jvp(primals, tangents, *, branches):
