@@ -307,6 +307,30 @@ def _custom_lin_impl(*args, **_):
 custom_lin_p.def_impl(_custom_lin_impl)
 
 
+def _cotangent_leaves(ct, x) -> list:
+  """The leaves of a bwd rule's cotangent `ct` for the argument `x`, one per leaf of `x`.
+
+  As in JAX, `ct` may stop where `x` goes on into a node with a single leaf (flax's
+  variables wrap one array): that leaf's cotangent is the array at the node's place.
+  """
+  try:
+    return tree_util.tree_structure(x).flatten_up_to(ct)
+  except ValueError as e:
+    error = e
+  ct_leaves, ct_tree = tree_util.tree_flatten(ct, is_leaf=lambda c: c is None)
+  try:
+    x_parts = ct_tree.flatten_up_to(x)
+  except ValueError:
+    raise error from None
+  out = []
+  for c, part in zip(ct_leaves, x_parts):
+    n = len(tree_util.tree_leaves(part))
+    if c is not None and n != 1:
+      raise error
+    out += [c] if c is not None else [None] * n
+  return out
+
+
 def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals):
   res = args[:num_res]
   cts = [ad.Zero(a) if c is None else c for c, a in zip(cts, out_avals)]
@@ -413,7 +437,7 @@ class custom_vjp:
         if ct is None or isinstance(ct, SymbolicZero):
           flat += [ad.zeros_like(leaf) for leaf in x_leaves]
         else:
-          ct_leaves = tree_util.tree_structure(x).flatten_up_to(ct)
+          ct_leaves = _cotangent_leaves(ct, x)
           flat += [_zero_if_symbolic(c, leaf) for c, leaf in zip(ct_leaves, x_leaves)]
       return flat
 

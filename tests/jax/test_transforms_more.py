@@ -251,6 +251,31 @@ def test_custom_vjp_bwd_must_return_tuple_per_argument():
     jax.grad(f)(1.0, 2.0)
 
 
+class _Box:
+  """A pytree node around one value (as flax's variables are)."""
+
+  def __init__(self, v):
+    self.v = v
+
+
+jax.tree_util.register_pytree_node(_Box, lambda b: ((b.v,), None), lambda _, c: _Box(*c))
+
+
+def test_custom_vjp_cotangent_may_stop_at_a_single_leaf_node():
+  @jax.custom_vjp
+  def f(b, y):
+    return b.v * y
+
+  f.defvjp(lambda b, y: (f(b, y), (b.v, y)), lambda res, g: (g * res[1], g * res[0]))
+  gb, gy = jax.grad(lambda v, y: f(_Box(v), y), argnums=(0, 1))(3.0, 4.0)
+  assert (float(gb), float(gy)) == (4.0, 3.0)
+  # A node with two leaves needs a cotangent per leaf.
+  g = jax.custom_vjp(lambda p, y: p[0] * p[1] * y)
+  g.defvjp(lambda p, y: (g(p, y), None), lambda res, ct: (ct, ct))
+  with pytest.raises(ValueError):
+    jax.grad(lambda a: g((a, a), a))(1.0)
+
+
 def test_custom_gradient():
   @jax.custom_gradient
   def f(x):
