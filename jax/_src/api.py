@@ -25,12 +25,13 @@ from jax._src.interpreters import partial_eval as pe
 from jax._src import donation
 from jax._src import jit_primitive
 from jax._src import shard_map_jit  # also registers how jit runs SPMD programs
+from jax._src.cost_analysis import estimate_cost
 from jax._src.jit_primitive import donation_params, jit_p
 # Placement belongs to the execution layer (lax places results too); jax.device_put is it.
 from jax._src.execution import abstractify_value, device_put as device_put
 from jax._src.lib import _jax
 from jax._src.lib import xla_client
-from jax._src.tree_util import tree_flatten, tree_unflatten
+from jax._src.tree_util import tree_flatten
 from jax._src.lax import elementwise
 from jax._src.lax import shape as lax_shape
 from jax._src.lowering import hlo
@@ -246,9 +247,9 @@ class Lowered(_Stage):
                        f"got dialect={dialect!r}")
     return HloComputation(self.as_text(dialect="hlo"))
 
-  def cost_analysis(self):
-    """Not estimated by this backend (JAX allows None)."""
-    return None
+  def cost_analysis(self) -> dict[str, float]:
+    """Flops, transcendentals and bytes accessed, estimated from the jaxpr."""
+    return estimate_cost(self._closed.jaxpr)
 
   def compile(self, compiler_options=None) -> Compiled:
     if jit_primitive.has_shard_map(self._closed):
@@ -292,10 +293,12 @@ class Compiled(_Stage):
         pass
     return self._exe.hlo_text
 
-  # An SPMD program (a function holding shard_map) knows its costs and shardings.
-  def cost_analysis(self):
+  # An SPMD program (a function holding shard_map) knows its per-device costs.
+  def cost_analysis(self) -> dict[str, float]:
     analysis = getattr(self._exe, "cost_analysis", None)
-    return analysis() if analysis else None
+    if analysis is not None:
+      return analysis()
+    return estimate_cost(self._closed.jaxpr) if self._closed is not None else {}
 
   def memory_analysis(self):
     return shard_map_jit.memory_stats(self.runtime_executable())

@@ -24,12 +24,10 @@ shard_map its own program), and `lower` reports the reason.
 
 from __future__ import annotations
 
-import math
 from typing import Callable, NamedTuple
 
-import numpy as np
-
 from jax._src import core
+from jax._src.cost_analysis import estimate_cost
 from jax._src import execution
 from jax._src import jit_primitive
 from jax._src.jit_primitive import jit_p
@@ -38,7 +36,6 @@ from jax._src.sharding import Mesh, NamedSharding, spec_axes
 from jax._src import shard_map as sm
 from jax._src import callback
 from jax._src.lowering import hlo
-from jax._src.lax import elementwise
 
 
 class NotPartitionable(NotImplementedError):
@@ -149,40 +146,6 @@ def memory_stats(loaded) -> CompiledMemoryStats | None:
   return CompiledMemoryStats(d["generated_code_size_in_bytes"], d["argument_size_in_bytes"],
                              d["output_size_in_bytes"], d["alias_size_in_bytes"],
                              d["temp_size_in_bytes"])
-
-
-_ARITHMETIC_COLLECTIVES = frozenset({"psum", "pmax", "pmin"})
-
-
-def _nbytes(aval) -> int:
-  return math.prod(aval.shape) * np.dtype(aval.dtype).itemsize
-
-
-def estimate_cost(jaxpr: core.Jaxpr) -> dict[str, float]:
-  """Per-device flops and bytes accessed of `jaxpr`, counted the way XLA's analysis does:
-  one flop per element an arithmetic op produces (per input element for reductions,
-  2*M*N*K for a dot), and every operand and result read or written once."""
-  arith = {p for p in vars(elementwise).values() if isinstance(p, core.Primitive)}
-  flops = accessed = 0
-  for eqn in jaxpr.eqns:
-    subs = list(core.subjaxprs(eqn))
-    if subs:  # a call or control flow: what its bodies do, each counted once
-      for sub in map(estimate_cost, subs):
-        flops += sub["flops"]
-        accessed += sub["bytes accessed"]
-      continue
-    ins = [x.aval for x in eqn.inputs]
-    outs = [v.aval for v in eqn.out_binders]
-    accessed += sum(map(_nbytes, ins + outs))
-    name = eqn.primitive.name
-    if name == "dot_general":
-      (lc, _), _ = eqn.params["dimension_numbers"]
-      flops += 2 * math.prod(outs[0].shape) * math.prod(ins[0].shape[d] for d in lc)
-    elif name.startswith("reduce_") or name in _ARITHMETIC_COLLECTIVES:
-      flops += math.prod(ins[0].shape)
-    elif eqn.primitive in arith:
-      flops += math.prod(outs[0].shape)
-  return {"flops": float(flops), "bytes accessed": float(accessed)}
 
 
 class Executable:

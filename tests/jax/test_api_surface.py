@@ -77,7 +77,12 @@ def test_trace_lower_compile(backend):
     lowered.as_text(dialect="stablehlo")
   assert lowered.in_tree == jax.tree_util.tree_structure(((1, 2), {}))
   assert lowered.out_tree == jax.tree_util.tree_structure((1, 2))
-  assert lowered.cost_analysis() is None
+  # Flops and transcendentals as real JAX 0.10.2 reports them for these programs.
+  cost = lowered.cost_analysis()
+  assert cost["flops"] == 33.0 and cost["bytes accessed"] > 0
+  assert lowered.compile().cost_analysis()["flops"] == 33.0
+  exp_cost = jax.jit(lambda x: jnp.exp(x).sum()).lower(X).cost_analysis()
+  assert (exp_cost["flops"], exp_cost["transcendentals"]) == (5.0, 6.0)
   compiled = lowered.compile()
   a, b = compiled(X, Y)
   np.testing.assert_allclose(a, X @ Y + 1)
