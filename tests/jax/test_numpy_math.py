@@ -270,6 +270,14 @@ def test_einsum(backend):
   _close(jnp.einsum("i,j", a[0, 0], a[1, 1]), np.outer(a[0, 0], a[1, 1]), **tol)
   with pytest.raises(ValueError, match="subscript"):
     jnp.einsum("ij,jk->ik", m)
+  # Any character but ',', '-', '>' and '.' is a label, as in JAX (flax's GQA: 'kh1d').
+  q = rng.standard_normal((2, 3, 2, 4, 5)).astype(np.float32)
+  k = rng.standard_normal((2, 6, 2, 1, 5)).astype(np.float32)
+  _close(jnp.einsum("...qhgd,...kh1d->...hgqk", q, k),
+         np.einsum("...qhgd,...khzd->...hgqk", q, k), **tol)
+  _close(jnp.einsum("i1,j2->ij", m, m), np.einsum("iz,jy->ij", m, m), **tol)
+  with pytest.raises(ValueError, match="invalid subscript character '.'"):
+    jnp.einsum("i.,j->ij", m, m[0])
 
 
 def test_tensor_products(backend):

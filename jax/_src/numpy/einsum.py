@@ -103,8 +103,9 @@ def _parse(subscripts: str, operands):
   inputs = lhs.split(",")
   if len(inputs) != len(operands):
     raise ValueError(f"einsum: {len(inputs)} subscript terms but {len(operands)} operands")
+  # Any other character is a label, digits included ('kh1d'), as in JAX (opt_einsum).
   for c in lhs.replace(",", "").replace("...", "") + (output or "").replace("...", ""):
-    if c not in _LETTERS:
+    if c in ".->":
       raise ValueError(f"einsum: invalid subscript character '{c}'")
   inputs, output = _expand_ellipses(inputs, output, operands)
   if len(set(output)) != len(output):
