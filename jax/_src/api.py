@@ -382,6 +382,20 @@ class Wrapped(Protocol):
   def lower(self, *args, **kwargs) -> Lowered: ...
 
 
+def _complete_static(signature, argnums: tuple, argnames: tuple) -> tuple[tuple, tuple]:
+  """static_argnums and static_argnames as JAX completes them: when only one is given,
+  the other names the same positional-or-keyword parameters; when both are given they
+  are used as they are (flax's lifted jit passes both, for a signature that is not the
+  one its arguments follow)."""
+  if signature is None or (argnums and argnames):
+    return argnums, argnames
+  params = [(i, p.name) for i, p in enumerate(signature.parameters.values())
+            if p.kind == p.POSITIONAL_OR_KEYWORD]
+  if argnums:
+    return argnums, tuple(name for i, name in params if i in argnums)
+  return tuple(i for i, name in params if name in argnames), argnames
+
+
 class PjitFunction(_jax.jit.JitFunction):
   """What `jax.jit(fun)` returns (named as JAX names it: libraries recognise jitted
   functions by this type name).
@@ -414,13 +428,12 @@ class PjitFunction(_jax.jit.JitFunction):
     super().__init__(tree_util.default_registry, fast_ok)
     self._fun = fun
     self._name = _fun_name(fun)
-    self._static_argnums = static_argnums
-    self._static_argnames = static_argnames
+    self._static_argnums, self._static_argnames = _complete_static(
+        signature, static_argnums, static_argnames)
     self._in_shardings = in_shardings
     self._out_shardings = out_shardings
     self._fast_ok = fast_ok
     self._inline = inline
-    self._signature = signature
     self._options = (static_argnums, static_argnames, self._donate_argnums,
                      self._donate_argnames, in_shardings, out_shardings, inline)
     try:
@@ -454,14 +467,6 @@ class PjitFunction(_jax.jit.JitFunction):
   def _split_static(self, args, kwargs):
     nums = {i % len(args) if len(args) else i for i in self._static_argnums}
     names = set(self._static_argnames)
-    if self._signature is not None:
-      params = list(self._signature.parameters)
-      for i in list(nums):
-        if i < len(params):
-          names.add(params[i])
-      for n in list(names):
-        if n in params and params.index(n) < len(args):
-          nums.add(params.index(n))
     static = tuple((i, args[i]) for i in sorted(nums) if i < len(args))
     static += tuple(sorted((k, v) for k, v in kwargs.items() if k in names))
     dyn_args = tuple(a for i, a in enumerate(args) if i not in nums)

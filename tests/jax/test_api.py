@@ -141,3 +141,26 @@ def test_shape_dtype_struct_like_and_typeof_of_host_values():
   assert jax.ShapeDtypeStruct.like(3.0).weak_type
   t = jax.typeof(np.ones(2, np.int32))
   assert (t.shape, t.dtype) == ((2,), np.int32)
+
+
+def test_static_argnums_and_argnames_given_together_are_used_as_they_are():
+  seen = []
+
+  def k(a, n):
+    seen.append(type(n).__name__)
+    return a * 2
+
+  jax.jit(k, static_argnames="n")(1.0, 3)  # the name also makes position 1 static
+  assert seen == ["int"]
+  seen.clear()
+  # Both given: JAX does not complete either from the other, so `n` passed by
+  # position is traced (flax's lifted jit relies on it).
+  jax.jit(k, static_argnums=(0,), static_argnames=("n",))(1.0, 3)
+  assert len(seen) == 1 and seen[0] != "int"
+
+  def f(a, b, *, flag=True):
+    return b * a if flag else b - a
+
+  g = jax.jit(f, static_argnums=(0,), static_argnames="flag")
+  np.testing.assert_array_equal(g(2, jnp.ones(2), flag=False), [-1.0, -1.0])
+  np.testing.assert_array_equal(g(2, jnp.ones(2)), [2.0, 2.0])
