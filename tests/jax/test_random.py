@@ -132,6 +132,18 @@ def test_typed_key_arrays_compare_copy_and_broadcast():
                                 jax.random.key_data(jax.random.key(7)))
 
 
+def test_jnp_comparisons_of_typed_keys():
+  import jax.numpy as jnp
+  k = jax.random.split(jax.random.key(0), 3)
+  np.testing.assert_array_equal(jnp.equal(k, k[0]), [True, False, False])
+  np.testing.assert_array_equal(jnp.not_equal(k, k), [False] * 3)
+  np.testing.assert_array_equal(jax.jit(jnp.equal)(k, k), [True] * 3)
+  np.testing.assert_array_equal(jnp.isclose(k, k), [True] * 3)
+  assert bool(jnp.allclose(k, k)) and not bool(jnp.allclose(k, k[::-1]))
+  with pytest.raises(TypeError, match="equal does not accept dtypes key<fry>, int32"):
+    jnp.equal(k, 1)
+
+
 def test_typed_keys_compare_with_broadcasting():
   keys = jax.random.split(jax.random.key(3), 4)
   np.testing.assert_array_equal(keys == keys[0], [True, False, False, False])

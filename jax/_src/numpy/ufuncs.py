@@ -339,8 +339,26 @@ def divmod(x1, x2, /):  # noqa: A001
 
 # ----------------------------------------------------------------------------- comparisons
 
-equal = _make_ufunc(_binary(lax.eq, "equal"), "equal")
-not_equal = _make_ufunc(_binary(lax.ne, "not_equal"), "not_equal")
+def _key_comparison(fn, name):
+  """`fn` that also compares typed keys (whether each key's data equals the other's), as
+  JAX's equal and not_equal do; keys against anything else is an error."""
+  @_named(name)
+  def compare(x, y, /):
+    x_key, y_key = (isinstance(v, prng.PRNGKeyArray) for v in (x, y))
+    if x_key and y_key:
+      return (x == y) if name == "equal" else (x != y)
+    if x_key or y_key:
+      raise TypeError(f"{name} does not accept dtypes {_dtype_name(x)}, {_dtype_name(y)}.")
+    return fn(x, y)
+  return compare
+
+
+def _dtype_name(x) -> str:
+  return str(x.dtype) if isinstance(x, prng.PRNGKeyArray) else _dtype(x).name
+
+
+equal = _make_ufunc(_key_comparison(_binary(lax.eq, "equal"), "equal"), "equal")
+not_equal = _make_ufunc(_key_comparison(_binary(lax.ne, "not_equal"), "not_equal"), "not_equal")
 less = _make_ufunc(_binary(lax.lt, "less"), "less")
 less_equal = _make_ufunc(_binary(lax.le, "less_equal"), "less_equal")
 greater = _make_ufunc(_binary(lax.gt, "greater"), "greater")
@@ -859,6 +877,8 @@ def nan_to_num(x, copy: bool = True, nan=0.0, posinf=None, neginf=None):
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
+  if isinstance(a, prng.PRNGKeyArray) or isinstance(b, prng.PRNGKeyArray):
+    return equal(a, b)  # keys are close only when equal, as in JAX
   a, b = promote_args("isclose", a, b)
   dt = _dtype(a)
   if not dtypes.is_inexact(dt):
