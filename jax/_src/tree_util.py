@@ -421,12 +421,14 @@ def prefix_per_leaf(prefix, tree, is_leaf=lambda x: x is None or isinstance(x, i
   """One entry of `prefix` per leaf of `tree` (prefix is a tree prefix of tree)."""
   if is_leaf(prefix):
     return [prefix] * len(tree_leaves(tree))
-  if isinstance(prefix, (tuple, list)) and isinstance(tree, (tuple, list)):
+  # Fast paths for plain containers only: a registered subclass (a flax State, a named
+  # tuple) flattens in its own order, which the general path below follows.
+  if type(prefix) in (tuple, list) and type(tree) in (tuple, list):
     if len(prefix) != len(tree):
       raise ValueError(f"vmap axes specification {prefix} does not match arguments of length "
                        f"{len(tree)}")
     return [x for p, t in zip(prefix, tree) for x in prefix_per_leaf(p, t, is_leaf)]
-  if isinstance(prefix, dict) and isinstance(tree, dict):
+  if type(prefix) is dict and type(tree) is dict:
     return [x for k in sorted(tree) for x in prefix_per_leaf(prefix[k], tree[k], is_leaf)]
   # One level at a time: a leaf of the prefix deeper down stands for a whole subtree
   # (a NamedSharding for a flax Param node), which flattening to the full depth refuses.

@@ -7,6 +7,7 @@ import pytest
 import jax
 import jax.numpy as jnp
 from jax import lax
+from jax.sharding import AxisType, NamedSharding, PartitionSpec as P
 
 RNG = np.random.default_rng(0)
 
@@ -240,6 +241,34 @@ def test_with_sharding_constraint():
   out = lax.with_sharding_constraint({"a": jnp.arange(3.0)}, jax.sharding.SingleDeviceSharding(dev))
   assert out["a"].devices() == {dev}
   close(jax.jit(lambda x: lax.with_sharding_constraint(x * 2, dev))(jnp.arange(3.0)), [0, 2, 4])
+
+
+class _Specs(dict):
+  """A registered container (as flax's State is), holding one target per leaf."""
+
+
+jax.tree_util.register_pytree_node(
+    _Specs, lambda d: (list(d.values()), list(d)), lambda keys, vals: _Specs(zip(keys, vals)))
+
+
+def test_with_sharding_constraint_takes_registered_containers_as_prefixes():
+  mesh = jax.make_mesh((2,), ("x",), axis_types=(AxisType.Auto,), devices=jax.devices()[:2])
+  state = _Specs(w=jnp.arange(4.0), b=jnp.arange(2.0))
+  with jax.set_mesh(mesh):
+    out = lax.with_sharding_constraint(state, _Specs(w=P("x"), b=P()))
+  assert out["w"].sharding == NamedSharding(mesh, P("x"))
+  assert out["b"].sharding == NamedSharding(mesh, P())
+  close(out["w"], np.arange(4.0))
+
+
+def test_with_sharding_constraint_over_explicit_axes_asserts_the_layout():
+  mesh = jax.make_mesh((2,), ("x",), axis_types=(AxisType.Explicit,), devices=jax.devices()[:2])
+  with jax.set_mesh(mesh):
+    b = jnp.arange(2.0)
+    close(lax.with_sharding_constraint(b, P()), [0.0, 1.0])  # replicated matches P()
+    with pytest.raises(AssertionError, match=r"The array sharding: P\(None,\) did not match "
+                                             r"the sharding provided: P\('x',\)"):
+      lax.with_sharding_constraint(jnp.arange(4.0), P("x"))
 
 
 def _newton_sqrt(a):

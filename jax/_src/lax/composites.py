@@ -435,9 +435,10 @@ def with_sharding_constraint(x, shardings):
   it matches. Over Auto axes concrete values are placed, and inside a traced function
   they stay where the computation puts them, as `device_put` does there.
   """
-  # A PartitionSpec is a tuple, but one target; containers are prefixes.
+  # A PartitionSpec is a tuple, but one target; pytree nodes (tuples, dicts, a library's
+  # registered containers such as flax's State) are prefixes.
   is_spec = lambda s: (isinstance(s, (Sharding, PartitionSpec))
-                       or not isinstance(s, (tuple, list, dict)))
+                       or not tree_util.is_tree_node(s))
   leaves, treedef = tree_util.tree_flatten(x)
   targets = tree_util.prefix_per_leaf(shardings, x, is_leaf=is_spec)
   return treedef.unflatten([_constrain(v, t) for v, t in zip(leaves, targets)])
@@ -457,7 +458,8 @@ def _constrain(x, target):
     have = core.explicit_sharding(aval)
     want = canonical_sharding(target, aval.ndim)
     have_spec = aval.sharding.spec if have is None else have.spec
-    if have is None or have.spec.axes_by_dim(aval.ndim) != want.spec.axes_by_dim(aval.ndim):
+    # No explicit sharding is a replicated value: it matches a spec that names no axes.
+    if have_spec.axes_by_dim(aval.ndim) != want.spec.axes_by_dim(aval.ndim):
       raise AssertionError(
           "`with_sharding_constraint` acts as an assert when all axes of mesh are of type "
           f"`Explicit`. The array sharding: {have_spec} did not match the sharding provided: "
