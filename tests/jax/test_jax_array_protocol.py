@@ -65,3 +65,10 @@ def test_shape_ndim_size_answer_for_any_object_as_numpys_do(backend):
   assert jnp.shape(None) == () and jnp.ndim(None) == 0 and jnp.size(None) == 1
   assert jnp.shape("ab") == () and jnp.shape([[1, 2]]) == (1, 2)
   assert jnp.shape(jnp.ones((2, 3))) == (2, 3) and jnp.size(jnp.ones((2, 3)), 1) == 3
+
+
+def test_array_and_asarray_take_the_wrapped_array(backend):
+  np.testing.assert_array_equal(jnp.array(Wrapped(jnp.arange(3)), jnp.float32), [0.0, 1.0, 2.0])
+  # Holding a tracer: asarray unwraps it instead of asking numpy for its values.
+  out = jax.jit(lambda x: jnp.asarray(Wrapped(x)) * 2)(jnp.ones(2))
+  np.testing.assert_array_equal(out, [2.0, 2.0])

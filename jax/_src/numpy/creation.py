@@ -50,6 +50,8 @@ def array(object, dtype=None, *args, copy: bool = True, order: str | None = "K",
 
 
 def _array(object, dtype):
+  if not isinstance(object, (core.Tracer, ArrayImpl)) and hasattr(type(object), "__jax_array__"):
+    object = object.__jax_array__()  # a library's wrapper (flax's Param) of an array or tracer
   if isinstance(object, (core.Tracer, ArrayImpl)):
     out = object
   elif isinstance(object, (list, tuple)) and any(
