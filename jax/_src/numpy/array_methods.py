@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from jax._src import core
 from jax._src import dtypes
 from jax._src.array import ArrayImpl
@@ -9,7 +11,8 @@ from jax._src.lax import elementwise as lax_ew
 from jax._src.numpy import creation, indexing, reductions, shape_ops, ufuncs
 from jax._src.numpy import cumulative
 from jax._src.numpy.at import IndexUpdateHelper
-from jax._src.numpy import indexing_funcs, sorting
+from jax._src.numpy import indexing_funcs, sorting, statistics
+from jax._src.execution import device_put
 
 
 def _swap(f):
@@ -87,6 +90,27 @@ _METHODS = {
 }
 
 
+def _copy(self):
+  return creation.array(self, copy=True)
+
+
+def _device(self):
+  """The one device the array is on, else its sharding (JAX's `Array.device`)."""
+  devices = self.devices()
+  return next(iter(devices)) if len(devices) == 1 else self.sharding
+
+
+def _sharding_methods() -> dict:
+  """Methods of concrete arrays about where their value lives."""
+  return {
+      "device": property(_device),
+      "to_device": lambda self, device, *, stream=None: device_put(self, device),
+      "tobytes": lambda self, order="C": np.asarray(self).tobytes(order),
+      "__copy__": _copy,
+      "__deepcopy__": lambda self, memo: _copy(self),
+  }
+
+
 def _tracer_iter(self):
   if not self.shape:
     raise TypeError("iteration over a 0-d array")
@@ -110,6 +134,12 @@ def _indexing_methods() -> dict:
       f.compress(condition, self, axis, size=size, fill_value=fill_value, out=out),
       "choose": lambda self, choices, out=None, mode="raise": f.choose(self, choices, out, mode),
       "sort": sorting.sort, "argsort": sorting.argsort, "repeat": shape_ops.repeat,
+      "argpartition": sorting.argpartition,
+      "searchsorted": lambda self, v, side="left", sorter=None, *, method="scan":
+      sorting.searchsorted(self, v, side, sorter, method=method),
+      "ptp": lambda self, axis=None, out=None, keepdims=False: statistics.ptp(
+          self, axis, out, keepdims),
+      "copy": _copy,
       "trace": shape_ops.trace, "diagonal": shape_ops.diagonal,
   }
 
@@ -128,10 +158,12 @@ def install() -> None:
     cls.nbytes = property(lambda self: self.size * self.dtype.itemsize)
     cls.real = property(ufuncs.real)
     cls.imag = property(ufuncs.imag)
+  for name, fn in _sharding_methods().items():
+    if name not in vars(ArrayImpl):
+      setattr(ArrayImpl, name, fn)
   core.Tracer.__iter__ = _tracer_iter
   core.Tracer.__hash__ = ArrayImpl.__hash__
   ArrayImpl.__hash__ = None
 
 
 install()
-del creation

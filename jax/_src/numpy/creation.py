@@ -10,6 +10,7 @@ from jax._src import dtypes
 from jax._src.array import ArrayImpl, host_array
 from jax._src.lax import elementwise as lax_ew
 from jax._src.lax import shape as lax_shape
+from jax._src.lax.placement_ops import copy_p
 from jax._src.numpy import util
 from jax._src.api import jit
 from jax._src.numpy.util import broadcast_shapes, broadcast_to, canonical_axis, promote_dtypes
@@ -42,6 +43,8 @@ def array(object, dtype=None, *args, copy: bool = True, order: str | None = "K",
   if order is not None and order not in ("K", "A", "C"):
     raise NotImplementedError(f"jnp.array: order={order!r} is not supported.")
   out = _array(object, dtype)
+  if copy and out is object:
+    out = _copy(out)
   ndmin = int(ndmin)
   if ndmin > core.get_aval(out).ndim:
     shape = core.get_aval(out).shape
@@ -57,7 +60,7 @@ def _array(object, dtype):
   elif isinstance(object, (list, tuple)) and any(
       isinstance(x, core.Tracer) or (isinstance(x, (list, tuple))) for x in object) and any(
       isinstance(x, core.Tracer) for x in _leaves(object)):
-    out = stack([array(x) for x in object])
+    out = stack([array(x, copy=False) for x in object])
   elif dtype is not None and isinstance(object, (bool, int, float, complex, list, tuple)):
     # Python numbers are checked against the requested type as numpy checks them, so
     # jnp.array(300, jnp.int8) raises OverflowError and NaN to an integer ValueError,
@@ -75,6 +78,17 @@ def _array(object, dtype):
   weak = dtype is None and type(object) in (int, float, complex)
   target = dtypes.canonicalize_dtype(dtype) if dtype is not None else core.get_aval(out).dtype
   return lax_ew.convert_element_type(out, target, weak)
+
+
+def _copy(x):
+  """A new array with `x`'s value, as jnp.array(x) and x.copy() give (JAX binds `copy`; a
+  concrete array gets a buffer of its own)."""
+  if isinstance(x, core.Tracer):
+    return copy_p.bind(x)
+  return _copy_concrete(x)
+
+
+_copy_concrete = jit(lambda x: copy_p.bind(x))
 
 
 def _default_ints(object, value: np.ndarray) -> np.ndarray:
@@ -106,9 +120,10 @@ def _leaves(obj):
 
 def asarray(a, dtype=None, order: str | None = None, *, copy=None, device=None,
             out_sharding=None):
-  if isinstance(a, (core.Tracer, ArrayImpl)) and dtype is None:
+  if isinstance(a, (core.Tracer, ArrayImpl)) and dtype is None and not copy:
     return _place(a, device, out_sharding)
-  return array(a, dtype, order=order, device=device, out_sharding=out_sharding)
+  return array(a, dtype, copy=bool(copy), order=order, device=device,
+               out_sharding=out_sharding)
 
 
 def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
@@ -120,7 +135,7 @@ def _full(shape, fill_value, dtype=None):
   dtype = dtypes.canonicalize_dtype(dtype) if dtype is not None else dtypes.dtype(fill_value)
   if np.ndim(fill_value) != 0 or isinstance(fill_value, (core.Tracer, ArrayImpl)) and \
       core.get_aval(fill_value).ndim:
-    return broadcast_to(array(fill_value, dtype), _shape(shape))
+    return broadcast_to(array(fill_value, dtype, copy=False), _shape(shape))
   return lax_shape.full(_shape(shape), fill_value, dtype, weak)
 
 
