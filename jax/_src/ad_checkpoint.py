@@ -147,4 +147,4 @@ def saved_residuals(f: Callable, *args, **kwargs) -> list[tuple[core.ShapedArray
 def print_saved_residuals(f: Callable, *args, **kwargs) -> None:
   """Prints what `saved_residuals(f, *args, **kwargs)` finds, one residual per line."""
   for aval, where in saved_residuals(f, *args, **kwargs):
-    print(f"{aval.str_short()} {where}")
+    print(f"{aval.str_short(short_dtypes=True)} {where}")

@@ -330,8 +330,8 @@ class Compiled(_Stage):
     bad = [(i, a, core.get_aval(x)) for i, (a, x) in enumerate(zip(self._in_leaf_avals, leaves))
            if (a.shape, a.dtype) != (core.get_aval(x).shape, core.get_aval(x).dtype)]
     if bad:
-      lines = "\n".join(f"Argument {i} compiled with {a.str_short()} and called with "
-                         f"{b.str_short()}" for i, a, b in bad)
+      lines = "\n".join(f"Argument {i} compiled with {a.str_short(short_dtypes=True)} and called with "
+                         f"{b.str_short(short_dtypes=True)}" for i, a, b in bad)
       raise TypeError("Argument types differ from the types for which this computation was "
                       f"compiled. The mismatches are:\n{lines}")
 
@@ -882,7 +882,7 @@ class _VjpPullback:
       got = core.get_aval(c)
       if got.shape != a.shape:
         raise ValueError(f"unexpected JAX type (e.g. shape/dtype) for argument to vjp function: "
-                         f"got {got.str_short()}, but expected {a.str_short()} because the "
+                         f"got {got.str_short(short_dtypes=True)}, but expected {a.str_short(short_dtypes=True)} because the "
                          "corresponding output of the function had that type.")
     undefined = [ad.UndefinedPrimal(v.aval) for v in self._jaxpr.invars]
     cts = ad.backward_pass(self._jaxpr, residuals, undefined,

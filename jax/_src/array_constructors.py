@@ -64,7 +64,7 @@ def _expected_shape(index, shape) -> tuple:
 
 def _typed_str(shape, dtype, sharding) -> str:
   aval = core.ShapedArray(shape, dtypes.canonicalize_dtype(dtype), sharding=sharding)
-  return aval.str_short()
+  return aval.str_short(short_dtypes=True)
 
 
 def make_array_from_callback(shape, sharding, data_callback: Callable, dtype=None):

@@ -103,13 +103,19 @@ class ShapedArray:
       h = self._hash = hash((self.shape, self.dtype, self.weak_type, self._sharding))
     return h
 
-  def str_short(self) -> str:
+  def str_short(self, short_dtypes: bool = False, mesh_axis_types: bool = False) -> str:
+    """`float32[4@x,3]` (`f32[...]` with short_dtypes, as jaxprs print types)."""
+    del mesh_axis_types  # the axis types are not part of the text here
     dims = [str(d) for d in self.shape]
     if self._sharding is not None:
       for i, names in enumerate(self._sharding.spec.axes_by_dim(len(dims))):
         if names:
           dims[i] += "@" + (names[0] if len(names) == 1 else "(" + ",".join(names) + ")")
-    return f"{dtype_short_name(self.dtype)}[{','.join(dims)}]"
+    name = dtype_short_name(self.dtype) if short_dtypes else np.dtype(self.dtype).name
+    return f"{name}[{','.join(dims)}]"
+
+  def __str__(self):
+    return ("~" if self.weak_type else "") + self.str_short()
 
   def __repr__(self):
     weak = ", weak_type=True" if self.weak_type else ""
@@ -474,7 +480,7 @@ class Tracer:
     raise TypeError(f"unhashable type: {type(self).__name__} (jax arrays are unhashable)")
 
   def __repr__(self):
-    return f"Traced<{self.aval.str_short()}>with<{type(self._trace).__name__}>"
+    return f"Traced<{self.aval.str_short(short_dtypes=True)}>with<{type(self._trace).__name__}>"
 
 
 def find_top_trace(_) -> Trace:
@@ -726,7 +732,7 @@ def check_jaxpr(jaxpr: Jaxpr) -> None:
         raise JaxprTypeError(f"literal {x.val!r} does not have shape {x.aval.shape}")
       return x.aval
     if x not in env:
-      raise JaxprTypeError(f"unbound variable of type {x.aval.str_short()}")
+      raise JaxprTypeError(f"unbound variable of type {x.aval.str_short(short_dtypes=True)}")
     return x.aval
 
   for v in jaxpr.constvars + jaxpr.invars:
@@ -743,8 +749,8 @@ def check_jaxpr(jaxpr: Jaxpr) -> None:
     for out, v in zip(outs, eqn.out_binders):
       if not _same_type(out, v.aval):
         raise JaxprTypeError(
-            f"{eqn.primitive}: binder has type {v.aval.str_short()} but the rule "
-            f"gives {out.str_short()}")
+            f"{eqn.primitive}: binder has type {v.aval.str_short(short_dtypes=True)} but the rule "
+            f"gives {out.str_short(short_dtypes=True)}")
       bind_var(v)
     for sub in subjaxprs(eqn):  # closed over nothing of this scope: checked on its own
       check_jaxpr(sub)
@@ -787,7 +793,7 @@ class _Namer:
     if isinstance(v, Literal):
       val = np.asarray(v.val)
       text = str(val.item()) if val.shape == () else str(val.tolist())
-      return f"{text}:{v.aval.str_short()}"
+      return f"{text}:{v.aval.str_short(short_dtypes=True)}"
     if v not in self._map:
       self._map[v] = next(self._names)
     return self._map[v]
@@ -795,7 +801,7 @@ class _Namer:
 
 def _pp_jaxpr(jaxpr: Jaxpr, name: _Namer, indent: int) -> str:
   pad = " " * indent
-  binders = lambda vs: " ".join(f"{name(v)}:{v.aval.str_short()}" for v in vs)
+  binders = lambda vs: " ".join(f"{name(v)}:{v.aval.str_short(short_dtypes=True)}" for v in vs)
   lines = [f"{pad}{{ lambda {binders(jaxpr.constvars)} ; {binders(jaxpr.invars)}. let"]
   for eqn in jaxpr.eqns:
     params = " ".join(f"{k}={_pp_param(v, name, indent)}" for k, v in sorted(eqn.params.items()))

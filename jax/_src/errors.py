@@ -22,7 +22,7 @@ class ConcretizationTypeError(JAXTypeError):
 
   def __init__(self, tracer, context: str = ""):
     aval = getattr(tracer, "aval", None)
-    what = aval.str_short() if aval is not None else type(tracer).__name__
+    what = aval.str_short(short_dtypes=True) if aval is not None else type(tracer).__name__
     msg = f"Abstract tracer value encountered where a concrete value is expected: {what}."
     if context:
       msg += f"\n{context}"
@@ -68,7 +68,7 @@ class TracerArrayConversionError(JAXTypeError):
 
   def __init__(self, tracer):
     aval = getattr(tracer, "aval", None)
-    what = aval.str_short() if aval is not None else type(tracer).__name__
+    what = aval.str_short(short_dtypes=True) if aval is not None else type(tracer).__name__
     super().__init__(
         f"The numpy.ndarray conversion method __array__() was called on traced array "
         f"{what}. Use jax.numpy instead of numpy inside jit/grad/vmap.")
@@ -101,7 +101,7 @@ class NonConcreteBooleanIndexError(JAXIndexError):
 
   def __init__(self, tracer):
     aval = getattr(tracer, "aval", tracer)
-    what = aval.str_short() if hasattr(aval, "str_short") else str(aval)
+    what = aval.str_short(short_dtypes=True) if hasattr(aval, "str_short") else str(aval)
     super().__init__(f"Array boolean indices must be concrete; got {what}")
 
 

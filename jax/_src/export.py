@@ -334,7 +334,7 @@ def _check_call(exp: Exported, leaves, in_tree) -> None:
     got = core.get_aval(x)
     if got.shape != want.shape or dtypes.canonicalize_dtype(got.dtype) != want.dtype:
       raise ValueError(f"Function '{exp.fun_name}' was exported for argument {i} of type "
-                       f"{want.str_short()} but is called with {got.str_short()}")
+                       f"{want.str_short(short_dtypes=True)} but is called with {got.str_short(short_dtypes=True)}")
 
 
 def _call_exported(exp: Exported, args, kwargs):

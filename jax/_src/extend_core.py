@@ -83,7 +83,7 @@ class AbstractToken:
 
   shape, dtype = (), np.dtype(np.bool_)
 
-  def str_short(self) -> str:
+  def str_short(self, short_dtypes: bool = False, mesh_axis_types: bool = False) -> str:
     return "Tok"
 
 
@@ -141,7 +141,7 @@ def mapped_aval(size: int, axis: int | None, aval: ShapedArray) -> ShapedArray:
   if axis is None:
     return aval
   if aval.shape[axis] != size:
-    raise ValueError(f"axis {axis} of {aval.str_short()} has size {aval.shape[axis]}, not {size}")
+    raise ValueError(f"axis {axis} of {aval.str_short(short_dtypes=True)} has size {aval.shape[axis]}, not {size}")
   return core.remove_dim(aval, axis)
 
 

@@ -46,7 +46,7 @@ class HiType:
 
   mutable = False
 
-  def str_short(self, short_dtypes: bool = False) -> str:
+  def str_short(self, short_dtypes: bool = False, mesh_axis_types: bool = False) -> str:
     return type(self).__name__
 
 

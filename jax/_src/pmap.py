@@ -324,8 +324,8 @@ class PmapCompiled:
         lowered.in_tree, lowered.avals, lowered.axes, lowered.devices):
       raise TypeError(f"pmap of '{self._wrapped._name}' was compiled for arguments "
                       f"{lowered.in_tree} of per-device types "
-                      f"{[a.str_short() for a in lowered.avals]}, called with {call.in_tree} "
-                      f"of {[a.str_short() for a in call.avals]}")
+                      f"{[a.str_short(short_dtypes=True) for a in lowered.avals]}, called with {call.in_tree} "
+                      f"of {[a.str_short(short_dtypes=True) for a in call.avals]}")
     return self._wrapped._run(self._compiled, call)
 
 

@@ -37,10 +37,10 @@ def _threefry_abstract_eval(k1, k2, x0, x1):
   avals = (k1, k2, x0, x1)
   if any(a.dtype != UINT32 for a in avals):
     raise TypeError("threefry2x32 takes uint32 operands, got "
-                    + ", ".join(a.str_short() for a in avals))
+                    + ", ".join(a.str_short(short_dtypes=True) for a in avals))
   if len({a.shape for a in avals}) != 1:
     raise TypeError("threefry2x32 operands must have one shape, got "
-                    + ", ".join(a.str_short() for a in avals))
+                    + ", ".join(a.str_short(short_dtypes=True) for a in avals))
   out = ShapedArray(x0.shape, UINT32)
   return [out, out]
 
@@ -99,7 +99,7 @@ def _key_words(key):
   """The two uint32 scalars of a raw key uint32[2]."""
   aval = core.get_aval(key)
   if aval.shape != (2,) or aval.dtype != UINT32:
-    raise TypeError(f"a PRNG key is a uint32[2] array (or a typed key), got {aval.str_short()}")
+    raise TypeError(f"a PRNG key is a uint32[2] array (or a typed key), got {aval.str_short(short_dtypes=True)}")
   k1 = lax_shape.reshape(lax_shape.slice(key, (0,), (1,)), ())
   k2 = lax_shape.reshape(lax_shape.slice(key, (1,), (2,)), ())
   return k1, k2
@@ -251,7 +251,7 @@ class KeyShapedArray(ShapedArray):
   def __hash__(self):
     return hash((KeyShapedArray, self.shape))
 
-  def str_short(self) -> str:
+  def str_short(self, short_dtypes: bool = False, mesh_axis_types: bool = False) -> str:
     return f"{key_dtype.name}[{','.join(map(str, self.shape))}]"
 
 

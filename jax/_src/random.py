@@ -38,7 +38,7 @@ def key_data_and_wrap(key):
   aval = core.get_aval(key)
   if aval.dtype != prng.UINT32 or not aval.shape or aval.shape[-1] != 2:
     raise TypeError(f"JAX encountered invalid PRNG key data: expected a uint32[..., 2] key "
-                    f"array or a typed key, got {aval.str_short()}")
+                    f"array or a typed key, got {aval.str_short(short_dtypes=True)}")
   return key, lambda x: x
 
 

@@ -109,12 +109,12 @@ def _gamma_impl(key, a, *, log_space: bool):
 
 def _gamma_abstract_eval(key, a, *, log_space):
   if key.dtype != prng.UINT32 or not key.shape or key.shape[-1] != 2:
-    raise TypeError(f"random_gamma: the key must be uint32[..., 2], got {key.str_short()}")
+    raise TypeError(f"random_gamma: the key must be uint32[..., 2], got {key.str_short(short_dtypes=True)}")
   if a.shape[:key.ndim - 1] != key.shape[:-1]:
     raise TypeError(f"random_gamma: key batch shape {key.shape[:-1]} is not a prefix of "
                     f"alpha's shape {a.shape}")
   if not dtypes.is_inexact(a.dtype) or dtypes.is_complex(a.dtype):
-    raise TypeError(f"random_gamma: alpha must be real floating point, got {a.str_short()}")
+    raise TypeError(f"random_gamma: alpha must be real floating point, got {a.str_short(short_dtypes=True)}")
   return ShapedArray(a.shape, a.dtype)
 
 

@@ -38,7 +38,7 @@ class AbstractRef:
     return hash((AbstractRef, self.inner_aval, self.memory_space))
 
   def __repr__(self):
-    return f"Ref{{{self.inner_aval.str_short()}}}"
+    return f"Ref{{{self.inner_aval.str_short(short_dtypes=True)}}}"
 
 
 class Slice(NamedTuple):

@@ -73,7 +73,7 @@ def rng_bit_generator(key, shape: Sequence[int], dtype=np.uint32,
   aval = core.get_aval(key)
   if aval.dtype != _U32 or aval.shape not in ((2,), (4,)):
     raise TypeError(f"rng_bit_generator expects a uint32[2] or uint32[4] key, got "
-                    f"{aval.str_short()}")
+                    f"{aval.str_short(short_dtypes=True)}")
   dtype = np.dtype(dtype)
   if dtype not in _BITS_DTYPES:
     raise TypeError(f"rng_bit_generator: dtype must be an integer type, got {dtype}")

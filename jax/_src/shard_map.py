@@ -98,7 +98,7 @@ def _check_divisible(fun_name: str, mesh: Mesh, avals, specs) -> None:
         raise ValueError(
             f"shard_map applied to the function '{fun_name}' was given argument arrays with "
             f"axis sizes that are not evenly divisible by the corresponding mesh axis sizes:"
-            f"\n\n{_mesh_desc(mesh)}\n\nthe passed args[{i}] of shape {aval.str_short()} "
+            f"\n\n{_mesh_desc(mesh)}\n\nthe passed args[{i}] of shape {aval.str_short(short_dtypes=True)} "
             f"corresponds to in_specs of value {spec}, which maps array axis {axis} (of size "
             f"{d}) to mesh axes {names} (of size {k}), but {k} does not evenly divide {d}")
 
@@ -420,7 +420,7 @@ def _check_typed_inputs(leaves, mesh: Mesh, in_specs) -> None:
         mesh, spec, aval.ndim).axes_by_dim(aval.ndim):
       raise ValueError(
           f"in_specs passed to shard_map: {spec} does not match the specs of the input: "
-          f"{typed} for arg: {aval.str_short()}. `in_specs` is an optional argument so you can "
+          f"{typed} for arg: {aval.str_short(short_dtypes=True)}. `in_specs` is an optional argument so you can "
           "omit specifying it and shard_map will infer the in_specs from the arguments. If you "
           "want to reshard your inputs, you can use `jax.reshard` on the arguments and then "
           "pass those args to shard_map.")
@@ -467,7 +467,7 @@ class ShardMapped:
             f"shard_map applied to the function '{self._name}' was given an out_specs entry "
             "which is too long to be compatible with the corresponding output value from the "
             f"function:\n\nout_specs is {spec} which has length {len(spec)}, but "
-            f"{self._name}(*args) has shape {aval.str_short()}")
+            f"{self._name}(*args) has shape {aval.str_short(short_dtypes=True)}")
     # Values closed over from an enclosing trace enter as replicated arguments.
     in_specs = [PartitionSpec()] * len(hoisted) + list(in_specs)
     if self._check_vma:

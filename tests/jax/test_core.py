@@ -142,3 +142,14 @@ def test_vmap_out_axes_none_for_a_batched_output_names_its_path():
     jax.vmap(lambda x: x, out_axes=None)(jnp.ones(3))
   out = jax.vmap(lambda x: (x, 1.0), out_axes=(0, None))(jnp.ones(3))
   assert out[0].shape == (3,) and float(out[1]) == 1.0
+
+
+def test_abstract_value_text_as_jax_prints_it():
+  a = jax.typeof(jnp.ones((2, 3)))
+  assert (str(a), repr(a)) == ("float32[2,3]", "ShapedArray(float32[2,3])")
+  assert a.str_short() == "float32[2,3]" and a.str_short(short_dtypes=True) == "f32[2,3]"
+  w = jax.typeof(1.0)
+  assert (str(w), repr(w)) == ("~float32[]", "ShapedArray(float32[], weak_type=True)")
+  assert str(jax.typeof(jnp.ones(2, jnp.bfloat16))) == "bfloat16[2]"
+  # jaxprs keep the short names
+  assert "a:f32[3]" in str(jax.make_jaxpr(lambda x: x * 2)(jnp.ones(3)))

@@ -72,7 +72,7 @@ class Zero:
     return zeros_like_aval(self.aval)
 
   def __repr__(self):
-    return f"Zero({self.aval.str_short()})"
+    return f"Zero({self.aval.str_short(short_dtypes=True)})"
 
 
 def instantiate(t, aval: ShapedArray | None = None):

@@ -21,10 +21,10 @@ def _clamp_abstract_eval(lo, x, hi):
   for name, bound in (("min", lo), ("max", hi)):
     if bound.shape not in ((), x.shape):
       raise TypeError(f"clamp requires {name} to be a scalar or have the shape of the operand "
-                      f"{x.str_short()}, got {bound.str_short()}")
+                      f"{x.str_short(short_dtypes=True)}, got {bound.str_short(short_dtypes=True)}")
     if bound.dtype != x.dtype:
       raise TypeError(f"clamp requires {name} and the operand to have the same dtype, got "
-                      f"{bound.str_short()} and {x.str_short()}")
+                      f"{bound.str_short(short_dtypes=True)} and {x.str_short(short_dtypes=True)}")
   if dtypes.is_complex(x.dtype):
     # Complex operands would need an ordering the CPU compiler does not implement.
     raise TypeError(f"clamp does not accept dtype {x.dtype.name}")

@@ -97,7 +97,7 @@ def _avals(xs) -> list[ShapedArray]:
 def _check_same_types(what: str, a_avals, b_avals) -> None:
   for a, b in zip(a_avals, b_avals):
     if a.shape != b.shape or a.dtype != b.dtype:
-      raise TypeError(f"{what} must have identical types, got {a.str_short()} and {b.str_short()}")
+      raise TypeError(f"{what} must have identical types, got {a.str_short(short_dtypes=True)} and {b.str_short(short_dtypes=True)}")
 
 
 def _promote_weak(vals, in_avals, out_avals):
@@ -151,7 +151,7 @@ def switch(index, branches: Sequence[Callable], *operands, operand=_NO_OPERAND):
     raise ValueError("switch: empty branches")
   aval = core.get_aval(index)
   if aval.shape != () or not (dtypes.is_integer(aval.dtype) or aval.dtype == dtypes.bool_):
-    raise TypeError(f"switch: index must be an integer scalar, got {aval.str_short()}")
+    raise TypeError(f"switch: index must be an integer scalar, got {aval.str_short(short_dtypes=True)}")
   if len(branches) == 1:
     return branches[0](*operands)
   index = ew.convert_element_type(index, np.int32)
@@ -174,7 +174,7 @@ def cond(pred, true_fun: Callable, false_fun: Callable, *operands, operand=None)
     operands = (*operands, operand)
   aval = core.get_aval(pred)
   if aval.shape != ():
-    raise TypeError(f"cond: pred must be a scalar, got {aval.str_short()}")
+    raise TypeError(f"cond: pred must be a scalar, got {aval.str_short(short_dtypes=True)}")
   if aval.dtype != dtypes.bool_:
     if not dtypes.is_integer(aval.dtype) and not dtypes.is_float(aval.dtype):
       raise TypeError(f"cond: pred must be boolean or a number, got {aval.dtype.name}")
@@ -394,7 +394,7 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val):
   pred = cond.out_avals
   if len(pred) != 1 or pred[0].shape != () or pred[0].dtype != dtypes.bool_:
     raise TypeError("while_loop: cond_fun must return a boolean scalar, got "
-                    f"{[a.str_short() for a in pred]}")
+                    f"{[a.str_short(short_dtypes=True) for a in pred]}")
   outs = while_p.bind(*cond_consts, *body_consts, *init, cond_jaxpr=cond, body_jaxpr=body,
                       cond_nconsts=len(cond_consts), body_nconsts=len(body_consts))
   return val_tree.unflatten(outs)

@@ -137,7 +137,7 @@ def _conv_abstract_eval(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_
     raise TypeError(f"conv_general_dilated requires arguments to have the same dtypes, got "
                     f"{lhs.dtype.name}, {rhs.dtype.name}.")
   if lhs.ndim < 2:
-    raise TypeError(f"convolution requires operands of rank at least 2, got {lhs.str_short()}")
+    raise TypeError(f"convolution requires operands of rank at least 2, got {lhs.str_short(short_dtypes=True)}")
   nsp = lhs.ndim - 2
   for name, v in (("window_strides", window_strides), ("padding", padding),
                   ("lhs_dilation", lhs_dilation), ("rhs_dilation", rhs_dilation)):

@@ -43,7 +43,7 @@ def _check_kind(name, aval, kind):
         KIND_REAL_FLOAT: dtypes.is_float(dt), KIND_SIGNED: dt != dtypes.bool_ and dt.kind != "u",
         KIND_ANY: True}[kind]
   if not ok:
-    raise TypeError(f"{name} does not accept dtype {dt.name} (got {aval.str_short()})")
+    raise TypeError(f"{name} does not accept dtype {dt.name} (got {aval.str_short(short_dtypes=True)})")
 
 
 def _unary_abstract_eval(name, kind):
@@ -475,7 +475,7 @@ ad.defjvp(erf_p,
 def _to_real_abstract_eval(name):
   def rule(x):
     if not dtypes.is_complex(x.dtype):
-      raise TypeError(f"{name} requires a complex operand, got {x.str_short()}")
+      raise TypeError(f"{name} requires a complex operand, got {x.str_short(short_dtypes=True)}")
     return x.update(dtype=_real_dtype(x.dtype))
   return rule
 
@@ -497,7 +497,7 @@ def _complex_abstract_eval(x, y):
   shape = _nary_shape("complex", (x, y))
   same_dtypes("complex", x, y)
   if x.dtype not in (dtypes.float32, dtypes.float64):
-    raise TypeError(f"complex requires float32 or float64 operands, got {x.str_short()}")
+    raise TypeError(f"complex requires float32 or float64 operands, got {x.str_short(short_dtypes=True)}")
   return ShapedArray(shape, _complex_dtype(x.dtype), x.weak_type and y.weak_type)
 
 
@@ -512,7 +512,7 @@ ad.deflinear(complex_p, lambda ct, x, y: [real(ct), imag(neg(ct))])
 def _conj_abstract_eval(x):
   _check_kind("conj", x, KIND_FLOAT)
   if x.dtype.itemsize < 4:  # there is no complex type with 16-bit parts
-    raise TypeError(f"conj does not accept dtype {x.dtype.name} (got {x.str_short()})")
+    raise TypeError(f"conj does not accept dtype {x.dtype.name} (got {x.str_short(short_dtypes=True)})")
   return x.update(dtype=_complex_dtype(x.dtype)) if not dtypes.is_complex(x.dtype) else x
 
 
@@ -676,7 +676,7 @@ def _integer_pow_abstract_eval(x, *, y):
   _check_kind("integer_pow", x, KIND_NUMBER)
   if y < 0 and x.dtype.kind in "iu":
     raise TypeError(f"Integers cannot be raised to negative powers, got "
-                    f"integer_pow({x.str_short()}, {y})")
+                    f"integer_pow({x.str_short(short_dtypes=True)}, {y})")
   return x
 
 
@@ -769,7 +769,7 @@ def _bitcast_abstract_eval(x, *, new_dtype):
     return ShapedArray((*x.shape, old.itemsize // new.itemsize), new, False)
   if not x.shape or x.shape[-1] != new.itemsize // old.itemsize:
     raise TypeError(f"bitcast_convert_type from {old.name} to {new.name} needs a last axis of "
-                    f"size {new.itemsize // old.itemsize}, got {x.str_short()}")
+                    f"size {new.itemsize // old.itemsize}, got {x.str_short(short_dtypes=True)}")
   return ShapedArray(x.shape[:-1], new, False)
 
 
@@ -823,11 +823,11 @@ def ge(x, y): return ge_p.bind(*_nary_match(x, y))
 
 def _select_n_abstract_eval(which, *cases):
   if which.dtype != dtypes.bool_ and which.dtype.kind not in "iu":
-    raise TypeError(f"select_n: predicate must be bool or int, got {which.str_short()}")
+    raise TypeError(f"select_n: predicate must be bool or int, got {which.str_short(short_dtypes=True)}")
   same_shapes("select_n", *cases)
   same_dtypes("select_n", *cases)
   if which.shape not in ((), cases[0].shape):
-    raise TypeError(f"select_n: predicate {which.str_short()} does not match {cases[0].str_short()}")
+    raise TypeError(f"select_n: predicate {which.str_short(short_dtypes=True)} does not match {cases[0].str_short(short_dtypes=True)}")
   return ShapedArray(cases[0].shape, cases[0].dtype, all(c.weak_type for c in cases))
 
 

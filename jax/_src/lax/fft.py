@@ -55,17 +55,17 @@ def _fft_abstract_eval(x, *, fft_type, fft_lengths):
   if not 1 <= k <= 3:
     raise ValueError(f"fft supports 1 to 3 transformed dimensions, got fft_lengths={fft_lengths}")
   if x.ndim < k:
-    raise ValueError(f"fft: operand {x.str_short()} has fewer than {k} dimensions")
+    raise ValueError(f"fft: operand {x.str_short(short_dtypes=True)} has fewer than {k} dimensions")
   lead, tail = x.shape[:-k], x.shape[-k:]
   if fft_type == FftType.RFFT:
     if x.dtype not in _COMPLEX_OF:
-      raise TypeError(f"RFFT requires a float32 or float64 operand, got {x.str_short()}")
+      raise TypeError(f"RFFT requires a float32 or float64 operand, got {x.str_short(short_dtypes=True)}")
     if tail != tuple(fft_lengths):
       raise ValueError(f"RFFT: trailing dimensions {tail} must equal fft_lengths {fft_lengths}")
     return ShapedArray((*lead, *tail[:-1], fft_lengths[-1] // 2 + 1), _COMPLEX_OF[x.dtype])
   if x.dtype not in _REAL_OF:
     raise TypeError(f"{fft_type.name} requires a complex64 or complex128 operand, got "
-                    f"{x.str_short()}")
+                    f"{x.str_short(short_dtypes=True)}")
   if fft_type == FftType.IRFFT:
     want = (*fft_lengths[:-1], fft_lengths[-1] // 2 + 1)
     if tail != want:

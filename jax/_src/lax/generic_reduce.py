@@ -86,11 +86,11 @@ def _reduce_abstract_eval(*avals, jaxpr, dimensions):
   for o in operands:
     if o.shape != shape:
       raise ValueError(f"reduce: operands must have the same shape, got "
-                       f"{', '.join(a.str_short() for a in operands)}")
+                       f"{', '.join(a.str_short(short_dtypes=True) for a in operands)}")
   for o, i in zip(operands, inits):
     if i.shape != () or i.dtype != o.dtype:
-      raise TypeError(f"reduce: init value {i.str_short()} must be a scalar of the operand's "
-                      f"dtype {o.str_short()}")
+      raise TypeError(f"reduce: init value {i.str_short(short_dtypes=True)} must be a scalar of the operand's "
+                      f"dtype {o.str_short(short_dtypes=True)}")
   if any(not 0 <= d < len(shape) for d in dimensions):
     raise ValueError(f"reduce: dimensions {dimensions} out of range for shape {shape}")
   out_shape = tuple(s for i, s in enumerate(shape) if i not in dimensions)
@@ -215,8 +215,8 @@ def _cached_reducer_jaxpr(computation, in_tree, avals, op_name):
   out_avals = [v.aval for v in closed.jaxpr.outs]
   for a, o in zip(avals, out_avals):
     if a.shape != o.shape or a.dtype != o.dtype:
-      raise TypeError(f"{op_name}: the reduction function returns {o.str_short()} for an "
-                      f"operand of type {a.str_short()}")
+      raise TypeError(f"{op_name}: the reduction function returns {o.str_short(short_dtypes=True)} for an "
+                      f"operand of type {a.str_short(short_dtypes=True)}")
   return closed
 
 
@@ -235,10 +235,10 @@ def as_init(init, dtype, op_name: str):
   """A scalar init value in the operand dtype (weak-typed values convert)."""
   aval = core.get_aval(init)
   if aval.shape != ():
-    raise TypeError(f"{op_name}: init values must be scalars, got {aval.str_short()}")
+    raise TypeError(f"{op_name}: init values must be scalars, got {aval.str_short(short_dtypes=True)}")
   if aval.dtype != dtype:
     if not aval.weak_type:
-      raise TypeError(f"{op_name}: init value of type {aval.str_short()} does not match the "
+      raise TypeError(f"{op_name}: init value of type {aval.str_short(short_dtypes=True)} does not match the "
                       f"operand dtype {np.dtype(dtype).name}")
     init = ew.convert_element_type(init, dtype)
   return init

@@ -36,10 +36,10 @@ def _dot_general_abstract_eval(lhs, rhs, *, dimension_numbers, precision, prefer
     raise TypeError(f"dot_general: mismatched dimension_numbers {dimension_numbers}")
   for a, b in list(zip(lc, rc)) + list(zip(lb, rb)):
     if lhs.shape[a] != rhs.shape[b]:
-      raise TypeError(f"dot_general: {lhs.str_short()} and {rhs.str_short()} disagree on "
+      raise TypeError(f"dot_general: {lhs.str_short(short_dtypes=True)} and {rhs.str_short(short_dtypes=True)} disagree on "
                       f"dimensions {a} and {b} (dimension_numbers={dimension_numbers})")
   if lhs.dtype != rhs.dtype:
-    raise TypeError(f"dot_general requires equal dtypes, got {lhs.str_short()}, {rhs.str_short()}")
+    raise TypeError(f"dot_general requires equal dtypes, got {lhs.str_short(short_dtypes=True)}, {rhs.str_short(short_dtypes=True)}")
   shape = (tuple(lhs.shape[d] for d in lb)
            + tuple(lhs.shape[d] for d in _free_dims(lhs.ndim, lc, lb))
            + tuple(rhs.shape[d] for d in _free_dims(rhs.ndim, rc, rb)))

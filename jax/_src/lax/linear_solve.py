@@ -146,7 +146,7 @@ def _linear_solve_abstract_eval(*avals, const_lengths, jaxprs):
   out = jaxprs.solve.out_avals
   if [(a.shape, a.dtype) for a in out] != [(a.shape, a.dtype) for a in b]:
     raise TypeError("linear_solve: solve must return values of b's types "
-                    f"{[a.str_short() for a in b]}, got {[a.str_short() for a in out]}")
+                    f"{[a.str_short(short_dtypes=True) for a in b]}, got {[a.str_short(short_dtypes=True) for a in out]}")
   return [core.ShapedArray(a.shape, a.dtype) for a in b]
 
 

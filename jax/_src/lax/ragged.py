@@ -62,13 +62,13 @@ def ragged_dot(lhs, rhs, group_sizes, precision=None, preferred_element_type=Non
   la, ra, ga = (core.get_aval(v) for v in (lhs, rhs, group_sizes))
   if la.ndim != 2 or ra.ndim != 3:
     raise TypeError(f"ragged_dot expects lhs of rank 2 and rhs of rank 3, got "
-                    f"{la.str_short()} and {ra.str_short()}")
+                    f"{la.str_short(short_dtypes=True)} and {ra.str_short(short_dtypes=True)}")
   if la.shape[1] != ra.shape[1]:
     raise TypeError(f"ragged_dot: contracting dimensions differ: lhs {la.shape} and rhs "
                     f"{ra.shape}")
   if ga.shape != (ra.shape[0],) or not dtypes.is_integer(ga.dtype):
     raise TypeError(f"ragged_dot: group_sizes must be an integer array of shape "
-                    f"({ra.shape[0]},), got {ga.str_short()}")
+                    f"({ra.shape[0]},), got {ga.str_short(short_dtypes=True)}")
   out = ragged_dot_p.bind(lhs, rhs, group_sizes, precision=precision,
                           preferred_element_type=(None if preferred_element_type is None
                                                   else np.dtype(preferred_element_type)))
@@ -103,8 +103,8 @@ def _dequantize(x, scale, contract: int):
   k, blocks = xa.shape[contract], sa.shape[contract]
   if blocks == 0 or k % blocks or sa.ndim != xa.ndim or any(
       a != b for i, (a, b) in enumerate(zip(xa.shape, sa.shape)) if i != contract):
-    raise TypeError(f"scaled_dot: scale {sa.str_short()} does not tile operand "
-                    f"{xa.str_short()} in blocks along dimension {contract}")
+    raise TypeError(f"scaled_dot: scale {sa.str_short(short_dtypes=True)} does not tile operand "
+                    f"{xa.str_short(short_dtypes=True)} in blocks along dimension {contract}")
   size = k // blocks
   # Repeat each scale `size` times along the contracting dimension.
   big = list(sa.shape)
@@ -125,7 +125,7 @@ def scaled_dot(lhs, rhs, *, lhs_scale=None, rhs_scale=None, dimension_numbers=No
   if dimension_numbers is None:
     if la.ndim != 3 or ra.ndim != 3:
       raise TypeError("scaled_dot without dimension_numbers expects lhs [B, M, K] and rhs "
-                      f"[B, N, K], got {la.str_short()} and {ra.str_short()}")
+                      f"[B, N, K], got {la.str_short(short_dtypes=True)} and {ra.str_short(short_dtypes=True)}")
     dimension_numbers = (((2,), (2,)), ((0,), (0,)))
   (lc, rc), _ = dimension_numbers
   if len(lc) != 1 or len(rc) != 1:

@@ -13,7 +13,7 @@ from jax._src.lowering import hlo
 
 def _abstract_eval(x, *, exponent_bits, mantissa_bits):
   if not dtypes.is_float(x.dtype):
-    raise TypeError(f"reduce_precision requires a floating-point operand, got {x.str_short()}")
+    raise TypeError(f"reduce_precision requires a floating-point operand, got {x.str_short(short_dtypes=True)}")
   if exponent_bits < 1 or mantissa_bits < 0:
     raise ValueError(f"reduce_precision: exponent_bits must be >= 1 and mantissa_bits >= 0, got "
                      f"{exponent_bits} and {mantissa_bits}")

@@ -19,7 +19,7 @@ from jax._src.lowering.hlo import ComputationBuilder, HloValue
 def _reduce_abstract_eval(name):
   def rule(x, *, axes):
     if any(not 0 <= a < x.ndim for a in axes):
-      raise TypeError(f"{name}: axes {axes} out of range for {x.str_short()}")
+      raise TypeError(f"{name}: axes {axes} out of range for {x.str_short(short_dtypes=True)}")
     return ShapedArray(tuple(s for i, s in enumerate(x.shape) if i not in axes),
                        x.dtype, x.weak_type)
   return rule
@@ -185,7 +185,7 @@ hlo.lowering_rules[reduce_or_p] = _reduce_lowering("max", "or")
 def _argminmax_abstract_eval(x, *, axes, index_dtype):
   (axis,) = axes
   if not 0 <= axis < x.ndim or x.shape[axis] == 0:
-    raise ValueError(f"argmin/argmax on an empty or missing axis {axis} of {x.str_short()}")
+    raise ValueError(f"argmin/argmax on an empty or missing axis {axis} of {x.str_short(short_dtypes=True)}")
   return ShapedArray(tuple(s for i, s in enumerate(x.shape) if i != axis), index_dtype)
 
 
@@ -293,9 +293,9 @@ def _cumulative_expansion(kind):
 def _cumulative_abstract_eval(name, float_only=False):
   def rule(x, *, axis, reverse):
     if not 0 <= axis < x.ndim:
-      raise ValueError(f"{name}: axis {axis} is out of bounds for {x.str_short()}")
+      raise ValueError(f"{name}: axis {axis} is out of bounds for {x.str_short(short_dtypes=True)}")
     if float_only and not dtypes.is_float(x.dtype):
-      raise TypeError(f"{name} requires a floating-point operand, got {x.str_short()}")
+      raise TypeError(f"{name} requires a floating-point operand, got {x.str_short(short_dtypes=True)}")
     return x
   return rule
 

@@ -32,7 +32,7 @@ def _broadcast_in_dim_abstract_eval(x, *, shape, broadcast_dimensions):
     raise TypeError(f"broadcast_in_dim: operand rank {x.ndim} but {len(broadcast_dimensions)} dims")
   for i, d in enumerate(broadcast_dimensions):
     if not 0 <= d < len(shape) or x.shape[i] not in (1, shape[d]):
-      raise TypeError(f"broadcast_in_dim: cannot broadcast {x.str_short()} to {shape} "
+      raise TypeError(f"broadcast_in_dim: cannot broadcast {x.str_short(short_dtypes=True)} to {shape} "
                       f"with broadcast_dimensions={broadcast_dimensions}")
   return ShapedArray(shape, x.dtype, x.weak_type)
 
@@ -97,7 +97,7 @@ def _full(shape, fill_value, dtype, weak_type):
   dtype = dtypes.canonicalize_dtype(dtype if dtype is not None else dtypes.dtype(fill_value))
   value = late_op("convert_element_type")(fill_value, dtype, weak_type)
   if core.get_aval(value).shape != ():
-    raise TypeError(f"full: fill_value must be a scalar, got {core.get_aval(value).str_short()}")
+    raise TypeError(f"full: fill_value must be a scalar, got {core.get_aval(value).str_short(short_dtypes=True)}")
   if shape == ():
     return value
   return broadcast_in_dim_p.bind(value, shape=shape, broadcast_dimensions=())
@@ -119,7 +119,7 @@ def zeros_like_array(x):
 
 def _reshape_abstract_eval(x, *, new_sizes, dimensions):
   if int(np.prod(new_sizes, dtype=np.int64)) != x.size:
-    raise TypeError(f"reshape: cannot reshape {x.str_short()} to {new_sizes}")
+    raise TypeError(f"reshape: cannot reshape {x.str_short(short_dtypes=True)} to {new_sizes}")
   return ShapedArray(new_sizes, x.dtype, x.weak_type)
 
 
@@ -147,7 +147,7 @@ def _check_reshape_split(aval, new_sizes) -> None:
   if reshape_split(aval.shape, s.spec.axes_by_dim(aval.ndim), new_sizes, s.mesh.shape) is None:
     raise core.ShardingTypeError(
         "This reshape is not supported. Please specify the sharding of the output via the "
-        f"`out_sharding` argument of jax.lax.reshape. Got operand type: {aval.str_short()}, "
+        f"`out_sharding` argument of jax.lax.reshape. Got operand type: {aval.str_short(short_dtypes=True)}, "
         f"new sizes: {new_sizes}")
 
 
@@ -162,7 +162,7 @@ hlo.lowering_rules[reshape_p] = lambda ctx, x, **_: ctx.op("reshape", ctx.avals_
 
 def _transpose_abstract_eval(x, *, permutation):
   if sorted(permutation) != list(range(x.ndim)):
-    raise TypeError(f"transpose: permutation {permutation} is not valid for {x.str_short()}")
+    raise TypeError(f"transpose: permutation {permutation} is not valid for {x.str_short(short_dtypes=True)}")
   return ShapedArray(tuple(x.shape[p] for p in permutation), x.dtype, x.weak_type)
 
 
@@ -190,7 +190,7 @@ hlo.lowering_rules[transpose_p] = lambda ctx, x, *, permutation: ctx.op(
 
 def _squeeze_abstract_eval(x, *, dimensions):
   if any(x.shape[d] != 1 for d in dimensions):
-    raise TypeError(f"squeeze: dimensions {dimensions} of {x.str_short()} are not all size 1")
+    raise TypeError(f"squeeze: dimensions {dimensions} of {x.str_short(short_dtypes=True)} are not all size 1")
   return ShapedArray(tuple(s for i, s in enumerate(x.shape) if i not in dimensions),
                      x.dtype, x.weak_type)
 
@@ -256,7 +256,7 @@ def _slice_abstract_eval(x, *, start_indices, limit_indices, strides):
   for size, lo, hi, st in zip(x.shape, start_indices, limit_indices, strides):
     if not 0 <= lo <= hi <= size or st < 1:
       raise TypeError(f"slice: invalid start {start_indices} / limit {limit_indices} / "
-                      f"strides {strides} for {x.str_short()}")
+                      f"strides {strides} for {x.str_short(short_dtypes=True)}")
     shape.append((hi - lo + st - 1) // st)
   return ShapedArray(tuple(shape), x.dtype, x.weak_type)
 
@@ -309,7 +309,7 @@ def _concatenate_abstract_eval(*xs, dimension):
     if x.ndim != first.ndim or x.dtype != first.dtype or any(
         a != b for i, (a, b) in enumerate(zip(x.shape, first.shape)) if i != dimension):
       raise TypeError(f"concatenate: incompatible operands "
-                      f"{', '.join(a.str_short() for a in xs)} along dimension {dimension}")
+                      f"{', '.join(a.str_short(short_dtypes=True) for a in xs)} along dimension {dimension}")
   shape = list(first.shape)
   shape[dimension] = sum(x.shape[dimension] for x in xs)
   return ShapedArray(tuple(shape), first.dtype, all(x.weak_type for x in xs))

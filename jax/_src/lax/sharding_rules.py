@@ -154,7 +154,7 @@ def _cumulative(mesh, avals, out, *, axis, reverse):
   x = avals[0]
   if dims_of(x)[axis]:
     raise ShardingTypeError("Input should be unsharded over the axis being reduced. Got input "
-                            f"type={x.str_short()} and axis={axis}")
+                            f"type={x.str_short(short_dtypes=True)} and axis={axis}")
   return with_dims(out, mesh, dims_of(x), "cumulative reduction")
 
 
@@ -163,7 +163,7 @@ def _top_k(mesh, avals, out, *, k, **_):
   dims = dims_of(x)
   if dims[-1]:
     raise ShardingTypeError(f"top_k needs the operand unsharded over its last dimension, got "
-                            f"{x.str_short()}")
+                            f"{x.str_short(short_dtypes=True)}")
   return [with_dims(o, mesh, dims, "top_k") for o in out]
 
 
@@ -198,7 +198,7 @@ def _dynamic_update_slice(mesh, avals, out, **_):
   if any(dims_of(update)) and dims_of(update) != dims_of(operand):
     raise ShardingTypeError(
         "dynamic_update_slice operand sharding must be equal to update sharding, got operand "
-        f"sharding {operand.str_short()} and update sharding {update.str_short()}")
+        f"sharding {operand.str_short(short_dtypes=True)} and update sharding {update.str_short(short_dtypes=True)}")
   return with_dims(out, mesh, dims_of(operand), "dynamic_update_slice")
 
 
@@ -249,7 +249,7 @@ def _resized(what: str):
         spec = ",".join(names)
         raise ShardingTypeError(
             f"{what} on sharded dims where out dim ({size}) is not divisible by mesh axes "
-            f"({k}) with spec ({spec}) is not implemented. Got input type={x.str_short()} "
+            f"({k}) with spec ({spec}) is not implemented. Got input type={x.str_short(short_dtypes=True)} "
             f"and output shape={out.shape}")
     return with_dims(out, mesh, dims, what)
   return rule
@@ -295,7 +295,7 @@ def _dot_general(mesh, avals, out, *, dimension_numbers, **_):
     return with_dims(out, mesh, dims, "dot_general")
   except ShardingTypeError:
     raise ShardingTypeError(
-        f"dot_general operation with inputs: {lhs.str_short()}, {rhs.str_short()} produces "
+        f"dot_general operation with inputs: {lhs.str_short(short_dtypes=True)}, {rhs.str_short(short_dtypes=True)} produces "
         f"an illegally sharded result: {_typed_str(out, dims)}") from None
 
 

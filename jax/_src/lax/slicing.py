@@ -56,7 +56,7 @@ def _normalize_indices(shape, indices, allow_negative_indices=True) -> list:
   for i, size, wrap in zip(indices, shape, allow_negative_indices):
     aval = core.get_aval(i)
     if aval.shape != ():
-      raise TypeError(f"start indices must be scalars, got {aval.str_short()}")
+      raise TypeError(f"start indices must be scalars, got {aval.str_short(short_dtypes=True)}")
     if not dtypes.is_integer(aval.dtype):
       raise TypeError(f"start indices must be integers, got {aval.dtype.name}")
     value = core.concrete_value(i)
@@ -76,9 +76,9 @@ def _normalize_indices(shape, indices, allow_negative_indices=True) -> list:
 
 def _dynamic_slice_abstract_eval(x, *indices, slice_sizes):
   if len(indices) != x.ndim or len(slice_sizes) != x.ndim:
-    raise TypeError(f"dynamic_slice: {x.str_short()} needs {x.ndim} indices and sizes")
+    raise TypeError(f"dynamic_slice: {x.str_short(short_dtypes=True)} needs {x.ndim} indices and sizes")
   if any(not 0 <= s <= d for s, d in zip(slice_sizes, x.shape)):
-    raise TypeError(f"dynamic_slice: slice_sizes {slice_sizes} do not fit {x.str_short()}")
+    raise TypeError(f"dynamic_slice: slice_sizes {slice_sizes} do not fit {x.str_short(short_dtypes=True)}")
   return ShapedArray(slice_sizes, x.dtype, x.weak_type)
 
 
@@ -138,9 +138,9 @@ hlo.lowering_rules[dynamic_slice_p] = _dynamic_slice_lowering
 
 def _dynamic_update_slice_abstract_eval(x, update, *indices):
   if update.ndim != x.ndim or len(indices) != x.ndim or update.dtype != x.dtype:
-    raise TypeError(f"dynamic_update_slice: cannot put {update.str_short()} into {x.str_short()}")
+    raise TypeError(f"dynamic_update_slice: cannot put {update.str_short(short_dtypes=True)} into {x.str_short(short_dtypes=True)}")
   if any(u > d for u, d in zip(update.shape, x.shape)):
-    raise TypeError(f"dynamic_update_slice: {update.str_short()} is larger than {x.str_short()}")
+    raise TypeError(f"dynamic_update_slice: {update.str_short(short_dtypes=True)} is larger than {x.str_short(short_dtypes=True)}")
   return x
 
 
@@ -325,7 +325,7 @@ def _check_indices(name: str, indices: ShapedArray, n_index: int) -> None:
   if not dtypes.is_integer(indices.dtype):
     raise TypeError(f"{name}: indices must have an integer type, got {indices.dtype.name}")
   if indices.ndim < 1 or indices.shape[-1] != n_index:
-    raise TypeError(f"{name}: the last dimension of the indices {indices.str_short()} must be "
+    raise TypeError(f"{name}: the last dimension of the indices {indices.str_short(short_dtypes=True)} must be "
                     f"the index vector of size {n_index}")
 
 
@@ -334,10 +334,10 @@ def _gather_shape(operand: ShapedArray, indices: ShapedArray, dn: GatherDimensio
   _check_indices("gather", indices, len(dn.start_index_map))
   if len(slice_sizes) != operand.ndim:
     raise TypeError(f"gather: slice_sizes {slice_sizes} must have one entry per dimension "
-                    f"of the operand {operand.str_short()}")
+                    f"of the operand {operand.str_short(short_dtypes=True)}")
   for s, d in zip(slice_sizes, operand.shape):
     if not 0 <= s <= d:
-      raise TypeError(f"gather: slice_sizes {slice_sizes} do not fit in {operand.str_short()}")
+      raise TypeError(f"gather: slice_sizes {slice_sizes} do not fit in {operand.str_short(short_dtypes=True)}")
   _check_dims("gather", "start_index_map", dn.start_index_map, operand.ndim)
   _check_dims("gather", "collapsed_slice_dims", dn.collapsed_slice_dims, operand.ndim, True)
   _check_dims("gather", "operand_batching_dims", dn.operand_batching_dims, operand.ndim, True)
@@ -355,8 +355,8 @@ def _gather_shape(operand: ShapedArray, indices: ShapedArray, dn: GatherDimensio
   batch_shape = indices.shape[:-1]
   for od, idim in zip(dn.operand_batching_dims, dn.start_indices_batching_dims):
     if operand.shape[od] != batch_shape[idim]:
-      raise TypeError(f"gather: batching dimension {od} of {operand.str_short()} and {idim} of "
-                      f"the indices {indices.str_short()} have different sizes")
+      raise TypeError(f"gather: batching dimension {od} of {operand.str_short(short_dtypes=True)} and {idim} of "
+                      f"the indices {indices.str_short(short_dtypes=True)} have different sizes")
   offset_sizes = [s for d, s in enumerate(slice_sizes) if d not in dropped]
   out_rank = len(batch_shape) + len(offset_sizes)
   if len(dn.offset_dims) != len(offset_sizes):
@@ -579,8 +579,8 @@ def _scatter_abstract_eval(name):
     dn = dimension_numbers
     _check_indices(name, indices, len(dn.scatter_dims_to_operand_dims))
     if updates.dtype != operand.dtype:
-      raise TypeError(f"{name}: updates {updates.str_short()} must have the dtype of the "
-                      f"operand {operand.str_short()}")
+      raise TypeError(f"{name}: updates {updates.str_short(short_dtypes=True)} must have the dtype of the "
+                      f"operand {operand.str_short(short_dtypes=True)}")
     _check_dims(name, "scatter_dims_to_operand_dims", dn.scatter_dims_to_operand_dims, operand.ndim)
     _check_dims(name, "inserted_window_dims", dn.inserted_window_dims, operand.ndim, True)
     _check_dims(name, "operand_batching_dims", dn.operand_batching_dims, operand.ndim, True)
@@ -588,16 +588,16 @@ def _scatter_abstract_eval(name):
     batch_shape = indices.shape[:-1]
     n_window = operand.ndim - len(dn.inserted_window_dims) - len(dn.operand_batching_dims)
     if len(dn.update_window_dims) != n_window or updates.ndim != n_window + len(batch_shape):
-      raise TypeError(f"{name}: updates {updates.str_short()} do not match operand "
-                      f"{operand.str_short()} and indices {indices.str_short()} for {dn}")
+      raise TypeError(f"{name}: updates {updates.str_short(short_dtypes=True)} do not match operand "
+                      f"{operand.str_short(short_dtypes=True)} and indices {indices.str_short(short_dtypes=True)} for {dn}")
     scatter_dims = [d for d in range(updates.ndim) if d not in dn.update_window_dims]
     if tuple(updates.shape[d] for d in scatter_dims) != batch_shape:
-      raise TypeError(f"{name}: the scatter dimensions of updates {updates.str_short()} must "
-                      f"match the batch dimensions of the indices {indices.str_short()}")
+      raise TypeError(f"{name}: the scatter dimensions of updates {updates.str_short(short_dtypes=True)} must "
+                      f"match the batch dimensions of the indices {indices.str_short(short_dtypes=True)}")
     sizes = _scatter_window_sizes(operand.shape, updates.shape, dn)
     if any(s > d for s, d in zip(sizes, operand.shape)):
-      raise TypeError(f"{name}: update windows of {updates.str_short()} are larger than the "
-                      f"operand {operand.str_short()}")
+      raise TypeError(f"{name}: update windows of {updates.str_short(short_dtypes=True)} are larger than the "
+                      f"operand {operand.str_short(short_dtypes=True)}")
     return operand
   return rule
 

@@ -33,7 +33,7 @@ def _sort_abstract_eval(*operands, dimension, is_stable, num_keys):
   shape = operands[0].shape
   if any(o.shape != shape for o in operands):
     raise TypeError("sort requires all operands to have the same shape, got "
-                    + ", ".join(o.str_short() for o in operands))
+                    + ", ".join(o.str_short(short_dtypes=True) for o in operands))
   if not 0 <= dimension < max(len(shape), 1):
     raise ValueError(f"sort dimension {dimension} out of range for shape {shape}")
   if not 1 <= num_keys <= len(operands):

@@ -123,7 +123,7 @@ def _nextafter_abstract_eval(x, y):
   same_shapes("nextafter", x, y)
   same_dtypes("nextafter", x, y)
   if not dtypes.is_inexact(x.dtype) or dtypes.is_complex(x.dtype):
-    raise TypeError(f"nextafter needs real floating-point arguments, got {x.str_short()}")
+    raise TypeError(f"nextafter needs real floating-point arguments, got {x.str_short(short_dtypes=True)}")
   return ShapedArray(x.shape, x.dtype, x.weak_type and y.weak_type)
 
 

@@ -33,14 +33,14 @@ def same_shapes(name: str, *avals) -> None:
   shapes = {a.shape for a in avals}
   if len(shapes) > 1:
     raise TypeError(f"{name} requires arguments to have the same shape, got "
-                    f"{', '.join(a.str_short() for a in avals)}")
+                    f"{', '.join(a.str_short(short_dtypes=True) for a in avals)}")
 
 
 def same_dtypes(name: str, *avals) -> None:
   kinds = {a.dtype for a in avals}
   if len(kinds) > 1:
     raise TypeError(f"{name} requires arguments to have the same dtype, got "
-                    f"{', '.join(a.str_short() for a in avals)}")
+                    f"{', '.join(a.str_short(short_dtypes=True) for a in avals)}")
 
 
 

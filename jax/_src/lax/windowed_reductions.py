@@ -60,7 +60,7 @@ def _check_window(aval, window_dimensions, window_strides, padding, base_dilatio
                   ("window_dilation", window_dilation)):
     if len(v) != nd:
       raise TypeError(f"{name}: {what} {tuple(v)} must have one entry per operand dimension "
-                      f"({aval.str_short()})")
+                      f"({aval.str_short(short_dtypes=True)})")
   for what, v in (("window_dimensions", window_dimensions), ("window_strides", window_strides),
                   ("base_dilation", base_dilation), ("window_dilation", window_dilation)):
     if any(x < 1 for x in v):
@@ -157,8 +157,8 @@ hlo.lowering_rules[reduce_window_min_p] = _rw_lowering("min", "minimum", "and")
 def _sga_abstract_eval(t, x, *, select_max, window_dimensions, window_strides, padding,
                        base_dilation, window_dilation):
   if t.shape != x.shape:
-    raise TypeError(f"select_and_gather_add: tangent {t.str_short()} and operand "
-                    f"{x.str_short()} must have the same shape")
+    raise TypeError(f"select_and_gather_add: tangent {t.str_short(short_dtypes=True)} and operand "
+                    f"{x.str_short(short_dtypes=True)} must have the same shape")
   shape = _window_out_shape(x.shape, window_dimensions, window_strides, padding, base_dilation,
                             window_dilation)
   return ShapedArray(shape, t.dtype, t.weak_type)
@@ -241,7 +241,7 @@ def _sas_abstract_eval(source, operand, *, select_max, window_dimensions, window
   want = _window_out_shape(operand.shape, window_dimensions, window_strides, padding,
                            (1,) * operand.ndim, window_dilation)
   if source.shape != want:
-    raise TypeError(f"select_and_scatter_add: source {source.str_short()} must have the window "
+    raise TypeError(f"select_and_scatter_add: source {source.str_short(short_dtypes=True)} must have the window "
                     f"output shape {want}")
   return ShapedArray(operand.shape, source.dtype, source.weak_type)
 
@@ -322,7 +322,7 @@ def _generic_abstract_eval(*avals, jaxpr, window_dimensions, window_strides, pad
                   "reduce_window")
   for o, i in zip(operands, inits):
     if i.shape != () or i.dtype != o.dtype:
-      raise TypeError(f"reduce_window: init value {i.str_short()} must be a scalar of the "
+      raise TypeError(f"reduce_window: init value {i.str_short(short_dtypes=True)} must be a scalar of the "
                       f"operand dtype {o.dtype.name}")
   shape = _window_out_shape(operands[0].shape, window_dimensions, window_strides, padding,
                             base_dilation, window_dilation)
@@ -450,7 +450,7 @@ def _scalar_jaxpr(fun: Callable, arg_dtypes, out_dtype, what: str) -> core.Close
   out = closed.out_avals[0]
   if out.shape != () or out.dtype != out_dtype:
     raise TypeError(f"select_and_scatter: the {what} function must return a {out_dtype} scalar, "
-                    f"got {out.str_short()}")
+                    f"got {out.str_short(short_dtypes=True)}")
   return closed
 
 
@@ -462,10 +462,10 @@ def _ss_abstract_eval(operand, source, init_value, *, select_jaxpr, scatter_jaxp
   want = _window_out_shape(operand.shape, window_dimensions, window_strides, padding,
                            (1,) * nd, (1,) * nd)
   if source.shape != want:
-    raise TypeError(f"select_and_scatter: source {source.str_short()} must have the window "
+    raise TypeError(f"select_and_scatter: source {source.str_short(short_dtypes=True)} must have the window "
                     f"output shape {want}")
   if init_value.shape != () or init_value.dtype != source.dtype:
-    raise TypeError(f"select_and_scatter: init_value {init_value.str_short()} must be a scalar "
+    raise TypeError(f"select_and_scatter: init_value {init_value.str_short(short_dtypes=True)} must be a scalar "
                     f"of the source dtype {source.dtype.name}")
   return ShapedArray(operand.shape, source.dtype, source.weak_type)
 

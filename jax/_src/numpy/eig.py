@@ -598,8 +598,8 @@ def _cholesky_update_one(r, w):
 def _cholesky_update_abstract_eval(r, w):
   base.check_matrix("cholesky_update", r, square=True)
   if w.shape != r.shape[:-1] or w.dtype != r.dtype:
-    raise ValueError(f"cholesky_update: w_vector {w.str_short()} does not match r_matrix "
-                     f"{r.str_short()}")
+    raise ValueError(f"cholesky_update: w_vector {w.str_short(short_dtypes=True)} does not match r_matrix "
+                     f"{r.str_short(short_dtypes=True)}")
   if dtypes.issubdtype(r.dtype, np.complexfloating):
     raise TypeError("cholesky_update supports real matrices only")
   return ShapedArray(r.shape, r.dtype)
@@ -622,8 +622,8 @@ def cholesky_update(r_matrix, w_vector):
 def _symmetric_product_abstract_eval(a, c, *, alpha, beta, symmetrize_output):
   if a.ndim < 2 or c.ndim < 2 or c.shape[-1] != c.shape[-2] or c.shape[-1] != a.shape[-2] \
       or a.shape[:-2] != c.shape[:-2]:
-    raise ValueError(f"symmetric_product: a_matrix {a.str_short()} and c_matrix "
-                     f"{c.str_short()} need shapes (..., n, k) and (..., n, n)")
+    raise ValueError(f"symmetric_product: a_matrix {a.str_short(short_dtypes=True)} and c_matrix "
+                     f"{c.str_short(short_dtypes=True)} need shapes (..., n, k) and (..., n, n)")
   return ShapedArray(c.shape, c.dtype)
 
 
@@ -727,7 +727,7 @@ def qdwh(x, *, is_hermitian: bool = False, max_iterations=None, eps=None, dynami
 def _pivots_abstract_eval(pivots, *, permutation_size):
   if pivots.ndim < 1 or not dtypes.issubdtype(pivots.dtype, np.integer):
     raise ValueError(f"lu_pivots_to_permutation requires integer pivots of rank >= 1, got "
-                     f"{pivots.str_short()}")
+                     f"{pivots.str_short(short_dtypes=True)}")
   if permutation_size < pivots.shape[-1]:
     raise ValueError(f"Output permutation size {permutation_size} has to exceed the trailing "
                      f"dimension of the pivots. Got pivots shape {pivots.shape}")
