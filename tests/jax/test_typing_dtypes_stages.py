@@ -115,6 +115,44 @@ def test_api_boundary_filters_internal_frames(monkeypatch):
   assert "_internal_raise" in names
 
 
+def test_traceback_filtering_modes(monkeypatch, tmp_path):
+  # A "library" file registered as excluded, whose entry point is an api_boundary.
+  lib = tmp_path / "fake_library.py"
+  lib.write_text("def deep(f):\n  return f()\n")
+  import importlib.util
+  spec = importlib.util.spec_from_file_location("fake_library", lib)
+  module = importlib.util.module_from_spec(spec)
+  spec.loader.exec_module(module)
+  monkeypatch.setattr(traceback_util, "_exclude_paths", [str(lib)])
+  entry = traceback_util.api_boundary(lambda: module.deep(_internal_raise))
+  outer = traceback_util.api_boundary(lambda: entry())  # only the outermost filters
+
+  def raised(mode):
+    jax.config.update("jax_traceback_filtering", mode)
+    try:
+      with pytest.raises(ValueError, match="boom") as info:
+        outer()
+    finally:
+      jax.config.update("jax_traceback_filtering", "auto")
+    return info.value
+
+  def files(e):
+    return [f.f_code.co_filename for f, _ in _walk(e.__traceback__)]
+
+  e = raised("off")
+  assert str(lib) in files(e) and e.__cause__ is None
+  e = raised("remove_frames")
+  assert str(lib) not in files(e)
+  assert isinstance(e.__cause__, traceback_util.UnfilteredStackTrace)
+  assert str(lib) in [f.f_code.co_filename for f, _ in _walk(e.__cause__.__traceback__)]
+  e = raised("quiet_remove_frames")
+  assert str(lib) not in files(e) and "JAX_TRACEBACK_FILTERING=off" in e.__notes__[-1]
+  e = raised("tracebackhide")
+  hidden = [f.f_code.co_filename for f, _ in _walk(e.__traceback__)
+            if "__tracebackhide__" in f.f_locals]
+  assert str(lib) in files(e) and str(lib) in hidden
+
+
 def _walk(tb):
   while tb is not None:
     yield tb.tb_frame, tb.tb_lineno
