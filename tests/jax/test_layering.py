@@ -45,7 +45,7 @@ LAYERS: list[tuple[str, str, tuple[str, ...]]] = [
     ("lax", "primitives, one block each with their rules (callbacks and jit included)",
      ("jax._src.lax", "jax._src.callback", "jax._src.io_callback", "jax._src.debugging",
       "jax._src.checkify", "jax._src.jit_primitive", "jax._src.op_by_op", "jax._src.prng",
-      "jax._src.rng_bit_generator")),
+      "jax._src.rng_bit_generator", "jax._src.cost_analysis")),
     ("pmap/shard_map", "mapped and SPMD programs over several devices",
      ("jax._src.pmap", "jax._src.shard_map", "jax._src.shard_map_jit")),
     ("api", "the transformations as user entry points, and what exposes internals to users",
