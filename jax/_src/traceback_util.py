@@ -17,8 +17,8 @@ option says:
 from __future__ import annotations
 
 import functools
+import inspect
 import os
-import sys
 import types
 from typing import Callable
 
@@ -110,7 +110,7 @@ def api_boundary(fun: Callable) -> Callable:
     except Exception as e:
       mode = filtering_mode()
       # The outermost boundary filters: it sees every hidden frame below it.
-      if mode == "off" or _under_another_boundary(sys._getframe(1)):
+      if mode == "off" or _under_another_boundary(inspect.currentframe().f_back):
         raise
       if mode == "tracebackhide":
         _hide_frames(e.__traceback__)
