@@ -308,7 +308,7 @@ def parse_report_log(path: str) -> dict[str, int]:
         continue  # the last line of a killed run may be cut short
       kind, outcome = report.get("$report_type"), report.get("outcome")
       if kind == "CollectReport" and outcome == "failed":
-        counts["errors"] += 1
+        outcomes[report["nodeid"]] = "errors"  # once, however many parts collected it
       elif kind == "TestReport":
         node, when = report["nodeid"], report["when"]
         if outcome == "failed":
@@ -322,29 +322,87 @@ def parse_report_log(path: str) -> dict[str, int]:
   return counts
 
 
+def finished_tests(report_log: str) -> set[str]:
+  """The node ids a report log has a final outcome for (its call ran, or its setup was
+  skipped or failed)."""
+  done = set()
+  with open(report_log, encoding="utf-8") as f:
+    for line in f:
+      try:
+        report = json.loads(line)
+      except json.JSONDecodeError:
+        continue
+      if report.get("$report_type") != "TestReport":
+        continue
+      if report["when"] == "call" or (report["when"] == "setup"
+                                      and report["outcome"] != "passed"):
+        done.add(report["nodeid"])
+  return done
+
+
+# Loaded into a resumed pytest (-p): the tests an earlier part finished are deselected.
+RESUME_PLUGIN = """
+import os
+
+def pytest_collection_modifyitems(config, items):
+    with open(os.environ["JAX_ECOSYSTEM_FINISHED"], encoding="utf-8") as f:
+        done = set(f.read().splitlines())
+    config.hook.pytest_deselected(items=[i for i in items if i.nodeid in done])
+    items[:] = [i for i in items if i.nodeid not in done]
+"""
+
+
 def run_suite(python: str, side: str, name: str, lib: dict, root: str, args: argparse.Namespace,
               progress: Progress) -> dict:
+  """Runs one suite on one side. With args.resume, a suite an earlier run stopped at its
+  time bound goes on from where it stopped: the tests it finished are deselected, the
+  new reports are added to its report log, and the seconds add up."""
   out_dir = os.path.join(cache_dir(), "results", "quick" if args.quick else "full", side)
   os.makedirs(out_dir, exist_ok=True)
   junit, log = os.path.join(out_dir, f"{name}.xml"), os.path.join(out_dir, f"{name}.log")
-  for stale in (junit, os.path.splitext(junit)[0] + ".jsonl"):
+  report_log = os.path.splitext(junit)[0] + ".jsonl"
+  earlier = load_results().get(name, {}).get(side, {}) if args.resume else {}
+  resuming = (str(earlier.get("status", "")).startswith("stopped")
+              and os.path.exists(report_log))
+  for stale in (junit,) if resuming else (junit, report_log):
     if os.path.exists(stale):
       os.remove(stale)
-  cmd = pytest_command(python, root, lib, args.quick, args.jobs, junit)
-  progress.step(f"{side}: {name} tests (log: {log})")
+  part = os.path.join(out_dir, f"{name}.part.xml") if resuming else junit
+  part_log = os.path.splitext(part)[0] + ".jsonl"
+  cmd = pytest_command(python, root, lib, args.quick, args.jobs, part)
+  env = child_env(lib)
+  progress.step(f"{side}: {name} tests{' (resumed)' if resuming else ''} (log: {log})")
   with tempfile.TemporaryDirectory() as cwd:
-    code, seconds = run_bounded(cmd, args.timeout, child_env(lib), cwd, log)
+    if resuming:
+      finished = os.path.join(cwd, "finished.txt")
+      with open(finished, "w", encoding="utf-8") as f:
+        f.write("\n".join(sorted(finished_tests(report_log))))
+      with open(os.path.join(cwd, "ecosystem_resume.py"), "w", encoding="utf-8") as f:
+        f.write(RESUME_PLUGIN)
+      env = dict(env, JAX_ECOSYSTEM_FINISHED=finished,
+                 PYTHONPATH=os.pathsep.join(filter(None, [cwd, env.get("PYTHONPATH")])))
+      cmd[cmd.index("pytest") + 1:cmd.index("pytest") + 1] = ["-p", "ecosystem_resume"]
+    code, seconds = run_bounded(cmd, args.timeout, env, cwd, log)
+  if resuming:
+    if os.path.exists(part_log):
+      with open(part_log, encoding="utf-8") as src, open(report_log, "a", encoding="utf-8") as dst:
+        dst.write(src.read())
+    for done in (part, part_log):
+      if os.path.exists(done):
+        os.remove(done)
+    seconds += float(earlier.get("seconds", 0.0))
   entry = {"seconds": round(seconds, 1), "log": log}
-  report_log = os.path.splitext(junit)[0] + ".jsonl"
   if code is None:
-    entry["status"] = f"stopped at {args.timeout:.0f} s"
+    entry["status"] = f"stopped at {seconds:.0f} s"
     if os.path.exists(report_log):
       entry.update(parse_report_log(report_log))
-  elif not os.path.exists(junit):
+  elif not os.path.exists(report_log if resuming else junit):
     entry["status"] = f"pytest exited {code} without a report"
   else:
-    entry.update(parse_junit(junit))
-    entry["status"] = "ok" if code in (0, 1) else f"pytest exited {code}"
+    entry.update(parse_report_log(report_log) if resuming else parse_junit(junit))
+    # 5: nothing left to run, when a resumed suite had finished all but its last test
+    entry["status"] = "ok" if code in ((0, 1, 5) if resuming else (0, 1)) else (
+        f"pytest exited {code}")
   return entry
 
 
@@ -546,6 +604,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                  "(default 1, 2 with --ci)")
   p.add_argument("--timeout", type=float, default=None,
                  help="seconds per suite (default 3600, or 300 with --quick)")
+  p.add_argument("--resume", action="store_true",
+                 help="a full suite that an earlier run stopped at its time bound goes on "
+                 "from where it stopped (its counts and seconds add up)")
   p.add_argument("--dist", default=os.path.join(REPO_ROOT, "dist"),
                  help="where our wheels are")
   p.add_argument("--ours-venv", default=os.path.join(cache_dir(), "ours"))
@@ -561,6 +622,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args.workers = 2 if args.ci else 1
   if args.workers < 1 or args.jobs < 1:
     p.error("--workers and --jobs take a positive number")
+  if args.resume and args.quick:
+    p.error("--resume is for full runs")
   if args.workers > 1 and not args.quick:
     p.error("--workers is for --quick (a full run bounds its suites one at a time)")
   if args.timeout is None:

@@ -223,3 +223,45 @@ def test_quick_checks_tell_a_failed_import_from_a_failed_step():
   args = runner.parse_args(["--ci"])
   assert runner.quick_library(python, "ours", "x", failing_step, None, args, progress) == [
       "ours x step: AssertionError: loss went up"]
+
+
+def test_finished_tests_are_those_with_a_final_report(tmp_path):
+  lines = [
+      {"$report_type": "TestReport", "nodeid": "a::ran", "when": "setup", "outcome": "passed"},
+      {"$report_type": "TestReport", "nodeid": "a::ran", "when": "call", "outcome": "failed"},
+      {"$report_type": "TestReport", "nodeid": "a::skip", "when": "setup", "outcome": "skipped"},
+      {"$report_type": "TestReport", "nodeid": "a::cut", "when": "setup", "outcome": "passed"},
+  ]
+  path = tmp_path / "r.jsonl"
+  path.write_text("\n".join(json.dumps(line) for line in lines) + '\n{"$rep')
+  assert runner.finished_tests(str(path)) == {"a::ran", "a::skip"}
+
+
+def test_resumed_pytest_deselects_the_finished_tests(tmp_path):
+  import subprocess
+  suite = tmp_path / "suite"
+  suite.mkdir()
+  (suite / "test_x.py").write_text("def test_a(): pass\ndef test_b(): pass\ndef test_c(): pass\n")
+  (tmp_path / "ecosystem_resume.py").write_text(runner.RESUME_PLUGIN)
+  finished = tmp_path / "finished.txt"
+  finished.write_text("test_x.py::test_a\ntest_x.py::test_c")
+  env = dict(os.environ, JAX_ECOSYSTEM_FINISHED=str(finished), PYTHONPATH=str(tmp_path))
+  out = subprocess.run([sys.executable, "-m", "pytest", "-p", "ecosystem_resume", "-v",
+                        "-p", "no:cacheprovider", "--rootdir", str(suite), str(suite)],
+                       capture_output=True, text=True, env=env, cwd=tmp_path)
+  assert "test_x.py::test_b PASSED" in out.stdout
+  assert "test_x.py::test_a" not in out.stdout and "test_x.py::test_c" not in out.stdout
+  assert "1 passed, 2 deselected" in out.stdout
+
+
+def test_collection_errors_count_once_across_resumed_parts(tmp_path):
+  bad = {"$report_type": "CollectReport", "nodeid": "bad_test.py", "outcome": "failed"}
+  path = tmp_path / "r.jsonl"
+  path.write_text("\n".join(json.dumps(bad) for _ in range(2)) + "\n")
+  assert runner.parse_report_log(str(path))["errors"] == 1
+
+
+def test_resume_is_for_full_runs():
+  with pytest.raises(SystemExit):
+    runner.parse_args(["--quick", "--resume"])
+  assert runner.parse_args(["--resume", "--jax-only"]).resume
