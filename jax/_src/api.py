@@ -382,6 +382,38 @@ class Wrapped(Protocol):
   def lower(self, *args, **kwargs) -> Lowered: ...
 
 
+def _ref_arguments(leaves) -> list:
+  """(position, Ref) of the leaves that are mutable references (each Ref at most once)."""
+  refs = [(i, x) for i, x in enumerate(leaves) if type(x) in core.ref_types]
+  if len({id(r) for _, r in refs}) != len(refs):
+    raise ValueError("jit: the same Ref was passed as two arguments; pass it once")
+  return refs
+
+
+def _with_refs(flat: Callable, refs) -> Callable:
+  """`flat` taking each Ref argument as its value: while it runs, the Ref holds the traced
+  value, and the Ref's final value is an extra output after the function's own."""
+  def traced(*leaves):
+    leaves = list(leaves)
+    with contextlib.ExitStack() as stack:
+      for i, r in refs:
+        stack.enter_context(r.bound_to(leaves[i]))
+        leaves[i] = r
+      outs = flat(*leaves)
+      return [*outs, *(r[...] for _, r in refs)]
+  return traced
+
+
+def _write_back(refs, outs) -> list:
+  """The function's own outputs; the trailing ones are stored into their Refs."""
+  if not refs:
+    return outs
+  own = len(outs) - len(refs)
+  for (_, r), value in zip(refs, outs[own:]):
+    r[...] = value
+  return outs[:own]
+
+
 def _complete_static(signature, argnums: tuple, argnames: tuple) -> tuple[tuple, tuple]:
   """static_argnums and static_argnames as JAX completes them: when only one is given,
   the other names the same positional-or-keyword parameters; when both are given they
@@ -484,19 +516,29 @@ class PjitFunction(_jax.jit.JitFunction):
         dyn_args, positions, dyn_kwargs, self._donate_argnums, self._donate_argnames)
 
   def _trace(self, args, kwargs):
+    """(closed jaxpr, hoisted consts, in_tree, out_tree, argument leaves, static, refs).
+
+    `refs` are the (position, Ref) of the arguments that are mutable references: their
+    leaves are their values, and the jaxpr has their final values as extra outputs after
+    the function's own (`_write_back` stores them)."""
     dyn_args, dyn_kwargs, static = self._split_static(args, kwargs)
     leaves, in_tree = tree_flatten((dyn_args, dyn_kwargs))
+    refs = _ref_arguments(leaves)
+    if refs:
+      leaves = list(leaves)
+      for i, r in refs:
+        leaves[i] = r[...]
     avals = tuple(_abstractify(x) for x in leaves)
     try:
       key = (self._cache_options, in_tree, avals, static, config.trace_context(),
-             execution.config_key())
+             execution.config_key(), tuple(i for i, _ in refs))
       hash(key)
     except TypeError as e:
       raise ValueError(f"jit: static arguments must be hashable ({e})") from None
     cache = self._trace_cache()
     hit = cache.get(key)
     if hit is not None:
-      return (*hit, leaves, static)
+      return (*hit, leaves, static, refs)
     if config.jax_no_tracing:
       raise RuntimeError(f"re-tracing function {self._name} for `jit`, but 'no_tracing' is set")
     static_pos = dict(i for i in static if isinstance(i[0], int))
@@ -509,14 +551,15 @@ class PjitFunction(_jax.jit.JitFunction):
       return self._fun(*full, **dkwargs, **static_kw)
 
     store = _Store()
-    jaxpr, consts = pe.trace_to_jaxpr_dynamic(_flat_fun(call, in_tree, store), avals)
+    flat = _flat_fun(call, in_tree, store)
+    jaxpr, consts = pe.trace_to_jaxpr_dynamic(_with_refs(flat, refs) if refs else flat, avals)
     if config.jax_check_jaxprs or config.jax_enable_checks:
       core.check_jaxpr(jaxpr)
     closed, hoisted = pe.close_jaxpr(jaxpr, consts)
     result = (closed, hoisted, in_tree, store.value)
     if not hoisted:  # jaxprs that captured outer tracers are not reusable
       cache[key] = result
-    return (*result, leaves, static)
+    return (*result, leaves, static, refs)
 
   def _trace_cache(self) -> dict:
     """Traces of this function with these jit options, shared by every wrapper of it."""
@@ -560,11 +603,11 @@ class PjitFunction(_jax.jit.JitFunction):
 
   def _call_slow(self, args, kwargs):
     args = self._place_inputs(args, kwargs)
-    closed, hoisted, _, out_tree, leaves, _ = self._trace(args, kwargs)
+    closed, hoisted, _, out_tree, leaves, _, refs = self._trace(args, kwargs)
     donated = self._donated_invars(args, kwargs, len(hoisted))
     outs = jit_p.bind(*hoisted, *leaves, jaxpr=closed, name=self._name,
                       **donation_params(donated))
-    return self._place_outputs(out_tree.unflatten(outs))
+    return self._place_outputs(out_tree.unflatten(_write_back(refs, outs)))
 
   def _call_fast(self, args):
     """A plain call the native fast path could not make: compile, run, then cache.
@@ -579,7 +622,7 @@ class PjitFunction(_jax.jit.JitFunction):
     leaves, _ = tree_flatten(args)
     if not _fast_leaves(leaves):
       return self._call_slow(args, {})
-    closed, hoisted, _, out_tree, leaves, _ = self._trace(args, {})
+    closed, hoisted, _, out_tree, leaves, _, _ = self._trace(args, {})
     donated = self._donated_invars(args, {}, len(hoisted))
     if not hoisted and _plain_single_device(closed) and _fast_path_allowed():
       # Cached before running: a donating run deletes the arguments it looks at.
@@ -591,7 +634,10 @@ class PjitFunction(_jax.jit.JitFunction):
     return out_tree.unflatten(outs)
 
   def trace(self, *args, **kwargs) -> Traced:
-    closed, hoisted, in_tree, out_tree, leaves, _ = self._trace(args, kwargs)
+    closed, hoisted, in_tree, out_tree, leaves, _, refs = self._trace(args, kwargs)
+    if refs:
+      raise NotImplementedError("jit(f).trace/lower with jax.Ref arguments is not supported "
+                                "here; call the jitted function, or pass the Ref's value")
     donated = self._donated_invars(args, kwargs, len(hoisted))
     return Traced._make(self, closed, hoisted, in_tree, out_tree, [_abstractify(x) for x in leaves],
                   donated=donated[len(hoisted):] if donated else None)
@@ -600,8 +646,9 @@ class PjitFunction(_jax.jit.JitFunction):
     return self.trace(*args, **kwargs).lower()
 
   def eval_shape(self, *args, **kwargs):
-    closed, _, _, out_tree, _, _ = self._trace(args, kwargs)
-    return out_tree.unflatten(_shape_dtype_structs(closed.out_avals))
+    closed, _, _, out_tree, _, _, refs = self._trace(args, kwargs)
+    out_avals = closed.out_avals[:len(closed.out_avals) - len(refs)]
+    return out_tree.unflatten(_shape_dtype_structs(out_avals))
 
   def clear_cache(self) -> None:
     """Forget this function's traces and executables for these jit options."""
@@ -1347,4 +1394,6 @@ def typeof(x) -> core.ShapedArray:
   """The abstract type (shape, dtype, weak type) of an array, tracer or scalar."""
   if isinstance(x, prng.PRNGKeyArray):
     return x.abstract_type()
+  if type(x) in core.ref_types:
+    return x.aval  # an AbstractRef: Ref{float32[3]}
   return core.get_aval(x) if isinstance(x, core.Tracer) else abstractify_value(x)

@@ -172,6 +172,11 @@ def dtype_short_name(dt) -> str:
 pytype_aval_mappings: dict[type, Callable[[Any], ShapedArray]] = {}
 
 
+# The types of mutable references (jax.Ref), registered by the module that defines
+# them: jit takes such an argument by value and stores its final value back.
+ref_types: set[type] = set()
+
+
 def get_aval(x) -> ShapedArray:
   """The abstract value of a Tracer, a jax Array, a numpy value, a Python scalar or a
   value of a type registered in `pytype_aval_mappings`."""

@@ -10,6 +10,7 @@ transformation (or after the creating trace has ended) are refused with an error
 
 from __future__ import annotations
 
+import contextlib
 import operator
 from typing import Any, NamedTuple
 
@@ -37,8 +38,11 @@ class AbstractRef:
   def __hash__(self):
     return hash((AbstractRef, self.inner_aval, self.memory_space))
 
+  def str_short(self, short_dtypes: bool = False, mesh_axis_types: bool = False) -> str:
+    return f"Ref{{{self.inner_aval.str_short(short_dtypes=short_dtypes)}}}"
+
   def __repr__(self):
-    return f"Ref{{{self.inner_aval.str_short(short_dtypes=True)}}}"
+    return self.str_short()
 
 
 class Slice(NamedTuple):
@@ -88,6 +92,17 @@ class Ref:
           "writing a value of an inner transformation (jit/grad/vmap/scan body) into a Ref "
           "created outside it is not supported; create the Ref inside, or return the value")
 
+  @contextlib.contextmanager
+  def bound_to(self, value):
+    """While inside: this Ref holds `value` (a tracer of the transformation running now,
+    which may write to it), as when jit takes the Ref as an argument."""
+    saved = self._value, self._stack
+    self._value, self._stack = value, _stack_ids()
+    try:
+      yield self
+    finally:
+      self._value, self._stack = saved
+
   def __getitem__(self, idx):
     return get(self, idx)
 
@@ -101,6 +116,9 @@ class Ref:
     if not self.shape:
       raise TypeError("len() of unsized Ref")
     return self.shape[0]
+
+
+core.ref_types.add(Ref)
 
 
 def _as_array(x, aval):

@@ -66,3 +66,40 @@ def test_strided_dynamic_slice_read():
   np.testing.assert_array_equal(jax.jit(lambda i: r[jax.ds(i, 2)])(4), [4, 5])
   with pytest.raises(TypeError, match="Ref"):
     jax.ref.get(jnp.ones(2))
+
+
+def test_refs_passed_to_jit_are_read_and_written_inside():
+  r = jax.new_ref(jnp.zeros(3))
+
+  @jax.jit
+  def accumulate(r, x):
+    r[...] = r[...] + x
+    return r[...].sum()
+
+  assert float(accumulate(r, jnp.ones(3))) == 3.0
+  np.testing.assert_array_equal(r[...], [1.0, 1.0, 1.0])
+  assert float(accumulate(r, jnp.ones(3))) == 6.0  # the cached trace writes back too
+  np.testing.assert_array_equal(r[...], [2.0, 2.0, 2.0])
+  counter = jax.new_ref(jnp.int32(0))
+
+  @jax.jit
+  def bump(c):
+    c[...] += 1
+
+  assert bump(counter) is None
+  bump(counter)
+  assert int(counter[...]) == 2
+  assert str(jax.typeof(counter)) == "Ref{int32[]}"
+  with pytest.raises(ValueError, match="same Ref"):
+    jax.jit(lambda a, b: None)(r, r)
+  # Inside an outer jit the Ref passed through an inner one is still written.
+  outer = jax.new_ref(jnp.zeros(2))
+
+  @jax.jit
+  def twice(ref):
+    bump_vec(ref)
+    bump_vec(ref)
+
+  bump_vec = jax.jit(lambda ref: ref.__setitem__(..., ref[...] + 1))
+  twice(outer)
+  np.testing.assert_array_equal(outer[...], [2.0, 2.0])
