@@ -294,3 +294,29 @@ def test_cond_outputs_every_branch_passes_through_are_its_operands():
   np.testing.assert_array_equal(out, [1.0, 2.0])
   assert float(jax.grad(lambda x: f(False, x, x)[0] + f(True, x, x)[1])(3.0)) == 2.0
   assert lax.switch(1, [lambda x: x, lambda x: x], np.float32(4)).dtype == np.float32
+
+
+def test_branch_mismatch_errors_in_jax_words():
+  with pytest.raises(TypeError, match="cond branch outputs must have the same pytree "
+                                      "structure, but they differ"):
+    lax.cond(True, lambda x: (x, x), lambda x: x, 1.0)
+  with pytest.raises(TypeError, match="switch branch outputs must have the same pytree "
+                                      "structure, but they differ"):
+    lax.switch(1, [lambda x: (x, x), lambda x: x], 1.0)
+  with pytest.raises(TypeError, match=re.escape(
+      "The output of true_fun has type float32[] but the corresponding output of false_fun "
+      "has type int32[], so the dtypes do not match.")):
+    lax.cond(True, lambda x: x, lambda x: x.astype(int), 1.0)
+  with pytest.raises(TypeError, match="switch branches must have equal output types"):
+    lax.switch(0, [lambda x: x, lambda x: jnp.zeros(2)], 1.0)
+
+
+def test_switch_traces_a_branch_function_given_twice_once():
+  traces = []
+
+  def branch(x):
+    traces.append(1)
+    return x + 1
+
+  assert float(lax.switch(2, [branch, branch, branch], 1.0)) == 2.0
+  assert len(traces) == 1

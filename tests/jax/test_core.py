@@ -153,3 +153,16 @@ def test_abstract_value_text_as_jax_prints_it():
   assert str(jax.typeof(jnp.ones(2, jnp.bfloat16))) == "bfloat16[2]"
   # jaxprs keep the short names
   assert "a:f32[3]" in str(jax.make_jaxpr(lambda x: x * 2)(jnp.ones(3)))
+
+
+def test_vmap_inconsistent_sizes_message_names_each_argument():
+  x = jnp.ones([1, 2])
+  with pytest.raises(ValueError, match=re.escape(
+      "vmap got inconsistent sizes for array axes to be mapped:\n"
+      "  * one axis had size 1: axis 0 of argument a of type float32[1,2];\n"
+      "  * one axis had size 2: axis 1 of argument b of type float32[1,2]")):
+    jax.vmap(lambda a, b: None, in_axes=(0, 1))(x, x)
+  with pytest.raises(ValueError, match=re.escape(
+      "  * most axes (2 of them) had size 3, e.g. axis 0 of argument a of type float32[3];\n"
+      "  * one axis had size 4: axis 0 of argument c['k'] of type float32[4]")):
+    jax.vmap(lambda a, b, c: None)(jnp.ones(3), jnp.ones(3), {"k": jnp.ones(4)})

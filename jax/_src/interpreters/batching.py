@@ -13,6 +13,8 @@ unbatched operands a batch axis).
 
 from __future__ import annotations
 
+import inspect
+
 from typing import Any, Callable, NamedTuple, Sequence
 
 from jax._src import core
@@ -239,6 +241,37 @@ def _batch_operand(v, d, rank: int, out_rank: int, size: int, size_one: bool):
   return v
 
 
+def _inconsistent_sizes_message(fun, args, kwargs, leaves, dims) -> str:
+  """JAX's message: the mapped axes grouped by size, each with the argument it is in."""
+  try:
+    params = list(inspect.signature(fun).parameters)
+  except (TypeError, ValueError):
+    params = []
+  paths = [p for p, _ in tree_util.tree_flatten_with_path((args, kwargs))[0]]
+
+  def where(i: int) -> str:
+    path = paths[i]
+    pos = path[1]
+    if path[0].idx == 0:  # a positional argument
+      name = params[pos.idx] if pos.idx < len(params) else f"args[{pos.idx}]"
+    else:
+      name = pos.key
+    aval = core.get_aval(leaves[i])
+    return (f"axis {dims[i]} of argument {name}{tree_util.keystr(path[2:])} of type "
+            f"{aval.str_short()}")
+
+  groups: dict[int, list[int]] = {}
+  for i, d in enumerate(dims):
+    if d is not None:
+      groups.setdefault(core.get_aval(leaves[i]).shape[d], []).append(i)
+  most = max(len(ix) for ix in groups.values())
+  lines = [f"one axis had size {n}: {where(ix[0])}" if len(ix) == 1 else
+           f"{'most' if len(ix) == most else 'some'} axes ({len(ix)} of them) had size {n}, "
+           f"e.g. {where(ix[0])}" for n, ix in groups.items()]
+  return ("vmap got inconsistent sizes for array axes to be mapped:\n" +
+          ";\n".join(f"  * {line}" for line in lines))
+
+
 def vmap_fun(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=None) -> Callable:
   """`fun` vectorized over the axes `in_axes` of its arguments (the body of `jax.vmap`)."""
 
@@ -259,7 +292,7 @@ def vmap_fun(fun: Callable, in_axes=0, out_axes=0, axis_name=None, axis_size=Non
       dims.append(ax % ndim)
       sizes.add(core.get_aval(x).shape[ax % ndim])
     if len(sizes) > 1:
-      raise ValueError(f"vmap got inconsistent sizes for the mapped axes: {sorted(sizes)}")
+      raise ValueError(_inconsistent_sizes_message(fun, args, kwargs, leaves, dims))
     if not sizes and axis_size is None:
       raise ValueError("vmap must have at least one non-None value in in_axes")
     size = sizes.pop() if sizes else axis_size

@@ -156,7 +156,7 @@ def switch(index, branches: Sequence[Callable], *operands, operand=_NO_OPERAND):
     return branches[0](*operands)
   index = ew.convert_element_type(index, np.int32)
   index = ew.max(ew.min(index, len(branches) - 1), 0)
-  return _bind_cond(index, branches, operands)
+  return _bind_cond(index, branches, operands, "switch")
 
 
 def cond(pred, true_fun: Callable, false_fun: Callable, *operands, operand=None):
@@ -180,21 +180,41 @@ def cond(pred, true_fun: Callable, false_fun: Callable, *operands, operand=None)
       raise TypeError(f"cond: pred must be boolean or a number, got {aval.dtype.name}")
     pred = ew.ne(pred, 0)
   index = ew.convert_element_type(pred, np.int32)
-  return _bind_cond(index, [false_fun, true_fun], operands)
+  return _bind_cond(index, [false_fun, true_fun], operands, "cond")
 
 
-def _bind_cond(index, funs, operands):
+def _branch_name(what: str, i: int) -> str:
+  return ("false_fun", "true_fun")[i] if what == "cond" else f"branch {i}"
+
+
+def _check_branches_agree(what: str, traced) -> None:
+  """JAX's errors for branches whose outputs differ in structure or in type."""
+  first = 1 if what == "cond" else 0  # name true_fun first, as JAX does
+  ref_tree, ref_avals = traced[first][2], traced[first][0].out_avals
+  for i, (closed, _, tree) in enumerate(traced):
+    a, b = _branch_name(what, first), _branch_name(what, i)
+    if tree != ref_tree:
+      raise TypeError(
+          f"{what} branch outputs must have the same pytree structure, but they differ:\n\n"
+          f"{a} output has structure {ref_tree} but {b} output has structure {tree}.\n\n"
+          f"Revise {a} and/or {b} so that they have the same pytree structure.")
+    for x, y in zip(ref_avals, closed.out_avals):
+      if x.shape != y.shape or x.dtype != y.dtype:
+        kind = "dtypes" if x.shape == y.shape else "shapes"
+        raise TypeError(
+            f"{what} branches must have equal output types but they differ.\n\n"
+            f"The output of {a} has type {x.str_short()} but the corresponding output of "
+            f"{b} has type {y.str_short()}, so the {kind} do not match.\n\n"
+            f"Revise {a} and/or {b} so that all output types match.")
+
+
+def _bind_cond(index, funs, operands, what: str):
   ops, in_tree = tree_util.tree_flatten(operands)
   avals = [core.get_aval(x) for x in ops]
   traced = [_trace_fun(f, in_tree, avals) for f in funs]
+  _check_branches_agree(what, traced)
   out_tree = traced[0][2]
-  for _, _, t in traced[1:]:
-    if t != out_tree:
-      raise TypeError(f"cond/switch branches must return the same structure, got {out_tree} "
-                      f"and {t}")
   out_avals = [j.out_avals for j, _, _ in traced]
-  for o in out_avals[1:]:
-    _check_same_types("cond/switch branch outputs", out_avals[0], o)
   weak = [all(o[i].weak_type for o in out_avals) for i in range(len(out_avals[0]))]
   all_consts = [c for _, consts, _ in traced for c in consts]
   const_avals = [core.get_aval(c) for c in all_consts]
