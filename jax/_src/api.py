@@ -905,11 +905,29 @@ def _flatten_with_aux(fun: Callable, in_tree, has_aux: bool):
         raise TypeError("a function differentiated with has_aux=True must return a pair "
                         f"(output, auxiliary data), got {type(out).__name__}")
       out, aux = out
-      aux_leaves, aux_store.value = tree_flatten(aux)
+      aux_leaves, aux_tree = tree_flatten(aux)
+      aux_store.value = _AuxTree(aux_tree, aux_leaves)
+      aux_leaves = aux_store.value.traced
     leaves, store.value = tree_flatten(out)
     return leaves + aux_leaves
 
   return flat, store, aux_store
+
+
+class _AuxTree:
+  """How to rebuild the auxiliary data: its jax values ride through the trace as extra
+  outputs, and anything else (any Python object, as JAX allows) is kept as it is."""
+
+  def __init__(self, treedef, leaves):
+    self._treedef = treedef
+    self._kept = {i: x for i, x in enumerate(leaves)
+                  if not isinstance(x, core.Tracer) and not core.is_valid_jaxval(x)}
+    self.traced = [x for i, x in enumerate(leaves) if i not in self._kept]
+
+  def unflatten(self, traced_leaves):
+    it = iter(traced_leaves)
+    return self._treedef.unflatten(
+        [self._kept[i] if i in self._kept else next(it) for i in range(self._treedef.num_leaves)])
 
 
 class _VjpPullback:

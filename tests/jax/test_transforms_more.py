@@ -445,3 +445,13 @@ def test_fwd_and_bwd_reuses_one_compiled_backward():
   assert aux == 3
   np.testing.assert_allclose(gx, np.full((2, 2), 4.0))
   np.testing.assert_allclose(gw, np.full((2, 2), 2.0))
+
+
+def test_auxiliary_data_may_hold_any_python_object():
+  tag = object()
+  g, aux = jax.grad(lambda x: (x * 2.0, (tag, x * 3, "name")), has_aux=True)(1.0)
+  assert float(g) == 2.0 and aux[0] is tag and float(aux[1]) == 3.0 and aux[2] == "name"
+  (value, aux), g = jax.value_and_grad(lambda x: (x * x, tag), has_aux=True)(3.0)
+  assert (float(value), float(g)) == (9.0, 6.0) and aux is tag
+  _, _, aux = jax.vjp(lambda x: (x * 2, {"k": tag}), 1.0, has_aux=True)
+  assert aux["k"] is tag
