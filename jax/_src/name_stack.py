@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import threading
 from contextlib import contextmanager
-from typing import Callable
+from typing import Any, Callable, NamedTuple
 
 _state = threading.local()
 
@@ -23,6 +23,33 @@ def _stack() -> list[str]:
 
 def current_name_stack() -> str:
   return "/".join(_stack())
+
+
+class NameStack(NamedTuple):
+  """The scopes an equation was traced in; prints as their '/'-joined path."""
+  names: tuple[str, ...] = ()
+
+  def __str__(self) -> str:
+    return "/".join(self.names)
+
+
+class SourceInfo(NamedTuple):
+  """Where an equation comes from (`eqn.source_info`): its name stack (the traceback is
+  not recorded here)."""
+  traceback: Any
+  name_stack: NameStack
+
+
+_source_infos: dict[tuple[str, ...], SourceInfo] = {}
+
+
+def current_source_info() -> SourceInfo:
+  """The SourceInfo of an equation traced now (one shared object per name stack)."""
+  names = tuple(_stack())
+  info = _source_infos.get(names)
+  if info is None:
+    info = _source_infos[names] = SourceInfo(None, NameStack(names))
+  return info
 
 
 @contextmanager

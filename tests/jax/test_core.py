@@ -166,3 +166,18 @@ def test_vmap_inconsistent_sizes_message_names_each_argument():
       "  * most axes (2 of them) had size 3, e.g. axis 0 of argument a of type float32[3];\n"
       "  * one axis had size 4: axis 0 of argument c['k'] of type float32[4]")):
     jax.vmap(lambda a, b, c: None)(jnp.ones(3), jnp.ones(3), {"k": jnp.ones(4)})
+
+
+def test_equations_carry_the_name_stack_they_were_traced_in():
+  def f(x):
+    with jax.named_scope("outer"):
+      y = jnp.sin(x)
+      with jax.named_scope("inner"):
+        return y * 2
+
+  jaxpr = jax.make_jaxpr(f)(1.0)
+  assert [(e.primitive.name, str(e.source_info.name_stack)) for e in jaxpr.eqns] == [
+      ("sin", "outer"), ("mul", "outer/inner")]
+  g = jax.make_jaxpr(jax.named_call(lambda x: x + 1, name="nc"))(1.0)
+  assert [str(e.source_info.name_stack) for e in g.eqns] == ["nc"]
+  assert str(jax.make_jaxpr(lambda x: x + 1)(1.0).eqns[0].source_info.name_stack) == ""

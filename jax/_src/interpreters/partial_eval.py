@@ -21,6 +21,7 @@ import numpy as np
 from jax._src import core
 from jax._src import dtypes
 from jax._src.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, ShapedArray, Tracer, Var
+from jax._src.name_stack import current_source_info
 
 # rule(trace, tracers, **params) -> out tracers (JaxprTrace)
 partial_eval_rules: dict[core.Primitive, Callable] = {}
@@ -118,8 +119,8 @@ def inline_literals(jaxpr: Jaxpr, consts: Sequence) -> tuple[Jaxpr, list]:
     return jaxpr, list(consts)
   keep = [(v, c) for v, c in zip(jaxpr.constvars, consts) if v not in lits]
   sub = lambda x: lits.get(x, x) if isinstance(x, Var) else x
-  eqns = [JaxprEqn(e.primitive, [sub(x) for x in e.inputs], e.params, e.out_binders)
-          for e in jaxpr.eqns]
+  eqns = [JaxprEqn(e.primitive, [sub(x) for x in e.inputs], e.params, e.out_binders,
+                   source_info=e.source_info) for e in jaxpr.eqns]
   new = Jaxpr([v for v, _ in keep], jaxpr.invars, eqns, [sub(x) for x in jaxpr.outs])
   return new, [c for _, c in keep]
 
@@ -159,7 +160,8 @@ class DynamicJaxprTrace(core.Trace):
     outs = [self.builder.new_tracer(self, a) for a in avals_out]
     inputs = [self.builder.getvar(t) for t in tracers]
     binders = [self.builder.add_var(t) for t in outs]
-    self.builder.eqns.append(JaxprEqn(primitive, inputs, params, binders))
+    self.builder.eqns.append(JaxprEqn(primitive, inputs, params, binders,
+                                      source_info=current_source_info()))
     return outs if primitive.multiple_results else outs[0]
 
 
@@ -449,8 +451,8 @@ def partial_eval_jaxpr(jaxpr: Jaxpr, unknowns_in: Sequence[bool],
                 known_outs + residuals)
   res_binders = {v: Var(v.aval) for v in residuals}
   rename = lambda x: res_binders.get(x, x) if isinstance(x, Var) else x
-  unknown_eqns = [JaxprEqn(e.primitive, [rename(x) for x in e.inputs], e.params, e.out_binders)
-                  for e in unknown_eqns]
+  unknown_eqns = [JaxprEqn(e.primitive, [rename(x) for x in e.inputs], e.params, e.out_binders,
+                           source_info=e.source_info) for e in unknown_eqns]
   unknown_jaxpr = Jaxpr([], [res_binders[v] for v in residuals] +
                         [v for v, uk in zip(jaxpr.invars, unknowns_in) if uk],
                         unknown_eqns, [rename(x) for x in outs_unknown])
