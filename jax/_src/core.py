@@ -152,6 +152,7 @@ _SHORT_NAMES = {
     "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
     "bfloat16": "bf16", "float16": "f16", "float32": "f32", "float64": "f64",
     "complex64": "c64", "complex128": "c128",
+    **{dt.name: dt.name.replace("float", "f") for dt in dtypes.narrow_float_dtypes},
 }
 
 

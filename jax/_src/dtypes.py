@@ -6,7 +6,7 @@ and complexes, which adopt the dtype of whatever they are combined with.
 
     bool -> int -> {u8, i8};  u8 -> {u16, i16};  u16 -> {u32, i32};  u32 -> {u64, i64}
     i8 -> i16 -> i32 -> i64;  u64 -> float;  i64 -> float
-    float -> {complex, bf16, f16};  bf16 -> f32;  f16 -> f32;  f32 -> {f64, c64}
+    float -> {complex, bf16, f16, each 8-bit (and 4-bit) float};  bf16 -> f32;  f16 -> f32;  f32 -> {f64, c64}
     f64 -> c128;  complex -> c64 -> c128
 
 The result type of several values is the least upper bound of their nodes. When
@@ -31,6 +31,18 @@ uint8, uint16, uint32, uint64 = (np.dtype(t) for t in (np.uint8, np.uint16, np.u
 bfloat16 = np.dtype(ml_dtypes.bfloat16)
 float16, float32, float64 = (np.dtype(t) for t in (np.float16, np.float32, np.float64))
 complex64, complex128 = np.dtype(np.complex64), np.dtype(np.complex128)
+# The narrow floats of ml_dtypes (8 bits and fewer). Each is its own lattice node
+# with no way up: like JAX, they never promote implicitly to a wider float.
+float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e4m3b11fnuz = (
+    np.dtype(getattr(ml_dtypes, n)) for n in (
+        "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz",
+        "float8_e4m3b11fnuz"))
+float8_e4m3, float8_e3m4, float8_e8m0fnu, float4_e2m1fn = (
+    np.dtype(getattr(ml_dtypes, n)) for n in (
+        "float8_e4m3", "float8_e3m4", "float8_e8m0fnu", "float4_e2m1fn"))
+narrow_float_dtypes = (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz,
+                       float8_e4m3b11fnuz, float8_e4m3, float8_e3m4, float8_e8m0fnu,
+                       float4_e2m1fn)
 # The tangent type of integer and boolean values: a zero-size element, as in JAX.
 float0 = np.dtype([("float0", np.void, 0)])
 
@@ -42,7 +54,8 @@ _LATTICE: dict[Any, tuple] = {
     int: (uint8, int8),
     uint8: (uint16, int16), uint16: (uint32, int32), uint32: (uint64, int64), uint64: (float,),
     int8: (int16,), int16: (int32,), int32: (int64,), int64: (float,),
-    float: (complex, bfloat16, float16),
+    float: (complex, bfloat16, float16, *narrow_float_dtypes),
+    **{narrow: () for narrow in narrow_float_dtypes},
     bfloat16: (float32,), float16: (float32,), float32: (float64, complex64),
     float64: (complex128,),
     complex: (complex64,), complex64: (complex128,), complex128: (),
@@ -170,7 +183,13 @@ def _join(nodes: tuple) -> Any:
   for candidate in common:
     if _UPPER[candidate] == common:
       return candidate
-  raise TypeError(f"no common type for {nodes}")
+  # Only the narrow floats, which have no node above them, can miss a common type.
+  names = tuple(n.__name__ if isinstance(n, type) else str(n) for n in nodes)
+  raise TypePromotionError(
+      f"Input dtypes {names} have no available implicit dtype promotion path. To avoid "
+      "unintended promotion, 8-bit floats do not support implicit promotion. If you'd like "
+      "your inputs to be promoted to another type, you can do so explicitly using e.g. "
+      "x.astype('float32')")
 
 
 class TypePromotionError(ValueError):
@@ -208,11 +227,14 @@ def _check_strict(nodes: tuple) -> None:
 
 
 def promote_types(a, b) -> np.dtype:
-  """Strong promotion of two dtypes on the jax lattice (like jnp.promote_types)."""
-  nodes = (np.dtype(a), np.dtype(b))
+  """Strong promotion of two dtypes on the jax lattice (like jnp.promote_types).
+  Python's int, float and complex stand for their weak lattice nodes, as in JAX."""
+  nodes = tuple(t if any(t is w for w in _WEAK_TYPES) else np.dtype(t) for t in (a, b))
   if numpy_dtype_promotion_mode() == "strict" and nodes[0] != nodes[1]:
     _check_strict(nodes)
-  return canonicalize_dtype(_join(nodes))
+  joined = _join(nodes)
+  # Two Python scalar types join to one, whose numpy dtype JAX returns as it is.
+  return np.dtype(joined) if isinstance(joined, type) else canonicalize_dtype(joined)
 
 
 def _dtype_and_weak(x) -> tuple[np.dtype, bool]:
@@ -250,15 +272,16 @@ def issubdtype(arg1, arg2) -> bool:
   if isinstance(b, (str, np.dtype)) or (isinstance(b, type) and not issubclass(b, np.generic)):
     spec = _as_dtype_spec(b)
     b = b if spec is None else spec
-  if isinstance(a, np.dtype) and a == bfloat16:
-    return b in (bfloat16, np.floating, np.inexact, np.number, np.generic) or (
-        isinstance(b, np.dtype) and b == bfloat16)
+  if isinstance(a, np.dtype) and (a == bfloat16 or a in narrow_float_dtypes):
+    # ml_dtypes' floats are not numpy floating subclasses, but JAX files them there.
+    return b in (np.floating, np.inexact, np.number, np.generic) or (
+        isinstance(b, np.dtype) and b == a) or (isinstance(b, type) and b is a.type)
   return np.issubdtype(a, b)
 
 
 def is_float(dt) -> bool:
   dt = np.dtype(dt)
-  return dt.kind == "f" or dt == bfloat16
+  return dt.kind == "f" or dt == bfloat16 or dt in narrow_float_dtypes
 
 
 def is_complex(dt) -> bool:
@@ -327,6 +350,23 @@ class ExtendedDType(abc.ABC):
   @property
   def name(self) -> str:
     return str(self)
+
+
+def lowest_value(dt):
+  """-inf, or the most negative finite value of floats that have no inf (most float8
+  types): the identity of max."""
+  dt = _info_dtype(dt)
+  if is_complex(dt) or supports_inf(dt):
+    return -np.inf
+  return np.array(ml_dtypes.finfo(dt).min, dt)
+
+
+def highest_value(dt):
+  """+inf, or the largest finite value of floats that have no inf: the identity of min."""
+  dt = _info_dtype(dt)
+  if is_complex(dt) or supports_inf(dt):
+    return np.inf
+  return np.array(ml_dtypes.finfo(dt).max, dt)
 
 
 def supports_inf(dt) -> bool:

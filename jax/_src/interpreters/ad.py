@@ -19,6 +19,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from jax._src import core
+from jax._src import dtypes
 from jax._src.core import ShapedArray, Tracer
 from jax._src.interpreters import partial_eval as pe
 
@@ -158,7 +159,7 @@ class JVPTrace(core.Trace):
 
 
 def _differentiable(x) -> bool:
-  return np.issubdtype(core.get_aval(x).dtype, np.inexact)
+  return dtypes.is_inexact(core.get_aval(x).dtype)  # numpy files bf16/f8 under no float kind
 
 
 def jvp_flat(fun: Callable, primals: Sequence, tangents: Sequence,

@@ -43,7 +43,7 @@ def _monoid_identity(kind: str, dtype):
   if dtype == dtypes.bool_:
     return kind == "min"
   if dtypes.is_inexact(dtype):
-    return -np.inf if kind == "max" else np.inf
+    return dtypes.lowest_value(dtype) if kind == "max" else dtypes.highest_value(dtype)
   info = np.iinfo(dtype)
   return info.min if kind == "max" else info.max
 

@@ -31,10 +31,14 @@ _HLO_TYPES = {
     "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
     "float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64",
     "complex64": "c64", "complex128": "c128",
+    "float8_e4m3fn": "f8e4m3fn", "float8_e5m2": "f8e5m2", "float8_e4m3fnuz": "f8e4m3fnuz",
+    "float8_e5m2fnuz": "f8e5m2fnuz", "float8_e4m3b11fnuz": "f8e4m3b11fnuz",
+    "float8_e4m3": "f8e4m3", "float8_e3m4": "f8e3m4",
 }
 
 # (digits that usually round-trip, digits that always do), as XLA prints floats.
-_FLOAT_DIGITS = {"float16": (3, 5), "bfloat16": (2, 4), "float32": (6, 9), "float64": (15, 17)}
+_FLOAT_DIGITS = {"float16": (3, 5), "bfloat16": (2, 4), "float32": (6, 9), "float64": (15, 17),
+                 **{name: (1, 3) for name in _HLO_TYPES if name.startswith("float8")}}
 
 
 def hlo_type(dtype) -> str:
@@ -98,6 +102,10 @@ def format_values(flat: np.ndarray, dtype) -> list[str]:
   lost = np.nonzero(np.array(texts, np.float64).astype(dtype) != flat)[0]
   for i in lost.tolist():
     texts[i] = f"{values[i]:.{full}g}"
+  # Python prints every NaN as "nan"; XLA text keeps the sign ("-nan").
+  as_f64 = np.asarray(values, np.float64)
+  for i in np.nonzero(np.isnan(as_f64) & np.signbit(as_f64))[0].tolist():
+    texts[i] = "-nan"
   return texts
 
 

@@ -44,6 +44,7 @@ double Literal::GetAsDouble(int64_t i) const {
         T v = Get<T>(i);
         if constexpr (std::is_same_v<T, half>) return HalfToFloat(v);
         else if constexpr (std::is_same_v<T, bfloat16>) return BF16ToFloat(v);
+        else if constexpr (kIsFloat8<T>) return Float8ToFloat(tag.kType, v.bits);
         else if constexpr (std::is_same_v<T, std::complex<float>> ||
                            std::is_same_v<T, std::complex<double>>) return v.real();
         else return static_cast<double>(v);
@@ -92,6 +93,7 @@ void Literal::SetFromDouble(int64_t i, double v) {
         using T = typename decltype(tag)::type;
         if constexpr (std::is_same_v<T, half>) Set<T>(i, DoubleToHalf(v));
         else if constexpr (std::is_same_v<T, bfloat16>) Set<T>(i, FloatToBF16(static_cast<float>(v)));
+        else if constexpr (kIsFloat8<T>) Set<T>(i, T{DoubleToFloat8(tag.kType, v)});
         else if constexpr (std::is_same_v<T, bool>) Set<T>(i, v != 0);
         else Set<T>(i, static_cast<T>(v));
         return 0;
@@ -145,6 +147,16 @@ std::string ElementToString(const Literal& l, int64_t i) {
     case PrimitiveType::BF16:
       return FloatToString(l.GetAsDouble(i), 2, 4,
                            [](double d) { return FloatToBF16(static_cast<float>(d)).bits; });
+    case PrimitiveType::F8E4M3FN:
+    case PrimitiveType::F8E5M2:
+    case PrimitiveType::F8E4M3FNUZ:
+    case PrimitiveType::F8E5M2FNUZ:
+    case PrimitiveType::F8E4M3B11FNUZ:
+    case PrimitiveType::F8E4M3:
+    case PrimitiveType::F8E3M4:
+      // At most 5 significant bits: 3 digits always read back, often fewer do.
+      return FloatToString(l.GetAsDouble(i), 1, 3,
+                           [t](double d) { return DoubleToFloat8(t, d); });
     case PrimitiveType::F32:
       return FloatToString(l.GetAsDouble(i), 6, 9, [](double d) { return static_cast<float>(d); });
     case PrimitiveType::F64:

@@ -26,7 +26,14 @@ namespace xla {
   V(C64, "c64", 8)             \
   V(C128, "c128", 16)          \
   V(TOKEN, "token", 0)         \
-  V(TUPLE, "tuple", 0)
+  V(TUPLE, "tuple", 0)         \
+  V(F8E4M3FN, "f8e4m3fn", 1)   \
+  V(F8E5M2, "f8e5m2", 1)       \
+  V(F8E4M3FNUZ, "f8e4m3fnuz", 1) \
+  V(F8E5M2FNUZ, "f8e5m2fnuz", 1) \
+  V(F8E4M3B11FNUZ, "f8e4m3b11fnuz", 1) \
+  V(F8E4M3, "f8e4m3", 1)       \
+  V(F8E3M4, "f8e3m4", 1)
 
 enum class PrimitiveType : int32_t {
   INVALID = 0,
@@ -42,9 +49,16 @@ std::optional<PrimitiveType> PrimitiveTypeFromName(std::string_view name);
 // Bytes per element; 0 for TOKEN, TUPLE and INVALID.
 int ByteWidth(PrimitiveType type);
 
+// The 8-bit floats (stored in one byte, computed in f32).
+inline bool IsF8(PrimitiveType t) {
+  return t == PrimitiveType::F8E4M3FN || t == PrimitiveType::F8E5M2 ||
+         t == PrimitiveType::F8E4M3FNUZ || t == PrimitiveType::F8E5M2FNUZ ||
+         t == PrimitiveType::F8E4M3B11FNUZ || t == PrimitiveType::F8E4M3 ||
+         t == PrimitiveType::F8E3M4;
+}
 inline bool IsFloatingPoint(PrimitiveType t) {
   return t == PrimitiveType::F16 || t == PrimitiveType::F32 ||
-         t == PrimitiveType::F64 || t == PrimitiveType::BF16;
+         t == PrimitiveType::F64 || t == PrimitiveType::BF16 || IsF8(t);
 }
 inline bool IsComplex(PrimitiveType t) {
   return t == PrimitiveType::C64 || t == PrimitiveType::C128;
