@@ -70,6 +70,8 @@ class PrimitiveType(enum.IntEnum):
   F8E4M3B11FNUZ = 18
   F8E5M2FNUZ = 19
   F8E4M3FNUZ = 20
+  S4 = 21
+  U4 = 22
   TOKEN = 23
   F8E4M3 = 26
   F8E3M4 = 27
@@ -93,6 +95,7 @@ def _dtype_table() -> dict[PrimitiveType, np.dtype]:
       PrimitiveType.F8E4M3FNUZ: np.dtype(ml_dtypes.float8_e4m3fnuz),
       PrimitiveType.F8E4M3: np.dtype(ml_dtypes.float8_e4m3),
       PrimitiveType.F8E3M4: np.dtype(ml_dtypes.float8_e3m4),
+      PrimitiveType.S4: np.dtype(ml_dtypes.int4), PrimitiveType.U4: np.dtype(ml_dtypes.uint4),
   }
 
 

@@ -40,6 +40,12 @@ float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e4m3b11fnuz
 float8_e4m3, float8_e3m4, float8_e8m0fnu, float4_e2m1fn = (
     np.dtype(getattr(ml_dtypes, n)) for n in (
         "float8_e4m3", "float8_e3m4", "float8_e8m0fnu", "float4_e2m1fn"))
+# Integers narrower than a byte (ml_dtypes stores one per byte): like the narrow floats,
+# nodes with no way up; only bool and Python ints join them.
+int1, int2, int4, uint1, uint2, uint4 = (
+    np.dtype(getattr(ml_dtypes, n)) for n in ("int1", "int2", "int4", "uint1", "uint2", "uint4"))
+narrow_int_dtypes = (int1, int2, int4, uint1, uint2, uint4)
+narrow_signed_int_dtypes = (int1, int2, int4)
 narrow_float_dtypes = (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz,
                        float8_e4m3b11fnuz, float8_e4m3, float8_e3m4, float8_e8m0fnu,
                        float4_e2m1fn)
@@ -51,11 +57,11 @@ python_scalar_types = (bool, int, float, complex)
 
 _LATTICE: dict[Any, tuple] = {
     bool_: (int,),
-    int: (uint8, int8),
+    int: (uint8, int8, *narrow_int_dtypes),
     uint8: (uint16, int16), uint16: (uint32, int32), uint32: (uint64, int64), uint64: (float,),
     int8: (int16,), int16: (int32,), int32: (int64,), int64: (float,),
     float: (complex, bfloat16, float16, *narrow_float_dtypes),
-    **{narrow: () for narrow in narrow_float_dtypes},
+    **{narrow: () for narrow in narrow_float_dtypes + narrow_int_dtypes},
     bfloat16: (float32,), float16: (float32,), float32: (float64, complex64),
     float64: (complex128,),
     complex: (complex64,), complex64: (complex128,), complex128: (),
@@ -183,13 +189,17 @@ def _join(nodes: tuple) -> Any:
   for candidate in common:
     if _UPPER[candidate] == common:
       return candidate
-  # Only the narrow floats, which have no node above them, can miss a common type.
+  # Only the narrow floats and ints, with no node above them, can miss a common type.
   names = tuple(n.__name__ if isinstance(n, type) else str(n) for n in nodes)
+  if any(n in narrow_float_dtypes for n in nodes if isinstance(n, np.dtype)):
+    what, example = "8-bit floats", "float32"
+  else:
+    what, example = "1-bit, 2-bit and 4-bit integers", "int32"
   raise TypePromotionError(
       f"Input dtypes {names} have no available implicit dtype promotion path. To avoid "
-      "unintended promotion, 8-bit floats do not support implicit promotion. If you'd like "
+      f"unintended promotion, {what} do not support implicit promotion. If you'd like "
       "your inputs to be promoted to another type, you can do so explicitly using e.g. "
-      "x.astype('float32')")
+      f"x.astype('{example}')")
 
 
 class TypePromotionError(ValueError):
@@ -276,12 +286,29 @@ def issubdtype(arg1, arg2) -> bool:
     # ml_dtypes' floats are not numpy floating subclasses, but JAX files them there.
     return b in (np.floating, np.inexact, np.number, np.generic) or (
         isinstance(b, np.dtype) and b == a) or (isinstance(b, type) and b is a.type)
+  if isinstance(a, np.dtype) and a in narrow_int_dtypes:
+    kind = np.signedinteger if a in narrow_signed_int_dtypes else np.unsignedinteger
+    return b in (kind, np.integer, np.number, np.generic) or (
+        isinstance(b, np.dtype) and b == a) or (isinstance(b, type) and b is a.type)
   return np.issubdtype(a, b)
 
 
 def is_float(dt) -> bool:
   dt = np.dtype(dt)
   return dt.kind == "f" or dt == bfloat16 or dt in narrow_float_dtypes
+
+
+def kind(dt) -> str:
+  """numpy's kind letter of `dt`, with ml_dtypes' types filed as JAX files them: bfloat16
+  and the narrow floats are 'f', the narrow ints 'i' or 'u' (numpy says 'V')."""
+  dt = np.dtype(dt)
+  if dt.kind != "V":
+    return dt.kind
+  if dt == bfloat16 or dt in narrow_float_dtypes:
+    return "f"
+  if dt in narrow_int_dtypes:
+    return "i" if dt in narrow_signed_int_dtypes else "u"
+  return dt.kind
 
 
 def is_complex(dt) -> bool:
@@ -293,7 +320,8 @@ def is_inexact(dt) -> bool:
 
 
 def is_integer(dt) -> bool:
-  return np.dtype(dt).kind in "iu"
+  dt = np.dtype(dt)
+  return dt.kind in "iu" or dt in narrow_int_dtypes
 
 
 def _info_dtype(dt) -> np.dtype:

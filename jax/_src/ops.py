@@ -48,12 +48,12 @@ def _segment_reduce(name, combine, identity, data, segment_ids, num_segments,
 
 def _low(dtype):
   return dtypes.lowest_value(dtype) if dtypes.is_inexact(dtype) else (
-      False if dtype == np.bool_ else np.iinfo(dtype).min)
+      False if dtype == np.bool_ else dtypes.iinfo(dtype).min)
 
 
 def _high(dtype):
   return dtypes.highest_value(dtype) if dtypes.is_inexact(dtype) else (
-      True if dtype == np.bool_ else np.iinfo(dtype).max)
+      True if dtype == np.bool_ else dtypes.iinfo(dtype).max)
 
 
 def segment_sum(data, segment_ids, num_segments=None, indices_are_sorted=False,

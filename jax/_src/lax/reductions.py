@@ -44,7 +44,7 @@ def init_value(kind: str, dtype):
   if dtypes.is_float(dtype) or dtypes.is_complex(dtype):
     # Complex numbers order lexicographically: (-inf, 0) is below every other one.
     return dtypes.lowest_value(dtype) if kind == "max" else dtypes.highest_value(dtype)
-  info = np.iinfo(dtype)
+  info = dtypes.iinfo(dtype)  # ml_dtypes: int4 too
   return info.min if kind == "max" else info.max
 
 

@@ -94,7 +94,7 @@ def _identity(kind: str, dtype):
     return kind == "min"
   if dtypes.is_inexact(dtype):
     return dtypes.lowest_value(dtype) if kind == "max" else dtypes.highest_value(dtype)
-  info = np.iinfo(dtype)
+  info = dtypes.iinfo(dtype)  # ml_dtypes: int4 too
   return info.min if kind == "max" else info.max
 
 

@@ -33,7 +33,7 @@ _HLO_TYPES = {
     "complex64": "c64", "complex128": "c128",
     "float8_e4m3fn": "f8e4m3fn", "float8_e5m2": "f8e5m2", "float8_e4m3fnuz": "f8e4m3fnuz",
     "float8_e5m2fnuz": "f8e5m2fnuz", "float8_e4m3b11fnuz": "f8e4m3b11fnuz",
-    "float8_e4m3": "f8e4m3", "float8_e3m4": "f8e3m4",
+    "float8_e4m3": "f8e4m3", "float8_e3m4": "f8e3m4", "int4": "s4", "uint4": "u4",
 }
 
 # (digits that usually round-trip, digits that always do), as XLA prints floats.
@@ -91,6 +91,8 @@ def format_values(flat: np.ndarray, dtype) -> list[str]:
     return ["true" if b else "false" for b in flat.tolist()]
   if dtype.kind in "iu":
     return [str(v) for v in flat.tolist()]
+  if dtype in dtypes.narrow_int_dtypes:
+    return [str(v) for v in flat.astype(np.int64).tolist()]
   if dtype.kind == "c":  # XLA writes complex literals as (real, imag)
     part = np.dtype(np.float32 if dtype.itemsize == 8 else np.float64)
     return [f"({r}, {i})" for r, i in zip(format_values(flat.real.astype(part), part),

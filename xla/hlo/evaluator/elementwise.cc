@@ -359,6 +359,11 @@ StatusOr<Literal> EvalElementwise(const HloInstruction& instr, const std::vector
   const Literal& a = *ops[0];
   const PrimitiveType in_type = a.shape().element_type();
   Status status;
+  if ((IsInt4(in_type) || IsInt4(instr.shape().element_type())) && op != HloOpcode::kSelect &&
+      op != HloOpcode::kBitcastConvert) {
+    // 4-bit wrap-around and saturation rules are the backend's; the folder leaves these.
+    return Unsupported(instr, in_type);
+  }
 
   switch (op) {
     case HloOpcode::kConvert:

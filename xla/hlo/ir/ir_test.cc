@@ -159,6 +159,24 @@ TEST(Float8Literals) {
   EXPECT_EQ(Shape(PrimitiveType::F8E3M4, {3, 2}).ToString(), "f8e3m4[3,2]{1,0}");
 }
 
+// s4/u4 literals hold the low 4 bits per byte (ml_dtypes' layout), wrap like XLA's
+// integer converts, and print their values.
+TEST(Int4Literals) {
+  Literal s(Shape(PrimitiveType::S4, {4}));
+  for (int i = 0; i < 4; ++i) s.SetFromInt64(i, std::vector<int64_t>{-2, 7, -8, 300}[i]);
+  EXPECT_EQ(s.ToStringWithoutShape(), "{-2, 7, -8, -4}");
+  EXPECT_EQ(s.Get<int4>(0).bits, 0x0e);
+  EXPECT_EQ(s.GetAsInt64(2), -8);
+  EXPECT_EQ(s.GetAsDouble(1), 7.0);
+  Literal u(Shape(PrimitiveType::U4, {2}));
+  u.SetFromInt64(0, 15);
+  u.SetFromInt64(1, 17);
+  EXPECT_EQ(u.ToStringWithoutShape(), "{15, 1}");
+  EXPECT_EQ(ByteWidth(PrimitiveType::S4), 1);
+  EXPECT_TRUE(IsSignedInteger(PrimitiveType::S4) && IsUnsignedInteger(PrimitiveType::U4));
+  EXPECT_TRUE(PrimitiveTypeFromName("u4") == PrimitiveType::U4);
+}
+
 // Operand mutation keeps users lists in sync; RAUW moves the root too.
 TEST(UsersAndReplace) {
   HloComputation comp("c");

@@ -45,6 +45,7 @@ double Literal::GetAsDouble(int64_t i) const {
         if constexpr (std::is_same_v<T, half>) return HalfToFloat(v);
         else if constexpr (std::is_same_v<T, bfloat16>) return BF16ToFloat(v);
         else if constexpr (kIsFloat8<T>) return Float8ToFloat(tag.kType, v.bits);
+        else if constexpr (kIsInt4<T>) return v.value();
         else if constexpr (std::is_same_v<T, std::complex<float>> ||
                            std::is_same_v<T, std::complex<double>>) return v.real();
         else return static_cast<double>(v);
@@ -65,6 +66,7 @@ int64_t Literal::GetAsInt64(int64_t i) const {
       [&](auto tag) -> int64_t {
         using T = typename decltype(tag)::type;
         if constexpr (std::is_integral_v<T>) return static_cast<int64_t>(Get<T>(i));
+        else if constexpr (kIsInt4<T>) return Get<T>(i).value();
         else return static_cast<int64_t>(GetAsDouble(i));
       },
       0);
@@ -79,6 +81,8 @@ uint64_t Literal::GetAsUInt64(int64_t i) const {
           return Get<T>(i) ? 1 : 0;
         } else if constexpr (std::is_integral_v<T>) {
           return static_cast<uint64_t>(static_cast<std::make_unsigned_t<T>>(Get<T>(i)));
+        } else if constexpr (kIsInt4<T>) {
+          return Get<T>(i).bits & 0xf;
         } else {
           return static_cast<uint64_t>(GetAsDouble(i));
         }
@@ -94,6 +98,7 @@ void Literal::SetFromDouble(int64_t i, double v) {
         if constexpr (std::is_same_v<T, half>) Set<T>(i, DoubleToHalf(v));
         else if constexpr (std::is_same_v<T, bfloat16>) Set<T>(i, FloatToBF16(static_cast<float>(v)));
         else if constexpr (kIsFloat8<T>) Set<T>(i, T{DoubleToFloat8(tag.kType, v)});
+        else if constexpr (kIsInt4<T>) Set<T>(i, T::Wrap(static_cast<int64_t>(v)));
         else if constexpr (std::is_same_v<T, bool>) Set<T>(i, v != 0);
         else Set<T>(i, static_cast<T>(v));
         return 0;
@@ -115,6 +120,7 @@ void Literal::SetFromInt64(int64_t i, int64_t v) {
         using T = typename decltype(tag)::type;
         if constexpr (std::is_same_v<T, bool>) Set<T>(i, v != 0);
         else if constexpr (std::is_integral_v<T>) Set<T>(i, static_cast<T>(v));
+        else if constexpr (kIsInt4<T>) Set<T>(i, T::Wrap(v));
         else SetFromDouble(i, static_cast<double>(v));
         return 0;
       },

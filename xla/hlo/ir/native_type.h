@@ -8,6 +8,7 @@
 #include <complex>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <utility>
 
 #include "xla/hlo/ir/primitive_type.h"
@@ -33,6 +34,20 @@ inline float BF16ToFloat(bfloat16 b) {
   return f;
 }
 bfloat16 FloatToBF16(float f);  // round to nearest even; NaN kept quiet
+
+// 4-bit integers as stored: the value's low 4 bits, zeros above.
+struct int4 {
+  uint8_t bits = 0;
+  int value() const { return static_cast<int8_t>(static_cast<uint8_t>(bits << 4)) >> 4; }
+  static int4 Wrap(int64_t v) { return int4{static_cast<uint8_t>(v & 0xf)}; }
+};
+struct uint4 {
+  uint8_t bits = 0;
+  int value() const { return bits & 0xf; }
+  static uint4 Wrap(int64_t v) { return uint4{static_cast<uint8_t>(v & 0xf)}; }
+};
+template <typename T> inline constexpr bool kIsInt4 =
+    std::is_same_v<T, int4> || std::is_same_v<T, uint4>;
 
 // An 8-bit float of HLO type P (one of the F8 types), as raw bits.
 template <PrimitiveType P>
@@ -88,6 +103,8 @@ XLA_NATIVE(F8E5M2FNUZ, float8<PrimitiveType::F8E5M2FNUZ>)
 XLA_NATIVE(F8E4M3B11FNUZ, float8<PrimitiveType::F8E4M3B11FNUZ>)
 XLA_NATIVE(F8E4M3, float8<PrimitiveType::F8E4M3>)
 XLA_NATIVE(F8E3M4, float8<PrimitiveType::F8E3M4>)
+XLA_NATIVE(S4, int4)
+XLA_NATIVE(U4, uint4)
 #undef XLA_NATIVE
 
 // A value-less tag carrying the primitive type and its C++ type.
@@ -109,7 +126,7 @@ R ArrayTypeSwitch(PrimitiveType t, Fn&& fn, R fallback) {
     XLA_CASE(U8) XLA_CASE(U16) XLA_CASE(U32) XLA_CASE(U64) XLA_CASE(F16)
     XLA_CASE(BF16) XLA_CASE(F32) XLA_CASE(F64) XLA_CASE(C64) XLA_CASE(C128)
     XLA_CASE(F8E4M3FN) XLA_CASE(F8E5M2) XLA_CASE(F8E4M3FNUZ) XLA_CASE(F8E5M2FNUZ)
-    XLA_CASE(F8E4M3B11FNUZ) XLA_CASE(F8E4M3) XLA_CASE(F8E3M4)
+    XLA_CASE(F8E4M3B11FNUZ) XLA_CASE(F8E4M3) XLA_CASE(F8E3M4) XLA_CASE(S4) XLA_CASE(U4)
 #undef XLA_CASE
     default:
       break;

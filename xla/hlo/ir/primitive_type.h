@@ -8,7 +8,8 @@
 
 namespace xla {
 
-// V(enum name, HLO spelling, byte size (0: not an array element))
+// V(enum name, HLO spelling, byte size (0: not an array element)). s4/u4 take a
+// byte each, the value in its low 4 bits and zeros above (ml_dtypes' layout).
 #define XLA_PRIMITIVE_TYPES(V) \
   V(PRED, "pred", 1)           \
   V(S8, "s8", 1)               \
@@ -33,7 +34,9 @@ namespace xla {
   V(F8E5M2FNUZ, "f8e5m2fnuz", 1) \
   V(F8E4M3B11FNUZ, "f8e4m3b11fnuz", 1) \
   V(F8E4M3, "f8e4m3", 1)       \
-  V(F8E3M4, "f8e3m4", 1)
+  V(F8E3M4, "f8e3m4", 1)       \
+  V(S4, "s4", 1)               \
+  V(U4, "u4", 1)
 
 enum class PrimitiveType : int32_t {
   INVALID = 0,
@@ -64,13 +67,15 @@ inline bool IsComplex(PrimitiveType t) {
   return t == PrimitiveType::C64 || t == PrimitiveType::C128;
 }
 inline bool IsSignedInteger(PrimitiveType t) {
-  return t == PrimitiveType::S8 || t == PrimitiveType::S16 ||
+  return t == PrimitiveType::S4 || t == PrimitiveType::S8 || t == PrimitiveType::S16 ||
          t == PrimitiveType::S32 || t == PrimitiveType::S64;
 }
 inline bool IsUnsignedInteger(PrimitiveType t) {
-  return t == PrimitiveType::U8 || t == PrimitiveType::U16 ||
+  return t == PrimitiveType::U4 || t == PrimitiveType::U8 || t == PrimitiveType::U16 ||
          t == PrimitiveType::U32 || t == PrimitiveType::U64;
 }
+// 4-bit integers: one per byte in memory, 4 bits wide in arithmetic.
+inline bool IsInt4(PrimitiveType t) { return t == PrimitiveType::S4 || t == PrimitiveType::U4; }
 inline bool IsInteger(PrimitiveType t) { return IsSignedInteger(t) || IsUnsignedInteger(t); }
 inline bool IsArrayType(PrimitiveType t) {
   return t != PrimitiveType::INVALID && t != PrimitiveType::TOKEN && t != PrimitiveType::TUPLE;

@@ -69,6 +69,8 @@ ENTRY main.1 {
   c.4 = f8e4m3fnuz[] constant(-nan)
   c.5 = f8e5m2fnuz[] constant(-2)
   c.6 = f8e4m3[2]{0} constant({0.3, inf})
+  c.7 = s4[3]{0} constant({-8, 7, -1})
+  c.8 = u4[2]{0} constant({15, 0})
   y.1 = f8e5m2[2]{0} parameter(1)
   ROOT tuple.1 = (f32[3]{0}, f8e4m3b11fnuz[], f8e3m4[2]{0}, f8e4m3fnuz[], f8e5m2fnuz[], /*index=5*/f8e4m3[2]{0}) tuple(f.1, c.2, c.3, c.4, c.5, c.6)
 }

@@ -139,6 +139,8 @@ PrimitiveType FromC(PJRT_Buffer_Type t) {
     case PJRT_Buffer_Type_F8E4M3B11FNUZ: return PrimitiveType::F8E4M3B11FNUZ;
     case PJRT_Buffer_Type_F8E4M3: return PrimitiveType::F8E4M3;
     case PJRT_Buffer_Type_F8E3M4: return PrimitiveType::F8E3M4;
+    case PJRT_Buffer_Type_S4: return PrimitiveType::S4;
+    case PJRT_Buffer_Type_U4: return PrimitiveType::U4;
     case PJRT_Buffer_Type_TOKEN: return PrimitiveType::TOKEN;
     default: return PrimitiveType::INVALID;
   }
@@ -168,6 +170,8 @@ PJRT_Buffer_Type ToC(PrimitiveType t) {
     case PrimitiveType::F8E4M3B11FNUZ: return PJRT_Buffer_Type_F8E4M3B11FNUZ;
     case PrimitiveType::F8E4M3: return PJRT_Buffer_Type_F8E4M3;
     case PrimitiveType::F8E3M4: return PJRT_Buffer_Type_F8E3M4;
+    case PrimitiveType::S4: return PJRT_Buffer_Type_S4;
+    case PrimitiveType::U4: return PJRT_Buffer_Type_U4;
     case PrimitiveType::TOKEN: return PJRT_Buffer_Type_TOKEN;
     default: return PJRT_Buffer_Type_INVALID;
   }

@@ -382,7 +382,7 @@ typedef enum {
   /* 8-bit floats, one byte per element (ml_dtypes' float8_* layouts). */
   PJRT_Buffer_Type_F8E5M2, PJRT_Buffer_Type_F8E4M3FN, PJRT_Buffer_Type_F8E4M3B11FNUZ,
   PJRT_Buffer_Type_F8E5M2FNUZ, PJRT_Buffer_Type_F8E4M3FNUZ,
-  /* 4-bit integers (reserved: the CPU plugin does not take them yet). */
+  /* 4-bit integers, one byte per element (the low 4 bits, as ml_dtypes stores them). */
   PJRT_Buffer_Type_S4, PJRT_Buffer_Type_U4,
   PJRT_Buffer_Type_TOKEN,
   /* 2-bit integers (reserved). */

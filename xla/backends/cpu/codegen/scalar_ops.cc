@@ -500,6 +500,8 @@ llvm::Type* RegisterType(PrimitiveType type, llvm::LLVMContext& ctx) {
     case PrimitiveType::PRED: return llvm::Type::getInt1Ty(ctx);
     case PrimitiveType::F16:
     case PrimitiveType::BF16: return llvm::Type::getFloatTy(ctx);
+    case PrimitiveType::S4:
+    case PrimitiveType::U4: return llvm::Type::getIntNTy(ctx, 4);
     default: return IsF8(type) ? llvm::Type::getFloatTy(ctx) : StorageType(type, ctx);
   }
 }
@@ -513,6 +515,8 @@ llvm::Value* LoadElement(llvm::IRBuilder<>& b, PrimitiveType type, llvm::Value* 
     case PrimitiveType::PRED: return b.CreateICmpNE(v, b.getInt8(0));
     case PrimitiveType::F16: return b.CreateFPExt(v, b.getFloatTy());
     case PrimitiveType::BF16: return BF16BitsToFloat(b, v);
+    case PrimitiveType::S4:
+    case PrimitiveType::U4: return b.CreateTrunc(v, b.getIntNTy(4));  // the low 4 bits
     default: return IsF8(type) ? F8BitsToFloat(b, type, v) : v;
   }
 }
@@ -525,6 +529,8 @@ void StoreElement(llvm::IRBuilder<>& b, PrimitiveType type, llvm::Value* value,
     case PrimitiveType::PRED: value = b.CreateZExt(value, st); break;
     case PrimitiveType::F16: value = b.CreateFPTrunc(value, st); break;
     case PrimitiveType::BF16: value = b.CreateTrunc(FloatToBF16Bits(b, value), st); break;
+    case PrimitiveType::S4:
+    case PrimitiveType::U4: value = b.CreateZExt(value, st); break;  // zeros above, as ml_dtypes
     default:
       if (IsF8(type)) value = FloatToF8Bits(b, type, value);
       break;
@@ -556,6 +562,8 @@ llvm::Value* LiteralElement(llvm::IRBuilder<>& b, const Literal& literal, int64_
                                        {llvm::ConstantFP::get(part, z.real()),
                                         llvm::ConstantFP::get(part, z.imag())});
     }
+    case PrimitiveType::S4:
+    case PrimitiveType::U4: return llvm::ConstantInt::get(rt, literal.GetAsUInt64(i) & 0xf);
     default:
       return llvm::ConstantInt::get(rt, literal.GetAsUInt64(i));
   }
@@ -657,7 +665,8 @@ StatusOr<llvm::Value*> EmitElementwise(llvm::IRBuilder<>& b, const HloInstructio
     case HloOpcode::kConvert:
       return EmitConvert(b, operand_types[0], result_type, operands[0]);
     case HloOpcode::kBitcastConvert:
-      if (ByteWidth(operand_types[0]) != ByteWidth(result_type)) {
+      if (ByteWidth(operand_types[0]) != ByteWidth(result_type) ||
+          IsInt4(operand_types[0]) != IsInt4(result_type)) {
         return Unimplemented("CPU backend: bitcast-convert between widths (" + instr.name() + ")");
       }
       return FromBits(b, result_type, ToBits(b, operand_types[0], operands[0]));

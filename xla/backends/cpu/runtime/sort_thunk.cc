@@ -52,6 +52,8 @@ uint64_t OrderKey(PrimitiveType type, const uint8_t* p) {
     case PrimitiveType::S16: { int16_t v; std::memcpy(&v, p, 2); return static_cast<uint64_t>(int64_t{v}) ^ (uint64_t{1} << 63); }
     case PrimitiveType::S32: { int32_t v; std::memcpy(&v, p, 4); return static_cast<uint64_t>(int64_t{v}) ^ (uint64_t{1} << 63); }
     case PrimitiveType::S64: { int64_t v; std::memcpy(&v, p, 8); return static_cast<uint64_t>(v) ^ (uint64_t{1} << 63); }
+    case PrimitiveType::S4: return static_cast<uint64_t>(int64_t{int4{*p}.value()}) ^ (uint64_t{1} << 63);
+    case PrimitiveType::U4: return *p & 0xf;
     case PrimitiveType::PRED:
     case PrimitiveType::U8: return *p;
     case PrimitiveType::U16: { uint16_t v; std::memcpy(&v, p, 2); return v; }
