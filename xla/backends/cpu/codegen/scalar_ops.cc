@@ -4,6 +4,7 @@
 #include "xla/backends/cpu/codegen/scalar_ops.h"
 
 #include <cmath>
+#include <cstring>
 #include <string>
 
 #include "llvm/IR/Intrinsics.h"
@@ -258,6 +259,46 @@ Value* FloatToF8Bits(llvm::IRBuilder<>& b, PrimitiveType type, Value* x) {
   Value* out = b.CreateSelect(overflow, b.getInt8(overflow_bits), mag8);
   out = b.CreateSelect(IsNan(b, x), b.getInt8(f.nan), out);
   return b.CreateOr(out, sign);
+}
+
+// An f32 rounded to the F8 value it would store as, without going through the
+// bits (about a third of the work of FloatToF8Bits then F8BitsToFloat, and it
+// runs after every op of an F8 chain): the f32 mantissa rounded to m bits in
+// the normal binades; below them, adding and subtracting 2^(emin - m + 23)
+// rounds to the subnormal spacing (f32 addition rounds to nearest even).
+Value* RoundFloatToF8(llvm::IRBuilder<>& b, PrimitiveType type, Value* x) {
+  const Float8Format f = Float8FormatOf(type);
+  const int m = f.mantissa_bits, min_exponent = 1 - f.bias, drop = 23 - m;
+  llvm::Type* ft = x->getType();
+  Value* bits = b.CreateBitCast(x, b.getInt32Ty());
+  Value* abs_bits = b.CreateAnd(bits, 0x7fffffff);
+  Value* abs = b.CreateBitCast(abs_bits, ft);
+  Value* lsb = b.CreateAnd(b.CreateLShr(abs_bits, drop), 1);
+  Value* normal = b.CreateAnd(b.CreateAdd(abs_bits, b.CreateAdd(b.getInt32((1 << (drop - 1)) - 1), lsb)),
+                              b.getInt32(~((1u << drop) - 1)));
+  Value* magic = FloatConst(ft, std::ldexp(1.0, min_exponent - m + 23));
+  Value* small = b.CreateBitCast(b.CreateFSub(b.CreateFAdd(abs, magic), magic), b.getInt32Ty());
+  Value* is_small = b.CreateFCmpOLT(abs, FloatConst(ft, std::ldexp(1.0, min_exponent)));
+  Value* rounded = b.CreateSelect(is_small, small, normal);
+  float max_value = Float8ToFloat(type, f.max_finite);
+  uint32_t max_bits;
+  std::memcpy(&max_bits, &max_value, 4);
+  // inf, NaN and whatever rounds past the largest finite value.
+  Value* special = b.CreateICmpUGT(rounded, b.getInt32(max_bits));
+  Value* sign = b.CreateAnd(bits, 0x80000000u);
+  Value* out;
+  if (f.style == Float8Style::kUnsignedZero) {
+    // No -0; the one NaN (0x80) reads back as -NaN.
+    Value* signed_out = b.CreateSelect(b.CreateICmpEQ(rounded, b.getInt32(0)), rounded,
+                                       b.CreateOr(rounded, sign));
+    out = b.CreateSelect(special, b.getInt32(0xffc00000u), signed_out);
+  } else {
+    const bool ieee = f.style == Float8Style::kIeee;
+    Value* overflow = b.CreateSelect(IsNan(b, x), b.getInt32(0x7fc00000),
+                                     b.getInt32(ieee ? 0x7f800000 : 0x7fc00000));
+    out = b.CreateOr(b.CreateSelect(special, overflow, rounded), sign);
+  }
+  return b.CreateBitCast(out, ft);
 }
 
 // Register value -> its storage bits as an integer of the type's width.
@@ -571,6 +612,7 @@ llvm::Value* LiteralElement(llvm::IRBuilder<>& b, const Literal& literal, int64_
 
 llvm::Value* RoundToType(llvm::IRBuilder<>& b, PrimitiveType type, llvm::Value* value) {
   if (!IsF16Like(type) || !value->getType()->isFloatTy()) return value;
+  if (IsF8(type)) return RoundFloatToF8(b, type, value);
   return FromBits(b, type, ToBits(b, type, value));
 }
 
