@@ -153,7 +153,8 @@ _SHORT_NAMES = {
     "bfloat16": "bf16", "float16": "f16", "float32": "f32", "float64": "f64",
     "complex64": "c64", "complex128": "c128",
     **{dt.name: dt.name.replace("float", "f") for dt in dtypes.narrow_float_dtypes},
-    **{dt.name: dt.name.replace("uint", "u").replace("int", "i") for dt in dtypes.narrow_int_dtypes},
+    **{dt.name: dt.name.replace("uint", "u").replace("int", "i")
+       for dt in dtypes.narrow_int_dtypes},
 }
 
 

@@ -4,10 +4,12 @@ The lattice is the one JAX documents in "Type promotion semantics": the Python
 scalar types ``int``, ``float`` and ``complex`` stand for *weak* integers, floats
 and complexes, which adopt the dtype of whatever they are combined with.
 
-    bool -> int -> {u8, i8};  u8 -> {u16, i16};  u16 -> {u32, i32};  u32 -> {u64, i64}
-    i8 -> i16 -> i32 -> i64;  u64 -> float;  i64 -> float
-    float -> {complex, bf16, f16, each 8-bit (and 4-bit) float};  bf16 -> f32;  f16 -> f32;  f32 -> {f64, c64}
-    f64 -> c128;  complex -> c64 -> c128
+    bool -> int -> {u8, i8, each 1/2/4-bit int};  u8 -> {u16, i16};  u16 -> {u32, i32}
+    u32 -> {u64, i64};  i8 -> i16 -> i32 -> i64;  u64 -> float;  i64 -> float
+    float -> {complex, bf16, f16, each 8-bit (and 4-bit) float};  bf16 -> f32;  f16 -> f32
+    f32 -> {f64, c64};  f64 -> c128;  complex -> c64 -> c128
+
+The narrow ints and floats have no node above them: they never promote implicitly.
 
 The result type of several values is the least upper bound of their nodes. When
 it is a Python scalar type the result is weakly typed, with that kind's default
@@ -49,6 +51,10 @@ narrow_signed_int_dtypes = (int1, int2, int4)
 narrow_float_dtypes = (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz,
                        float8_e4m3b11fnuz, float8_e4m3, float8_e3m4, float8_e8m0fnu,
                        float4_e2m1fn)
+# Sets for the membership tests on hot paths (is_float runs for every traced op).
+_NARROW_FLOATS = frozenset(narrow_float_dtypes)
+_NARROW_INTS = frozenset(narrow_int_dtypes)
+_NARROW_SIGNED_INTS = frozenset(narrow_signed_int_dtypes)
 # The tangent type of integer and boolean values: a zero-size element, as in JAX.
 float0 = np.dtype([("float0", np.void, 0)])
 
@@ -191,7 +197,7 @@ def _join(nodes: tuple) -> Any:
       return candidate
   # Only the narrow floats and ints, with no node above them, can miss a common type.
   names = tuple(n.__name__ if isinstance(n, type) else str(n) for n in nodes)
-  if any(n in narrow_float_dtypes for n in nodes if isinstance(n, np.dtype)):
+  if any(n in _NARROW_FLOATS for n in nodes if isinstance(n, np.dtype)):
     what, example = "8-bit floats", "float32"
   else:
     what, example = "1-bit, 2-bit and 4-bit integers", "int32"
@@ -282,12 +288,12 @@ def issubdtype(arg1, arg2) -> bool:
   if isinstance(b, (str, np.dtype)) or (isinstance(b, type) and not issubclass(b, np.generic)):
     spec = _as_dtype_spec(b)
     b = b if spec is None else spec
-  if isinstance(a, np.dtype) and (a == bfloat16 or a in narrow_float_dtypes):
+  if isinstance(a, np.dtype) and (a == bfloat16 or a in _NARROW_FLOATS):
     # ml_dtypes' floats are not numpy floating subclasses, but JAX files them there.
     return b in (np.floating, np.inexact, np.number, np.generic) or (
         isinstance(b, np.dtype) and b == a) or (isinstance(b, type) and b is a.type)
-  if isinstance(a, np.dtype) and a in narrow_int_dtypes:
-    kind = np.signedinteger if a in narrow_signed_int_dtypes else np.unsignedinteger
+  if isinstance(a, np.dtype) and a in _NARROW_INTS:
+    kind = np.signedinteger if a in _NARROW_SIGNED_INTS else np.unsignedinteger
     return b in (kind, np.integer, np.number, np.generic) or (
         isinstance(b, np.dtype) and b == a) or (isinstance(b, type) and b is a.type)
   return np.issubdtype(a, b)
@@ -295,7 +301,7 @@ def issubdtype(arg1, arg2) -> bool:
 
 def is_float(dt) -> bool:
   dt = np.dtype(dt)
-  return dt.kind == "f" or dt == bfloat16 or dt in narrow_float_dtypes
+  return dt.kind == "f" or dt == bfloat16 or dt in _NARROW_FLOATS
 
 
 def kind(dt) -> str:
@@ -304,10 +310,10 @@ def kind(dt) -> str:
   dt = np.dtype(dt)
   if dt.kind != "V":
     return dt.kind
-  if dt == bfloat16 or dt in narrow_float_dtypes:
+  if dt == bfloat16 or dt in _NARROW_FLOATS:
     return "f"
-  if dt in narrow_int_dtypes:
-    return "i" if dt in narrow_signed_int_dtypes else "u"
+  if dt in _NARROW_INTS:
+    return "i" if dt in _NARROW_SIGNED_INTS else "u"
   return dt.kind
 
 
@@ -321,7 +327,7 @@ def is_inexact(dt) -> bool:
 
 def is_integer(dt) -> bool:
   dt = np.dtype(dt)
-  return dt.kind in "iu" or dt in narrow_int_dtypes
+  return dt.kind in "iu" or dt in _NARROW_INTS
 
 
 def _info_dtype(dt) -> np.dtype:

@@ -45,7 +45,8 @@ def f32_sweep(dt):
   finite = np.sort(values[np.isfinite(values)])
   mids = ((finite[:-1].astype(np.float64) + finite[1:]) / 2).astype(np.float32)
   big = np.float32(finite[-1])
-  edges = np.concatenate([finite, mids, big * np.float32([1.01, 1.03, 1.0625, 1.07, 1.125, 1.2, 2, 1e10])])
+  beyond = big * np.float32([1.01, 1.03, 1.0625, 1.07, 1.125, 1.2, 2, 1e10])
+  edges = np.concatenate([finite, mids, beyond])
   edges = np.concatenate([edges, -edges])
   near = np.concatenate([np.nextafter(edges, np.float32(np.inf)),
                          np.nextafter(edges, np.float32(-np.inf))])
@@ -209,9 +210,8 @@ def test_dot_with_preferred_element_type(dt):
                                             preferred_element_type=jnp.float32))
   x3 = rng.normal(size=(2, 4, 8)).astype(dt)
   y3 = rng.normal(size=(2, 8, 3)).astype(dt)
-  np.testing.assert_allclose(np.asarray(batched(x3, y3)),
-                             np.einsum("bij,bjk->bik", x3.astype(np.float32), y3.astype(np.float32)),
-                             rtol=1e-6, atol=1e-6)
+  want3 = np.einsum("bij,bjk->bik", x3.astype(np.float32), y3.astype(np.float32))
+  np.testing.assert_allclose(np.asarray(batched(x3, y3)), want3, rtol=1e-6, atol=1e-6)
 
 
 @pytest.mark.parametrize("dt", F8, ids=F8_NAMES)
@@ -253,7 +253,8 @@ def test_sort_and_reductions(dt):
   rng = np.random.default_rng(3)
   x = rng.normal(scale=3, size=200).astype(dt)
   same_bits(jax.jit(jnp.sort)(x), np.sort(x.astype(np.float32)).astype(dt))
-  same_bits(jax.jit(jnp.argsort)(x), np.argsort(x.astype(np.float32), kind="stable").astype(np.int32))
+  order = np.argsort(x.astype(np.float32), kind="stable").astype(np.int32)
+  same_bits(jax.jit(jnp.argsort)(x), order)
   same_bits(jax.jit(jnp.max)(x), np.max(x.astype(np.float32)).astype(dt))
   assert int(jax.jit(jnp.argmin)(x)) == int(np.argmin(x.astype(np.float32)))
   # Small integers add exactly in any order.

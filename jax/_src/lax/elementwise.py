@@ -40,7 +40,8 @@ def _check_kind(name, aval, kind):
   dt = aval.dtype
   ok = {KIND_FLOAT: dtypes.is_inexact(dt), KIND_NUMBER: dt != dtypes.bool_,
         KIND_INTEGER: dtypes.kind(dt) in "iub", KIND_INTEGER_ONLY: dtypes.kind(dt) in "iu",
-        KIND_REAL_FLOAT: dtypes.is_float(dt), KIND_SIGNED: dt != dtypes.bool_ and dtypes.kind(dt) != "u",
+        KIND_REAL_FLOAT: dtypes.is_float(dt),
+        KIND_SIGNED: dt != dtypes.bool_ and dtypes.kind(dt) != "u",
         KIND_ANY: True}[kind]
   if not ok:
     raise TypeError(f"{name} does not accept dtype {dt.name} (got {aval.str_short()})")

@@ -38,7 +38,6 @@ def _dot_general_abstract_eval(lhs, rhs, *, dimension_numbers, precision, prefer
     if lhs.shape[a] != rhs.shape[b]:
       raise TypeError(f"dot_general: {lhs.str_short()} and {rhs.str_short()} disagree on "
                       f"dimensions {a} and {b} (dimension_numbers={dimension_numbers})")
-
   shape = (tuple(lhs.shape[d] for d in lb)
            + tuple(lhs.shape[d] for d in _free_dims(lhs.ndim, lc, lb))
            + tuple(rhs.shape[d] for d in _free_dims(rhs.ndim, rc, rb)))
@@ -51,7 +50,9 @@ def _precision_rank(dt) -> tuple:
   """Orders dtypes as XLA picks the result of a dot of two element types: complex above
   real, then by exponent range, mantissa bits, width, and signed above unsigned."""
   dt = np.dtype(dt)
-  real = np.dtype(np.float32 if dt == np.complex64 else np.float64) if dtypes.is_complex(dt) else dt
+  real = dt
+  if dtypes.is_complex(dt):
+    real = np.dtype(np.float32 if dt == np.complex64 else np.float64)
   info = dtypes.finfo(real) if dtypes.is_float(real) else None
   return (dtypes.is_complex(dt), info.maxexp if info else -1, info.nmant if info else -1,
           real.itemsize, real.kind != "u")
