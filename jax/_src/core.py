@@ -55,7 +55,7 @@ class ShapedArray:
       raise NotImplementedError("ShapedArray with a manual_axis_type or memory_space is not "
                                 "supported: avals carry shape, dtype, weak type and sharding")
     self.shape = tuple(int(d) for d in shape)
-    self.dtype = np.dtype(dtype)
+    self.dtype = dtype if isinstance(dtype, dtypes.ExtendedDType) else np.dtype(dtype)
     self.weak_type = bool(weak_type)
     self._sharding = (None if sharding is None
                       else sharding_hooks["canonical_sharding"](sharding, len(self.shape),
@@ -88,6 +88,8 @@ class ShapedArray:
 
   def to_tangent_aval(self) -> ShapedArray:
     """The type of this value's tangents: float0 for integers and booleans."""
+    if isinstance(self.dtype, dtypes.ExtendedDType):
+      return self if dtypes.is_differentiable(self.dtype) else self.update(dtype=dtypes.float0)
     if dtypes.issubdtype(self.dtype, np.inexact):
       return self
     return ShapedArray(self.shape, dtypes.float0, self.weak_type)
@@ -159,6 +161,8 @@ _SHORT_NAMES = {
 
 
 def dtype_short_name(dt) -> str:
+  if isinstance(dt, dtypes.ExtendedDType):
+    return dt.name
   if np.dtype(dt) == dtypes.float0:
     return "float0"
   return _SHORT_NAMES.get(np.dtype(dt).name, np.dtype(dt).name)

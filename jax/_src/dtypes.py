@@ -97,6 +97,8 @@ _X64_TO_X32 = {int64: int32, uint64: uint32, float64: float32, complex128: compl
 
 def canonicalize_dtype(dt) -> np.dtype:
   """The dtype jax actually uses for `dt`: 64-bit types become 32-bit when x64 is off."""
+  if isinstance(dt, ExtendedDType):
+    return dt
   dt = np.dtype(dt)
   if not enable_x64():
     return _X64_TO_X32.get(dt, dt)
@@ -281,6 +283,9 @@ def result_type(*args, return_weak_type_flag: bool = False):
 
 def issubdtype(arg1, arg2) -> bool:
   a, b = arg1, arg2
+  if isinstance(a, ExtendedDType):
+    # An extended dtype is a subtype of `extended` and of its own scalar type only.
+    return isinstance(b, type) and issubclass(a.type, b) and issubclass(b, extended)
   spec = _as_dtype_spec(a)
   a = a if spec is None else spec
   # jnp's scalar types name their dtype; abstract numpy types and Python's bool, int,
@@ -300,6 +305,8 @@ def issubdtype(arg1, arg2) -> bool:
 
 
 def is_float(dt) -> bool:
+  if isinstance(dt, ExtendedDType):
+    return False
   dt = np.dtype(dt)
   return dt.kind == "f" or dt == bfloat16 or dt in _NARROW_FLOATS
 
@@ -307,6 +314,8 @@ def is_float(dt) -> bool:
 def kind(dt) -> str:
   """numpy's kind letter of `dt`, with ml_dtypes' types filed as JAX files them: bfloat16
   and the narrow floats are 'f', the narrow ints 'i' or 'u' (numpy says 'V')."""
+  if isinstance(dt, ExtendedDType):
+    return "V"
   dt = np.dtype(dt)
   if dt.kind != "V":
     return dt.kind
@@ -318,7 +327,7 @@ def kind(dt) -> str:
 
 
 def is_complex(dt) -> bool:
-  return np.dtype(dt).kind == "c"
+  return not isinstance(dt, ExtendedDType) and np.dtype(dt).kind == "c"
 
 
 def is_inexact(dt) -> bool:
@@ -326,6 +335,8 @@ def is_inexact(dt) -> bool:
 
 
 def is_integer(dt) -> bool:
+  if isinstance(dt, ExtendedDType):
+    return False
   dt = np.dtype(dt)
   return dt.kind in "iu" or dt in _NARROW_INTS
 
@@ -401,6 +412,23 @@ def highest_value(dt):
   if is_complex(dt) or supports_inf(dt):
     return np.inf
   return np.array(ml_dtypes.finfo(dt).max, dt)
+
+
+def is_differentiable(dt) -> bool:
+  """Whether values of `dt` have tangents: inexact dtypes, and extended dtypes whose
+  rules give them a tangent dtype other than float0 (flax's fp8 meta types)."""
+  if isinstance(dt, ExtendedDType):
+    tangent = getattr(dt._rules, "tangent_dtype", None)
+    return tangent is not None and tangent(dt) != float0
+  return is_inexact(dt)
+
+
+def physical_dtype(dt):
+  """The dtype that holds values of `dt` in memory and in HLO: its own, or for an
+  extended dtype the element type its rules name."""
+  if isinstance(dt, ExtendedDType):
+    return np.dtype(dt._rules.physical_element_aval(dt).dtype)
+  return np.dtype(dt)
 
 
 def supports_inf(dt) -> bool:

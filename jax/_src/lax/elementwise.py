@@ -178,7 +178,9 @@ def convert_element_type(operand, new_dtype, weak_type: bool = False):
     aval = x.aval
     if aval.dtype == new_dtype and aval.weak_type == weak_type:
       return x  # already that type (a host-backed array stays the same object)
-  if isinstance(x, core.Tracer) or (isinstance(x, array.ArrayImpl) and not x.is_host_backed):
+  if (isinstance(x, core.Tracer) or (isinstance(x, array.ArrayImpl) and not x.is_host_backed)
+      or isinstance(new_dtype, dtypes.ExtendedDType)):
+    # (Values of extended dtypes have no host form: they live in traced programs.)
     return convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=bool(weak_type))
   # A concrete host value: convert now, without compiling anything, exactly as the
   # compiled `convert` would (so constants and eager results equal jitted ones).
@@ -249,7 +251,7 @@ def _float_to_int(value: np.ndarray, new_dtype: np.dtype) -> np.ndarray:
 def _convert_jvp(primals, tangents, *, new_dtype, weak_type):
   (x,), (t,) = primals, tangents
   out = convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
-  if dtypes.is_inexact(new_dtype) and dtypes.is_inexact(core.get_aval(x).dtype):
+  if dtypes.is_differentiable(new_dtype) and dtypes.is_differentiable(core.get_aval(x).dtype):
     return out, convert_element_type_p.bind(t, new_dtype=new_dtype, weak_type=weak_type)
   return out, ad.zeros_like(out)
 
@@ -257,6 +259,11 @@ def _convert_jvp(primals, tangents, *, new_dtype, weak_type):
 def _convert_lowering(ctx, x, *, new_dtype, weak_type):
   if x.aval.dtype == new_dtype:
     return x
+  if isinstance(new_dtype, dtypes.ExtendedDType) or isinstance(x.aval.dtype, dtypes.ExtendedDType):
+    # To or from an extended dtype: a convert between their physical element types.
+    if dtypes.physical_dtype(x.aval.dtype) == dtypes.physical_dtype(new_dtype):
+      return x
+    return ctx.op("convert", ctx.avals_out[0], x)
   if dtypes.is_complex(x.aval.dtype) and not dtypes.is_complex(new_dtype):
     # The real part alone is converted (to bool too), as in JAX.
     x = ctx.op("real", x.aval.update(dtype=_real_dtype(x.aval.dtype)), x)

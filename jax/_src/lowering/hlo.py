@@ -42,7 +42,7 @@ _FLOAT_DIGITS = {"float16": (3, 5), "bfloat16": (2, 4), "float32": (6, 9), "floa
 
 
 def hlo_type(dtype) -> str:
-  name = np.dtype(dtype).name
+  name = dtypes.physical_dtype(dtype).name
   try:
     return _HLO_TYPES[name]
   except KeyError:
@@ -54,7 +54,7 @@ _MAX_BYTES = 2**63 - 1  # XLA counts elements and bytes in int64
 
 def check_shape_size(shape, dtype) -> None:
   """Raises ValueError when an array of `shape` could not be addressed in int64 bytes."""
-  nbytes = math.prod(shape) * np.dtype(dtype).itemsize
+  nbytes = math.prod(shape) * dtypes.physical_dtype(dtype).itemsize
   if nbytes > _MAX_BYTES:
     dims = ",".join(map(str, shape))
     raise ValueError(f"shape {hlo_type(dtype)}[{dims}] is too large: its {math.prod(shape)} "
