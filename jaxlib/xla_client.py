@@ -65,7 +65,16 @@ class PrimitiveType(enum.IntEnum):
   BF16 = 13
   C64 = 14
   C128 = 15
-  TOKEN = 16
+  F8E5M2 = 16
+  F8E4M3FN = 17
+  F8E4M3B11FNUZ = 18
+  F8E5M2FNUZ = 19
+  F8E4M3FNUZ = 20
+  S4 = 21
+  U4 = 22
+  TOKEN = 23
+  F8E4M3 = 26
+  F8E3M4 = 27
 
 
 def _dtype_table() -> dict[PrimitiveType, np.dtype]:
@@ -79,6 +88,14 @@ def _dtype_table() -> dict[PrimitiveType, np.dtype]:
       PrimitiveType.F32: np.dtype(np.float32), PrimitiveType.F64: np.dtype(np.float64),
       PrimitiveType.BF16: np.dtype(ml_dtypes.bfloat16), PrimitiveType.C64: np.dtype(np.complex64),
       PrimitiveType.C128: np.dtype(np.complex128),
+      PrimitiveType.F8E5M2: np.dtype(ml_dtypes.float8_e5m2),
+      PrimitiveType.F8E4M3FN: np.dtype(ml_dtypes.float8_e4m3fn),
+      PrimitiveType.F8E4M3B11FNUZ: np.dtype(ml_dtypes.float8_e4m3b11fnuz),
+      PrimitiveType.F8E5M2FNUZ: np.dtype(ml_dtypes.float8_e5m2fnuz),
+      PrimitiveType.F8E4M3FNUZ: np.dtype(ml_dtypes.float8_e4m3fnuz),
+      PrimitiveType.F8E4M3: np.dtype(ml_dtypes.float8_e4m3),
+      PrimitiveType.F8E3M4: np.dtype(ml_dtypes.float8_e3m4),
+      PrimitiveType.S4: np.dtype(ml_dtypes.int4), PrimitiveType.U4: np.dtype(ml_dtypes.uint4),
   }
 
 

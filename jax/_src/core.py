@@ -55,7 +55,7 @@ class ShapedArray:
       raise NotImplementedError("ShapedArray with a manual_axis_type or memory_space is not "
                                 "supported: avals carry shape, dtype, weak type and sharding")
     self.shape = tuple(int(d) for d in shape)
-    self.dtype = np.dtype(dtype)
+    self.dtype = dtype if isinstance(dtype, dtypes.ExtendedDType) else np.dtype(dtype)
     self.weak_type = bool(weak_type)
     self._sharding = (None if sharding is None
                       else sharding_hooks["canonical_sharding"](sharding, len(self.shape),
@@ -88,6 +88,8 @@ class ShapedArray:
 
   def to_tangent_aval(self) -> ShapedArray:
     """The type of this value's tangents: float0 for integers and booleans."""
+    if isinstance(self.dtype, dtypes.ExtendedDType):
+      return self if dtypes.is_differentiable(self.dtype) else self.update(dtype=dtypes.float0)
     if dtypes.issubdtype(self.dtype, np.inexact):
       return self
     return ShapedArray(self.shape, dtypes.float0, self.weak_type)
@@ -158,10 +160,15 @@ _SHORT_NAMES = {
     "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
     "bfloat16": "bf16", "float16": "f16", "float32": "f32", "float64": "f64",
     "complex64": "c64", "complex128": "c128",
+    **{dt.name: dt.name.replace("float", "f") for dt in dtypes.narrow_float_dtypes},
+    **{dt.name: dt.name.replace("uint", "u").replace("int", "i")
+       for dt in dtypes.narrow_int_dtypes},
 }
 
 
 def dtype_short_name(dt) -> str:
+  if isinstance(dt, dtypes.ExtendedDType):
+    return dt.name
   if np.dtype(dt) == dtypes.float0:
     return "float0"
   return _SHORT_NAMES.get(np.dtype(dt).name, np.dtype(dt).name)

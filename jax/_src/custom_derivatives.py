@@ -18,6 +18,7 @@ bound, keeping the rules for a later differentiation.
 from __future__ import annotations
 
 import functools
+import weakref
 from typing import Any, Callable, NamedTuple
 
 from jax._src import core
@@ -43,12 +44,36 @@ def _trace(fun: Callable, leaves) -> tuple[ClosedJaxpr, list, Any]:
 
 
 def _resolve_args(fun, args, kwargs):
-  if kwargs:
-    import inspect
-    bound = inspect.signature(fun).bind(*args, **kwargs)
-    bound.apply_defaults()
-    return tuple(bound.args)
-  return tuple(args)
+  """Positional arguments with keywords and defaults filled in, as JAX resolves them:
+  a nondiff argument left at its default still has its position."""
+  sig = _signature(fun)
+  if sig is None:
+    return tuple(args)
+  bound = sig.bind(*args, **kwargs)
+  bound.apply_defaults()
+  return tuple(bound.args)
+
+
+_SIGNATURES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _signature(fun):
+  """inspect.signature of `fun` (None for callables without one), cached per function
+  without keeping it alive."""
+  try:
+    return _SIGNATURES[fun]
+  except (KeyError, TypeError):
+    pass
+  import inspect  # deferred: needed once per custom-derivative function
+  try:
+    sig = inspect.signature(fun)
+  except (TypeError, ValueError):  # builtins without a signature
+    sig = None
+  try:
+    _SIGNATURES[fun] = sig
+  except TypeError:  # not weakly referenceable: resolved again next time
+    pass
+  return sig
 
 
 def _nondiff_argnums(fun: Callable, nondiff_argnums, nondiff_argnames) -> tuple[int, ...]:

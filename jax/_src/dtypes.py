@@ -4,10 +4,12 @@ The lattice is the one JAX documents in "Type promotion semantics": the Python
 scalar types ``int``, ``float`` and ``complex`` stand for *weak* integers, floats
 and complexes, which adopt the dtype of whatever they are combined with.
 
-    bool -> int -> {u8, i8};  u8 -> {u16, i16};  u16 -> {u32, i32};  u32 -> {u64, i64}
-    i8 -> i16 -> i32 -> i64;  u64 -> float;  i64 -> float
-    float -> {complex, bf16, f16};  bf16 -> f32;  f16 -> f32;  f32 -> {f64, c64}
-    f64 -> c128;  complex -> c64 -> c128
+    bool -> int -> {u8, i8, each 1/2/4-bit int};  u8 -> {u16, i16};  u16 -> {u32, i32}
+    u32 -> {u64, i64};  i8 -> i16 -> i32 -> i64;  u64 -> float;  i64 -> float
+    float -> {complex, bf16, f16, each 8-bit (and 4-bit) float};  bf16 -> f32;  f16 -> f32
+    f32 -> {f64, c64};  f64 -> c128;  complex -> c64 -> c128
+
+The narrow ints and floats have no node above them: they never promote implicitly.
 
 The result type of several values is the least upper bound of their nodes. When
 it is a Python scalar type the result is weakly typed, with that kind's default
@@ -31,6 +33,28 @@ uint8, uint16, uint32, uint64 = (np.dtype(t) for t in (np.uint8, np.uint16, np.u
 bfloat16 = np.dtype(ml_dtypes.bfloat16)
 float16, float32, float64 = (np.dtype(t) for t in (np.float16, np.float32, np.float64))
 complex64, complex128 = np.dtype(np.complex64), np.dtype(np.complex128)
+# The narrow floats of ml_dtypes (8 bits and fewer). Each is its own lattice node
+# with no way up: like JAX, they never promote implicitly to a wider float.
+float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e4m3b11fnuz = (
+    np.dtype(getattr(ml_dtypes, n)) for n in (
+        "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz",
+        "float8_e4m3b11fnuz"))
+float8_e4m3, float8_e3m4, float8_e8m0fnu, float4_e2m1fn = (
+    np.dtype(getattr(ml_dtypes, n)) for n in (
+        "float8_e4m3", "float8_e3m4", "float8_e8m0fnu", "float4_e2m1fn"))
+# Integers narrower than a byte (ml_dtypes stores one per byte): like the narrow floats,
+# nodes with no way up; only bool and Python ints join them.
+int1, int2, int4, uint1, uint2, uint4 = (
+    np.dtype(getattr(ml_dtypes, n)) for n in ("int1", "int2", "int4", "uint1", "uint2", "uint4"))
+narrow_int_dtypes = (int1, int2, int4, uint1, uint2, uint4)
+narrow_signed_int_dtypes = (int1, int2, int4)
+narrow_float_dtypes = (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz,
+                       float8_e4m3b11fnuz, float8_e4m3, float8_e3m4, float8_e8m0fnu,
+                       float4_e2m1fn)
+# Sets for the membership tests on hot paths (is_float runs for every traced op).
+_NARROW_FLOATS = frozenset(narrow_float_dtypes)
+_NARROW_INTS = frozenset(narrow_int_dtypes)
+_NARROW_SIGNED_INTS = frozenset(narrow_signed_int_dtypes)
 # The tangent type of integer and boolean values: a zero-size element, as in JAX.
 float0 = np.dtype([("float0", np.void, 0)])
 
@@ -39,10 +63,11 @@ python_scalar_types = (bool, int, float, complex)
 
 _LATTICE: dict[Any, tuple] = {
     bool_: (int,),
-    int: (uint8, int8),
+    int: (uint8, int8, *narrow_int_dtypes),
     uint8: (uint16, int16), uint16: (uint32, int32), uint32: (uint64, int64), uint64: (float,),
     int8: (int16,), int16: (int32,), int32: (int64,), int64: (float,),
-    float: (complex, bfloat16, float16),
+    float: (complex, bfloat16, float16, *narrow_float_dtypes),
+    **{narrow: () for narrow in narrow_float_dtypes + narrow_int_dtypes},
     bfloat16: (float32,), float16: (float32,), float32: (float64, complex64),
     float64: (complex128,),
     complex: (complex64,), complex64: (complex128,), complex128: (),
@@ -72,6 +97,8 @@ _X64_TO_X32 = {int64: int32, uint64: uint32, float64: float32, complex128: compl
 
 def canonicalize_dtype(dt) -> np.dtype:
   """The dtype jax actually uses for `dt`: 64-bit types become 32-bit when x64 is off."""
+  if isinstance(dt, ExtendedDType):
+    return dt
   dt = np.dtype(dt)
   if not enable_x64():
     return _X64_TO_X32.get(dt, dt)
@@ -170,7 +197,17 @@ def _join(nodes: tuple) -> Any:
   for candidate in common:
     if _UPPER[candidate] == common:
       return candidate
-  raise TypeError(f"no common type for {nodes}")
+  # Only the narrow floats and ints, with no node above them, can miss a common type.
+  names = tuple(n.__name__ if isinstance(n, type) else str(n) for n in nodes)
+  if any(n in _NARROW_FLOATS for n in nodes if isinstance(n, np.dtype)):
+    what, example = "8-bit floats", "float32"
+  else:
+    what, example = "1-bit, 2-bit and 4-bit integers", "int32"
+  raise TypePromotionError(
+      f"Input dtypes {names} have no available implicit dtype promotion path. To avoid "
+      f"unintended promotion, {what} do not support implicit promotion. If you'd like "
+      "your inputs to be promoted to another type, you can do so explicitly using e.g. "
+      f"x.astype('{example}')")
 
 
 class TypePromotionError(ValueError):
@@ -208,11 +245,14 @@ def _check_strict(nodes: tuple) -> None:
 
 
 def promote_types(a, b) -> np.dtype:
-  """Strong promotion of two dtypes on the jax lattice (like jnp.promote_types)."""
-  nodes = (np.dtype(a), np.dtype(b))
+  """Strong promotion of two dtypes on the jax lattice (like jnp.promote_types).
+  Python's int, float and complex stand for their weak lattice nodes, as in JAX."""
+  nodes = tuple(t if any(t is w for w in _WEAK_TYPES) else np.dtype(t) for t in (a, b))
   if numpy_dtype_promotion_mode() == "strict" and nodes[0] != nodes[1]:
     _check_strict(nodes)
-  return canonicalize_dtype(_join(nodes))
+  joined = _join(nodes)
+  # Two Python scalar types join to one, whose numpy dtype JAX returns as it is.
+  return np.dtype(joined) if isinstance(joined, type) else canonicalize_dtype(joined)
 
 
 def _dtype_and_weak(x) -> tuple[np.dtype, bool]:
@@ -243,6 +283,9 @@ def result_type(*args, return_weak_type_flag: bool = False):
 
 def issubdtype(arg1, arg2) -> bool:
   a, b = arg1, arg2
+  if isinstance(a, ExtendedDType):
+    # An extended dtype is a subtype of `extended` and of its own scalar type only.
+    return isinstance(b, type) and issubclass(a.type, b) and issubclass(b, extended)
   spec = _as_dtype_spec(a)
   a = a if spec is None else spec
   # jnp's scalar types name their dtype; abstract numpy types and Python's bool, int,
@@ -250,19 +293,41 @@ def issubdtype(arg1, arg2) -> bool:
   if isinstance(b, (str, np.dtype)) or (isinstance(b, type) and not issubclass(b, np.generic)):
     spec = _as_dtype_spec(b)
     b = b if spec is None else spec
-  if isinstance(a, np.dtype) and a == bfloat16:
-    return b in (bfloat16, np.floating, np.inexact, np.number, np.generic) or (
-        isinstance(b, np.dtype) and b == bfloat16)
+  if isinstance(a, np.dtype) and (a == bfloat16 or a in _NARROW_FLOATS):
+    # ml_dtypes' floats are not numpy floating subclasses, but JAX files them there.
+    return b in (np.floating, np.inexact, np.number, np.generic) or (
+        isinstance(b, np.dtype) and b == a) or (isinstance(b, type) and b is a.type)
+  if isinstance(a, np.dtype) and a in _NARROW_INTS:
+    kind = np.signedinteger if a in _NARROW_SIGNED_INTS else np.unsignedinteger
+    return b in (kind, np.integer, np.number, np.generic) or (
+        isinstance(b, np.dtype) and b == a) or (isinstance(b, type) and b is a.type)
   return np.issubdtype(a, b)
 
 
 def is_float(dt) -> bool:
+  if isinstance(dt, ExtendedDType):
+    return False
   dt = np.dtype(dt)
-  return dt.kind == "f" or dt == bfloat16
+  return dt.kind == "f" or dt == bfloat16 or dt in _NARROW_FLOATS
+
+
+def kind(dt) -> str:
+  """numpy's kind letter of `dt`, with ml_dtypes' types filed as JAX files them: bfloat16
+  and the narrow floats are 'f', the narrow ints 'i' or 'u' (numpy says 'V')."""
+  if isinstance(dt, ExtendedDType):
+    return "V"
+  dt = np.dtype(dt)
+  if dt.kind != "V":
+    return dt.kind
+  if dt == bfloat16 or dt in _NARROW_FLOATS:
+    return "f"
+  if dt in _NARROW_INTS:
+    return "i" if dt in _NARROW_SIGNED_INTS else "u"
+  return dt.kind
 
 
 def is_complex(dt) -> bool:
-  return np.dtype(dt).kind == "c"
+  return not isinstance(dt, ExtendedDType) and np.dtype(dt).kind == "c"
 
 
 def is_inexact(dt) -> bool:
@@ -270,7 +335,10 @@ def is_inexact(dt) -> bool:
 
 
 def is_integer(dt) -> bool:
-  return np.dtype(dt).kind in "iu"
+  if isinstance(dt, ExtendedDType):
+    return False
+  dt = np.dtype(dt)
+  return dt.kind in "iu" or dt in _NARROW_INTS
 
 
 def _info_dtype(dt) -> np.dtype:
@@ -327,6 +395,40 @@ class ExtendedDType(abc.ABC):
   @property
   def name(self) -> str:
     return str(self)
+
+
+def lowest_value(dt):
+  """-inf, or the most negative finite value of floats that have no inf (most float8
+  types): the identity of max."""
+  dt = _info_dtype(dt)
+  if is_complex(dt) or supports_inf(dt):
+    return -np.inf
+  return np.array(ml_dtypes.finfo(dt).min, dt)
+
+
+def highest_value(dt):
+  """+inf, or the largest finite value of floats that have no inf: the identity of min."""
+  dt = _info_dtype(dt)
+  if is_complex(dt) or supports_inf(dt):
+    return np.inf
+  return np.array(ml_dtypes.finfo(dt).max, dt)
+
+
+def is_differentiable(dt) -> bool:
+  """Whether values of `dt` have tangents: inexact dtypes, and extended dtypes whose
+  rules give them a tangent dtype other than float0 (flax's fp8 meta types)."""
+  if isinstance(dt, ExtendedDType):
+    tangent = getattr(dt._rules, "tangent_dtype", None)
+    return tangent is not None and tangent(dt) != float0
+  return is_inexact(dt)
+
+
+def physical_dtype(dt):
+  """The dtype that holds values of `dt` in memory and in HLO: its own, or for an
+  extended dtype the element type its rules name."""
+  if isinstance(dt, ExtendedDType):
+    return np.dtype(dt._rules.physical_element_aval(dt).dtype)
+  return np.dtype(dt)
 
 
 def supports_inf(dt) -> bool:

@@ -34,6 +34,8 @@ def issubdtype(a, b) -> bool:
   """numpy's issubdtype, extended to bfloat16, float0 and typed key dtypes."""
   if _is_key_dtype(a):
     return b in (prng_key, extended) or _is_key_dtype(b)
+  if isinstance(a, dtypes.ExtendedDType):  # a library's own (flax's fp8 meta types)
+    return dtypes.issubdtype(a, b)
   if b in (prng_key, extended):
     return False
   return dtypes.issubdtype(a, b)

@@ -171,7 +171,7 @@ def raise_to_shaped(aval, weak_type=None):
 def primal_dtype_to_tangent_dtype(primal_dtype) -> np.dtype:
   """Integer and boolean values have tangents of dtype float0."""
   dt = np.dtype(primal_dtype)
-  return dt if np.issubdtype(dt, np.inexact) else float0
+  return dt if dtypes.is_inexact(dt) else float0
 
 
 def concrete_or_error(force: Callable | None, val, context: str = ""):

@@ -11,6 +11,7 @@ import operator
 import numpy as np
 
 from jax._src import core
+from jax._src import dtypes
 from jax._src.numpy import creation
 
 
@@ -46,13 +47,13 @@ def _segment_reduce(name, combine, identity, data, segment_ids, num_segments,
 
 
 def _low(dtype):
-  return -np.inf if np.issubdtype(dtype, np.inexact) else (
-      False if dtype == np.bool_ else np.iinfo(dtype).min)
+  return dtypes.lowest_value(dtype) if dtypes.is_inexact(dtype) else (
+      False if dtype == np.bool_ else dtypes.iinfo(dtype).min)
 
 
 def _high(dtype):
-  return np.inf if np.issubdtype(dtype, np.inexact) else (
-      True if dtype == np.bool_ else np.iinfo(dtype).max)
+  return dtypes.highest_value(dtype) if dtypes.is_inexact(dtype) else (
+      True if dtype == np.bool_ else dtypes.iinfo(dtype).max)
 
 
 def segment_sum(data, segment_ids, num_segments=None, indices_are_sorted=False,

@@ -19,6 +19,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from jax._src import core
+from jax._src import dtypes
 from jax._src.core import ShapedArray, Tracer
 from jax._src.interpreters import partial_eval as pe
 
@@ -40,6 +41,9 @@ def register_full(full: Callable) -> None:
 def zeros_like_aval(aval: ShapedArray):
   if _full is None:
     raise RuntimeError("autodiff needs jax._src.lax.shape imported (it registers `full`)")
+  if isinstance(aval.dtype, dtypes.ExtendedDType):
+    # An extended dtype's rules say what its zero is (flax's max-accumulated fp8 meta: -inf).
+    return _full(aval.shape, aval.dtype._rules.zero(aval.dtype), aval.dtype)
   return _full(aval.shape, 0, aval.dtype, weak_type=aval.weak_type)
 
 
@@ -94,6 +98,9 @@ def add_tangents(a, b):
     return b
   if b is None:
     return a
+  dt = core.get_aval(a).dtype
+  if isinstance(dt, dtypes.ExtendedDType):
+    return dt._rules.add(dt, a, b)  # the dtype's own accumulation (e.g. a maximum)
   return add_any_p.bind(a, b)
 
 
@@ -158,7 +165,7 @@ class JVPTrace(core.Trace):
 
 
 def _differentiable(x) -> bool:
-  return np.issubdtype(core.get_aval(x).dtype, np.inexact)
+  return dtypes.is_differentiable(core.get_aval(x).dtype)  # numpy files bf16/f8 nowhere
 
 
 def jvp_flat(fun: Callable, primals: Sequence, tangents: Sequence,

@@ -39,8 +39,9 @@ KIND_ANY = "any"
 def _check_kind(name, aval, kind):
   dt = aval.dtype
   ok = {KIND_FLOAT: dtypes.is_inexact(dt), KIND_NUMBER: dt != dtypes.bool_,
-        KIND_INTEGER: dt.kind in "iub", KIND_INTEGER_ONLY: dt.kind in "iu",
-        KIND_REAL_FLOAT: dtypes.is_float(dt), KIND_SIGNED: dt != dtypes.bool_ and dt.kind != "u",
+        KIND_INTEGER: dtypes.kind(dt) in "iub", KIND_INTEGER_ONLY: dtypes.kind(dt) in "iu",
+        KIND_REAL_FLOAT: dtypes.is_float(dt),
+        KIND_SIGNED: dt != dtypes.bool_ and dtypes.kind(dt) != "u",
         KIND_ANY: True}[kind]
   if not ok:
     raise TypeError(f"{name} does not accept dtype {dt.name} (got {aval.str_short(short_dtypes=True)})")
@@ -177,7 +178,9 @@ def convert_element_type(operand, new_dtype, weak_type: bool = False):
     aval = x.aval
     if aval.dtype == new_dtype and aval.weak_type == weak_type:
       return x  # already that type (a host-backed array stays the same object)
-  if isinstance(x, core.Tracer) or (isinstance(x, array.ArrayImpl) and not x.is_host_backed):
+  if (isinstance(x, core.Tracer) or (isinstance(x, array.ArrayImpl) and not x.is_host_backed)
+      or isinstance(new_dtype, dtypes.ExtendedDType)):
+    # (Values of extended dtypes have no host form: they live in traced programs.)
     return convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=bool(weak_type))
   # A concrete host value: convert now, without compiling anything, exactly as the
   # compiled `convert` would (so constants and eager results equal jitted ones).
@@ -214,20 +217,32 @@ def host_convert(value: np.ndarray, new_dtype) -> np.ndarray:
   new_dtype = np.dtype(new_dtype)
   if dtypes.is_complex(value.dtype) and not dtypes.is_complex(new_dtype):
     value = value.real
-  if dtypes.is_float(value.dtype) and new_dtype.kind in "iu":
+  if dtypes.is_float(value.dtype) and dtypes.kind(new_dtype) in "iu":
     return _float_to_int(value, new_dtype)
+  if new_dtype in dtypes.narrow_int_dtypes and dtypes.kind(value.dtype) in "iub":
+    return _wrap_to_narrow_int(value, new_dtype)
   with np.errstate(over="ignore", invalid="ignore"):
     return value.astype(new_dtype)
 
 
+def _wrap_to_narrow_int(value: np.ndarray, new_dtype: np.dtype) -> np.ndarray:
+  """Integers to int4 and friends keep their low bits, as XLA's convert does (ml_dtypes
+  refuses some of these casts)."""
+  bits = dtypes.iinfo(new_dtype).bits
+  low = value.astype(np.int64) & ((1 << bits) - 1)
+  if dtypes.kind(new_dtype) == "i":
+    low = np.where(low >= 1 << (bits - 1), low - (1 << bits), low)
+  return low.astype(new_dtype)
+
+
 def _float_to_int(value: np.ndarray, new_dtype: np.dtype) -> np.ndarray:
   wide = np.trunc(value.astype(np.float64))  # exact for every float type
-  info = np.iinfo(new_dtype)
+  info = dtypes.iinfo(new_dtype)  # ml_dtypes knows int4 too
   # float(info.max) rounds up to a power of two for 64-bit types, so `>=` also
   # catches the values just past the largest integer that float64 can hold.
   low, high, nan = wide <= float(info.min), wide >= float(info.max), np.isnan(wide)
   inside = np.where(low | high | nan, 0.0, wide)
-  out = inside.astype(np.int64 if new_dtype.kind == "i" else np.uint64).astype(new_dtype)
+  out = inside.astype(np.int64 if dtypes.kind(new_dtype) == "i" else np.uint64).astype(new_dtype)
   out[low] = info.min
   out[high] = info.max
   return out
@@ -236,7 +251,7 @@ def _float_to_int(value: np.ndarray, new_dtype: np.dtype) -> np.ndarray:
 def _convert_jvp(primals, tangents, *, new_dtype, weak_type):
   (x,), (t,) = primals, tangents
   out = convert_element_type_p.bind(x, new_dtype=new_dtype, weak_type=weak_type)
-  if dtypes.is_inexact(new_dtype) and dtypes.is_inexact(core.get_aval(x).dtype):
+  if dtypes.is_differentiable(new_dtype) and dtypes.is_differentiable(core.get_aval(x).dtype):
     return out, convert_element_type_p.bind(t, new_dtype=new_dtype, weak_type=weak_type)
   return out, ad.zeros_like(out)
 
@@ -244,6 +259,11 @@ def _convert_jvp(primals, tangents, *, new_dtype, weak_type):
 def _convert_lowering(ctx, x, *, new_dtype, weak_type):
   if x.aval.dtype == new_dtype:
     return x
+  if isinstance(new_dtype, dtypes.ExtendedDType) or isinstance(x.aval.dtype, dtypes.ExtendedDType):
+    # To or from an extended dtype: a convert between their physical element types.
+    if dtypes.physical_dtype(x.aval.dtype) == dtypes.physical_dtype(new_dtype):
+      return x
+    return ctx.op("convert", ctx.avals_out[0], x)
   if dtypes.is_complex(x.aval.dtype) and not dtypes.is_complex(new_dtype):
     # The real part alone is converted (to bool too), as in JAX.
     x = ctx.op("real", x.aval.update(dtype=_real_dtype(x.aval.dtype)), x)
@@ -674,7 +694,7 @@ ad.defjvp(atanh_p, lambda t, x: div(t, sub(_one(x), mul(x, x))))
 
 def _integer_pow_abstract_eval(x, *, y):
   _check_kind("integer_pow", x, KIND_NUMBER)
-  if y < 0 and x.dtype.kind in "iu":
+  if y < 0 and dtypes.kind(x.dtype) in "iu":
     raise TypeError(f"Integers cannot be raised to negative powers, got "
                     f"integer_pow({x.str_short(short_dtypes=True)}, {y})")
   return x
@@ -822,7 +842,7 @@ def ge(x, y): return ge_p.bind(*_nary_match(x, y))
 
 
 def _select_n_abstract_eval(which, *cases):
-  if which.dtype != dtypes.bool_ and which.dtype.kind not in "iu":
+  if which.dtype != dtypes.bool_ and dtypes.kind(which.dtype) not in "iu":
     raise TypeError(f"select_n: predicate must be bool or int, got {which.str_short(short_dtypes=True)}")
   same_shapes("select_n", *cases)
   same_dtypes("select_n", *cases)

@@ -43,8 +43,8 @@ def _monoid_identity(kind: str, dtype):
   if dtype == dtypes.bool_:
     return kind == "min"
   if dtypes.is_inexact(dtype):
-    return -np.inf if kind == "max" else np.inf
-  info = np.iinfo(dtype)
+    return dtypes.lowest_value(dtype) if kind == "max" else dtypes.highest_value(dtype)
+  info = dtypes.iinfo(dtype)  # ml_dtypes: int4 too
   return info.min if kind == "max" else info.max
 
 

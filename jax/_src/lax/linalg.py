@@ -38,13 +38,30 @@ def _dot_general_abstract_eval(lhs, rhs, *, dimension_numbers, precision, prefer
     if lhs.shape[a] != rhs.shape[b]:
       raise TypeError(f"dot_general: {lhs.str_short(short_dtypes=True)} and {rhs.str_short(short_dtypes=True)} disagree on "
                       f"dimensions {a} and {b} (dimension_numbers={dimension_numbers})")
-  if lhs.dtype != rhs.dtype:
-    raise TypeError(f"dot_general requires equal dtypes, got {lhs.str_short(short_dtypes=True)}, {rhs.str_short(short_dtypes=True)}")
   shape = (tuple(lhs.shape[d] for d in lb)
            + tuple(lhs.shape[d] for d in _free_dims(lhs.ndim, lc, lb))
            + tuple(rhs.shape[d] for d in _free_dims(rhs.ndim, rc, rb)))
-  dtype = preferred_element_type if preferred_element_type is not None else lhs.dtype
+  dtype = (preferred_element_type if preferred_element_type is not None else
+           _higher_precision_dtype(lhs.dtype, rhs.dtype))
   return ShapedArray(shape, dtype, lhs.weak_type and rhs.weak_type)
+
+
+def _precision_rank(dt) -> tuple:
+  """Orders dtypes as XLA picks the result of a dot of two element types: complex above
+  real, then by exponent range, mantissa bits, width, and signed above unsigned."""
+  dt = np.dtype(dt)
+  real = dt
+  if dtypes.is_complex(dt):
+    real = np.dtype(np.float32 if dt == np.complex64 else np.float64)
+  info = dtypes.finfo(real) if dtypes.is_float(real) else None
+  return (dtypes.is_complex(dt), info.maxexp if info else -1, info.nmant if info else -1,
+          real.itemsize, real.kind != "u")
+
+
+def _higher_precision_dtype(a, b):
+  """The result dtype of a dot of operands of dtypes `a` and `b` (they may differ, as in
+  JAX: an f8_e4m3fn by f8_e5m2 product of a backward pass)."""
+  return a if a == b or _precision_rank(a) > _precision_rank(b) else b
 
 
 dot_general_p = standard_primitive("dot_general", _dot_general_abstract_eval)
@@ -194,7 +211,27 @@ def _dot_general_lowering(ctx, lhs, rhs, *, dimension_numbers, precision, prefer
   names = operand_precision_names(precision)
   if names is not None:
     attrs.append("operand_precision={" + ",".join(names) + "}")
-  return ctx.op("dot", ctx.avals_out[0], lhs, rhs, attrs=", ".join(attrs))
+  out = ctx.avals_out[0]
+  compute = _dot_compute_dtype(lhs.aval.dtype, rhs.aval.dtype, out.dtype)
+  if compute is None:
+    return ctx.op("dot", out, lhs, rhs, attrs=", ".join(attrs))
+  # 8-bit floats and mixed operands: their products are exact in the compute type, so
+  # converting first gives the same sums as XLA's mixed dot, on the fast same-type path.
+  lhs, rhs = (x if x.aval.dtype == compute else
+              ctx.op("convert", x.aval.update(dtype=compute, weak_type=False), x)
+              for x in (lhs, rhs))
+  res = ctx.op("dot", out.update(dtype=compute), lhs, rhs, attrs=", ".join(attrs))
+  return res if compute == out.dtype else ctx.op("convert", out, res)
+
+
+def _dot_compute_dtype(lhs_dtype, rhs_dtype, out_dtype):
+  """The dtype a dot of these operands runs in when it is not the operands' own (None)."""
+  narrow = any(np.dtype(d) in dtypes.narrow_float_dtypes for d in (lhs_dtype, rhs_dtype))
+  if not narrow and lhs_dtype == rhs_dtype:
+    return None
+  if narrow and np.dtype(out_dtype) != dtypes.float64:
+    return dtypes.float32  # f8 accumulates in f32 and rounds once at the end
+  return np.dtype(out_dtype)
 
 
 def operand_precision_names(precision) -> tuple[str, str] | None:

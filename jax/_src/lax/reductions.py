@@ -43,8 +43,8 @@ def init_value(kind: str, dtype):
     return kind == "min"
   if dtypes.is_float(dtype) or dtypes.is_complex(dtype):
     # Complex numbers order lexicographically: (-inf, 0) is below every other one.
-    return -np.inf if kind == "max" else np.inf
-  info = np.iinfo(dtype)
+    return dtypes.lowest_value(dtype) if kind == "max" else dtypes.highest_value(dtype)
+  info = dtypes.iinfo(dtype)  # ml_dtypes: int4 too
   return info.min if kind == "max" else info.max
 
 
@@ -216,9 +216,7 @@ def _argminmax_lowering(direction: str):
                      attrs="iota_dimension=0")
     iota = ctx.op("broadcast", x.aval.update(dtype=index_dtype, weak_type=False), iota_1d,
                   attrs=f"dimensions={{{axis}}}")
-    init = ctx.constant(-np.inf if direction == "GT" and dtypes.is_float(x.aval.dtype) else
-                        np.inf if dtypes.is_float(x.aval.dtype) else
-                        init_value("max" if direction == "GT" else "min", x.aval.dtype),
+    init = ctx.constant(init_value("max" if direction == "GT" else "min", x.aval.dtype),
                         x.aval.dtype)
     zero = ctx.constant(0, index_dtype)
     out_v = ctx.avals_out[0].update(dtype=x.aval.dtype)

@@ -31,14 +31,18 @@ _HLO_TYPES = {
     "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
     "float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64",
     "complex64": "c64", "complex128": "c128",
+    "float8_e4m3fn": "f8e4m3fn", "float8_e5m2": "f8e5m2", "float8_e4m3fnuz": "f8e4m3fnuz",
+    "float8_e5m2fnuz": "f8e5m2fnuz", "float8_e4m3b11fnuz": "f8e4m3b11fnuz",
+    "float8_e4m3": "f8e4m3", "float8_e3m4": "f8e3m4", "int4": "s4", "uint4": "u4",
 }
 
 # (digits that usually round-trip, digits that always do), as XLA prints floats.
-_FLOAT_DIGITS = {"float16": (3, 5), "bfloat16": (2, 4), "float32": (6, 9), "float64": (15, 17)}
+_FLOAT_DIGITS = {"float16": (3, 5), "bfloat16": (2, 4), "float32": (6, 9), "float64": (15, 17),
+                 **{name: (1, 3) for name in _HLO_TYPES if name.startswith("float8")}}
 
 
 def hlo_type(dtype) -> str:
-  name = np.dtype(dtype).name
+  name = dtypes.physical_dtype(dtype).name
   try:
     return _HLO_TYPES[name]
   except KeyError:
@@ -50,7 +54,7 @@ _MAX_BYTES = 2**63 - 1  # XLA counts elements and bytes in int64
 
 def check_shape_size(shape, dtype) -> None:
   """Raises ValueError when an array of `shape` could not be addressed in int64 bytes."""
-  nbytes = math.prod(shape) * np.dtype(dtype).itemsize
+  nbytes = math.prod(shape) * dtypes.physical_dtype(dtype).itemsize
   if nbytes > _MAX_BYTES:
     dims = ",".join(map(str, shape))
     raise ValueError(f"shape {hlo_type(dtype)}[{dims}] is too large: its {math.prod(shape)} "
@@ -87,6 +91,8 @@ def format_values(flat: np.ndarray, dtype) -> list[str]:
     return ["true" if b else "false" for b in flat.tolist()]
   if dtype.kind in "iu":
     return [str(v) for v in flat.tolist()]
+  if dtype in dtypes.narrow_int_dtypes:
+    return [str(v) for v in flat.astype(np.int64).tolist()]
   if dtype.kind == "c":  # XLA writes complex literals as (real, imag)
     part = np.dtype(np.float32 if dtype.itemsize == 8 else np.float64)
     return [f"({r}, {i})" for r, i in zip(format_values(flat.real.astype(part), part),
@@ -98,6 +104,10 @@ def format_values(flat: np.ndarray, dtype) -> list[str]:
   lost = np.nonzero(np.array(texts, np.float64).astype(dtype) != flat)[0]
   for i in lost.tolist():
     texts[i] = f"{values[i]:.{full}g}"
+  # Python prints every NaN as "nan"; XLA text keeps the sign ("-nan").
+  as_f64 = np.asarray(values, np.float64)
+  for i in np.nonzero(np.isnan(as_f64) & np.signbit(as_f64))[0].tolist():
+    texts[i] = "-nan"
   return texts
 
 

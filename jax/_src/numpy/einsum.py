@@ -202,11 +202,15 @@ def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None,
   inputs, output = _parse(subscripts, operands)
   if len(operands) > 1:
     operands = promote_dtypes(*operands)
+  # Each contraction is asked for the result type, as JAX asks it (an f8 einsum
+  # accumulates in f32; a custom _dot_general such as flax's fp8 one sees the type).
+  contract_type = (preferred_element_type if preferred_element_type is not None
+                   else dtypes.result_type(*operands))
   def contract(a, b, dn):
     if out_sharding is not None and _dot_general is lax_linalg.dot_general:
       # The result is placed below: operands split along contracted labels are fine.
-      return lax_linalg.dot_general_placed(a, b, dn, precision, placed=True)
-    return _dot_general(a, b, dn, precision)
+      return lax_linalg.dot_general_placed(a, b, dn, precision, contract_type, placed=True)
+    return _dot_general(a, b, dn, precision, preferred_element_type=contract_type)
   result = _einsum(list(operands), inputs, output, contract)
   if preferred_element_type is not None:
     result = lax_ew.convert_element_type(result, preferred_element_type)

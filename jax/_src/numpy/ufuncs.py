@@ -185,7 +185,7 @@ def sign(x, /):
 @_compiled
 def absolute(x, /):
   (x,) = promote_args("absolute", x)
-  return x if _dtype(x).kind in "ub" else lax.abs(x)
+  return x if dtypes.kind(_dtype(x)) in "ub" else lax.abs(x)
 
 
 abs = absolute  # noqa: A001
@@ -282,7 +282,7 @@ def _float_divmod(x1, x2):
 
 
 def _int_floor_divide(x1, x2):
-  if _dtype(x1).kind == "u":
+  if dtypes.kind(_dtype(x1)) == "u":
     return lax.div(x1, x2)
   # Rounds toward -inf where the signs differ and the division is inexact. Compared
   # through sign(), so x // 0 is XLA's quotient -1 minus one, as in JAX.
@@ -308,10 +308,10 @@ def _remainder(x1, x2, /):
   x1, x2 = promote_args("remainder", x1, x2)
   if dtypes.is_complex(_dtype(x1)):
     raise TypeError("jnp.remainder does not support complex-valued inputs.")
-  if _dtype(x2).kind in "iu":  # x % 0 is 0 for integers, as in JAX
+  if dtypes.kind(_dtype(x2)) in "iu":  # x % 0 is 0 for integers, as in JAX
     x2 = lax.select(lax.eq(x2, _zeros(x2)), _const(x2, 1), x2)
   r = lax.rem(x1, x2)
-  if _dtype(r).kind in "ub":
+  if dtypes.kind(_dtype(r)) in "ub":
     return r
   fix = lax.bitwise_and(lax.ne(r, _zeros(r)),
                         lax.ne(lax.lt(r, _zeros(r)), lax.lt(x2, _zeros(x2))))
@@ -320,7 +320,7 @@ def _remainder(x1, x2, /):
 
 def _fmod(x1, x2, /):
   x1, x2 = promote_args("fmod", x1, x2)
-  if _dtype(x2).kind in "iu":  # x fmod 0 is 0 for integers, as in JAX
+  if dtypes.kind(_dtype(x2)) in "iu":  # x fmod 0 is 0 for integers, as in JAX
     x2 = lax.select(lax.eq(x2, _zeros(x2)), _const(x2, 1), x2)
   return lax.rem(x1, x2)
 
@@ -371,7 +371,7 @@ def _integer_binary(lax_fn, name):
   @_named(name)
   def fn(x, y, /):
     x, y = promote_args_nary(name, x, y)
-    if _dtype(x).kind not in "iub":
+    if dtypes.kind(_dtype(x)) not in "iub":
       raise TypeError(f"jnp.{name} requires integer or boolean arguments, got {_dtype(x).name}")
     return lax_fn(x, y)
   return fn
@@ -383,7 +383,7 @@ bitwise_xor = _make_ufunc(_integer_binary(lax.bitwise_xor, "bitwise_xor"), "bitw
 
 
 def _shift_right(x, y):
-  if _dtype(x).kind == "u":
+  if dtypes.kind(_dtype(x)) == "u":
     return lax.shift_right_logical(x, y)
   return lax.shift_right_arithmetic(x, y)
 
@@ -397,7 +397,7 @@ bitwise_left_shift, bitwise_right_shift = left_shift, right_shift
 @_compiled
 def invert(x, /):
   (x,) = promote_args("invert", x)
-  if _dtype(x).kind not in "iub":
+  if dtypes.kind(_dtype(x)) not in "iub":
     raise TypeError(f"jnp.invert requires integer or boolean arguments, got {_dtype(x).name}")
   return lax.bitwise_not(x)
 
@@ -408,9 +408,9 @@ bitwise_not = bitwise_invert = invert
 @_compiled
 def bitwise_count(x, /):
   (x,) = promote_args("bitwise_count", x)
-  if _dtype(x).kind not in "iub":
+  if dtypes.kind(_dtype(x)) not in "iub":
     raise TypeError(f"jnp.bitwise_count requires integer arguments, got {_dtype(x).name}")
-  counts = lax.population_count(absolute(x) if _dtype(x).kind == "i" else x)
+  counts = lax.population_count(absolute(x) if dtypes.kind(_dtype(x)) == "i" else x)
   return lax.convert_element_type(counts, dtypes.uint8)
 
 

@@ -310,6 +310,11 @@ inline int64_t Bcast(const Literal& l, int64_t i) { return l.shape().rank() == 0
 StatusOr<Literal> EvalConvert(const HloInstruction& instr, const Literal& in) {
   Literal out(instr.shape());
   int64_t n = in.element_count();
+  if (IsF8(out.shape().element_type()) && in.shape().element_type() == PrimitiveType::F64) {
+    // Straight from double: going through float would round twice.
+    for (int64_t i = 0; i < n; ++i) out.SetFromDouble(i, in.Get<double>(i));
+    return out;
+  }
   ArrayTypeSwitch<int>(in.shape().element_type(), [&](auto from_tag) {
     using From = typename decltype(from_tag)::type;
     ArrayTypeSwitch<int>(out.shape().element_type(), [&](auto to_tag) {
@@ -354,6 +359,11 @@ StatusOr<Literal> EvalElementwise(const HloInstruction& instr, const std::vector
   const Literal& a = *ops[0];
   const PrimitiveType in_type = a.shape().element_type();
   Status status;
+  if ((IsInt4(in_type) || IsInt4(instr.shape().element_type())) && op != HloOpcode::kSelect &&
+      op != HloOpcode::kBitcastConvert) {
+    // 4-bit wrap-around and saturation rules are the backend's; the folder leaves these.
+    return Unsupported(instr, in_type);
+  }
 
   switch (op) {
     case HloOpcode::kConvert:

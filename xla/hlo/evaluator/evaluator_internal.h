@@ -17,22 +17,30 @@ namespace xla::eval {
 // Evaluates a called computation (reducers, comparators, loop bodies).
 using CallFn = std::function<StatusOr<Literal>(const HloComputation&, const std::vector<const Literal*>&)>;
 
-// f16/bf16 compute in float; every other type computes in itself.
+// f16/bf16/f8 compute in float; every other type computes in itself.
 template <typename T> struct ComputeType { using type = T; };
 template <> struct ComputeType<half> { using type = float; };
 template <> struct ComputeType<bfloat16> { using type = float; };
+template <PrimitiveType P> struct ComputeType<float8<P>> { using type = float; };
+// Only loaded and stored (converts and arithmetic on them are left to the backend).
+template <> struct ComputeType<int4> { using type = int8_t; };
+template <> struct ComputeType<uint4> { using type = uint8_t; };
 
 template <typename T>
 typename ComputeType<T>::type Load(const Literal& l, int64_t i) {
   T v = l.Get<T>(i);
   if constexpr (std::is_same_v<T, half>) return HalfToFloat(v);
   else if constexpr (std::is_same_v<T, bfloat16>) return BF16ToFloat(v);
+  else if constexpr (kIsFloat8<T>) return Float8ToFloat(l.shape().element_type(), v.bits);
+  else if constexpr (kIsInt4<T>) return static_cast<typename ComputeType<T>::type>(v.value());
   else return v;
 }
 template <typename T>
 void Store(Literal* l, int64_t i, typename ComputeType<T>::type v) {
   if constexpr (std::is_same_v<T, half>) l->Set<T>(i, FloatToHalf(v));
   else if constexpr (std::is_same_v<T, bfloat16>) l->Set<T>(i, FloatToBF16(v));
+  else if constexpr (kIsFloat8<T>) l->Set<T>(i, T{DoubleToFloat8(l->shape().element_type(), v)});
+  else if constexpr (kIsInt4<T>) l->Set<T>(i, T::Wrap(v));
   else l->Set<T>(i, v);
 }
 

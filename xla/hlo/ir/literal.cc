@@ -44,6 +44,8 @@ double Literal::GetAsDouble(int64_t i) const {
         T v = Get<T>(i);
         if constexpr (std::is_same_v<T, half>) return HalfToFloat(v);
         else if constexpr (std::is_same_v<T, bfloat16>) return BF16ToFloat(v);
+        else if constexpr (kIsFloat8<T>) return Float8ToFloat(tag.kType, v.bits);
+        else if constexpr (kIsInt4<T>) return v.value();
         else if constexpr (std::is_same_v<T, std::complex<float>> ||
                            std::is_same_v<T, std::complex<double>>) return v.real();
         else return static_cast<double>(v);
@@ -64,6 +66,7 @@ int64_t Literal::GetAsInt64(int64_t i) const {
       [&](auto tag) -> int64_t {
         using T = typename decltype(tag)::type;
         if constexpr (std::is_integral_v<T>) return static_cast<int64_t>(Get<T>(i));
+        else if constexpr (kIsInt4<T>) return Get<T>(i).value();
         else return static_cast<int64_t>(GetAsDouble(i));
       },
       0);
@@ -78,6 +81,8 @@ uint64_t Literal::GetAsUInt64(int64_t i) const {
           return Get<T>(i) ? 1 : 0;
         } else if constexpr (std::is_integral_v<T>) {
           return static_cast<uint64_t>(static_cast<std::make_unsigned_t<T>>(Get<T>(i)));
+        } else if constexpr (kIsInt4<T>) {
+          return Get<T>(i).bits & 0xf;
         } else {
           return static_cast<uint64_t>(GetAsDouble(i));
         }
@@ -92,6 +97,8 @@ void Literal::SetFromDouble(int64_t i, double v) {
         using T = typename decltype(tag)::type;
         if constexpr (std::is_same_v<T, half>) Set<T>(i, DoubleToHalf(v));
         else if constexpr (std::is_same_v<T, bfloat16>) Set<T>(i, FloatToBF16(static_cast<float>(v)));
+        else if constexpr (kIsFloat8<T>) Set<T>(i, T{DoubleToFloat8(tag.kType, v)});
+        else if constexpr (kIsInt4<T>) Set<T>(i, T::Wrap(static_cast<int64_t>(v)));
         else if constexpr (std::is_same_v<T, bool>) Set<T>(i, v != 0);
         else Set<T>(i, static_cast<T>(v));
         return 0;
@@ -113,6 +120,7 @@ void Literal::SetFromInt64(int64_t i, int64_t v) {
         using T = typename decltype(tag)::type;
         if constexpr (std::is_same_v<T, bool>) Set<T>(i, v != 0);
         else if constexpr (std::is_integral_v<T>) Set<T>(i, static_cast<T>(v));
+        else if constexpr (kIsInt4<T>) Set<T>(i, T::Wrap(v));
         else SetFromDouble(i, static_cast<double>(v));
         return 0;
       },
@@ -145,6 +153,16 @@ std::string ElementToString(const Literal& l, int64_t i) {
     case PrimitiveType::BF16:
       return FloatToString(l.GetAsDouble(i), 2, 4,
                            [](double d) { return FloatToBF16(static_cast<float>(d)).bits; });
+    case PrimitiveType::F8E4M3FN:
+    case PrimitiveType::F8E5M2:
+    case PrimitiveType::F8E4M3FNUZ:
+    case PrimitiveType::F8E5M2FNUZ:
+    case PrimitiveType::F8E4M3B11FNUZ:
+    case PrimitiveType::F8E4M3:
+    case PrimitiveType::F8E3M4:
+      // At most 5 significant bits: 3 digits always read back, often fewer do.
+      return FloatToString(l.GetAsDouble(i), 1, 3,
+                           [t](double d) { return DoubleToFloat8(t, d); });
     case PrimitiveType::F32:
       return FloatToString(l.GetAsDouble(i), 6, 9, [](double d) { return static_cast<float>(d); });
     case PrimitiveType::F64:

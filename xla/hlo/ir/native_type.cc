@@ -1,5 +1,6 @@
 #include "xla/hlo/ir/native_type.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace xla {
@@ -90,6 +91,70 @@ bfloat16 FloatToBF16(float f) {
   u += 0x7fff + lsb;
   b.bits = static_cast<uint16_t>(u >> 16);
   return b;
+}
+
+Float8Format Float8FormatOf(PrimitiveType type) {
+  using S = Float8Style;
+  switch (type) {
+    case PrimitiveType::F8E4M3FN: return {3, 7, S::kFiniteOnly, 0x7e, 0x7f};
+    case PrimitiveType::F8E5M2: return {2, 15, S::kIeee, 0x7b, 0x7e};
+    case PrimitiveType::F8E4M3FNUZ: return {3, 8, S::kUnsignedZero, 0x7f, 0x80};
+    case PrimitiveType::F8E5M2FNUZ: return {2, 16, S::kUnsignedZero, 0x7f, 0x80};
+    case PrimitiveType::F8E4M3B11FNUZ: return {3, 11, S::kUnsignedZero, 0x7f, 0x80};
+    case PrimitiveType::F8E4M3: return {3, 7, S::kIeee, 0x77, 0x7c};
+    case PrimitiveType::F8E3M4: return {4, 3, S::kIeee, 0x6f, 0x78};
+    default: return {0, 0, S::kIeee, 0, 0};
+  }
+}
+
+float Float8ToFloat(PrimitiveType type, uint8_t bits) {
+  const Float8Format f = Float8FormatOf(type);
+  const bool negative = (bits & 0x80) != 0;
+  const int magnitude = bits & 0x7f;
+  // The sign bit of 0x80 stays on its NaN (as ml_dtypes reads it).
+  if (f.style == Float8Style::kUnsignedZero && bits == 0x80) return -NAN;
+  if (magnitude > f.max_finite) {
+    const bool inf = f.style == Float8Style::kIeee && magnitude == f.max_finite + 1;
+    const float special = inf ? INFINITY : NAN;
+    return negative ? -special : special;
+  }
+  const int exponent = magnitude >> f.mantissa_bits;
+  const int mantissa = magnitude & ((1 << f.mantissa_bits) - 1);
+  // Subnormals have no implicit leading one and the exponent of the first binade.
+  const float value =
+      exponent == 0
+          ? std::ldexp(static_cast<float>(mantissa), 1 - f.bias - f.mantissa_bits)
+          : std::ldexp(static_cast<float>(mantissa | (1 << f.mantissa_bits)),
+                       exponent - f.bias - f.mantissa_bits);
+  return negative ? -value : value;
+}
+
+uint8_t DoubleToFloat8(PrimitiveType type, double v) {
+  const Float8Format f = Float8FormatOf(type);
+  const bool unsigned_zero = f.style == Float8Style::kUnsignedZero;
+  const uint8_t sign = std::signbit(v) ? 0x80 : 0;
+  const uint8_t overflow =
+      unsigned_zero ? f.nan
+                    : static_cast<uint8_t>(sign | (f.style == Float8Style::kIeee ? f.max_finite + 1
+                                                                                  : f.nan));
+  if (std::isnan(v)) return unsigned_zero ? f.nan : static_cast<uint8_t>(sign | f.nan);
+  if (std::isinf(v)) return overflow;
+  const double a = std::fabs(v);
+  if (a == 0) return unsigned_zero ? 0 : sign;
+  // With s the binade of a (never below the first normal one), a * 2^(m - s)
+  // rounded to an integer is the significand with its implicit bit; adding it
+  // to the exponent field carries into the next binade when rounding overflows.
+  int e;
+  std::frexp(a, &e);
+  const int min_exponent = 1 - f.bias;
+  const int s = std::max(e - 1, min_exponent);
+  // Far beyond every F8 range (whose binades span at most 2^5): keeps the shift small.
+  if (s - min_exponent > 64) return overflow;
+  const int64_t magnitude = (static_cast<int64_t>(s - min_exponent) << f.mantissa_bits) +
+                            static_cast<int64_t>(std::nearbyint(std::ldexp(a, f.mantissa_bits - s)));
+  if (magnitude > f.max_finite) return overflow;
+  if (magnitude == 0 && unsigned_zero) return 0;
+  return static_cast<uint8_t>(sign | magnitude);
 }
 
 }  // namespace xla

@@ -56,9 +56,30 @@ ENTRY main.1 {
 
 )";
 
+// 8-bit float shapes and constants, as JAX prints them for float8 arrays.
+constexpr char kFloat8[] = R"(HloModule jit_f, entry_computation_layout={(f8e4m3fn[3]{0}, f8e5m2[2]{0})->(f32[3]{0}, f8e4m3b11fnuz[], f8e3m4[2]{0}, f8e4m3fnuz[], f8e5m2fnuz[], /*index=5*/f8e4m3[2]{0})}
+
+ENTRY main.1 {
+  x.1 = f8e4m3fn[3]{0} parameter(0)
+  c.1 = f8e4m3fn[3]{0} constant({1.5, 448, -nan})
+  m.1 = f8e4m3fn[3]{0} multiply(x.1, c.1)
+  f.1 = f32[3]{0} convert(m.1)
+  c.2 = f8e4m3b11fnuz[] constant(2.5)
+  c.3 = f8e3m4[2]{0} constant({-inf, 0.02})
+  c.4 = f8e4m3fnuz[] constant(-nan)
+  c.5 = f8e5m2fnuz[] constant(-2)
+  c.6 = f8e4m3[2]{0} constant({0.3, inf})
+  c.7 = s4[3]{0} constant({-8, 7, -1})
+  c.8 = u4[2]{0} constant({15, 0})
+  y.1 = f8e5m2[2]{0} parameter(1)
+  ROOT tuple.1 = (f32[3]{0}, f8e4m3b11fnuz[], f8e3m4[2]{0}, f8e4m3fnuz[], f8e5m2fnuz[], /*index=5*/f8e4m3[2]{0}) tuple(f.1, c.2, c.3, c.4, c.5, c.6)
+}
+
+)";
+
 // JAX's own output prints back byte for byte.
 TEST(InlineModulesRoundTrip) {
-  for (const char* text : {kAdd, kReduce, kDonated}) {
+  for (const char* text : {kAdd, kReduce, kDonated, kFloat8}) {
     auto m = ParseHloModule(text);
     CHECK_OK(m);
     EXPECT_EQ(ToString(**m), std::string(text));

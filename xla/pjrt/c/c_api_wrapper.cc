@@ -132,6 +132,15 @@ PrimitiveType FromC(PJRT_Buffer_Type t) {
     case PJRT_Buffer_Type_BF16: return PrimitiveType::BF16;
     case PJRT_Buffer_Type_C64: return PrimitiveType::C64;
     case PJRT_Buffer_Type_C128: return PrimitiveType::C128;
+    case PJRT_Buffer_Type_F8E4M3FN: return PrimitiveType::F8E4M3FN;
+    case PJRT_Buffer_Type_F8E5M2: return PrimitiveType::F8E5M2;
+    case PJRT_Buffer_Type_F8E4M3FNUZ: return PrimitiveType::F8E4M3FNUZ;
+    case PJRT_Buffer_Type_F8E5M2FNUZ: return PrimitiveType::F8E5M2FNUZ;
+    case PJRT_Buffer_Type_F8E4M3B11FNUZ: return PrimitiveType::F8E4M3B11FNUZ;
+    case PJRT_Buffer_Type_F8E4M3: return PrimitiveType::F8E4M3;
+    case PJRT_Buffer_Type_F8E3M4: return PrimitiveType::F8E3M4;
+    case PJRT_Buffer_Type_S4: return PrimitiveType::S4;
+    case PJRT_Buffer_Type_U4: return PrimitiveType::U4;
     case PJRT_Buffer_Type_TOKEN: return PrimitiveType::TOKEN;
     default: return PrimitiveType::INVALID;
   }
@@ -154,6 +163,15 @@ PJRT_Buffer_Type ToC(PrimitiveType t) {
     case PrimitiveType::BF16: return PJRT_Buffer_Type_BF16;
     case PrimitiveType::C64: return PJRT_Buffer_Type_C64;
     case PrimitiveType::C128: return PJRT_Buffer_Type_C128;
+    case PrimitiveType::F8E4M3FN: return PJRT_Buffer_Type_F8E4M3FN;
+    case PrimitiveType::F8E5M2: return PJRT_Buffer_Type_F8E5M2;
+    case PrimitiveType::F8E4M3FNUZ: return PJRT_Buffer_Type_F8E4M3FNUZ;
+    case PrimitiveType::F8E5M2FNUZ: return PJRT_Buffer_Type_F8E5M2FNUZ;
+    case PrimitiveType::F8E4M3B11FNUZ: return PJRT_Buffer_Type_F8E4M3B11FNUZ;
+    case PrimitiveType::F8E4M3: return PJRT_Buffer_Type_F8E4M3;
+    case PrimitiveType::F8E3M4: return PJRT_Buffer_Type_F8E3M4;
+    case PrimitiveType::S4: return PJRT_Buffer_Type_S4;
+    case PrimitiveType::U4: return PJRT_Buffer_Type_U4;
     case PrimitiveType::TOKEN: return PJRT_Buffer_Type_TOKEN;
     default: return PJRT_Buffer_Type_INVALID;
   }

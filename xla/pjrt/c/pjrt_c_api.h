@@ -379,7 +379,15 @@ typedef enum {
   PJRT_Buffer_Type_F16, PJRT_Buffer_Type_F32, PJRT_Buffer_Type_F64,
   PJRT_Buffer_Type_BF16,
   PJRT_Buffer_Type_C64, PJRT_Buffer_Type_C128,
+  /* 8-bit floats, one byte per element (ml_dtypes' float8_* layouts). */
+  PJRT_Buffer_Type_F8E5M2, PJRT_Buffer_Type_F8E4M3FN, PJRT_Buffer_Type_F8E4M3B11FNUZ,
+  PJRT_Buffer_Type_F8E5M2FNUZ, PJRT_Buffer_Type_F8E4M3FNUZ,
+  /* 4-bit integers, one byte per element (the low 4 bits, as ml_dtypes stores them). */
+  PJRT_Buffer_Type_S4, PJRT_Buffer_Type_U4,
   PJRT_Buffer_Type_TOKEN,
+  /* 2-bit integers (reserved). */
+  PJRT_Buffer_Type_S2, PJRT_Buffer_Type_U2,
+  PJRT_Buffer_Type_F8E4M3, PJRT_Buffer_Type_F8E3M4,
 } PJRT_Buffer_Type;
 
 typedef struct PJRT_Client_Compile_Args {

@@ -159,7 +159,7 @@ StatusOr<llvm::Value*> ElementalEmitter::EmitBitcastConvert(const GraphNode* nod
   llvm::Type* to_bits = b_.getIntNTy(8 * to_bytes);
   auto bits_of = [&](PrimitiveType t, Value* v) -> Value* {
     llvm::Type* it = b_.getIntNTy(8 * ByteWidth(t));
-    if (t == PrimitiveType::F16 || t == PrimitiveType::BF16) {
+    if (t == PrimitiveType::F16 || t == PrimitiveType::BF16 || IsF8(t)) {
       // Register values are floats: take the storage bits through a store.
       Value* slot = EntryAlloca(StorageType(t, b_.getContext()), "bits");
       StoreElement(b_, t, v, slot, b_.getInt64(0));

@@ -3,6 +3,8 @@
 // evaluator so no kernel can trap.
 #include "xla/backends/cpu/codegen/scalar_ops.h"
 
+#include <cmath>
+#include <cstring>
 #include <string>
 
 #include "llvm/IR/Intrinsics.h"
@@ -10,13 +12,17 @@
 #include "xla/backends/cpu/codegen/approximations.h"
 #include "xla/hlo/ir/instruction.h"
 #include "xla/hlo/ir/literal.h"
+#include "xla/hlo/ir/native_type.h"
 
 namespace xla::cpu {
 namespace {
 
 using llvm::Value;
 
-bool IsF16Like(PrimitiveType t) { return t == PrimitiveType::F16 || t == PrimitiveType::BF16; }
+// Types stored narrower than the f32 they are computed in.
+bool IsF16Like(PrimitiveType t) {
+  return t == PrimitiveType::F16 || t == PrimitiveType::BF16 || IsF8(t);
+}
 
 llvm::Module* ModuleOf(llvm::IRBuilder<>& b) { return b.GetInsertBlock()->getModule(); }
 
@@ -172,6 +178,129 @@ Value* BF16BitsToFloat(llvm::IRBuilder<>& b, Value* bits16) {
   return b.CreateBitCast(wide, b.getFloatTy());
 }
 
+// F8 bits (i8) -> the exact f32 value. Arithmetic on the fields (no table),
+// so loops over F8 data vectorise.
+Value* F8BitsToFloat(llvm::IRBuilder<>& b, PrimitiveType type, Value* bits8) {
+  const Float8Format f = Float8FormatOf(type);
+  const int m = f.mantissa_bits;
+  Value* bits = b.CreateZExt(bits8, b.getInt32Ty());
+  Value* magnitude = b.CreateAnd(bits, 0x7f);
+  Value* exponent = b.CreateLShr(magnitude, m);
+  Value* mantissa = b.CreateAnd(magnitude, (1 << m) - 1);
+  // Normal: rebias the exponent and left-align the mantissa in f32's.
+  Value* normal = b.CreateOr(b.CreateShl(b.CreateAdd(exponent, b.getInt32(127 - f.bias)), 23),
+                             b.CreateShl(mantissa, 23 - m));
+  // Subnormal: mantissa * 2^(1 - bias - m), exact in f32.
+  Value* subnormal = b.CreateFMul(b.CreateUIToFP(mantissa, b.getFloatTy()),
+                                  FloatConst(b.getFloatTy(), std::ldexp(1.0, 1 - f.bias - m)));
+  Value* value = b.CreateSelect(b.CreateICmpEQ(exponent, b.getInt32(0)), subnormal,
+                                b.CreateBitCast(normal, b.getFloatTy()));
+  Value* nan_mask = b.getInt32(0x7fc00000);
+  if (f.style != Float8Style::kUnsignedZero) {
+    Value* special = b.CreateICmpUGT(magnitude, b.getInt32(f.max_finite));
+    Value* special_bits = nan_mask;
+    if (f.style == Float8Style::kIeee) {
+      special_bits = b.CreateSelect(b.CreateICmpEQ(magnitude, b.getInt32(f.max_finite + 1)),
+                                    b.getInt32(0x7f800000), nan_mask);
+    }
+    value = b.CreateSelect(special, b.CreateBitCast(special_bits, b.getFloatTy()), value);
+  }
+  Value* sign = b.CreateShl(b.CreateAnd(bits, 0x80), 24);
+  Value* out = b.CreateOr(b.CreateBitCast(value, b.getInt32Ty()), sign);
+  if (f.style == Float8Style::kUnsignedZero) {
+    // 0x80 ("-0") is the only NaN; it keeps its sign bit, as ml_dtypes converts it.
+    out = b.CreateSelect(b.CreateICmpEQ(bits, b.getInt32(0x80)), b.getInt32(0xffc00000), out);
+  }
+  return b.CreateBitCast(out, b.getFloatTy());
+}
+
+// f32 or f64 -> F8 bits (i8), rounded once to nearest even. For |x| in
+// binade s (never below the first normal one, emin), |x| * 2^(m - s) rounded
+// to an integer is the significand with its implicit bit, and adding it to
+// (s - emin) << m carries into the next binade by itself; anything past the
+// largest finite encoding overflows to inf or NaN as the format has it.
+Value* FloatToF8Bits(llvm::IRBuilder<>& b, PrimitiveType type, Value* x) {
+  const Float8Format f = Float8FormatOf(type);
+  const int m = f.mantissa_bits;
+  const int min_exponent = 1 - f.bias;
+  llvm::Type* ft = x->getType();
+  const bool is_double = ft->isDoubleTy();
+  const int width = is_double ? 64 : 32, src_mantissa = is_double ? 52 : 23;
+  const int src_bias = is_double ? 1023 : 127;
+  llvm::Type* it = b.getIntNTy(width);
+  Value* bits = b.CreateBitCast(x, it);
+  Value* abs_bits = b.CreateAnd(bits, llvm::ConstantInt::get(it, ~(uint64_t{1} << (width - 1))));
+  Value* abs = b.CreateBitCast(abs_bits, ft);
+  Value* exponent = b.CreateSub(b.CreateTrunc(b.CreateLShr(abs_bits, src_mantissa), b.getInt32Ty()),
+                                b.getInt32(src_bias));
+  Value* binade = b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, exponent, b.getInt32(min_exponent));
+  // 2^(m - binade) as a float of x's type: in range, as binade <= src_bias + 1.
+  Value* scale_exponent = b.CreateZExt(b.CreateSub(b.getInt32(m + src_bias), binade), it);
+  Value* scale = b.CreateBitCast(b.CreateShl(scale_exponent, src_mantissa), ft);
+  Value* significand = b.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, b.CreateFMul(abs, scale));
+  // inf * scale stays inf: cap it (anything past 2^(m+1) overflows anyway) so
+  // the integer conversion is defined.
+  significand = b.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, significand,
+                                        FloatConst(ft, std::ldexp(1.0, m + 1)));
+  Value* magnitude = b.CreateAdd(b.CreateShl(b.CreateSub(binade, b.getInt32(min_exponent)), m),
+                                 b.CreateFPToSI(significand, b.getInt32Ty()));
+  Value* overflow = b.CreateICmpSGT(magnitude, b.getInt32(f.max_finite));
+  Value* sign = b.CreateTrunc(b.CreateLShr(bits, width - 8), b.getInt8Ty());
+  sign = b.CreateAnd(sign, 0x80);
+  Value* mag8 = b.CreateTrunc(magnitude, b.getInt8Ty());
+  if (f.style == Float8Style::kUnsignedZero) {
+    // No -0: a zero result drops its sign; overflow and NaN are both 0x80.
+    Value* signed_mag = b.CreateOr(mag8, b.CreateSelect(b.CreateICmpEQ(mag8, b.getInt8(0)),
+                                                        b.getInt8(0), sign));
+    Value* out = b.CreateSelect(overflow, b.getInt8(f.nan), signed_mag);
+    return b.CreateSelect(IsNan(b, x), b.getInt8(f.nan), out);
+  }
+  const uint8_t overflow_bits = f.style == Float8Style::kIeee ? f.max_finite + 1 : f.nan;
+  Value* out = b.CreateSelect(overflow, b.getInt8(overflow_bits), mag8);
+  out = b.CreateSelect(IsNan(b, x), b.getInt8(f.nan), out);
+  return b.CreateOr(out, sign);
+}
+
+// An f32 rounded to the F8 value it would store as, without going through the
+// bits (about a third of the work of FloatToF8Bits then F8BitsToFloat, and it
+// runs after every op of an F8 chain): the f32 mantissa rounded to m bits in
+// the normal binades; below them, adding and subtracting 2^(emin - m + 23)
+// rounds to the subnormal spacing (f32 addition rounds to nearest even).
+Value* RoundFloatToF8(llvm::IRBuilder<>& b, PrimitiveType type, Value* x) {
+  const Float8Format f = Float8FormatOf(type);
+  const int m = f.mantissa_bits, min_exponent = 1 - f.bias, drop = 23 - m;
+  llvm::Type* ft = x->getType();
+  Value* bits = b.CreateBitCast(x, b.getInt32Ty());
+  Value* abs_bits = b.CreateAnd(bits, 0x7fffffff);
+  Value* abs = b.CreateBitCast(abs_bits, ft);
+  Value* lsb = b.CreateAnd(b.CreateLShr(abs_bits, drop), 1);
+  Value* normal = b.CreateAnd(b.CreateAdd(abs_bits, b.CreateAdd(b.getInt32((1 << (drop - 1)) - 1), lsb)),
+                              b.getInt32(~((1u << drop) - 1)));
+  Value* magic = FloatConst(ft, std::ldexp(1.0, min_exponent - m + 23));
+  Value* small = b.CreateBitCast(b.CreateFSub(b.CreateFAdd(abs, magic), magic), b.getInt32Ty());
+  Value* is_small = b.CreateFCmpOLT(abs, FloatConst(ft, std::ldexp(1.0, min_exponent)));
+  Value* rounded = b.CreateSelect(is_small, small, normal);
+  float max_value = Float8ToFloat(type, f.max_finite);
+  uint32_t max_bits;
+  std::memcpy(&max_bits, &max_value, 4);
+  // inf, NaN and whatever rounds past the largest finite value.
+  Value* special = b.CreateICmpUGT(rounded, b.getInt32(max_bits));
+  Value* sign = b.CreateAnd(bits, 0x80000000u);
+  Value* out;
+  if (f.style == Float8Style::kUnsignedZero) {
+    // No -0; the one NaN (0x80) reads back as -NaN.
+    Value* signed_out = b.CreateSelect(b.CreateICmpEQ(rounded, b.getInt32(0)), rounded,
+                                       b.CreateOr(rounded, sign));
+    out = b.CreateSelect(special, b.getInt32(0xffc00000u), signed_out);
+  } else {
+    const bool ieee = f.style == Float8Style::kIeee;
+    Value* overflow = b.CreateSelect(IsNan(b, x), b.getInt32(0x7fc00000),
+                                     b.getInt32(ieee ? 0x7f800000 : 0x7fc00000));
+    out = b.CreateOr(b.CreateSelect(special, overflow, rounded), sign);
+  }
+  return b.CreateBitCast(out, ft);
+}
+
 // Register value -> its storage bits as an integer of the type's width.
 Value* ToBits(llvm::IRBuilder<>& b, PrimitiveType type, Value* v) {
   switch (type) {
@@ -186,7 +315,7 @@ Value* ToBits(llvm::IRBuilder<>& b, PrimitiveType type, Value* v) {
     case PrimitiveType::PRED:
       return b.CreateZExt(v, b.getInt8Ty());
     default:
-      return v;
+      return IsF8(type) ? FloatToF8Bits(b, type, v) : v;
   }
 }
 
@@ -203,7 +332,7 @@ Value* FromBits(llvm::IRBuilder<>& b, PrimitiveType type, Value* bits) {
     case PrimitiveType::PRED:
       return b.CreateICmpNE(bits, llvm::ConstantInt::get(bits->getType(), 0));
     default:
-      return bits;
+      return IsF8(type) ? F8BitsToFloat(b, type, bits) : bits;
   }
 }
 
@@ -412,7 +541,9 @@ llvm::Type* RegisterType(PrimitiveType type, llvm::LLVMContext& ctx) {
     case PrimitiveType::PRED: return llvm::Type::getInt1Ty(ctx);
     case PrimitiveType::F16:
     case PrimitiveType::BF16: return llvm::Type::getFloatTy(ctx);
-    default: return StorageType(type, ctx);
+    case PrimitiveType::S4:
+    case PrimitiveType::U4: return llvm::Type::getIntNTy(ctx, 4);
+    default: return IsF8(type) ? llvm::Type::getFloatTy(ctx) : StorageType(type, ctx);
   }
 }
 
@@ -425,7 +556,9 @@ llvm::Value* LoadElement(llvm::IRBuilder<>& b, PrimitiveType type, llvm::Value* 
     case PrimitiveType::PRED: return b.CreateICmpNE(v, b.getInt8(0));
     case PrimitiveType::F16: return b.CreateFPExt(v, b.getFloatTy());
     case PrimitiveType::BF16: return BF16BitsToFloat(b, v);
-    default: return v;
+    case PrimitiveType::S4:
+    case PrimitiveType::U4: return b.CreateTrunc(v, b.getIntNTy(4));  // the low 4 bits
+    default: return IsF8(type) ? F8BitsToFloat(b, type, v) : v;
   }
 }
 
@@ -437,7 +570,11 @@ void StoreElement(llvm::IRBuilder<>& b, PrimitiveType type, llvm::Value* value,
     case PrimitiveType::PRED: value = b.CreateZExt(value, st); break;
     case PrimitiveType::F16: value = b.CreateFPTrunc(value, st); break;
     case PrimitiveType::BF16: value = b.CreateTrunc(FloatToBF16Bits(b, value), st); break;
-    default: break;
+    case PrimitiveType::S4:
+    case PrimitiveType::U4: value = b.CreateZExt(value, st); break;  // zeros above, as ml_dtypes
+    default:
+      if (IsF8(type)) value = FloatToF8Bits(b, type, value);
+      break;
   }
   b.CreateStore(value, addr);
 }
@@ -451,6 +588,13 @@ llvm::Value* LiteralElement(llvm::IRBuilder<>& b, const Literal& literal, int64_
     case PrimitiveType::BF16: return FloatConst(rt, BF16ToFloat(literal.Get<bfloat16>(i)));
     case PrimitiveType::F32: return FloatConst(rt, literal.Get<float>(i));
     case PrimitiveType::F64: return FloatConst(rt, literal.Get<double>(i));
+    case PrimitiveType::F8E4M3FN:
+    case PrimitiveType::F8E5M2:
+    case PrimitiveType::F8E4M3FNUZ:
+    case PrimitiveType::F8E5M2FNUZ:
+    case PrimitiveType::F8E4M3B11FNUZ:
+    case PrimitiveType::F8E4M3:
+    case PrimitiveType::F8E3M4: return FloatConst(rt, literal.GetAsDouble(i));
     case PrimitiveType::C64:
     case PrimitiveType::C128: {
       std::complex<double> z = literal.GetAsComplex(i);
@@ -459,6 +603,8 @@ llvm::Value* LiteralElement(llvm::IRBuilder<>& b, const Literal& literal, int64_
                                        {llvm::ConstantFP::get(part, z.real()),
                                         llvm::ConstantFP::get(part, z.imag())});
     }
+    case PrimitiveType::S4:
+    case PrimitiveType::U4: return llvm::ConstantInt::get(rt, literal.GetAsUInt64(i) & 0xf);
     default:
       return llvm::ConstantInt::get(rt, literal.GetAsUInt64(i));
   }
@@ -466,6 +612,7 @@ llvm::Value* LiteralElement(llvm::IRBuilder<>& b, const Literal& literal, int64_
 
 llvm::Value* RoundToType(llvm::IRBuilder<>& b, PrimitiveType type, llvm::Value* value) {
   if (!IsF16Like(type) || !value->getType()->isFloatTy()) return value;
+  if (IsF8(type)) return RoundFloatToF8(b, type, value);
   return FromBits(b, type, ToBits(b, type, value));
 }
 
@@ -522,6 +669,9 @@ llvm::Value* EmitConvert(llvm::IRBuilder<>& b, PrimitiveType from, PrimitiveType
       // Round once, straight from double to half.
       return b.CreateFPExt(b.CreateFPTrunc(v, b.getHalfTy()), rt);
     }
+    if (IsF8(to) && from == PrimitiveType::F64) {
+      return F8BitsToFloat(b, to, FloatToF8Bits(b, to, v));  // rounds once, from double
+    }
     Value* r = v->getType() == rt ? v
                : rt->getPrimitiveSizeInBits() > v->getType()->getPrimitiveSizeInBits()
                    ? b.CreateFPExt(v, rt)
@@ -557,7 +707,8 @@ StatusOr<llvm::Value*> EmitElementwise(llvm::IRBuilder<>& b, const HloInstructio
     case HloOpcode::kConvert:
       return EmitConvert(b, operand_types[0], result_type, operands[0]);
     case HloOpcode::kBitcastConvert:
-      if (ByteWidth(operand_types[0]) != ByteWidth(result_type)) {
+      if (ByteWidth(operand_types[0]) != ByteWidth(result_type) ||
+          IsInt4(operand_types[0]) != IsInt4(result_type)) {
         return Unimplemented("CPU backend: bitcast-convert between widths (" + instr.name() + ")");
       }
       return FromBits(b, result_type, ToBits(b, operand_types[0], operands[0]));

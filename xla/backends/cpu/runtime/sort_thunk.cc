@@ -37,12 +37,23 @@ uint64_t OrderKey(PrimitiveType type, const uint8_t* p) {
   switch (type) {
     case PrimitiveType::F16: { uint16_t b; std::memcpy(&b, p, 2); return float_key(b, 16); }
     case PrimitiveType::BF16: { uint16_t b; std::memcpy(&b, p, 2); return float_key(b, 16); }
+    case PrimitiveType::F8E4M3FN:
+    case PrimitiveType::F8E5M2:
+    case PrimitiveType::F8E4M3:
+    case PrimitiveType::F8E3M4: return float_key(*p, 8);
+    case PrimitiveType::F8E4M3FNUZ:
+    case PrimitiveType::F8E5M2FNUZ:
+    case PrimitiveType::F8E4M3B11FNUZ:
+      // 0x80 is these formats' NaN, not -0: it orders above everything, as +NaN does.
+      return *p == 0x80 ? 0x100 : float_key(*p, 8);
     case PrimitiveType::F32: { uint32_t b; std::memcpy(&b, p, 4); return float_key(b, 32); }
     case PrimitiveType::F64: { uint64_t b; std::memcpy(&b, p, 8); return float_key(b, 64); }
     case PrimitiveType::S8: return static_cast<uint64_t>(int64_t{*reinterpret_cast<const int8_t*>(p)}) ^ (uint64_t{1} << 63);
     case PrimitiveType::S16: { int16_t v; std::memcpy(&v, p, 2); return static_cast<uint64_t>(int64_t{v}) ^ (uint64_t{1} << 63); }
     case PrimitiveType::S32: { int32_t v; std::memcpy(&v, p, 4); return static_cast<uint64_t>(int64_t{v}) ^ (uint64_t{1} << 63); }
     case PrimitiveType::S64: { int64_t v; std::memcpy(&v, p, 8); return static_cast<uint64_t>(v) ^ (uint64_t{1} << 63); }
+    case PrimitiveType::S4: return static_cast<uint64_t>(int64_t{int4{*p}.value()}) ^ (uint64_t{1} << 63);
+    case PrimitiveType::U4: return *p & 0xf;
     case PrimitiveType::PRED:
     case PrimitiveType::U8: return *p;
     case PrimitiveType::U16: { uint16_t v; std::memcpy(&v, p, 2); return v; }
