@@ -648,6 +648,19 @@ class ClosedJaxpr:
   in_avals = property(lambda self: self.jaxpr.in_avals)
   out_avals = property(lambda self: self.jaxpr.out_avals)
   eqns = property(lambda self: self.jaxpr.eqns)
+  # As JAX's ClosedJaxpr, the jaxpr's own parts read through (libraries walk either).
+  constvars = property(lambda self: self.jaxpr.constvars)
+  invars = property(lambda self: self.jaxpr.invars)
+  outvars = property(lambda self: self.jaxpr.outs)
+  effects = property(lambda self: self.jaxpr.effects)
+  debug_info = property(lambda self: self.jaxpr.debug_info)
+
+  def map_jaxpr(self, f) -> "ClosedJaxpr":
+    return ClosedJaxpr(f(self.jaxpr), self.consts)
+
+  def replace(self, *, jaxpr=None, consts=None) -> "ClosedJaxpr":
+    return ClosedJaxpr(self.jaxpr if jaxpr is None else jaxpr,
+                       self.consts if consts is None else consts)
 
   def __repr__(self):
     return pp_jaxpr(self.jaxpr)

@@ -21,16 +21,64 @@ def _stack() -> list[str]:
   return stack
 
 
+class Transform(NamedTuple):
+  """A transformation (jvp, transpose, vmap) on the name stack: it wraps the name of the
+  scope after it, so operations of a gradient read `transpose(jvp(block))/dense`."""
+  name: str
+
+
+def _render(elements) -> str:
+  parts, pending = [], []
+  for e in elements:
+    if isinstance(e, Transform):
+      pending.append(e.name)
+      continue
+    for t in reversed(pending):
+      e = f"{t}({e})"
+    parts.append(e)
+    pending = []
+  if pending:
+    name = ""
+    for t in reversed(pending):
+      name = f"{t}({name})"
+    parts.append(name)
+  return "/".join(parts)
+
+
 def current_name_stack() -> str:
-  return "/".join(_stack())
+  return _render(_stack())
 
 
 class NameStack(NamedTuple):
-  """The scopes an equation was traced in; prints as their '/'-joined path."""
-  names: tuple[str, ...] = ()
+  """The scopes (and transformations) an equation was traced in; prints as JAX prints
+  them, e.g. 'jvp(outer)/inner'."""
+  names: tuple = ()
 
   def __str__(self) -> str:
-    return "/".join(self.names)
+    return _render(self.names)
+
+
+@contextmanager
+def transform_name_stack(name: str):
+  """Operations traced inside are under the transformation `name`."""
+  stack = _stack()
+  stack.append(Transform(name))
+  try:
+    yield
+  finally:
+    stack.pop()
+
+
+@contextmanager
+def using_name_stack(elements):
+  """Operations traced inside get the name stack `elements` instead of the current one
+  (a new trace starts from an empty one; a transposed equation takes its own)."""
+  saved = _stack()
+  _state.stack = list(elements)
+  try:
+    yield
+  finally:
+    _state.stack = saved
 
 
 class SourceInfo(NamedTuple):

@@ -181,3 +181,40 @@ def test_equations_carry_the_name_stack_they_were_traced_in():
   g = jax.make_jaxpr(jax.named_call(lambda x: x + 1, name="nc"))(1.0)
   assert [str(e.source_info.name_stack) for e in g.eqns] == ["nc"]
   assert str(jax.make_jaxpr(lambda x: x + 1)(1.0).eqns[0].source_info.name_stack) == ""
+
+
+def _named_sum(x):
+  with jax.named_scope("outer"):
+    y = jnp.sin(x)
+    with jax.named_scope("inner"):
+      z = y * 2
+  return z.sum()
+
+
+def _stacks(jaxpr):
+  return [(e.primitive.name, str(e.source_info.name_stack)) for e in jaxpr.eqns]
+
+
+def test_transformations_wrap_the_name_stack_as_jax_prints_it():
+  # Recorded from JAX 0.10.2 (our jaxprs may hold extra equations, e.g. broadcasts).
+  grad_stacks = _stacks(jax.make_jaxpr(jax.grad(_named_sum))(jnp.ones(3)))
+  for want in [("sin", "jvp(outer)"), ("cos", "jvp(outer)"), ("mul", "jvp(outer)/inner"),
+               ("reduce_sum", "jvp()"), ("broadcast_in_dim", "transpose(jvp())"),
+               ("mul", "transpose(jvp(outer))/inner"), ("mul", "transpose(jvp(outer))")]:
+    assert want in grad_stacks
+  assert _stacks(jax.make_jaxpr(jax.vmap(_named_sum))(jnp.ones((2, 3)))) == [
+      ("sin", "vmap(outer)"), ("mul", "vmap(outer)/inner"), ("reduce_sum", "vmap()")]
+  # A traced function's names start at its own top: the scope around make_jaxpr is not
+  # part of them, and a jit's inner equations are named relative to the jit.
+  with jax.named_scope("top"):
+    closed = jax.make_jaxpr(jax.jit(_named_sum))(jnp.ones(3))
+  assert _stacks(closed) == [("jit", "")]
+  assert _stacks(closed.eqns[0].params["jaxpr"]) == [
+      ("sin", "outer"), ("mul", "outer/inner"), ("reduce_sum", "")]
+
+
+def test_closed_jaxpr_reads_through_to_its_jaxpr():
+  closed = jax.make_jaxpr(lambda x: x + 1)(1.0)
+  assert closed.invars == closed.jaxpr.invars and closed.outvars == closed.jaxpr.outvars
+  assert closed.constvars == [] and closed.effects == frozenset()
+  assert closed.map_jaxpr(lambda j: j).jaxpr is closed.jaxpr

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-import numpy as np
 
 from jax._src import core
 from jax._src import dtypes
 from jax._src.core import ShapedArray, Tracer
 from jax._src.interpreters import partial_eval as pe
+from jax._src.name_stack import Transform, transform_name_stack, using_name_stack
 
 # rule(primals, tangents, **params) -> (primal_out, tangent_out) (lists if multiple_results)
 jvp_rules: dict[core.Primitive, Callable] = {}
@@ -172,7 +172,7 @@ def jvp_flat(fun: Callable, primals: Sequence, tangents: Sequence,
              instantiate_out: bool = True) -> tuple[list, list]:
   """(primals_out, tangents_out) of `fun(*primals)`; tangents may be `Zero`s, and so may
   tangents_out unless `instantiate_out`."""
-  with core.new_main(JVPTrace) as main:
+  with core.new_main(JVPTrace) as main, transform_name_stack("jvp"):
     trace = JVPTrace(main)
     tracers_in = [JVPTracer(trace, p, t) for p, t in zip(primals, tangents)]
     outs = fun(*tracers_in)
@@ -373,16 +373,23 @@ def backward_pass(jaxpr: core.Jaxpr, consts: Sequence, args: Sequence, cts: Sequ
     rule = transpose_rules.get(eqn.primitive)
     if rule is None:
       raise NotImplementedError(f"transpose rule for '{eqn.primitive.name}' not implemented")
-    if eqn.primitive.multiple_results:
-      cts_in = rule(cts_out, *ins, **eqn.params)
-    else:
-      ct = cts_out[0]
-      cts_in = rule(ct, *ins, **eqn.params)
+    with using_name_stack(_transposed_names(eqn)):
+      if eqn.primitive.multiple_results:
+        cts_in = rule(cts_out, *ins, **eqn.params)
+      else:
+        ct = cts_out[0]
+        cts_in = rule(ct, *ins, **eqn.params)
     for x, ct in zip(eqn.inputs, cts_in):
       if ct is not None and is_undefined_primal(read_primal(x)):
         write_ct(x, ct)
   return [ct_env.get(v) if is_undefined_primal(a) else None
           for v, a in zip(jaxpr.invars, args)]
+
+
+def _transposed_names(eqn) -> tuple:
+  """The name stack of what transposing `eqn` computes: its own, under `transpose`."""
+  own = eqn.source_info.name_stack.names if eqn.source_info is not None else ()
+  return (Transform("transpose"), *own)
 
 
 def _like_primal(ct, aval):

@@ -21,6 +21,7 @@ from jax._src import core
 from jax._src import tree_util
 from jax._src.core import Tracer
 from jax._src.interpreters import partial_eval as pe
+from jax._src.name_stack import transform_name_stack
 
 batch_rules: dict[core.Primitive, Callable] = {}
 
@@ -144,7 +145,7 @@ def vmap_flat(fun: Callable, axis_data: AxisData, in_dims: Sequence, out_dims: S
   `out_dims` may also be a callable, called after `fun` has run (when the output
   structure is known), returning the list of output dims.
   """
-  with core.new_main(BatchTrace, axis_data) as main:
+  with core.new_main(BatchTrace, axis_data) as main, transform_name_stack("vmap"):
     trace = BatchTrace(main)
     tracers_in = [BatchTracer(trace, x, d) if d is not not_mapped else x
                   for x, d in zip(args, in_dims)]

@@ -21,7 +21,7 @@ import numpy as np
 from jax._src import core
 from jax._src import dtypes
 from jax._src.core import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, ShapedArray, Tracer, Var
-from jax._src.name_stack import current_source_info
+from jax._src.name_stack import current_source_info, using_name_stack
 
 # rule(trace, tracers, **params) -> out tracers (JaxprTrace)
 partial_eval_rules: dict[core.Primitive, Callable] = {}
@@ -168,7 +168,8 @@ class DynamicJaxprTrace(core.Trace):
 def trace_to_jaxpr_dynamic(fun: Callable, in_avals: Sequence[ShapedArray]) -> tuple[Jaxpr, list]:
   """Stage `fun(*flat_args) -> flat_outs` into (jaxpr with constvars, consts)."""
   builder = JaxprBuilder()
-  with core.new_dynamic_main(DynamicJaxprTrace, builder) as main:
+  # The jaxpr's own names start here, as in JAX (the caller's scope names its call).
+  with core.new_dynamic_main(DynamicJaxprTrace, builder) as main, using_name_stack(()):
     trace = DynamicJaxprTrace(main)
     tracers_in = [trace.new_arg(a) for a in in_avals]
     outs = fun(*tracers_in)
@@ -245,6 +246,7 @@ class JaxprEqnRecipe(NamedTuple):
   params: dict
   avals_out: list
   tracer_refs_out: list  # the output tracers (strong refs are fine here)
+  source_info: Any = None
 
 
 class JaxprTracer(Tracer):
@@ -294,7 +296,8 @@ class JaxprTrace(core.Trace):
     avals_out = primitive.abstract_eval(*(t.aval for t in tracers_in), **params)
     avals_out = avals_out if primitive.multiple_results else [avals_out]
     outs = [JaxprTracer(self, PartialVal.unknown(a), None) for a in avals_out]
-    recipe = JaxprEqnRecipe(primitive, tracers_in, params, avals_out, outs)
+    recipe = JaxprEqnRecipe(primitive, tracers_in, params, avals_out, outs,
+                            current_source_info())
     for t in outs:
       t.recipe = recipe
     return outs if primitive.multiple_results else outs[0]
@@ -361,7 +364,7 @@ def tracers_to_jaxpr(tracers_in, tracers_out) -> tuple[Jaxpr, list]:
       for out in recipe.tracer_refs_out:
         binders.append(tracer_to_var.setdefault(id(out), Var(out.aval)))
       eqns.append(JaxprEqn(recipe.prim, [tracer_to_var[id(x)] for x in recipe.tracers_in],
-                           recipe.params, binders))
+                           recipe.params, binders, source_info=recipe.source_info))
   constvars = [v for v, _ in constvar_to_val.values()]
   consts = [c for _, c in constvar_to_val.values()]
   jaxpr = Jaxpr(constvars, [tracer_to_var[id(t)] for t in tracers_in], eqns,
