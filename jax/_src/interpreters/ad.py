@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-
 from jax._src import core
 from jax._src import dtypes
 from jax._src.core import ShapedArray, Tracer
