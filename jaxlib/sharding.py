@@ -242,7 +242,9 @@ class NamedSharding(Sharding):
     if hlo is not None:
       return hlo
     axis_names = tuple(self.mesh.axis_names)
-    sizes = dict(zip(axis_names, self.mesh.devices.shape))
+    # axis_sizes, not devices.shape: an abstract mesh (jax.typeof(x).sharding) has no devices
+    mesh_shape = tuple(self.mesh.axis_sizes)
+    sizes = dict(zip(axis_names, mesh_shape))
     per_dim = _spec_axes(self.spec, ndim)
     used = [n for names in per_dim for n in names]
     unused = [n for n in axis_names if n not in used]
@@ -253,7 +255,7 @@ class NamedSharding(Sharding):
     else:
       order = [axis_names.index(n) for n in used + unused]
       hlo = HloSharding.iota_tile(tile_dims + ([replicas] if replicas > 1 else []),
-                                  self.mesh.devices.shape or (1,), order or (0,),
+                                  mesh_shape or (1,), order or (0,),
                                   ["replicated"] if replicas > 1 else [])
     self._hlo_cache[ndim] = hlo
     return hlo

@@ -52,6 +52,13 @@ def test_device_put_splits_into_per_device_blocks(mesh):
   assert not x.is_fully_replicated
 
 
+def test_abstract_shardings_know_whether_they_replicate(mesh):
+  # jax.typeof(x).sharding is over an abstract mesh, which has no devices (chex asks it).
+  assert not NamedSharding(mesh.abstract_mesh, P("x")).is_fully_replicated
+  assert NamedSharding(mesh.abstract_mesh, P()).is_fully_replicated
+  assert jax.typeof(jnp.ones(3)).sharding.is_fully_replicated
+
+
 def test_replicated_sharding_has_replica_ids(mesh):
   x = jax.device_put(np.ones(3, np.float32), NamedSharding(mesh, P()))
   assert x.is_fully_replicated
