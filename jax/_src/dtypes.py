@@ -423,6 +423,16 @@ def is_differentiable(dt) -> bool:
   return is_inexact(dt)
 
 
+def extended_zero(dt):
+  """The zero (additive identity) of the extended dtype `dt`, as its rules say."""
+  return dt._rules.zero(dt)
+
+
+def extended_add(dt, a, b):
+  """a + b for values of the extended dtype `dt`, as its rules accumulate them."""
+  return dt._rules.add(dt, a, b)
+
+
 def physical_dtype(dt):
   """The dtype that holds values of `dt` in memory and in HLO: its own, or for an
   extended dtype the element type its rules name."""

@@ -42,7 +42,7 @@ def zeros_like_aval(aval: ShapedArray):
     raise RuntimeError("autodiff needs jax._src.lax.shape imported (it registers `full`)")
   if isinstance(aval.dtype, dtypes.ExtendedDType):
     # An extended dtype's rules say what its zero is (flax's max-accumulated fp8 meta: -inf).
-    return _full(aval.shape, aval.dtype._rules.zero(aval.dtype), aval.dtype)
+    return _full(aval.shape, dtypes.extended_zero(aval.dtype), aval.dtype)
   return _full(aval.shape, 0, aval.dtype, weak_type=aval.weak_type)
 
 
@@ -99,7 +99,7 @@ def add_tangents(a, b):
     return a
   dt = core.get_aval(a).dtype
   if isinstance(dt, dtypes.ExtendedDType):
-    return dt._rules.add(dt, a, b)  # the dtype's own accumulation (e.g. a maximum)
+    return dtypes.extended_add(dt, a, b)  # the dtype's own accumulation (e.g. a maximum)
   return add_any_p.bind(a, b)
 
 
