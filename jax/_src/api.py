@@ -497,9 +497,10 @@ class PjitFunction(_jax.jit.JitFunction):
     return self if obj is None else types.MethodType(self, obj)
 
   def _split_static(self, args, kwargs):
-    nums = {i % len(args) if len(args) else i for i in self._static_argnums}
+    # Negative positions count from the end; positions past the arguments given are unused.
+    nums = {i + len(args) if i < 0 else i for i in self._static_argnums}
     names = set(self._static_argnames)
-    static = tuple((i, args[i]) for i in sorted(nums) if i < len(args))
+    static = tuple((i, args[i]) for i in sorted(nums) if 0 <= i < len(args))
     static += tuple(sorted((k, v) for k, v in kwargs.items() if k in names))
     dyn_args = tuple(a for i, a in enumerate(args) if i not in nums)
     dyn_kwargs = {k: v for k, v in kwargs.items() if k not in names}

@@ -164,3 +164,14 @@ def test_static_argnums_and_argnames_given_together_are_used_as_they_are():
   g = jax.jit(f, static_argnums=(0,), static_argnames="flag")
   np.testing.assert_array_equal(g(2, jnp.ones(2), flag=False), [-1.0, -1.0])
   np.testing.assert_array_equal(g(2, jnp.ones(2)), [2.0, 2.0])
+
+
+def test_static_argnums_past_the_arguments_given_are_unused():
+  # A static position the call does not reach names no argument (it does not wrap).
+  seen = []
+  f = jax.jit(lambda *xs: seen.append([type(x).__name__ for x in xs]) or xs[0] * 2,
+              static_argnums=(2,))
+  assert float(f(1.0, 2.0)) == 2.0
+  assert "float" not in seen[-1]  # both arguments traced, neither taken as static
+  g = jax.jit(lambda a, b: a if b else -a, static_argnums=(-1,))
+  assert float(g(3.0, False)) == -3.0
