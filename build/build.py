@@ -646,8 +646,10 @@ def test(args: argparse.Namespace) -> int:
   with tempfile.TemporaryDirectory(prefix="jax-test-") as tmp:
     path = os.path.abspath(args.venv) if args.venv else os.path.join(tmp, "venv")
     progress.step(f"virtualenv for Python {version} with jax from {dist}")
-    # grpcio: jax.distributed's coordinator (tests/jax/test_distributed_*.py).
-    make_venv(path, python, ["jax"], dist, extra=["pytest", "grpcio"])
+    # grpcio: jax.distributed's coordinator (tests/jax/test_distributed_*.py);
+    # tensorstore: jax.experimental.array_serialization; absl-py: config.parse_flags_with_absl.
+    make_venv(path, python, ["jax"], dist,
+              extra=["pytest", "grpcio", "tensorstore", "absl-py"])
     pytest_args = [a for a in args.pytest_args if a != "--"] or ["tests", "-q"]
     cmd = [os.path.join(path, "bin", "pytest"), *pytest_args]
     env = dict(os.environ, JAX_REQUIRE_WHEELS="1", JAX_DIST_DIR=dist)

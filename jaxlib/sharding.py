@@ -79,6 +79,11 @@ class Sharding:
     return self._internal_device_list._device_assignment
 
   @property
+  def _addressable_device_assignment(self) -> tuple:
+    # JAX's name; orbax reads it: the devices of this process, in assignment order.
+    return tuple(self._internal_device_list.addressable_device_list)
+
+  @property
   def device_set(self) -> set:
     return set(self._device_assignment)
 

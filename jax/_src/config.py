@@ -187,6 +187,14 @@ class Config:
       flag = self._flags[name]
       value = flag.parse(text) if eq else flag.parse("true")
       self.update(name, value)
+    # As in JAX, absl's flags count as parsed afterwards, so a test reading an absl flag
+    # (test_tmpdir) gets its default rather than an UnparsedFlagAccessError.
+    try:
+      from absl import flags as absl_flags  # absl is optional: only its users call this
+    except ImportError:
+      return
+    if not absl_flags.FLAGS.is_parsed():
+      absl_flags.FLAGS(sys.argv[:1], known_only=True)
 
 
 config = Config()

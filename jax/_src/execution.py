@@ -34,6 +34,7 @@ from jax._src.config import config, debug_checks, enable_x64
 from jax._src.core import ShapedArray
 # Placement is defined below this module; its names stay reachable from here.
 from jax._src.devices import buffer_from_numpy, default_device, get_backend  # noqa: F401
+from jax._src.layout import Format, Layout
 from jax._src.lowering import hlo
 from jax._src import tree_util
 from jax._src.sharding import (AbstractMesh, Mesh, NamedSharding, PartitionSpec, Sharding,
@@ -109,7 +110,19 @@ def _arg_buffer(x, aval: ShapedArray):
 
 
 def _is_placement(x) -> bool:
-  return (x is None or isinstance(x, (Sharding, PartitionSpec)) or hasattr(x, "platform"))
+  return (x is None or isinstance(x, (Sharding, PartitionSpec, Format))
+          or hasattr(x, "platform"))
+
+
+def _format_target(fmt: Format):
+  """The sharding of a Format target; arrays here keep the default (row-major) layout,
+  so a Format asking for another one is refused."""
+  layout = fmt.layout
+  if isinstance(layout, Layout) and layout.major_to_minor != tuple(
+      range(len(layout.major_to_minor))):
+    raise ValueError(f"device_put: arrays here are laid out row-major; cannot place with "
+                     f"{layout}")
+  return fmt.sharding
 
 
 def _spec_target(spec: PartitionSpec) -> NamedSharding:
@@ -167,6 +180,8 @@ def place_result(x, out_sharding):
 
 
 def _put(leaf, target):
+  if isinstance(target, Format):
+    target = _format_target(target)
   if isinstance(target, PartitionSpec):
     target = _spec_target(target)
   if isinstance(leaf, core.Tracer):

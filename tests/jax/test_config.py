@@ -224,3 +224,11 @@ def test_parse_flags_with_absl_reads_jax_options_from_the_command_line():
   with pytest.raises(AttributeError, match="jax_no_such_option"):
     jax.config.parse_flags_with_absl(["--jax_no_such_option=1"])
   jax.config.parse_flags_with_absl()  # the test runner's own argv has no jax_ options
+
+
+def test_parse_flags_with_absl_leaves_absl_flags_parsed():
+  # As in JAX: a test reading an absl flag (test_tmpdir) afterwards gets its default.
+  absl_flags = pytest.importorskip("absl.flags")
+  import jax
+  jax.config.parse_flags_with_absl()
+  assert absl_flags.FLAGS.is_parsed()

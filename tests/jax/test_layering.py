@@ -53,6 +53,7 @@ LAYERS: list[tuple[str, str, tuple[str, ...]]] = [
       "jax._src.test_util_public", "jax._src.extend_core", "jax._src.interpreters_public",
       "jax._src.dtypes_public", "jax._src.typing", "jax._src.custom_batching",
       "jax._src.array_constructors", "jax._src.export", "jax._src.multihost_utils",
+      "jax._src.array_serialization", "jax._src.ifrt_programs",
       "jax._src.hijax", "jax._src.colocated_python", "jax._src.colocated_python_serialization")),
     ("numpy", "jax.numpy written over lax (and the eig/schur/hessenberg primitives written over it)",
      ("jax._src.numpy", "jax._src.jet")),

@@ -59,6 +59,19 @@ def test_abstract_shardings_know_whether_they_replicate(mesh):
   assert jax.typeof(jnp.ones(3)).sharding.is_fully_replicated
 
 
+def test_device_put_takes_a_format_and_shardings_name_their_devices(mesh):
+  from jax._src.layout import Format, Layout
+  dev = jax.devices()[1]
+  one = jax.sharding.SingleDeviceSharding(dev)
+  assert one._addressable_device_assignment == (dev,)  # JAX's name, which orbax reads
+  assert NamedSharding(mesh, P("x"))._addressable_device_assignment == tuple(mesh.devices.flat)
+  x = jax.device_put(jnp.ones((2, 3)), Format(None, one))
+  assert x.sharding == one
+  assert jax.device_put(jnp.ones((2, 3)), Format(Layout((0, 1)), one)).sharding == one
+  with pytest.raises(ValueError, match="row-major"):
+    jax.device_put(jnp.ones((2, 3)), Format(Layout((1, 0)), one))
+
+
 def test_replicated_sharding_has_replica_ids(mesh):
   x = jax.device_put(np.ones(3, np.float32), NamedSharding(mesh, P()))
   assert x.is_fully_replicated

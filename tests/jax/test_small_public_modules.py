@@ -187,3 +187,14 @@ def test_tree_static_fields():
   back = jax.tree.unflatten(treedef, leaves)
   assert back.op == "add" and np.array_equal(back.y, np.arange(3))
   assert dataclasses.fields(MyOp)[2].metadata["static"] is True
+
+
+def test_ifrt_program_descriptions():
+  from jax.extend import ifrt_programs
+  progs = ifrt_programs.ifrt_programs
+  p = progs.make_plugin_program("payload")
+  assert isinstance(p, progs.Program) and p.kind == "plugin" and p.fields["data"] == b"payload"
+  assert progs.make_hlo_program(b"\x00mlir").fields["module"] == b"\x00mlir"
+  assert isinstance(progs.make_plugin_compile_options(), progs.CompileOptions)
+  with pytest.raises(TypeError, match="str or bytes"):
+    progs.make_plugin_program(3)

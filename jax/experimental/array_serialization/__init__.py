@@ -1,0 +1,1 @@
+"""Saving and restoring jax.Arrays with TensorStore."""
