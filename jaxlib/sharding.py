@@ -247,8 +247,9 @@ class NamedSharding(Sharding):
     if hlo is not None:
       return hlo
     axis_names = tuple(self.mesh.axis_names)
-    # axis_sizes, not devices.shape: an abstract mesh (jax.typeof(x).sharding) has no devices
-    mesh_shape = tuple(self.mesh.axis_sizes)
+    # An abstract mesh (jax.typeof(x).sharding) has axis sizes but no devices.
+    devices = getattr(self.mesh, "devices", None)
+    mesh_shape = tuple(devices.shape if devices is not None else self.mesh.axis_sizes)
     sizes = dict(zip(axis_names, mesh_shape))
     per_dim = _spec_axes(self.spec, ndim)
     used = [n for names in per_dim for n in names]
