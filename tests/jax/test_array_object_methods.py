@@ -43,3 +43,12 @@ def test_sorting_and_statistics_methods(backend):
   np.testing.assert_array_equal(jax.jit(lambda v: v.ptp(keepdims=True))(x), [4.0])
   with pytest.raises(ValueError):
     x.searchsorted(1.0, side="middle")
+
+
+def test_copies_differentiate_and_transpose(backend):
+  f = lambda x: (jnp.array(x) * x.copy()).sum()
+  np.testing.assert_array_equal(jax.grad(f)(jnp.arange(3.0)), [0.0, 2.0, 4.0])
+  np.testing.assert_array_equal(jax.jit(jax.grad(f))(jnp.arange(3.0)), [0.0, 2.0, 4.0])
+  np.testing.assert_array_equal(jax.vmap(jax.grad(f))(jnp.ones((2, 3))), np.full((2, 3), 2.0))
+  (ct,) = jax.linear_transpose(lambda x: jnp.array(x), 1.0)(2.0)
+  assert float(ct) == 2.0

@@ -6,6 +6,7 @@ happens outside traced code; see device_put)."""
 from __future__ import annotations
 
 from jax._src import tree_util
+from jax._src.interpreters import ad
 from jax._src.lax.utils import derived_primitive
 
 
@@ -14,6 +15,8 @@ def _identity(x, **_):
 
 
 copy_p = derived_primitive("copy", _identity)
+# Linear: a copy's tangent is the copy of its tangent, its transpose a copy of the cotangent.
+ad.deflinear(copy_p, lambda ct, x: [copy_p.bind(ct)])
 device_put_p = derived_primitive("device_put", lambda *xs, **_: list(xs), multiple_results=True)
 sharding_constraint_p = derived_primitive("sharding_constraint", _identity)
 pcast_p = derived_primitive("pcast", _identity)
