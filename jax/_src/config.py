@@ -170,6 +170,11 @@ class Config:
     """Every option's current value (in this thread)."""
     return {n: self.read(n) for n in self._flags}
 
+  @property
+  def x64_enabled(self) -> bool:
+    """Whether 64-bit types are enabled (`jax_enable_x64`), as JAX's config says it."""
+    return bool(self.read("jax_enable_x64"))
+
   def flag_names(self) -> list[str]:
     return sorted(self._flags)
 

@@ -232,3 +232,11 @@ def test_parse_flags_with_absl_leaves_absl_flags_parsed():
   import jax
   jax.config.parse_flags_with_absl()
   assert absl_flags.FLAGS.is_parsed()
+
+
+def test_x64_enabled_reports_the_option():
+  import jax
+  assert jax.config.x64_enabled is False
+  with jax.enable_x64(True):
+    assert jax.config.x64_enabled is True
+  assert jax.config.x64_enabled is False
