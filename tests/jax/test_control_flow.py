@@ -320,3 +320,12 @@ def test_switch_traces_a_branch_function_given_twice_once():
 
   assert float(lax.switch(2, [branch, branch, branch], 1.0)) == 2.0
   assert len(traces) == 1
+
+
+def test_scan_over_zero_length_xs():
+  body = lambda c, x: (c + x.sum(), x * 2)
+  for run in (lax.scan, jax.jit(lax.scan, static_argnums=0)):
+    carry, ys = run(body, 1.0, jnp.zeros((0, 2)))
+    assert float(carry) == 1.0 and ys.shape == (0, 2)
+  g = jax.grad(lambda c0: lax.scan(lambda c, x: (c * x.sum(), x), c0, jnp.zeros((0, 2)))[0])
+  assert float(g(1.0)) == 1.0

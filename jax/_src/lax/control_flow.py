@@ -614,6 +614,9 @@ def _scan_loop(*args, jaxpr, num_consts, num_carry, length, reverse, unroll):
   consts, init, xs = _split(args, [num_consts, num_carry])
   ys_avals = jaxpr.out_avals[num_carry:]
   ys_init = [lax_shape.full((length, *a.shape), 0, a.dtype) for a in ys_avals]
+  if length == 0:
+    # Nothing runs; a loop body slicing zero-length xs would not even be well typed.
+    return [*init, *ys_init]
   i0 = ew.convert_element_type(0, np.int32)
 
   def body(c):
