@@ -8,26 +8,23 @@ import types
 from typing import Any
 
 
-class Program:
+class _Description:
+  """A kind and the fields that make it up."""
+
+  def __init__(self, kind: str, **fields: Any):
+    self.kind = kind
+    self.fields = fields
+
+  def __repr__(self):
+    return f"{type(self).__name__}(kind={self.kind!r})"
+
+
+class Program(_Description):
   """A program for an IFRT runtime: its kind and what it is made of."""
 
-  def __init__(self, kind: str, **fields: Any):
-    self.kind = kind
-    self.fields = fields
 
-  def __repr__(self):
-    return f"Program(kind={self.kind!r})"
-
-
-class CompileOptions:
+class CompileOptions(_Description):
   """Options for compiling an IFRT Program of the same kind."""
-
-  def __init__(self, kind: str, **fields: Any):
-    self.kind = kind
-    self.fields = fields
-
-  def __repr__(self):
-    return f"CompileOptions(kind={self.kind!r})"
 
 
 def _text_or_bytes(what: str, data) -> bytes:
