@@ -90,18 +90,15 @@ async def async_serialize(arr_inp, tensorstore_spec, commit_future=None, context
   if not isinstance(arr_inp, ArrayImpl):
     raise TypeError(f"async_serialize expects a jax.Array, got {type(arr_inp).__name__}")
   spec = dict(tensorstore_spec)
-  open_kwargs = dict(create=True, open=True, dtype=_ts_dtype(arr_inp.dtype),
-                     shape=list(arr_inp.shape))
+  common = dict(dtype=_ts_dtype(arr_inp.dtype), shape=list(arr_inp.shape))
   if context is not None:
-    open_kwargs["context"] = context
+    common["context"] = context
   if transaction is not None:
-    open_kwargs["transaction"] = transaction
+    common["transaction"] = transaction
   if primary_host is None or xla_bridge.process_index() == primary_host:
-    store = await ts.open(ts.Spec(spec), delete_existing=True, **{
-        k: v for k, v in open_kwargs.items() if k != "open"})
-  else:
-    store = await ts.open(ts.Spec(spec), open=True, assume_metadata=True, **{
-        k: v for k, v in open_kwargs.items() if k not in ("create", "open")})
+    store = await ts.open(ts.Spec(spec), create=True, delete_existing=True, **common)
+  else:  # the primary host creates the array; the others write into it
+    store = await ts.open(ts.Spec(spec), open=True, assume_metadata=True, **common)
   writes = [store[index].write(value) for index, value in _written_shards(arr_inp, replica_id)]
   if commit_future is not None:
     commit_future.extend(w.commit for w in writes)

@@ -17,6 +17,9 @@ _TRANSCENDENTAL = frozenset({
     "tanh", "sin", "cos", "tan", "atan2", "erf", "erfc", "erf_inv", "lgamma", "digamma",
     "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh"})
 
+# lax's elementwise primitives: one flop per element they produce.
+_ARITHMETIC = frozenset(p for p in vars(elementwise).values() if isinstance(p, core.Primitive))
+
 
 def _nbytes(aval) -> int:
   return math.prod(aval.shape) * np.dtype(aval.dtype).itemsize
@@ -27,7 +30,6 @@ def estimate_cost(jaxpr: core.Jaxpr) -> dict[str, float]:
   an arithmetic op produces (one transcendental for exp, log, tanh, ...), n - m for a
   reduction of n elements to m (an all-reduce: one per element), 2*M*N*K for a dot, and every operand and result read or
   written once. The bodies of calls and control flow count once."""
-  arith = {p for p in vars(elementwise).values() if isinstance(p, core.Primitive)}
   flops = transcendentals = accessed = 0
   for eqn in jaxpr.eqns:
     subs = list(core.subjaxprs(eqn))
@@ -50,7 +52,7 @@ def estimate_cost(jaxpr: core.Jaxpr) -> dict[str, float]:
       flops += math.prod(ins[0].shape)
     elif name in _TRANSCENDENTAL:
       transcendentals += math.prod(outs[0].shape)
-    elif eqn.primitive in arith:
+    elif eqn.primitive in _ARITHMETIC:
       flops += math.prod(outs[0].shape)
   return {"flops": float(flops), "transcendentals": float(transcendentals),
           "bytes accessed": float(accessed)}
