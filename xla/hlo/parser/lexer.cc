@@ -126,6 +126,15 @@ Token Lexer::Next() {
     tok.text = source_.substr(start, pos_ - start);
     return tok;
   }
+  // The printer writes names without their '%', so what follows a '%' must
+  // itself start a name; "%1x", "%.x" or "%%x" would print as something else.
+  if (c == '%' && (pos_ + 1 >= source_.size() || source_[pos_ + 1] == '%' ||
+                   !IsNameStart(source_[pos_ + 1]))) {
+    ++pos_;
+    tok.kind = TokenKind::kError;
+    tok.text = source_.substr(start, 1);
+    return tok;
+  }
   if (IsNameStart(c) || (negative && IsNameStart(source_[pos_ + 1]))) {
     ++pos_;
     while (pos_ < source_.size() && IsNameChar(source_[pos_])) {

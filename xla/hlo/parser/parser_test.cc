@@ -244,6 +244,14 @@ TEST(MalformedInputs) {
       {"HloModule m\nENTRY e {\n  ROOT p = f32[2]{0} parameter(0) @\n}\n",
        "3:35: expected an instruction name, got '@'\n  ROOT p = f32[2]{0} parameter(0) @\n"
        "                                  ^"},
+      // A '%' must be followed by a name start: printed without the '%',
+      // "%4x" would read back as the number 4.
+      {"HloModule m\nENTRY e {\n  ROOT %4x = f32[2]{0} parameter(0)\n}\n",
+       "3:8: expected an instruction name, got '%'\n  ROOT %4x = f32[2]{0} parameter(0)\n"
+       "       ^"},
+      {"HloModule m\nENTRY e {\n  ROOT %%x = f32[2]{0} parameter(0)\n}\n",
+       "3:8: expected an instruction name, got '%'\n  ROOT %%x = f32[2]{0} parameter(0)\n"
+       "       ^"},
       {"HloModule m\nENTRY e {\n  ROOT p = f32[2,3]{1,0:S(1)} parameter(0)\n}\n",
        "3:25: only tiles (\"T(8,128)\") are supported after ':' in a layout, got 'S'\n"
        "  ROOT p = f32[2,3]{1,0:S(1)} parameter(0)\n                        ^"},
