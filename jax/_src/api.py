@@ -32,6 +32,7 @@ from jax._src.execution import abstractify_value, device_put as device_put
 from jax._src.lib import _jax
 from jax._src.lib import xla_client
 from jax._src.tree_util import tree_flatten
+from jax._src.util import ensure_index, ensure_index_tuple
 from jax._src.lax import elementwise
 from jax._src.lax import shape as lax_shape
 from jax._src.lowering import hlo
@@ -478,7 +479,11 @@ class PjitFunction(_jax.jit.JitFunction):
       self._own_cache = {}
       self._cache_options = None
     _track(self)
-    functools.update_wrapper(self, fun, updated=())  # never merge the wrapped object's state
+    functools.update_wrapper(self, fun, updated=())
+    # As functools.wraps does, the wrapped function's attributes show through (haiku
+    # marks its functions so), but never over this wrapper's own state (jit of jit).
+    for name, value in getattr(fun, "__dict__", {}).items():
+      self.__dict__.setdefault(name, value)
 
   @property
   def __signature__(self) -> inspect.Signature:
@@ -881,7 +886,7 @@ def _check_output_dtype(aval, what: str, holomorphic: bool) -> None:
 
 
 def _split_argnums(args, argnums):
-  nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+  nums = ensure_index_tuple(argnums)
   for i in nums:
     if not -len(args) <= i < len(args):
       raise TypeError(f"differentiating with respect to argnums={argnums} requires at least "
@@ -1008,6 +1013,7 @@ def value_and_grad(fun: Callable, argnums=0, has_aux: bool = False, holomorphic:
   inputs are allowed; their gradients are zeros of dtype `jax.dtypes.float0`.
   """
   del reduce_axes
+  argnums = ensure_index(argnums)
 
   def vg(*args, **kwargs):
     nums, diff_args = _split_argnums(args, argnums)
@@ -1290,6 +1296,7 @@ def _check_jac_dtype(aval, what: str, side: str, holomorphic: bool) -> None:
 
 def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False):
   """The Jacobian of `fun` by forward mode (vmap of jvp over the input basis)."""
+  argnums = ensure_index(argnums)
 
   def jacfun(*args, **kwargs):
     nums, dargs = _split_argnums(args, argnums)
@@ -1325,6 +1332,7 @@ def jacfwd(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = 
 def jacrev(fun: Callable, argnums=0, has_aux: bool = False, holomorphic: bool = False,
            allow_int: bool = False):
   """The Jacobian of `fun` by reverse mode (vmap of vjp over the output basis)."""
+  argnums = ensure_index(argnums)
 
   def jacfun(*args, **kwargs):
     nums, dargs = _split_argnums(args, argnums)
@@ -1371,6 +1379,7 @@ def fwd_and_bwd(fun: Callable, argnums=0, has_aux: bool = False, jitted: bool = 
   The residuals are a pytree (the pullback of `vjp`), so a jitted `bwd` compiles once
   and is reused by every later `fwd` result of the same types.
   """
+  argnums = ensure_index(argnums)
 
   def fwd(*args):
     nums, dargs = _split_argnums(args, argnums)

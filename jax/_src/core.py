@@ -94,6 +94,21 @@ class ShapedArray:
       return self
     return ShapedArray(self.shape, dtypes.float0, self.weak_type)
 
+  at_least_vspace = to_tangent_aval  # JAX's older name, still read by libraries
+  to_ct_aval = to_tangent_aval  # cotangents have the tangents' type
+
+  def update_weak_type(self, weak_type: bool) -> ShapedArray:
+    return self.update(weak_type=weak_type)
+
+  def normalize(self) -> ShapedArray:
+    return self.strip_weak_type()
+
+  def vspace_add(self, x, y):
+    return x + y
+
+  has_qdd = False  # no quasi-dynamic data: a plain array type
+  is_high = False
+
   def __eq__(self, other):
     return (type(other) is ShapedArray and self.shape == other.shape
             and self.dtype == other.dtype and self.weak_type == other.weak_type
@@ -298,6 +313,16 @@ class Primitive:
       return [full_lower(o) for o in out]
     return full_lower(out)
 
+  def bind_with_trace(self, trace, args, *avals_and_params):
+    """Bind on `trace` itself, whichever trace is current (JAX's signature, with or
+    without the arguments' avals before `params`); binds inside its rule go to it."""
+    params = avals_and_params[-1]
+    with use_trace(trace):
+      out = trace.process_primitive(self, [full_raise(trace, a) for a in args], params)
+    if self.multiple_results:
+      return [full_lower(o) for o in out]
+    return full_lower(out)
+
 
 # ----------------------------------------------------------------------------- traces
 
@@ -306,6 +331,9 @@ class MainTrace(NamedTuple):
   level: int
   trace_type: type
   global_data: Any
+  # Whether it captures binds of values that are not its tracers (eval, staging, and
+  # library traces), as opposed to transforming only its own tracers (jvp, vmap).
+  dynamic: bool = False
 
 
 class _TraceState(threading.local):
@@ -316,6 +344,9 @@ class _TraceState(threading.local):
     self.stack: list[MainTrace] = [_EVAL_MAIN]
     # The main that captures binds of non-tracer arguments (the eval main: none).
     self.dynamic: MainTrace = _EVAL_MAIN
+    # The trace last made current by `use_trace`, and the stack depth it was made
+    # current at (a transformation begun since is innermost instead).
+    self.chosen: tuple[Trace, int] | None = None
 
 
 def current_trace_stack() -> list[MainTrace]:
@@ -342,9 +373,9 @@ def _set_dynamic(main: MainTrace) -> None:
 
 
 @contextmanager
-def new_main(trace_type: type, global_data=None):
+def new_main(trace_type: type, global_data=None, dynamic: bool = False):
   stack = _trace_state.stack
-  main = MainTrace(len(stack), trace_type, global_data)
+  main = MainTrace(len(stack), trace_type, global_data, dynamic)
   stack.append(main)
   try:
     yield main
@@ -356,7 +387,7 @@ def new_main(trace_type: type, global_data=None):
 def new_dynamic_main(trace_type: type, global_data=None):
   """Push a main that also captures every bind whose arguments are not tracers."""
   prev = _trace_state.dynamic
-  with new_main(trace_type, global_data) as main:
+  with new_main(trace_type, global_data, dynamic=True) as main:
     _set_dynamic(main)
     try:
       yield main
@@ -383,20 +414,56 @@ def use_dynamic_main(main: MainTrace):
 
 def ensure_no_dynamic_trace():
   """Run eagerly even inside a staging context (used by impls and constant folding)."""
-  return use_dynamic_main(_EVAL_MAIN)
+  return use_trace(EvalTrace(_EVAL_MAIN))
+
+
+@contextmanager
+def use_trace(trace: Trace):
+  """Make `trace` (whose main is on this thread's stack) the current one inside the
+  block: `current_trace` returns it, and binds of non-tracer values go to it if it
+  captures them (a jvp or vmap trace leaves them to the staging trace below)."""
+  state = _trace_state
+  prev, prev_dynamic = state.chosen, state.dynamic
+  state.chosen = (trace, len(state.stack))
+  if trace.main.dynamic:
+    _set_dynamic(trace.main)
+  elif state.dynamic.level > trace.main.level:
+    # Binds made by its rules go where they went when it began: the staging trace below.
+    _set_dynamic(next(m for m in reversed(state.stack[:trace.main.level]) if m.dynamic))
+  try:
+    yield
+  finally:
+    state.chosen = prev
+    if state.dynamic is not prev_dynamic:
+      _set_dynamic(prev_dynamic)
+
+
+def current_trace() -> Trace:
+  """The trace that a bind made now would go to, as JAX's `take_current_trace` gives it:
+  the one `use_trace` chose if no transformation has begun since, else the innermost."""
+  state = _trace_state
+  chosen = state.chosen
+  if chosen is not None and chosen[1] == len(state.stack):
+    return chosen[0]
+  top = state.stack[-1]
+  return top.trace_type(top)
 
 
 class Trace:
-  """One level of the stack; subclasses implement pure/lift/process_primitive."""
+  """One level of the stack; subclasses implement pure/lift/process_primitive.
 
-  def __init__(self, main: MainTrace):
+  A trace that a library defines as JAX's are defined (constructed without a main,
+  given values that are not its tracers as they are) gets its main when
+  `jax.extend.core.set_current_trace` first makes it current."""
+
+  def __init__(self, main: MainTrace | None = None):
     self.main = main
 
   def pure(self, val):
-    raise NotImplementedError
+    return val
 
   def lift(self, val):
-    raise NotImplementedError
+    return val
 
   def process_primitive(self, primitive, tracers, params):
     raise NotImplementedError
@@ -417,7 +484,7 @@ class EvalTrace(Trace):
 
 
 # The bottom of every thread's stack; immutable, so threads share it.
-_EVAL_MAIN = MainTrace(0, EvalTrace, None)
+_EVAL_MAIN = MainTrace(0, EvalTrace, None, dynamic=True)
 _trace_state = _TraceState()
 
 # Types of concrete (non-tracer) array values that `Primitive.bind` may hand straight
@@ -430,15 +497,21 @@ class Tracer:
 
   __array_priority__ = 1000
   # Weak references let libraries key caches on traced values, as with JAX's tracers.
-  __slots__ = ("_trace", "__weakref__")
+  __slots__ = ("_trace", "_aval", "__weakref__")
 
   def __init__(self, trace, aval=None):
-    # Subclasses keep their own value fields; the aval is computed from them.
+    # Our subclasses compute the aval from their own fields; a library's tracer
+    # (JAX's convention) passes it here.
     self._trace = trace
+    if aval is not None:
+      self._aval = aval
 
   @property
   def aval(self) -> ShapedArray:
-    raise NotImplementedError
+    try:
+      return self._aval
+    except AttributeError:
+      raise NotImplementedError(f"{type(self).__name__} defines no aval") from None
 
   def full_lower(self):
     return self

@@ -271,21 +271,28 @@ def get_opaque_trace_state(convention=None) -> OpaqueTraceState:
   return OpaqueTraceState()
 
 
-def _current_trace() -> Trace:
-  return find_top_trace(())
-
-
 @contextmanager
 def take_current_trace():
   """The trace that a primitive bound now would go to (the innermost transformation)."""
-  yield _current_trace()
+  yield core.current_trace()
 
 
 @contextmanager
 def set_current_trace(trace: Trace, check_leaks: bool = False):
-  """Bind primitives on `trace` while inside this block."""
+  """Bind primitives on `trace` while inside this block. A library's trace that has
+  no main yet gets one above every active transformation, for this block."""
   del check_leaks
-  with core.use_dynamic_main(trace.main):
+  if any(trace.main is m for m in core.current_trace_stack()):
+    with core.use_trace(trace):
+      yield
+    return
+
+  def this_trace(main):
+    return trace
+  this_trace.__name__ = type(trace).__name__
+  with core.new_dynamic_main(this_trace) as main:
+    # Kept after the block, so that a tracer that escapes it is reported as one.
+    trace.main = main
     yield
 
 

@@ -16,6 +16,7 @@ from typing import Callable
 
 from jax._src import core
 from jax._src import tree_util
+from jax._src.util import ensure_index_tuple
 from jax._src.core import ClosedJaxpr, JaxprEqn, Var
 from jax._src.interpreters import ad
 from jax._src.interpreters import batching
@@ -149,7 +150,7 @@ def checkpoint(fun: Callable | None = None, *, prevent_cse: bool = True, policy=
   if fun is None:
     return functools.partial(checkpoint, prevent_cse=prevent_cse, policy=policy,
                              static_argnums=static_argnums, static_argnames=static_argnames)
-  static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+  static = ensure_index_tuple(static_argnums)
   static_names = ((static_argnames,) if isinstance(static_argnames, str)
                   else tuple(static_argnames))
 

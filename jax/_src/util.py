@@ -4,8 +4,24 @@ them from JAX's modules) share."""
 from __future__ import annotations
 
 import functools
+import operator
 import weakref
 from typing import Any, Callable, Sequence
+
+
+def ensure_index(x) -> int | tuple[int, ...]:
+  """An axis or argument number as an int, or a sequence of them as a tuple of ints.
+  Anything with `__index__` counts as one (numpy integers included), as in JAX."""
+  try:
+    return operator.index(x)
+  except TypeError:
+    return tuple(map(operator.index, x))
+
+
+def ensure_index_tuple(x) -> tuple[int, ...]:
+  """ensure_index, with a single number as a 1-tuple."""
+  x = ensure_index(x)
+  return x if isinstance(x, tuple) else (x,)
 
 
 def safe_zip(*args):

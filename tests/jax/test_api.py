@@ -175,3 +175,36 @@ def test_static_argnums_past_the_arguments_given_are_unused():
   assert "float" not in seen[-1]  # both arguments traced, neither taken as static
   g = jax.jit(lambda a, b: a if b else -a, static_argnums=(-1,))
   assert float(g(3.0, False)) == -3.0
+
+
+def test_numpy_integers_as_axes_and_argnums():
+  # Anything with __index__ names an axis or an argument, as in JAX.
+  x = jnp.ones((2, 3))
+  assert jnp.expand_dims(x, np.int32(1)).shape == (2, 1, 3)
+  assert jnp.squeeze(jnp.ones((1, 3)), np.int64(0)).shape == (3,)
+  np.testing.assert_array_equal(jnp.sum(x, axis=np.int32(1)), [3.0, 3.0])
+  g = jax.grad(lambda a, b: a * b, argnums=np.int32(1))(2.0, 3.0)
+  assert np.ndim(g) == 0 and float(g) == 2.0  # a single number: not a tuple
+  assert isinstance(jax.jacrev(lambda a, b: a * b, argnums=[np.int64(0)])(2.0, 3.0), tuple)
+  with pytest.raises(TypeError):
+    jnp.expand_dims(x, 1.0)
+
+
+def test_arange_with_a_step_and_no_stop():
+  # numpy's reading: arange(n, step=s) counts from 0 to n.
+  np.testing.assert_array_equal(jnp.arange(np.int32(5), step=2), np.arange(5, step=2))
+  np.testing.assert_array_equal(jnp.arange(4, step=1.5), np.arange(4, step=1.5))
+  assert jnp.arange(np.int32(2), None, np.int32(1)).dtype == np.int32
+
+
+def test_jit_shows_the_wrapped_functions_attributes():
+  def f(x):
+    return x
+
+  f.marker = "original"
+  j = jax.jit(f)
+  assert j.marker == "original" and j.__wrapped__ is f
+  # jit of jit keeps its own state.
+  jj = jax.jit(j)
+  np.testing.assert_array_equal(jj(jnp.ones(2)), np.ones(2))
+  assert jj.marker == "original"

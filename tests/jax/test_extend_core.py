@@ -99,6 +99,70 @@ def test_shaped_array_names():
     xcore.mapped_aval(5, 0, aval)
 
 
+def test_shaped_array_tangent_and_weak_type_methods():
+  aval = jcore.ShapedArray((2, 3), np.float32, weak_type=True)
+  assert aval.at_least_vspace() == aval.to_ct_aval() == aval.to_tangent_aval() == aval
+  ints = jcore.ShapedArray((2,), np.int32)
+  assert ints.at_least_vspace().dtype == ints.to_ct_aval().dtype == jax.dtypes.float0
+  assert aval.update_weak_type(False) == aval.normalize() == aval.strip_weak_type()
+  assert not aval.normalize().weak_type and aval.vspace_add(1, 2) == 3
+  assert aval.has_qdd is False and aval.is_high is False
+
+
+class _RecordingTracer(jcore.Tracer):
+  """A tracer as libraries write them for JAX's current trace API (haiku's to_dot)."""
+
+  def __init__(self, trace, val):
+    super().__init__(trace, jax.typeof(val))
+    self.val = val
+
+
+class _RecordingTrace(jcore.Trace):
+  """Runs every primitive on the trace it was made under and records its name."""
+
+  def __init__(self, parent, tag, seen):
+    super().__init__()
+    self.parent, self.tag, self.seen = parent, tag, seen
+
+  def to_val(self, x):
+    return x.val if isinstance(x, _RecordingTracer) and x._trace.tag is self.tag else x
+
+  def process_primitive(self, primitive, tracers, params):
+    vals = [self.to_val(t) for t in tracers]
+    out = primitive.bind_with_trace(self.parent, vals, [jax.typeof(v) for v in vals], params)
+    self.seen.append(primitive.name)
+    if primitive.multiple_results:
+      return [_RecordingTracer(self, o) for o in out]
+    return _RecordingTracer(self, out)
+
+
+def _record(f, *args):
+  seen = []
+  with xcore.take_current_trace() as parent:
+    trace = _RecordingTrace(parent, xcore.TraceTag(), seen)
+    with xcore.set_current_trace(trace):
+      out = f(*[_RecordingTracer(trace, a) for a in args])
+      out = trace.to_val(out)
+  return out, seen
+
+
+def test_library_trace_with_current_trace_api(backend):
+  x = jnp.arange(3.0)
+  out, seen = _record(lambda a: jnp.sin(a) * 2.0 + a, x)
+  np.testing.assert_allclose(out, np.sin(np.arange(3.0)) * 2 + np.arange(3.0), rtol=1e-6)
+  assert seen == ["sin", "mul", "add"]
+  assert type(out) is type(x)  # the values underneath are plain arrays again
+  # Under jit the parent trace is jit's: the result is a traced value of it.
+  out = jax.jit(lambda a: _record(lambda b: b * b, a)[0])(x)
+  np.testing.assert_allclose(out, np.arange(3.0) ** 2)
+  # Under eval_shape, as haiku's abstract_to_dot runs it.
+  shape = jax.eval_shape(lambda a: _record(jnp.cos, a)[0], x)
+  assert shape.shape == (3,) and shape.dtype == np.float32
+  # Differentiating through it: grad's trace is the parent.
+  g = jax.grad(lambda a: _record(lambda b: jnp.sum(b ** 3), a)[0])(x)
+  np.testing.assert_allclose(g, 3 * np.arange(3.0) ** 2)
+
+
 def test_tracer_is_jax_core_tracer():
   seen = []
   jax.jit(lambda x: seen.append(isinstance(x, jcore.Tracer)) or x)(1.0)

@@ -77,3 +77,19 @@ def test_call_primitives_differentiate_batch_and_lower_as_their_body():
   for f in (via_closed, via_open):
     np.testing.assert_allclose(jax.jit(jax.vmap(f))(x), np.sin(x) * 2, rtol=1e-6)
     np.testing.assert_allclose(jax.vmap(jax.grad(f))(x), np.cos(x) * 2, rtol=1e-6)
+
+
+def test_constant_operands_add_no_tangent_equations():
+  # A constant operand's tangent is a symbolic zero: the jaxpr is JAX 0.10.2's, with
+  # no multiplications or additions of zeros (distrax reads a constant Jacobian off it).
+  jaxpr = jax.make_jaxpr(lambda x, t: jax.jvp(lambda x: 2.0 * x + 3.0 - x, (x,), (t,)))(1.0, 1.0)
+  assert [e.primitive.name for e in jaxpr.eqns] == ["mul", "mul", "add", "sub", "sub"]
+  jaxpr = jax.make_jaxpr(lambda x, t: jax.jvp(lambda x: 3.0 - x, (x,), (t,)))(1.0, 1.0)
+  assert [e.primitive.name for e in jaxpr.eqns] == ["sub", "neg"]
+  # The Jacobian of an affine map does not depend on the input.
+  jac = jax.make_jaxpr(jax.jacfwd(lambda x: 2.0 * x + 3.0))(1.0).jaxpr
+  dependent = set(jac.invars)
+  for eqn in jac.eqns:
+    if any(v in dependent for v in eqn.invars if isinstance(v, core.Var)):
+      dependent.update(eqn.outvars)
+  assert not any(v in dependent for v in jac.outvars)

@@ -233,6 +233,7 @@ def defjvp(prim: core.Primitive, *jvp_fns) -> None:
     return primal_out, total
 
   jvp_rules[prim] = rule
+  symbolic_zero_rules.add(prim)  # a Zero tangent contributes nothing: no zeros to build
 
 
 def defjvp2(prim: core.Primitive, *jvp_fns) -> None:
@@ -247,6 +248,7 @@ def defjvp2(prim: core.Primitive, *jvp_fns) -> None:
     return ans, zeros_like(ans) if total is None else total
 
   jvp_rules[prim] = rule
+  symbolic_zero_rules.add(prim)
 
 
 def defjvp_zero(prim: core.Primitive) -> None:

@@ -292,6 +292,32 @@ sub_p = nary("sub", "subtract")
 def sub(x, y): return sub_p.bind(*_nary_match(x, y))
 ad.deflinear(sub_p, lambda ct, x, y: [ct, neg(ct)])
 
+
+def _add_sub_jvp(prim, sign_of_second):
+  """add/sub's jvp with symbolic zeros: a constant operand (`x + 3.0`) adds no
+  tangent equations, so a Jacobian that is constant shows as one in the jaxpr."""
+
+  def rule(primals, tangents):
+    out = prim.bind(*primals)
+    tx, ty = tangents
+    x_zero, y_zero = type(tx) is ad.Zero, type(ty) is ad.Zero
+    if not (x_zero or y_zero):
+      return out, prim.bind(tx, ty)
+    if x_zero and y_zero:
+      return out, ad.Zero(core.get_aval(out))
+    t = tx if y_zero else (ty if sign_of_second > 0 else neg(ty))
+    shape = core.get_aval(out).shape
+    if core.get_aval(t).shape != shape:  # a rank-0 operand beside an array
+      t = lax_shape.broadcast_in_dim(t, shape, ())
+    return out, t
+
+  ad.jvp_rules[prim] = rule
+  ad.symbolic_zero_rules.add(prim)
+
+
+_add_sub_jvp(add_p, 1)
+_add_sub_jvp(sub_p, -1)
+
 mul_p = nary("mul", "multiply")
 def mul(x, y, *, out_dtype=None):
   """x * y; with out_dtype, both are widened to it first so the product is exact there."""

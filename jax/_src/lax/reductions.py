@@ -6,6 +6,7 @@ import numpy as np
 
 from jax._src import core
 from jax._src import dtypes
+from jax._src.util import ensure_index_tuple
 from jax._src.core import ShapedArray
 from jax._src.interpreters import ad
 from jax._src.interpreters import batching
@@ -64,8 +65,7 @@ def _canonical_axes(x, axes) -> tuple[int, ...]:
   ndim = core.get_aval(x).ndim
   if axes is None:
     return tuple(range(ndim))
-  axes = (axes,) if isinstance(axes, int) else axes
-  return tuple(sorted(int(a) % ndim if ndim else int(a) for a in axes))
+  return tuple(sorted(a % ndim if ndim else a for a in ensure_index_tuple(axes)))
 
 
 def _expand_to(x, out_aval_shape, axes):

@@ -15,6 +15,7 @@ import numpy as np
 from jax._src import core
 from jax._src import dtypes
 from jax._src import random
+from jax._src.util import ensure_index_tuple
 from jax._src.lax import elementwise as lax
 from jax._src.lax import shape as lax_shape
 from jax._src.lax.utils import place
@@ -91,8 +92,7 @@ def truncated_normal(stddev=1e-2, dtype=None, lower=-2.0, upper=2.0) -> Initiali
 
 
 def _axes_tuple(axes, ndim):
-  axes = (axes,) if isinstance(axes, int) else tuple(axes)
-  return tuple(a % ndim for a in axes)
+  return tuple(a % ndim for a in ensure_index_tuple(axes))
 
 
 def _compute_fans(shape: Sequence[int], in_axis=-2, out_axis=-1, batch_axis=()):

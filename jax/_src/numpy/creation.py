@@ -185,6 +185,8 @@ def _arange(start, stop=None, step=None, dtype=None):
     dt = dtypes.canonicalize_dtype(dtype) if dtype is not None else dtypes.result_type(start)
     size = int(np.ceil(start)) if start > 0 else 0
     return lax_shape.iota(dt, size)
+  if stop is None:  # arange(n, step=s) counts from 0 to n, as numpy's does
+    start, stop = 0, start
   dt = (dtypes.canonicalize_dtype(dtype) if dtype is not None
         else dtypes.result_type(*(v for v in (start, stop, step) if v is not None)))
   return host_array(_arange_values(start, stop, step, np.dtype(dt)), False)

@@ -6,6 +6,7 @@ import numpy as np
 
 from jax._src import core
 from jax._src import dtypes
+from jax._src.util import ensure_index_tuple
 from jax._src.lax import linalg as lax_linalg
 from jax._src.lax import shape as lax_shape
 from jax._src.numpy.util import (asarray_like, broadcast_shapes, broadcast_to, canonical_axis,
@@ -116,7 +117,7 @@ def swapaxes(a, axis1: int, axis2: int):
 
 def expand_dims(a, axis):
   a = asarray_like(a)
-  axis = (axis,) if isinstance(axis, int) else tuple(axis)
+  axis = ensure_index_tuple(axis)
   return lax_shape.expand_dims(a, axis)
 
 
@@ -126,7 +127,7 @@ def squeeze(a, axis=None):
   if axis is None:
     axes = tuple(i for i, d in enumerate(s) if d == 1)
   else:
-    axes = tuple(canonical_axis(x, len(s)) for x in ((axis,) if isinstance(axis, int) else axis))
+    axes = tuple(canonical_axis(x, len(s)) for x in ensure_index_tuple(axis))
     if any(s[i] != 1 for i in axes):
       raise ValueError(f"cannot select an axis to squeeze out which has size not equal to one")
   return lax_shape.squeeze(a, axes)

@@ -7,15 +7,12 @@ import functools
 from typing import Callable
 
 from jax._src import api
+from jax._src.util import ensure_index_tuple
 from jax._src.sparse.util import JAXSparse
 
 
-def _argnums(argnums):
-  return (argnums,) if isinstance(argnums, int) else tuple(argnums)
-
-
 def _over_data(transform, fun: Callable, argnums=0, has_aux: bool = False, **kwargs):
-  nums = _argnums(argnums)
+  nums = ensure_index_tuple(argnums)
 
   @functools.wraps(fun)
   def wrapped(*args):

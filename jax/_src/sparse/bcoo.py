@@ -25,6 +25,7 @@ from jax._src.lax import namespace as lax
 from jax._src import core
 from jax._src import dtypes
 from jax._src import tree_util
+from jax._src.util import ensure_index_tuple
 from jax._src.lax.utils import derived_primitive
 from jax._src.sparse.util import JAXSparse, SparseEfficiencyError, SparseEfficiencyWarning, nfold_vmap
 
@@ -84,8 +85,7 @@ class BCOO(JAXSparse):
     return bcoo_reshape(self, new_sizes=tuple(new), **kwargs)
 
   def sum(self, axis=None) -> BCOO:
-    axes = tuple(range(self.ndim)) if axis is None else (
-        (axis,) if isinstance(axis, int) else tuple(axis))
+    axes = tuple(range(self.ndim)) if axis is None else ensure_index_tuple(axis)
     return bcoo_reduce_sum(self, axes=axes)
 
   def astype(self, dtype) -> BCOO:
