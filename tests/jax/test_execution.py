@@ -392,3 +392,9 @@ def test_bad_xla_flags_device_count_is_a_clear_error():
     xla_bridge._forced_host_device_count("--xla_force_host_platform_device_count=many")
   with pytest.raises(xla_bridge.BackendError, match="positive integer, got '0'"):
     xla_bridge._forced_host_device_count("--xla_force_host_platform_device_count=0")
+
+
+def test_device_prints_as_jax_does(backend):
+  # JAX 0.10.2's CPU devices: str is "cpu:<id>", repr names the class and id.
+  d = jax.devices("cpu")[0]
+  assert str(d) == f"cpu:{d.id}" and repr(d) == f"CpuDevice(id={d.id})"

@@ -180,3 +180,35 @@ def test_clamp_values_gradient_and_vmap():
                                 np.minimum(np.maximum(x, lo), 7))
   with pytest.raises(TypeError, match="shape"):
     lax.clamp(jnp.zeros(2), x, 7.0)
+
+
+def test_indexing_that_takes_nothing_from_empty_arrays():
+  # JAX 0.10.2's results: an empty selection needs no gather, even from an empty axis.
+  x = jnp.zeros(0, jnp.int32)
+  assert x[jnp.array([], jnp.int32)].shape == (0,)
+  assert x[jnp.zeros((0, 1), jnp.int32)].shape == (0, 1)
+  y = jnp.zeros((0, 3))
+  assert y[jnp.array([], jnp.int32)].shape == (0, 3) and y[:, jnp.array([1])].shape == (0, 1)
+  # Taking something from nothing stays an error.
+  with pytest.raises(TypeError, match="slice_sizes"):
+    x[jnp.array([0])]
+  with pytest.raises(IndexError, match="non-empty jnp.take"):
+    jnp.take(x, jnp.array([0, 1]), mode="fill", fill_value=7)
+  # Scattering nothing into an empty operand, at the lax level too.
+  dn = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+                                   scatter_dims_to_operand_dims=(0,))
+  out = lax.scatter_add(x, jnp.zeros((0, 1), jnp.int32), jnp.zeros(0, jnp.int32), dn)
+  assert out.shape == (0,) and out.dtype == jnp.int32
+  assert x.at[jnp.array([], jnp.int32)].set(5).shape == (0,)
+  assert jax.jit(lambda y: y.at[jnp.array([0])].add(1.0))(jnp.zeros((2, 0))).shape == (2, 0)
+
+
+def test_gather_and_scatter_over_an_empty_batch():
+  take = jax.vmap(lambda x, i: x[i])
+  assert take(jnp.zeros((0, 1)), jnp.zeros((0,), jnp.int32)).shape == (0,)
+  take2 = jax.vmap(lambda x, i: x[i, i])
+  assert take2(jnp.zeros((0, 2, 2)), jnp.zeros((0, 3), jnp.int32)).shape == (0, 3)
+  add = jax.vmap(lambda x, i: x.at[i].add(1.0))
+  assert add(jnp.zeros((0, 1)), jnp.zeros((0,), jnp.int32)).shape == (0, 1)
+  np.testing.assert_array_equal(take2(jnp.arange(8.0).reshape(2, 2, 2), jnp.array([[0, 1, 1]] * 2)),
+                                [[0, 3, 3], [4, 7, 7]])

@@ -41,7 +41,7 @@ class Device {
   virtual int process_index() const = 0;
   virtual int local_hardware_id() const = 0;
   virtual const std::string& kind() const = 0;          // "cpu"
-  virtual const std::string& debug_string() const = 0;  // "TFRT_CPU_0"
+  virtual const std::string& debug_string() const = 0;  // "cpu:0", as str(device) prints it
   virtual bool is_addressable() const { return true; }
   virtual std::vector<Memory*> memories() const = 0;
   virtual Memory* default_memory() const = 0;

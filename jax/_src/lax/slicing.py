@@ -553,8 +553,10 @@ def _gather_batch(axis, vals, dims, *, dimension_numbers, slice_sizes, **params)
       start_index_map=_shift(dn.start_index_map),
       operand_batching_dims=(0, *_shift(dn.operand_batching_dims)),
       start_indices_batching_dims=(0, *_shift(dn.start_indices_batching_dims)))
-  return gather_p.bind(operand, indices, dimension_numbers=new, slice_sizes=(1, *slice_sizes),
-                       **params), 0
+  # One element per batch entry, none of an empty batch (a slice of 1 would not fit).
+  batch_slice = min(1, core.get_aval(operand).shape[0])
+  return gather_p.bind(operand, indices, dimension_numbers=new,
+                       slice_sizes=(batch_slice, *slice_sizes), **params), 0
 
 
 ad.jvp_rules[gather_p] = _gather_jvp
@@ -595,7 +597,10 @@ def _scatter_abstract_eval(name):
       raise TypeError(f"{name}: the scatter dimensions of updates {updates.str_short(short_dtypes=True)} must "
                       f"match the batch dimensions of the indices {indices.str_short(short_dtypes=True)}")
     sizes = _scatter_window_sizes(operand.shape, updates.shape, dn)
-    if any(s > d for s, d in zip(sizes, operand.shape)):
+    # Only the windows' own dimensions must fit: an inserted (size-1) dimension of an
+    # empty operand takes no update at all, so scattering nothing into it is valid.
+    inserted = set(dn.inserted_window_dims) | set(dn.operand_batching_dims)
+    if any(s > d for k, (s, d) in enumerate(zip(sizes, operand.shape)) if k not in inserted):
       raise TypeError(f"{name}: update windows of {updates.str_short(short_dtypes=True)} are larger than the "
                       f"operand {operand.str_short(short_dtypes=True)}")
     return operand

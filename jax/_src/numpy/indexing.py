@@ -17,6 +17,7 @@ scatter into the flattened array.
 
 from __future__ import annotations
 
+import math
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -339,6 +340,11 @@ def _gather_take(x, entries: list, adjacent: bool, *, mode, fill_value, indices_
   arrays = [a for _, a in advanced]
   batch = broadcast_shapes(*(np.shape(a) if isinstance(a, (np.ndarray, int)) else
                              core.get_aval(a).shape for a in arrays))
+  final = _final_shape(entries, shape, batch, adjacent)
+  if math.prod(final) == 0:
+    # Nothing to take (as in zeros(0)[array([], int32)]), whatever the operand's size:
+    # no gather, whose slices could not fit an empty axis.
+    return lax_shape.full_like(x, 0, shape=final)
   dtype = _index_dtype(arrays)
   cols = [_broadcast_index(_normalize_index_array(a, shape[d], dtype, normalize), batch)
           for d, a in advanced]
@@ -352,7 +358,7 @@ def _gather_take(x, entries: list, adjacent: bool, *, mode, fill_value, indices_
   out = slicing.gather(x, indices, dnums, tuple(1 if d in adv_dims else n for d, n in enumerate(shape)),
                        mode=mode, fill_value=fill_value, indices_are_sorted=indices_are_sorted,
                        unique_indices=unique_indices)
-  return lax_shape.reshape(out, _final_shape(entries, shape, batch, adjacent))
+  return lax_shape.reshape(out, final)
 
 
 def _final_shape(entries: list, shape, batch, adjacent: bool) -> tuple[int, ...]:

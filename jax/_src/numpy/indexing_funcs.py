@@ -85,6 +85,8 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices: bool = Fals
   if axis is None:
     a, axis = _ravel(a), 0
   axis = canonical_axis(axis, core.get_aval(a).ndim)
+  if _shape(a)[axis] == 0 and core.get_aval(indices).size:
+    raise IndexError("Cannot do a non-empty jnp.take() from an empty axis.")
   indices, gather_mode = _take_mode("take", mode, indices, _shape(a)[axis])
   idx = (slice(None),) * axis + (indices,)
   # Clipping clamps negative indices to 0 instead of counting from the end (as JAX).

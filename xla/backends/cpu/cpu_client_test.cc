@@ -481,7 +481,7 @@ TEST(StridedBufferFromHost) {
   std::vector<int32_t> out(6);
   CHECK_OK((*buf)->ToHost(out.data()));
   EXPECT_TRUE((out == std::vector<int32_t>{1, 4, 2, 5, 3, 6}));
-  EXPECT_EQ((*buf)->device()->debug_string(), std::string("TFRT_CPU_1"));
+  EXPECT_EQ((*buf)->device()->debug_string(), std::string("cpu:1"));
   EXPECT_EQ(client.devices().size(), size_t{2});
   (*buf)->Delete();
   EXPECT_TRUE((*buf)->is_deleted());

@@ -456,7 +456,7 @@ typedef struct PJRT_Device_Info_Args {
   int local_hardware_id;      /* out */
   const char* kind;           /* out; owned by the device, e.g. "cpu" */
   size_t kind_size;           /* out */
-  const char* debug_string;   /* out; owned by the device, e.g. "TFRT_CPU_0" */
+  const char* debug_string;   /* out; owned by the device, e.g. "cpu:0" */
   size_t debug_string_size;   /* out */
   bool is_addressable;        /* out */
 } PJRT_Device_Info_Args;

@@ -5,7 +5,7 @@ namespace xla::cpu {
 CpuDevice::CpuDevice(int id, std::shared_ptr<HostMemoryPool> pool, int process_index,
                      int local_id, bool addressable)
     : id_(id), process_index_(process_index), local_id_(local_id < 0 ? id : local_id),
-      addressable_(addressable), debug_string_("TFRT_CPU_" + std::to_string(id)), memory_(id),
+      addressable_(addressable), debug_string_("cpu:" + std::to_string(id)), memory_(id),
       pool_(std::move(pool)) {}
 
 Device::MemoryStats CpuDevice::memory_stats() const {

@@ -120,7 +120,7 @@ TEST(BufferAlignmentAndStats) {
     EXPECT_TRUE(device.memory_stats().bytes_in_use >= 60);
   }
   EXPECT_EQ(device.memory_stats().bytes_in_use, int64_t{0});
-  EXPECT_EQ(device.debug_string(), std::string("TFRT_CPU_0"));
+  EXPECT_EQ(device.debug_string(), std::string("cpu:0"));
   EXPECT_EQ(device.default_memory()->kind(), std::string("device"));
 }
 
