@@ -41,6 +41,11 @@ class ShardingTypeError(Exception):
 sharding_hooks: dict[str, Callable] = {}
 
 
+def _unsplit(sharding) -> bool:
+  """Whether an aval's recorded sharding splits no dimension (None: none recorded)."""
+  return sharding is None or all(p is None for p in sharding.spec)
+
+
 class ShapedArray:
   """The abstract value of an array: shape, dtype, whether its type is weak and, over a
   mesh with Explicit axes, how those axes split it (its `sharding`)."""
@@ -110,14 +115,21 @@ class ShapedArray:
   is_high = False
 
   def __eq__(self, other):
-    return (type(other) is ShapedArray and self.shape == other.shape
-            and self.dtype == other.dtype and self.weak_type == other.weak_type
-            and self._sharding == other._sharding)
+    if not (type(other) is ShapedArray and self.shape == other.shape
+            and self.dtype == other.dtype and self.weak_type == other.weak_type):
+      return False
+    if self._sharding == other._sharding:
+      return True
+    # Unsplit over the same mesh is one type whether it was recorded (a jitted result)
+    # or left to the mesh in context (an eager one).
+    return (_unsplit(self._sharding) and _unsplit(other._sharding)
+            and self.sharding == other.sharding)
 
   def __hash__(self):
     h = self._hash
     if h is None:
-      h = self._hash = hash((self.shape, self.dtype, self.weak_type, self._sharding))
+      key = None if _unsplit(self._sharding) else self._sharding
+      h = self._hash = hash((self.shape, self.dtype, self.weak_type, key))
     return h
 
   def str_short(self, short_dtypes: bool = False, mesh_axis_types: bool = False) -> str:

@@ -361,3 +361,19 @@ def test_complex_matmul_einsum_and_grad(dtype):
     g = jax.grad(lambda a: jnp.real(jnp.sum(a @ b)))(a)
     np.testing.assert_allclose(np.asarray(g), np.broadcast_to(b.sum(1), a.shape),
                                rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("n", [128, 256, 512])
+def test_svd_of_a_constant_matrix(n):
+  # Rank 1 with n - 1 equal (zero) singular values: the divide-and-conquer SVD broke
+  # on these (a crash at 128, NaNs at 512) while the executable flushes denormals.
+  a = np.full((n, n), 0.1, np.float32)
+  u, s, vh = jax.jit(lambda a: jnp.linalg.svd(a, full_matrices=False))(a)
+  assert np.isfinite(np.asarray(u)).all() and np.isfinite(np.asarray(vh)).all()
+  np.testing.assert_allclose(s[0], 0.1 * n, rtol=1e-5)
+  np.testing.assert_allclose(s[1:], 0, atol=1e-4)
+  np.testing.assert_allclose((np.asarray(u) * np.asarray(s)) @ np.asarray(vh), a, atol=1e-4)
+  # As a cond branch taken eagerly (optax's GaLore projector).
+  top = jax.lax.cond(True, lambda: jnp.linalg.svd(a, full_matrices=False)[0][:, :4],
+                     lambda: jnp.zeros((n, 4)))
+  np.testing.assert_allclose(np.abs(top[:, 0]), 1 / np.sqrt(n), rtol=1e-4)

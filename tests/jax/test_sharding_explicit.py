@@ -387,3 +387,30 @@ def test_shard_map_over_explicit_axes(mesh):
   with pytest.raises(ValueError, match=r"in_specs passed to shard_map: P\(\) does not match the "
                                        r"specs of the input: P\(\('x', 'y'\),\)"):
     jax.shard_map(lambda a: a, mesh=mesh, in_specs=P(), out_specs=P())(x)
+
+
+def test_unsplit_types_from_eager_and_jit_are_equal(mesh):
+  # A replicated result typed by jit equals the eager one's type (and hashes equal):
+  # both are "unsplit over the mesh in context".
+  eager = jnp.zeros((), jnp.int32)
+  jitted = jax.jit(lambda: jnp.zeros((), jnp.int32))()
+  assert jax.typeof(eager) == jax.typeof(jitted)
+  assert hash(jax.typeof(eager)) == hash(jax.typeof(jitted))
+  assert jax.typeof(eager).sharding == jax.typeof(jitted).sharding
+  _, x = _put((4, 2), "x")
+  assert jax.typeof(x) != jax.typeof(jax.jit(lambda v: v)(np.zeros((4, 2), np.float32)))
+
+
+def test_zeros_like_a_struct_keeps_its_explicit_sharding(mesh):
+  _, x = _put((4, 2), None, "y")
+  struct = jax.eval_shape(lambda v: jnp.sum(v, axis=0), x)
+  assert struct.sharding.spec == P("y")
+  z = jnp.zeros_like(struct)
+  assert _dims(jax.typeof(z)) == "2@y" and z.sharding.mesh == mesh
+
+
+def test_norm_of_a_split_value_needs_no_reshape(mesh):
+  # (2, 4@x, 2) cannot be flattened under its type; the norm reduces it whole.
+  value, x = _put((2, 4, 2), None, "x")
+  np.testing.assert_allclose(jnp.linalg.norm(x), np.linalg.norm(value), rtol=1e-6)
+  assert jnp.linalg.norm(x, keepdims=True).shape == (1, 1, 1)

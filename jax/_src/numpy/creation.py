@@ -27,8 +27,12 @@ _place = util.place
 def _shape_aval(a):
   """The aval of an array-like, or of a ShapeDtypeStruct-like object (shape and dtype)."""
   if not core.is_valid_jaxval(a) and hasattr(a, "shape") and hasattr(a, "dtype"):
-    return core.ShapedArray(tuple(a.shape), np.dtype(a.dtype),
-                            weak_type=bool(getattr(a, "weak_type", False)))
+    shape = tuple(a.shape)
+    # A struct's NamedSharding over Explicit axes is part of its type, as for arrays.
+    sharding = core.sharding_hooks["canonical_sharding"](getattr(a, "sharding", None),
+                                                         len(shape))
+    return core.ShapedArray(shape, np.dtype(a.dtype),
+                            weak_type=bool(getattr(a, "weak_type", False)), sharding=sharding)
   if isinstance(a, (list, tuple)):
     return core.get_aval(asarray(a))
   return core.get_aval(a)

@@ -423,8 +423,9 @@ def norm(x, ord=None, axis=None, keepdims: bool = False):
   ndim = x.ndim
   if axis is None:
     if ord is None:
-      out = _vector_norm(jnp.ravel(x), None, 0, False)
-      return jnp.reshape(out, (1,) * ndim) if keepdims else out
+      # Over every axis at once, without flattening (a reshape that merges split
+      # dimensions has no sharding under an Explicit mesh).
+      return _vector_norm(x, None, tuple(range(ndim)), keepdims)
     axis = tuple(range(ndim))
   elif not isinstance(axis, tuple):
     axis = (axis,)

@@ -30,6 +30,30 @@ class ScopedFlushDenormals {
 #endif
 };
 
+// The opposite, inside a flushing scope: gradual underflow for code that
+// relies on it. Eigen's divide-and-conquer SVD is such code: its deflation
+// tests compare against values near the underflow threshold, and with
+// flushing on, a rank-1 matrix sends it out of bounds (a crash at 128x128,
+// wrong singular values at 256x256). The decompositions run in this scope.
+class ScopedKeepDenormals {
+ public:
+#if defined(__x86_64__)
+  ScopedKeepDenormals() : saved_(_mm_getcsr()) {
+    _mm_setcsr(saved_ & ~ScopedFlushDenormals::kFlushBits);
+  }
+  ~ScopedKeepDenormals() { _mm_setcsr(saved_); }
+#else
+  ScopedKeepDenormals() = default;
+#endif
+  ScopedKeepDenormals(const ScopedKeepDenormals&) = delete;
+  ScopedKeepDenormals& operator=(const ScopedKeepDenormals&) = delete;
+
+ private:
+#if defined(__x86_64__)
+  unsigned saved_;
+#endif
+};
+
 }  // namespace xla::cpu
 
 #endif  // XLA_BACKENDS_CPU_RUNTIME_FLUSH_DENORMALS_H_

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "xla/backends/cpu/runtime/custom_call_registry.h"
+#include "xla/backends/cpu/runtime/flush_denormals.h"
 #include "xla/backends/cpu/runtime/linalg/decompositions.h"
 #include "xla/backends/cpu/runtime/thread_pool.h"
 #include "xla/hlo/ir/primitive_type.h"
@@ -40,6 +41,7 @@ void CopyMatrix(const T* from, T* to, int64_t count) {
 
 template <typename T>
 void RunOne(const LinalgCall& c, const ThunkParams& params, int64_t b) {
+  ScopedKeepDenormals gradual_underflow;  // the solvers' convergence tests need it
   using R = Real<T>;
   const int64_t m = c.m, n = c.n, k = c.k, mn = m * n;
   const T* in0 = Slot<const T>(params, c.in[0]) + b * mn;

@@ -1,11 +1,13 @@
 // The lapack_*_ffi custom-call factories check shapes and attributes and run
 // a batch through a thunk; the registry parses real JAX's FFI attributes.
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
 #include "Eigen/Core"
 #include "xla/backends/cpu/runtime/custom_call_registry.h"
+#include "xla/backends/cpu/runtime/flush_denormals.h"
 #include "xla/hlo/testing/check.h"
 
 namespace xla::cpu {
@@ -69,6 +71,41 @@ TEST(BatchedPotrfThroughRegistry) {
   EXPECT_TRUE(!(*factory)(args).ok());
   EXPECT_TRUE(CustomCallRegistry::Builtin().Find("lapack_zheevd_ffi") != nullptr);
   EXPECT_TRUE(CustomCallRegistry::Builtin().Find("lapack_sheevd_ffi") == nullptr);
+}
+
+// Executables run with denormals flushed; the SVD must not see that mode. A
+// constant (rank-1) matrix made Eigen's divide-and-conquer SVD index out of
+// bounds at 128x128 and return wrong singular values at 256x256 under it.
+TEST(SvdOfARankOneMatrixWhileFlushingDenormals) {
+  const CustomCallFactory* factory = CustomCallRegistry::Builtin().Find("lapack_sgesdd_ffi");
+  CHECK_TRUE(factory != nullptr);
+  for (int64_t n : {128, 256}) {
+    CustomCallArgs args;
+    args.target = "lapack_sgesdd_ffi";
+    args.instruction = "svd";
+    args.operands = {Shape(PrimitiveType::F32, {n, n})};
+    args.operand_slots = {0};
+    args.results = {Shape(PrimitiveType::F32, {n, n}), Shape(PrimitiveType::F32, {n}),
+                    Shape(PrimitiveType::F32, {n, n}), Shape(PrimitiveType::F32, {n, n}),
+                    Shape(PrimitiveType::S32, {})};
+    args.result_slots = {1, 2, 3, 4, 5};
+    args.attributes = {{"mode", 'S'}};
+    auto thunk = (*factory)(args);
+    CHECK_OK(thunk);
+    std::vector<float> a(n * n, 0.1f), a_out(n * n), s(n), u(n * n), vt(n * n);
+    int32_t info = -1;
+    void* buffers[] = {a.data(), a_out.data(), s.data(), u.data(), vt.data(), &info};
+    ThunkParams params;
+    params.buffers = buffers;
+    {
+      ScopedFlushDenormals flush;
+      CHECK_OK((*thunk)->Run(params));
+    }
+    EXPECT_EQ(info, 0);
+    // One singular value, 0.1 * n; the rest are zero.
+    EXPECT_TRUE(std::abs(s[0] - 0.1f * n) <= 1e-4f * n);
+    EXPECT_TRUE(std::all_of(s.begin() + 1, s.end(), [](float v) { return std::abs(v) < 1e-4f; }));
+  }
 }
 
 }  // namespace

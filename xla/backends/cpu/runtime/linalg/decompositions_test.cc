@@ -214,6 +214,24 @@ TEST(GesddReconstructs) {
   EXPECT_TRUE(Gesdd<double>(2, 2, 'S', bad.data(), s, u, vt) != 0);
 }
 
+// A constant matrix (rank 1, all other singular values equal): Eigen 3.4's
+// divide and conquer reports success with NaNs at 512x512; the result must be
+// the true decomposition all the same.
+TEST(GesddOfAConstantMatrix) {
+  for (int64_t n : {64, 512}) {
+    Mat<float> a = Mat<float>::Constant(n, n, 0.1f);
+    std::vector<float> s(n);
+    Mat<float> u(n, n), vt(n, n);
+    EXPECT_EQ(Gesdd<float>(n, n, 'S', a.data(), s.data(), u.data(), vt.data()), 0);
+    EXPECT_TRUE(std::abs(s[0] - 0.1f * n) <= 1e-4f * n);
+    for (int64_t i = 1; i < n; ++i) EXPECT_TRUE(std::abs(s[i]) < 1e-4f);
+    Mat<float> sd = Mat<float>::Zero(n, n);
+    for (int64_t i = 0; i < n; ++i) sd(i, i) = s[i];
+    EXPECT_TRUE(Near<float>(u * sd * vt, a, 1e-4));
+    EXPECT_TRUE(Near<float>(u.transpose() * u, Mat<float>::Identity(n, n), 1e-4));
+  }
+}
+
 // Empty matrices are valid LAPACK inputs: nothing to compute, info 0.
 TEST(EmptyMatrices) {
   double a[1] = {0}, tau[1], s[1], w[1];
