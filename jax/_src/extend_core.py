@@ -19,7 +19,7 @@ from jax._src import core
 from jax._src import dtypes
 from jax._src import errors
 from jax._src.core import (ClosedJaxpr, Jaxpr, JaxprEqn, JaxprTypeError, Literal, Primitive,
-                           ShapedArray, Trace, Tracer, Var, check_jaxpr, find_top_trace)
+                           ShapedArray, Trace, Tracer, Var, check_jaxpr)
 from jax._src.dtypes_public import float0
 from jax._src.interpreters import ad, batching
 from jax._src.lowering import hlo

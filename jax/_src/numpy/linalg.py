@@ -418,7 +418,6 @@ def _matrix_norm(x, ord, axes, keepdims):
 
 
 def norm(x, ord=None, axis=None, keepdims: bool = False):
-  jnp = _jnp()
   (x,) = _inexact(x)
   ndim = x.ndim
   if axis is None:
