@@ -329,3 +329,24 @@ def test_scan_over_zero_length_xs():
     assert float(carry) == 1.0 and ys.shape == (0, 2)
   g = jax.grad(lambda c0: lax.scan(lambda c, x: (c * x.sum(), x), c0, jnp.zeros((0, 2)))[0])
   assert float(g(1.0)) == 1.0
+
+
+def test_effects_in_a_nested_cond_survive_forwarded_outputs():
+  # The outer cond returns its operand in both branches, so that output is forwarded
+  # and the branches are pruned; a callback inside a cond inside a branch must stay
+  # (optax's line search reports its failures so).
+  seen = []
+
+  def report(s):
+    jax.lax.cond(s > 0, lambda _: jax.debug.callback(lambda v: seen.append(float(v)), s),
+                 lambda _: None, None)
+    return s
+
+  f = lambda x: jax.lax.cond(x > 0, report, lambda s: s, x)
+  assert float(jax.jit(f)(2.0)) == 2.0
+  f(3.0)
+  jax.effects_barrier()
+  assert seen == [2.0, 3.0]
+  inner = [e for e in jax.make_jaxpr(f)(1.0).eqns if e.primitive.name == "cond"]
+  assert len(inner) == 1 and any(
+      e.primitive.name == "cond" for b in inner[0].params["branches"] for e in b.jaxpr.eqns)

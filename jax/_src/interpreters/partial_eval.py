@@ -467,12 +467,23 @@ def partial_eval_jaxpr(jaxpr: Jaxpr, unknowns_in: Sequence[bool],
 effectful_primitives: set = set()
 
 
+def _is_effectful(eqn: JaxprEqn) -> bool:
+  return eqn.primitive in effectful_primitives
+
+
+def has_effects(eqn: JaxprEqn) -> bool:
+  """Whether running `eqn` does something besides computing its results: an effectful
+  primitive, or a cond, loop or call whose body holds one (a print in a branch)."""
+  return _is_effectful(eqn) or any(core.any_eqn(sub, _is_effectful)
+                                   for sub in core.subjaxprs(eqn))
+
+
 def dce_jaxpr(jaxpr: Jaxpr) -> Jaxpr:
-  """Drop equations whose results are unused, except those of effectful primitives."""
+  """Drop equations whose results are unused, except those with effects."""
   live = {x for x in jaxpr.outs if isinstance(x, Var)}
   kept = []
   for eqn in reversed(jaxpr.eqns):
-    if eqn.primitive in effectful_primitives or any(v in live for v in eqn.out_binders):
+    if any(v in live for v in eqn.out_binders) or has_effects(eqn):
       kept.append(eqn)
       live.update(x for x in eqn.inputs if isinstance(x, Var))
   return Jaxpr(jaxpr.constvars, jaxpr.invars, kept[::-1], jaxpr.outs)
