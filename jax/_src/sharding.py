@@ -479,6 +479,13 @@ class NamedSharding(xc.NamedSharding):
     self.check_shape(global_shape)
     return super().devices_indices_map(global_shape)
 
+  def shard_shape(self, global_shape) -> tuple[int, ...]:
+    """Each block's shape: every dimension divided by the sizes of the mesh axes that
+    split it (needs no devices, so a sharding over an AbstractMesh has one too)."""
+    global_shape = tuple(global_shape)
+    self.check_shape(global_shape)
+    return tuple(d // k for d, k in zip(global_shape, self.partition_counts(len(global_shape))))
+
   def replica_ids(self, global_shape) -> list[int]:
     """Per device (mesh order): how many devices before it hold the same block."""
     seen: dict = {}

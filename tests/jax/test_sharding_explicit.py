@@ -414,3 +414,18 @@ def test_norm_of_a_split_value_needs_no_reshape(mesh):
   value, x = _put((2, 4, 2), None, "x")
   np.testing.assert_allclose(jnp.linalg.norm(x), np.linalg.norm(value), rtol=1e-6)
   assert jnp.linalg.norm(x, keepdims=True).shape == (1, 1, 1)
+
+
+def test_shard_shape_needs_no_devices(mesh):
+  for m in (mesh, mesh.abstract_mesh):
+    assert NamedSharding(m, P("x", "y")).shard_shape((8, 6)) == (4, 3)
+    assert NamedSharding(m, P(("x", "y"))).shard_shape((8, 6)) == (2, 6)
+  with pytest.raises(ValueError, match="evenly divide"):
+    NamedSharding(mesh.abstract_mesh, P("x")).shard_shape((3,))
+
+
+def test_array_reshape_takes_out_sharding(mesh):
+  _, x = _put((8,), "x")
+  y = x.reshape((2, 4), out_sharding=NamedSharding(mesh, P(None, "x")))
+  assert _dims(jax.typeof(y)) == "2,4@x"
+  np.testing.assert_array_equal(y, np.arange(8, dtype=np.float32).reshape(2, 4))

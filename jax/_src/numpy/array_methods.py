@@ -75,8 +75,8 @@ _METHODS = {
     "argmax": reductions.argmax, "argmin": reductions.argmin,
     "min": reductions.min, "mean": reductions.mean, "var": reductions.var,
     "std": reductions.std, "all": reductions.all, "any": reductions.any,
-    "reshape": lambda self, *shape, order="C": shape_ops.reshape(
-        self, shape[0] if len(shape) == 1 else shape, order),
+    "reshape": lambda self, *shape, order="C", out_sharding=None: shape_ops.reshape(
+        self, shape[0] if len(shape) == 1 else shape, order, out_sharding=out_sharding),
     "transpose": lambda self, *axes: shape_ops.transpose(
         self, None if not axes else axes[0] if len(axes) == 1 else axes),
     "squeeze": shape_ops.squeeze, "ravel": shape_ops.ravel, "flatten": shape_ops.ravel,
