@@ -212,3 +212,15 @@ def test_gather_and_scatter_over_an_empty_batch():
   assert add(jnp.zeros((0, 1)), jnp.zeros((0,), jnp.int32)).shape == (0, 1)
   np.testing.assert_array_equal(take2(jnp.arange(8.0).reshape(2, 2, 2), jnp.array([[0, 1, 1]] * 2)),
                                 [[0, 3, 3], [4, 7, 7]])
+
+
+def test_row_and_column_updates_are_one_windowed_scatter():
+  x = jnp.zeros((4, 6))
+  for f in (lambda a: a.at[1].set(1.0), lambda a: a.at[:, jnp.array([0, 5])].add(1.0),
+            lambda a: a.at[2, 3].mul(2.0)):
+    eqns = [e.primitive.name for e in jax.make_jaxpr(f)(x).eqns]
+    assert "reshape" not in eqns and sum(n.startswith("scatter") for n in eqns) == 1
+  # Strided slices still update elementwise, with the same results as numpy.
+  expect = np.zeros((4, 6), np.float32)
+  expect[::2, 1] = -5
+  np.testing.assert_array_equal(x.at[::2, 1].set(-5.0), expect)

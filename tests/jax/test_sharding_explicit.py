@@ -429,3 +429,18 @@ def test_array_reshape_takes_out_sharding(mesh):
   y = x.reshape((2, 4), out_sharding=NamedSharding(mesh, P(None, "x")))
   assert _dims(jax.typeof(y)) == "2,4@x"
   np.testing.assert_array_equal(y, np.arange(8, dtype=np.float32).reshape(2, 4))
+
+
+def test_indexed_updates_keep_the_operands_split(mesh):
+  # A row or column update scatters whole windows: no flattening, which a split
+  # operand's type could not describe (optax's L-BFGS memory, microbatching).
+  value, x = _put((4, 2, 2), None, "x")
+  y = x.at[1].set(jnp.ones((2, 2)))
+  assert _dims(jax.typeof(y)) == "4,2@x,2"
+  expect = value.copy()
+  expect[1] = 1
+  np.testing.assert_array_equal(y, expect)
+  z = jax.jit(lambda v: v.at[:, :, jnp.array([0, 0])].add(1.0))(x)
+  expect = value.copy()
+  expect[:, :, 0] += 2
+  np.testing.assert_array_equal(z, expect)

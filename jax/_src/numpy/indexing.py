@@ -436,10 +436,59 @@ def _broadcast_updates(y, shape, dtype, weak: bool):
                      f"to indexing result of shape {tuple(shape)}") from None
 
 
+def _window_scatter(x, idx, y, prim, mode, params):
+  """`x[idx] op= y` as one scatter of whole windows when `idx` is integers and index
+  arrays beside full slices (`x.at[i].set(row)`, `x.at[:, js].add(...)`): the operand
+  keeps its shape, so its layout and the sharding in its type stay. None otherwise."""
+  if mode not in (GatherScatterMode.FILL_OR_DROP, GatherScatterMode.CLIP,
+                  GatherScatterMode.PROMISE_IN_BOUNDS):
+    return None
+  parsed, entries, adjacent = _parse(x, idx)
+  if parsed is not x or any(e.kind == "newaxis" or (e.kind == "slice" and e.value != slice(None))
+                            for e in entries):
+    return None
+  advanced = [(d, e.value) for d, e in enumerate(entries) if e.kind in ("int", "dynamic", "array")]
+  if not advanced:
+    return None
+  aval = core.get_aval(x)
+  shape = aval.shape
+  arrays = [a for _, a in advanced]
+  batch = broadcast_shapes(*(np.shape(a) if isinstance(a, (np.ndarray, int)) else
+                             core.get_aval(a).shape for a in arrays))
+  dtype = _index_dtype(arrays)
+  cols = []
+  for d, a in advanced:
+    col = _normalize_index_array(a, shape[d], dtype)
+    if mode is GatherScatterMode.CLIP:  # scatters drop what is out of bounds: clamp first
+      lo, hi = np.array(0, dtype), np.array(max(shape[d] - 1, 0), dtype)
+      col = (np.clip(col, lo, hi) if isinstance(col, np.ndarray)
+             else lax_ew.max(lax_ew.min(col, hi), lo))
+    cols.append(_broadcast_index(col, batch))
+  indices = lax_shape.concatenate(cols, len(batch))
+  adv_dims = tuple(d for d, _ in advanced)
+  rest = [d for d in range(len(shape)) if d not in adv_dims]
+  pos = sum(1 for d in rest if d < adv_dims[0]) if adjacent else 0
+  window_dims = tuple(k for k in range(len(rest) + len(batch)) if not pos <= k < pos + len(batch))
+  updates = _broadcast_updates(y, _final_shape(entries, shape, batch, adjacent), aval.dtype,
+                               aval.weak_type)
+  dnums = slicing.ScatterDimensionNumbers(update_window_dims=window_dims,
+                                          inserted_window_dims=adv_dims,
+                                          scatter_dims_to_operand_dims=adv_dims)
+  return prim.bind(x, indices, updates, dimension_numbers=dnums,
+                   mode=GatherScatterMode.FILL_OR_DROP, **params)
+
+
 def scatter_update(x, idx, y, prim, *, indices_are_sorted: bool = False,
                    unique_indices: bool = False, mode=None, update_jaxpr=None):
   """`x` with `prim` (scatter, scatter-add, ...) applied at `x[idx]` with values `y`."""
   mode = GatherScatterMode.from_any(mode)
+  params = dict(indices_are_sorted=bool(indices_are_sorted),
+                unique_indices=bool(unique_indices), update_jaxpr=update_jaxpr)
+  out = _window_scatter(x, idx, y, prim, mode, params)
+  if out is not None:
+    return out
+  # Other indices (strided or partial slices, new axes): every element's position in the
+  # flattened operand, scattered one element at a time.
   aval = core.get_aval(x)
   positions = _flat_positions(aval.shape, idx, mode)
   target_shape = core.get_aval(positions).shape
