@@ -350,3 +350,11 @@ def test_effects_in_a_nested_cond_survive_forwarded_outputs():
   inner = [e for e in jax.make_jaxpr(f)(1.0).eqns if e.primitive.name == "cond"]
   assert len(inner) == 1 and any(
       e.primitive.name == "cond" for b in inner[0].params["branches"] for e in b.jaxpr.eqns)
+
+
+def test_cond_operand_keyword_none_is_an_operand():
+  # operand=None passes None (an empty pytree) to the branches, as in JAX.
+  assert int(lax.cond(True, lambda _: 1, lambda _: 2, operand=None)) == 1
+  assert int(jax.jit(lambda p: lax.cond(p, lambda o: 1, lambda o: 2, operand=None))(False)) == 2
+  with pytest.raises(TypeError, match="no positional operands"):
+    lax.cond(True, lambda a, b: 1, lambda a, b: 2, 1, operand=2)

@@ -143,3 +143,18 @@ def test_variance_scaling_draws_complex_parameters(distribution, second_moment, 
   assert abs(np.mean(unit)) < 0.02  # uniform phase: no preferred direction
   if max_modulus is not None:
     assert np.abs(unit).max() <= max_modulus * (1 + 1e-5)
+
+
+def test_masked_softmax_rows_masked_out_whole():
+  # JAX 0.10.2: a row masked out whole gives 0 (softmax) or -inf (log_softmax), and
+  # no NaN gradient (optax's masked cross-entropy).
+  ys = np.array([[10.0, 1.0, -2.0], [1.0, 4.0, 0.2]], np.float32)
+  m = np.array([[True, False, True], [False, False, False]])
+  np.testing.assert_array_equal(jax.nn.softmax(ys, where=m)[1], [0, 0, 0])
+  np.testing.assert_array_equal(jax.nn.log_softmax(ys, where=m)[1], [-np.inf] * 3)
+  g = jax.grad(lambda y: jnp.sum(jax.nn.softmax(y, where=m) * jnp.arange(3.0)))(ys)
+  np.testing.assert_array_equal(g[1], [0, 0, 0])
+  assert np.isfinite(np.asarray(g)).all()
+  g = jax.grad(lambda y: jnp.sum(jnp.where(m, jax.nn.log_softmax(y, where=m), 0.0)))(ys)
+  np.testing.assert_allclose(g[0], [-0.9999876, 0.0, 0.9999877], rtol=1e-5)
+  np.testing.assert_array_equal(g[1], [0, 0, 0])

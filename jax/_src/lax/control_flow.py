@@ -136,7 +136,7 @@ def _cond_abstract_eval(index, *ops, branches):
 cond_p = standard_primitive("cond", _cond_abstract_eval, multiple_results=True)
 
 
-_NO_OPERAND = object()
+_NO_OPERAND = object()  # `operand=None` passes None (an empty pytree) to the branches
 
 
 def switch(index, branches: Sequence[Callable], *operands, operand=_NO_OPERAND):
@@ -159,7 +159,7 @@ def switch(index, branches: Sequence[Callable], *operands, operand=_NO_OPERAND):
   return _bind_cond(index, branches, operands, "switch")
 
 
-def cond(pred, true_fun: Callable, false_fun: Callable, *operands, operand=None):
+def cond(pred, true_fun: Callable, false_fun: Callable, *operands, operand=_NO_OPERAND):
   """`true_fun(*operands)` if `pred` else `false_fun(*operands)`.
 
   The older form `cond(pred, true_operand, true_fun, false_operand, false_fun)` is
@@ -170,8 +170,11 @@ def cond(pred, true_fun: Callable, false_fun: Callable, *operands, operand=None)
     true_op, true_f, (false_op, false_f) = true_fun, false_fun, operands
     return cond(pred, lambda ops: true_f(ops[0]), lambda ops: false_f(ops[1]),
                 (true_op, false_op))
-  if operand is not None:
-    operands = (*operands, operand)
+  if operand is not _NO_OPERAND:
+    if operands:
+      raise TypeError("if 'operand' keyword is passed then no positional operands can be "
+                      f"passed, got operand={operand!r} and positional operands {operands}")
+    operands = (operand,)
   aval = core.get_aval(pred)
   if aval.shape != ():
     raise TypeError(f"cond: pred must be a scalar, got {aval.str_short(short_dtypes=True)}")

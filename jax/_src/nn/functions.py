@@ -216,18 +216,28 @@ def _masked_max(x, axes, where):
   return lax_red.reduce_max(x, axes)
 
 
+def _masked_input(x, where):
+  """`x` with its masked-out entries set to -inf, so that no gradient reaches them
+  through the inf or NaN the masked arithmetic makes there (a row masked out whole)."""
+  return x if where is None else jnp.where(where, x, _full_like(x, -np.inf))
+
+
 def softmax(x, axis=-1, where=None):
   """exp(x) / sum(exp(x)) along `axis`; entries masked out by `where` are 0."""
   x = _inexact("softmax", x)
   shape = core.get_aval(x).shape
   axes = reduce_axes(len(shape), axis)
   where = _where_mask(where, shape)
+  x = _masked_input(x, where)
   xmax = stop_gradient(_masked_max(x, axes, where))
   unnormalized = jnp.exp(jnp.subtract(x, broadcast_back(xmax, shape, axes)))
   if where is not None:
     unnormalized = jnp.where(where, unnormalized, _full_like(unnormalized, 0.0))
   total = broadcast_back(lax_red.reduce_sum(unnormalized, axes), shape, axes)
-  return jnp.divide(unnormalized, total)
+  out = jnp.divide(unnormalized, total)
+  if where is not None:  # a row masked out whole is 0/0 above
+    out = jnp.where(where, out, _full_like(out, 0.0))
+  return out
 
 
 def log_softmax(x, axis=-1, where=None):
@@ -236,6 +246,7 @@ def log_softmax(x, axis=-1, where=None):
   shape = core.get_aval(x).shape
   axes = reduce_axes(len(shape), axis)
   where = _where_mask(where, shape)
+  x = _masked_input(x, where)
   xmax = stop_gradient(_masked_max(x, axes, where))
   shifted = jnp.subtract(x, broadcast_back(xmax, shape, axes))
   exp_shifted = jnp.exp(shifted)
