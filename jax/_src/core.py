@@ -426,7 +426,7 @@ def use_dynamic_main(main: MainTrace):
 
 def ensure_no_dynamic_trace():
   """Run eagerly even inside a staging context (used by impls and constant folding)."""
-  return use_trace(EvalTrace(_EVAL_MAIN))
+  return use_trace(_EVAL_TRACE)
 
 
 @contextmanager
@@ -497,6 +497,7 @@ class EvalTrace(Trace):
 
 # The bottom of every thread's stack; immutable, so threads share it.
 _EVAL_MAIN = MainTrace(0, EvalTrace, None, dynamic=True)
+_EVAL_TRACE = EvalTrace(_EVAL_MAIN)  # stateless, so one serves every thread
 _trace_state = _TraceState()
 
 # Types of concrete (non-tracer) array values that `Primitive.bind` may hand straight

@@ -286,16 +286,17 @@ hlo.lowering_rules[convert_element_type_p] = _convert_lowering
 
 add_p = nary("add", "add")
 def add(x, y): return add_p.bind(*_nary_match(x, y))
-ad.deflinear(add_p, lambda ct, x, y: [ct, ct])
+ad.transpose_rules[add_p] = lambda ct, x, y: [ct, ct]
 
 sub_p = nary("sub", "subtract")
 def sub(x, y): return sub_p.bind(*_nary_match(x, y))
-ad.deflinear(sub_p, lambda ct, x, y: [ct, neg(ct)])
+ad.transpose_rules[sub_p] = lambda ct, x, y: [ct, neg(ct)]
 
 
 def _add_sub_jvp(prim, sign_of_second):
-  """add/sub's jvp with symbolic zeros: a constant operand (`x + 3.0`) adds no
-  tangent equations, so a Jacobian that is constant shows as one in the jaxpr."""
+  """add/sub are linear, but their jvp takes symbolic zeros (where deflinear's binds
+  every tangent): a constant operand (`x + 3.0`) adds no tangent equations, so a
+  Jacobian that is constant shows as one in the jaxpr."""
 
   def rule(primals, tangents):
     out = prim.bind(*primals)

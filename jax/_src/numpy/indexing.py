@@ -325,34 +325,56 @@ def _broadcast_index(i, shape):
   return lax_shape.broadcast_in_dim(i, (*shape, 1), tuple(range(lead, len(shape))))
 
 
-def _gather_take(x, entries: list, adjacent: bool, *, mode, fill_value, indices_are_sorted,
-                 unique_indices, normalize: bool = True):
-  """Slices first, then one gather over the advanced (array and integer) entries."""
-  x = _static_slices(x, entries)
-  shape = core.get_aval(x).shape
-  advanced, dim = [], 0  # (operand dim, index array)
+def _advanced_entries(entries: list) -> tuple[list, tuple[int, ...]]:
+  """The (operand dim, index) of the integer and index-array entries (new axes take no
+  operand dim), and the shape their indices broadcast to."""
+  advanced, dim = [], 0
   for e in entries:
     if e.kind == "newaxis":
       continue
     if e.kind in ("int", "dynamic", "array"):
       advanced.append((dim, e.value))
     dim += 1
-  arrays = [a for _, a in advanced]
   batch = broadcast_shapes(*(np.shape(a) if isinstance(a, (np.ndarray, int)) else
-                             core.get_aval(a).shape for a in arrays))
+                             core.get_aval(a).shape for _, a in advanced))
+  return advanced, batch
+
+
+def _start_indices(advanced: list, batch, shape, adjacent: bool, *, normalize: bool = True,
+                   clip: bool = False):
+  """For a gather or scatter over the advanced entries: the start indices (the batch
+  shape, then one column per entry), the operand dims they index, and where the other
+  (whole) dims land in the result, around the batch dims."""
+  dtype = _index_dtype([a for _, a in advanced])
+  cols = []
+  for d, a in advanced:
+    col = _normalize_index_array(a, shape[d], dtype, normalize)
+    if clip:  # scatters drop what is out of bounds: clamp first
+      lo, hi = np.array(0, dtype), np.array(max(shape[d] - 1, 0), dtype)
+      col = (np.clip(col, lo, hi) if isinstance(col, np.ndarray)
+             else lax_ew.max(lax_ew.min(col, hi), lo))
+    cols.append(_broadcast_index(col, batch))
+  indices = lax_shape.concatenate(cols, len(batch))
+  adv_dims = tuple(d for d, _ in advanced)
+  rest = [d for d in range(len(shape)) if d not in adv_dims]
+  pos = sum(1 for d in rest if d < adv_dims[0]) if adjacent else 0
+  window_dims = tuple(k for k in range(len(rest) + len(batch)) if not pos <= k < pos + len(batch))
+  return indices, adv_dims, window_dims
+
+
+def _gather_take(x, entries: list, adjacent: bool, *, mode, fill_value, indices_are_sorted,
+                 unique_indices, normalize: bool = True):
+  """Slices first, then one gather over the advanced (array and integer) entries."""
+  x = _static_slices(x, entries)
+  shape = core.get_aval(x).shape
+  advanced, batch = _advanced_entries(entries)
   final = _final_shape(entries, shape, batch, adjacent)
   if math.prod(final) == 0:
     # Nothing to take (as in zeros(0)[array([], int32)]), whatever the operand's size:
     # no gather, whose slices could not fit an empty axis.
     return lax_shape.full_like(x, 0, shape=final)
-  dtype = _index_dtype(arrays)
-  cols = [_broadcast_index(_normalize_index_array(a, shape[d], dtype, normalize), batch)
-          for d, a in advanced]
-  indices = lax_shape.concatenate(cols, len(batch))
-  adv_dims = tuple(d for d, _ in advanced)
-  rest = [d for d in range(len(shape)) if d not in adv_dims]
-  pos = sum(1 for d in rest if d < adv_dims[0]) if adjacent else 0
-  offset_dims = tuple(k for k in range(len(rest) + len(batch)) if not pos <= k < pos + len(batch))
+  indices, adv_dims, offset_dims = _start_indices(advanced, batch, shape, adjacent,
+                                                  normalize=normalize)
   dnums = slicing.GatherDimensionNumbers(offset_dims=offset_dims, collapsed_slice_dims=adv_dims,
                                          start_index_map=adv_dims)
   out = slicing.gather(x, indices, dnums, tuple(1 if d in adv_dims else n for d, n in enumerate(shape)),
@@ -447,28 +469,13 @@ def _window_scatter(x, idx, y, prim, mode, params):
   if parsed is not x or any(e.kind == "newaxis" or (e.kind == "slice" and e.value != slice(None))
                             for e in entries):
     return None
-  advanced = [(d, e.value) for d, e in enumerate(entries) if e.kind in ("int", "dynamic", "array")]
+  advanced, batch = _advanced_entries(entries)
   if not advanced:
     return None
   aval = core.get_aval(x)
   shape = aval.shape
-  arrays = [a for _, a in advanced]
-  batch = broadcast_shapes(*(np.shape(a) if isinstance(a, (np.ndarray, int)) else
-                             core.get_aval(a).shape for a in arrays))
-  dtype = _index_dtype(arrays)
-  cols = []
-  for d, a in advanced:
-    col = _normalize_index_array(a, shape[d], dtype)
-    if mode is GatherScatterMode.CLIP:  # scatters drop what is out of bounds: clamp first
-      lo, hi = np.array(0, dtype), np.array(max(shape[d] - 1, 0), dtype)
-      col = (np.clip(col, lo, hi) if isinstance(col, np.ndarray)
-             else lax_ew.max(lax_ew.min(col, hi), lo))
-    cols.append(_broadcast_index(col, batch))
-  indices = lax_shape.concatenate(cols, len(batch))
-  adv_dims = tuple(d for d, _ in advanced)
-  rest = [d for d in range(len(shape)) if d not in adv_dims]
-  pos = sum(1 for d in rest if d < adv_dims[0]) if adjacent else 0
-  window_dims = tuple(k for k in range(len(rest) + len(batch)) if not pos <= k < pos + len(batch))
+  indices, adv_dims, window_dims = _start_indices(advanced, batch, shape, adjacent,
+                                                  clip=mode is GatherScatterMode.CLIP)
   updates = _broadcast_updates(y, _final_shape(entries, shape, batch, adjacent), aval.dtype,
                                aval.weak_type)
   dnums = slicing.ScatterDimensionNumbers(update_window_dims=window_dims,
