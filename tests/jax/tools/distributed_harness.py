@@ -51,6 +51,11 @@ PRELUDE = """
 import json, os, sys
 def report(obj):
   print("RESULT " + json.dumps(obj), flush=True)
+  # A launcher that merges its ranks' stdout may interleave their lines: under one, each
+  # process also leaves its result in a file of its own.
+  if os.environ.get("HARNESS_RESULT_DIR"):
+    with open(os.path.join(os.environ["HARNESS_RESULT_DIR"], f"{os.getpid()}.json"), "w") as f:
+      json.dump(obj, f)
 """
 
 
@@ -106,10 +111,13 @@ def run_mpirun(body: str, num_processes: int, timeout: float = 60.0,
     script = os.path.join(tmp, "prog.py")
     with open(script, "w") as f:
       f.write(PRELUDE + textwrap.dedent(body))
+    results = os.path.join(tmp, "results")
+    os.mkdir(results)
+    env = dict(clean_env(devices_per_process), HARNESS_RESULT_DIR=results)
     cmd = [shutil.which("mpirun"), "--allow-run-as-root", "--oversubscribe",
            "-np", str(num_processes), sys.executable, script]
     # Its own session: on a timeout the whole tree (mpirun, its daemons, the ranks) dies.
-    proc = subprocess.Popen(cmd, cwd=tmp, env=clean_env(devices_per_process),
+    proc = subprocess.Popen(cmd, cwd=tmp, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
     timed_out = False
@@ -119,8 +127,11 @@ def run_mpirun(body: str, num_processes: int, timeout: float = 60.0,
       timed_out = True
       os.killpg(proc.pid, signal.SIGKILL)
       out, err = proc.communicate()
-    reports = [json.loads(l[len("RESULT "):]) for l in out.splitlines()
-               if l.startswith("RESULT ")]
+    # mpirun merges the ranks' stdout, and lines from two ranks can run together.
+    reports = []
+    for name in os.listdir(results):
+      with open(os.path.join(results, name)) as f:
+        reports.append(json.load(f))
     if proc.returncode != 0 or len(reports) != num_processes:
       raise AssertionError(f"mpirun: rc={proc.returncode}, timed_out={timed_out}, "
                            f"{len(reports)} results\nstdout:\n{out}\nstderr:\n{err[-4000:]}")
