@@ -22,6 +22,7 @@ from jax._src.config import affects_tracing, config
 from jax._src.interpreters import ad
 from jax._src.interpreters import batching
 from jax._src.interpreters import partial_eval as pe
+from jax._src.interpreters import physical
 from jax._src import donation
 from jax._src import jit_primitive
 from jax._src import shard_map_jit  # also registers how jit runs SPMD programs
@@ -253,10 +254,13 @@ class Lowered(_Stage):
     return estimate_cost(self._closed.jaxpr)
 
   def compile(self, compiler_options=None) -> Compiled:
-    if jit_primitive.has_shard_map(self._closed):
-      exe = shard_map_jit.compile_program(self._closed, self._name)
+    closed = physical.physicalize(self._closed)  # typed keys run as their data
+    if jit_primitive.has_shard_map(closed):
+      exe = shard_map_jit.compile_program(closed, self._name)
     else:
-      exe = execution.compile_jaxpr(self._closed, self._name, donated=self._donated_invars())
+      exe = execution.compile_jaxpr(closed, self._name, donated=self._donated_invars())
+    if closed is not self._closed:
+      exe = physical.LogicalCallable(exe, self._closed.out_avals)
     compiled = self._same(Compiled)
     compiled._exe = exe
     return compiled
@@ -772,7 +776,8 @@ class ShapeDtypeStruct:
 
   def __init__(self, shape, dtype, *, sharding=None, weak_type: bool = False,
                manual_axis_type=None, is_ref: bool = False):
-    self.shape, self.dtype = tuple(int(d) for d in shape), np.dtype(dtype)
+    self.shape = tuple(int(d) for d in shape)
+    self.dtype = dtype if isinstance(dtype, dtypes.ExtendedDType) else np.dtype(dtype)
     self.sharding, self.weak_type = sharding, bool(weak_type)
     # The varying/unreduced mesh axes of a value inside shard_map, and whether this is the
     # type of a jax.Ref rather than of an array (see jax.empty_ref).
@@ -806,6 +811,13 @@ class ShapeDtypeStruct:
 
   def __hash__(self):
     return hash((self.shape, self.dtype, self.sharding, self.weak_type))
+
+
+# A ShapeDtypeStruct stands for an array of its type wherever an abstract value is read.
+# A NamedSharding over Explicit mesh axes is part of its type, as for arrays.
+core.pytype_aval_mappings[ShapeDtypeStruct] = lambda s: core.ShapedArray(
+    s.shape, s.dtype, s.weak_type,
+    sharding=core.sharding_hooks["canonical_sharding"](s.sharding, len(s.shape)))
 
 
 def eval_shape(fun: Callable, *args, **kwargs):
@@ -868,6 +880,9 @@ def _check_differentiable(leaves, what: str, holomorphic: bool = False,
 
 
 def _is_int_like(dt) -> bool:
+  """Whether values of `dt` have float0 tangents (integers, booleans, typed keys)."""
+  if isinstance(dt, dtypes.ExtendedDType):
+    return not dtypes.is_differentiable(dt)
   return dtypes.is_integer(dt) or np.dtype(dt) == np.bool_
 
 
@@ -1421,7 +1436,7 @@ def ensure_compile_time_eval():
 def typeof(x) -> core.ShapedArray:
   """The abstract type (shape, dtype, weak type) of an array, tracer or scalar."""
   if isinstance(x, prng.PRNGKeyArray):
-    return x.abstract_type()
+    return x.aval
   if type(x) in core.ref_types:
     return x.aval  # an AbstractRef: Ref{float32[3]}
   return core.get_aval(x) if isinstance(x, core.Tracer) else abstractify_value(x)

@@ -34,6 +34,7 @@ from jax._src.array import host_array
 from jax._src.core import ShapedArray
 from jax._src.interpreters import ad
 from jax._src.interpreters import batching
+from jax._src.interpreters import physical
 from jax._src.lax import shape as lax_shape
 from jax._src.lowering import hlo
 
@@ -85,6 +86,7 @@ def _impl(*args, callback: FlatCallback, result_avals, vmap_method):
 
 
 pure_callback_p.def_impl(_impl)
+physical.rules[pure_callback_p] = physical.callback_rule(pure_callback_p)
 pure_callback_p.def_abstract_eval(lambda *avals, result_avals, **_: list(result_avals))
 
 

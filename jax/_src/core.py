@@ -140,7 +140,7 @@ class ShapedArray:
       for i, names in enumerate(self._sharding.spec.axes_by_dim(len(dims))):
         if names:
           dims[i] += "@" + (names[0] if len(names) == 1 else "(" + ",".join(names) + ")")
-    name = dtype_short_name(self.dtype) if short_dtypes else np.dtype(self.dtype).name
+    name = dtype_short_name(self.dtype) if short_dtypes else dtype_name(self.dtype)
     return f"{name}[{','.join(dims)}]"
 
   def __str__(self):
@@ -149,6 +149,26 @@ class ShapedArray:
   def __repr__(self):
     weak = ", weak_type=True" if self.weak_type else ""
     return f"ShapedArray({self.str_short()}{weak})"
+
+
+def has_physical_form(dtype) -> bool:
+  """Whether values of `dtype` are held as arrays of more dimensions (typed PRNG keys:
+  each key is uint32[2]); those are rewritten to their physical form before lowering."""
+  return (isinstance(dtype, dtypes.ExtendedDType)
+          and bool(dtypes.physical_element_aval(dtype).shape))
+
+
+def physical_aval(aval: ShapedArray) -> ShapedArray:
+  """The aval that holds `aval` in memory: an element of an extended dtype adds its
+  element's trailing dimensions (unsplit) and element type."""
+  if not isinstance(aval.dtype, dtypes.ExtendedDType):
+    return aval
+  elt = dtypes.physical_element_aval(aval.dtype)
+  sharding = aval._sharding
+  if sharding is not None and elt.shape:
+    dims = list(sharding.spec.axes_by_dim(aval.ndim)) + [()] * len(elt.shape)
+    sharding = sharding_hooks["respec"](sharding, dims)
+  return ShapedArray(aval.shape + elt.shape, elt.dtype, aval.weak_type, sharding=sharding)
 
 
 def _shaped_array(shape, dtype, weak_type, sharding):
@@ -191,6 +211,10 @@ _SHORT_NAMES = {
     **{dt.name: dt.name.replace("uint", "u").replace("int", "i")
        for dt in dtypes.narrow_int_dtypes},
 }
+
+
+def dtype_name(dt) -> str:
+  return dt.name if isinstance(dt, dtypes.ExtendedDType) else np.dtype(dt).name
 
 
 def dtype_short_name(dt) -> str:

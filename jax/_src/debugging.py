@@ -24,6 +24,7 @@ from jax._src import tree_util
 from jax._src.interpreters import ad
 from jax._src.interpreters import batching
 from jax._src.interpreters import partial_eval as pe
+from jax._src.interpreters import physical
 from jax._src.lowering import hlo
 from jax._src.lax import shape as lax_shape
 
@@ -46,11 +47,13 @@ class _DebugCallback:
 
 
 def _impl(*args, callback: _DebugCallback):
-  callback(*(np.asarray(x) for x in args))
+  # Values of extended dtypes (typed keys) have no numpy form: they are passed as they are.
+  callback(*(x if physical.to_physical(x) is not x else np.asarray(x) for x in args))
   return []
 
 
 debug_callback_p.def_impl(_impl)
+physical.rules[debug_callback_p] = physical.callback_rule(debug_callback_p)
 debug_callback_p.def_abstract_eval(lambda *avals, callback: [])
 
 

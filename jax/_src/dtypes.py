@@ -266,10 +266,23 @@ def _dtype_and_weak(x) -> tuple[np.dtype, bool]:
   return dtype(x), is_weakly_typed(x)
 
 
+def _extended_dtype_of(x):
+  dt = x if isinstance(x, ExtendedDType) else getattr(x, "dtype", None)
+  return dt if isinstance(dt, ExtendedDType) else None
+
+
 def result_type(*args, return_weak_type_flag: bool = False):
   """The promoted dtype of values/dtypes (and with the flag, whether it is weak)."""
   if not args:
     raise ValueError("at least one array or dtype is required")
+  extended = [_extended_dtype_of(a) for a in args]
+  if any(e is not None for e in extended):
+    # An extended dtype (typed keys) combines with itself only.
+    if any(e != extended[0] for e in extended):
+      names = ", ".join(str(e) if e is not None else str(_dtype_and_weak(a)[0])
+                        for a, e in zip(args, extended))
+      raise TypeError(f"no common dtype of {names}: an extended dtype combines only with itself")
+    return (extended[0], False) if return_weak_type_flag else extended[0]
   nodes = tuple(_lattice_node(*_dtype_and_weak(a)) for a in args)
   if len(set(nodes)) > 1 and numpy_dtype_promotion_mode() == "strict":
     _check_strict(nodes)
@@ -431,6 +444,21 @@ def extended_zero(dt):
 def extended_add(dt, a, b):
   """a + b for values of the extended dtype `dt`, as its rules accumulate them."""
   return dt._rules.add(dt, a, b)
+
+
+def physical_element_aval(dt):
+  """The aval that holds one element of the extended dtype `dt` (typed keys: uint32[2])."""
+  return dt._rules.physical_element_aval(dt)
+
+
+def extended_zeros(aval):
+  """Zeros of `aval`'s extended dtype with a physical form (keys with all-zero data)."""
+  return aval.dtype._rules.zeros(aval)
+
+
+def extended_from_physical(dt, data):
+  """The value of extended dtype `dt` that `data` (its physical form) holds."""
+  return dt._rules.make_value(dt, data)
 
 
 def physical_dtype(dt):

@@ -19,21 +19,21 @@ from jax._src.dtypes import float0 as float0  # one float0 for jax and jax.dtype
 from jax._src.dtypes import extended as extended  # one base for jax.dtypes and jax._src.dtypes
 
 
-class prng_key(extended):
-  """Abstract scalar type of typed PRNG key arrays (`jax.random.key`)."""
+from jax._src.prng import prng_key as prng_key  # the scalar type of the key dtypes
 
 
 TypePromotionError = dtypes.TypePromotionError
 
 
 def _is_key_dtype(x) -> bool:
-  return isinstance(x, prng.KeyDtype) or isinstance(getattr(x, "dtype", None), prng.KeyDtype)
+  return prng.is_key_dtype(x) or prng.is_key_dtype(getattr(x, "dtype", None))
 
 
 def issubdtype(a, b) -> bool:
   """numpy's issubdtype, extended to bfloat16, float0 and typed key dtypes."""
   if _is_key_dtype(a):
-    return b in (prng_key, extended) or _is_key_dtype(b)
+    a = getattr(a, "dtype", a)
+    return b in (prng_key, extended) or (_is_key_dtype(b) and getattr(b, "dtype", b) == a)
   if isinstance(a, dtypes.ExtendedDType):  # a library's own (flax's fp8 meta types)
     return dtypes.issubdtype(a, b)
   if b in (prng_key, extended):

@@ -32,6 +32,7 @@ from jax._src import dtypes
 from jax._src.array import ArrayImpl
 from jax._src.config import config, debug_checks, enable_x64
 from jax._src.core import ShapedArray
+from jax._src.interpreters import physical
 # Placement is defined below this module; its names stay reachable from here.
 from jax._src.devices import buffer_from_numpy, default_device, get_backend  # noqa: F401
 from jax._src.layout import Format, Layout
@@ -189,6 +190,9 @@ def _put(leaf, target):
     if retype is not None and isinstance(target, NamedSharding):
       return retype(leaf, target)
     return leaf
+  data = physical.to_physical(leaf)
+  if data is not leaf:  # a typed key array: its data goes, its trailing dimensions whole
+    return physical.from_physical(_put(data, target), core.get_aval(leaf))
   if isinstance(target, NamedSharding) and isinstance(target.mesh, AbstractMesh):
     target = NamedSharding(concrete_mesh(target.mesh, [leaf]), target.spec)
   if isinstance(leaf, ArrayImpl):
@@ -460,6 +464,7 @@ def on_clear_caches(hook: Callable[[], None]) -> None:
 def clear_caches() -> None:
   """Forget every trace, executable and derived fact, so the next call compiles again."""
   _primitive_cache.clear()
+  _physical_primitive_jaxprs.clear()
   _per_jaxpr.clear()
   _function_caches.clear()
   for hook in _clear_hooks:
@@ -485,6 +490,8 @@ def apply_primitive(prim: core.Primitive, *args, **params):
   """Eager execution: compile `prim` alone for these input types and run it."""
   avals = tuple(a.aval if type(a) is ArrayImpl else core.get_aval(a) for a in args)
   key = (prim, avals, tuple(sorted(params.items())) if params else (), config_key())
+  if any(type(a.dtype) is not np.dtype and core.has_physical_form(a.dtype) for a in avals):
+    return _apply_physical(prim, avals, key, args, params)
   try:
     exe = _primitive_cache.get(key)
   except TypeError:  # unhashable params: compile without caching
@@ -499,6 +506,24 @@ def apply_primitive(prim: core.Primitive, *args, **params):
   if buffers is None:
     outs = place_by_type(outs, exe.out_avals, args)
   check_special_values(prim.name, outs)
+  return outs if prim.multiple_results else outs[0]
+
+
+_physical_primitive_jaxprs: dict[Any, core.ClosedJaxpr] = {}
+
+
+def _apply_physical(prim: core.Primitive, avals, key, args, params):
+  """An eager primitive on values of extended dtypes (typed keys): run on their data."""
+  try:
+    closed = _physical_primitive_jaxprs.get(key)
+  except TypeError:  # unhashable params
+    key = closed = None
+  if closed is None:
+    closed = _primitive_jaxpr(prim, avals, params)
+    if key is not None:
+      _physical_primitive_jaxprs[key] = closed
+  outs = physical.run(closed, args, lambda pj, pargs: place_by_type(
+      compile_jaxpr(pj, prim.name)(*pargs), pj.out_avals, pargs), memo)
   return outs if prim.multiple_results else outs[0]
 
 

@@ -17,6 +17,7 @@ from jax._src import tree_util
 from jax._src.interpreters import ad
 from jax._src.interpreters import batching
 from jax._src.interpreters import partial_eval as pe
+from jax._src.interpreters import physical
 from jax._src.lowering import hlo
 from jax._src.array import host_array
 from jax._src.lax import shape as lax_shape
@@ -48,6 +49,7 @@ def _batch(axis, vals, dims, *, callback, result_avals, ordered):
 
 
 io_callback_p.def_impl(_impl)
+physical.rules[io_callback_p] = physical.callback_rule(io_callback_p)
 io_callback_p.def_abstract_eval(lambda *avals, result_avals, **_: list(result_avals))
 ad.jvp_rules[io_callback_p] = _jvp
 batching.batch_rules[io_callback_p] = _batch

@@ -17,6 +17,7 @@ from jax._src.core import ClosedJaxpr, JaxprEqn, Var
 from jax._src.interpreters import ad
 from jax._src.interpreters import batching
 from jax._src.interpreters import partial_eval as pe
+from jax._src.interpreters import physical
 from jax._src.lax.utils import rules_by_expansion
 from jax._src.lowering import hlo
 
@@ -50,6 +51,10 @@ def _jit_impl(*args, jaxpr: ClosedJaxpr, name: str, donated_invars=None):
   each shard_map its own multi-device program. Donation
   (`donated_invars`, one flag per argument) applies to the single-device program.
   """
+  if execution.memo(jaxpr, "needs_physical", lambda: physical.needed(jaxpr)):
+    # Typed keys (extended dtypes) run as their data; results come back typed.
+    return physical.run(jaxpr, args, lambda pj, pargs: _jit_impl(
+        *pargs, jaxpr=pj, name=name, donated_invars=donated_invars), execution.memo)
   if has_shard_map(jaxpr):
     outs = _spmd["run"](jaxpr, args, name)
     if outs is not None:

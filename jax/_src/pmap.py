@@ -28,6 +28,7 @@ from jax._src.config import config
 from jax._src.core import ShapedArray
 from jax._src.interpreters import batching
 from jax._src.interpreters import partial_eval as pe
+from jax._src.interpreters import physical
 from jax._src.lax import parallel
 from jax._src.lowering import hlo
 
@@ -166,13 +167,17 @@ class PmapWrapped:
     return compiled
 
   def _run(self, compiled: _Compiled, call: _Call):
-    arg_shards = [_shards(x, a, call.local) for x, a in zip(call.leaves, call.axes)]
+    # Typed keys go in and come out as their data (mapped axes are leading ones).
+    arg_shards = [_shards(physical.to_physical(x), a, call.local)
+                  for x, a in zip(call.leaves, call.axes)]
     outs = compiled.exe.execute_sharded(arg_shards)
     out_axes = self._out_leaf_axes(compiled.out_tree, call.n)
     out_axes = [None if ax is None else ax % (aval.ndim + 1)
-                for aval, ax in zip(compiled.out_avals, out_axes)]
-    results = [ArrayImpl(_insert_axis(aval, ax, call.n), list(bufs), stack_axis=ax)
-               for aval, bufs, ax in zip(compiled.out_avals, outs, out_axes)]
+                for aval, ax in zip(compiled.closed.out_avals, out_axes)]
+    results = [physical.from_physical(
+        ArrayImpl(_insert_axis(core.physical_aval(aval), ax, call.n), list(bufs), stack_axis=ax),
+        _insert_axis(aval, ax, call.n))
+        for aval, bufs, ax in zip(compiled.closed.out_avals, outs, out_axes)]
     return compiled.out_tree.unflatten(results)
 
   def _check_axes(self, leaves, axes):
@@ -234,8 +239,8 @@ class PmapWrapped:
     if traced is None:
       return None
     closed, out_tree = traced
-    exe = execution.compile_jaxpr(closed, self._name, devices=call.devices,
-                                  **self._lowering_options(call))
+    exe = execution.compile_jaxpr(physical.physicalize(closed), self._name,
+                                  devices=call.devices, **self._lowering_options(call))
     return _Compiled(closed, exe, out_tree)
 
   def _out_leaf_axes(self, out_tree, n: int) -> list:

@@ -5,28 +5,35 @@ Bit-identical to JAX 0.10.2's default implementation (`threefry2x32`, with
 `random_bits` hash a counter (the flat index of each output element, as the
 64-bit pair (hi, lo)) under the key; `fold_in` hashes the counter (0, data).
 
-Typed keys (`jax.random.key`) are `PRNGKeyArray`s: a pytree node over the raw
-uint32[..., 2] data, so jit, vmap and the tree utilities see only the data.
+Typed keys (`jax.random.key`) have the extended dtype `KeyTy` (`key<fry>`): arrays of
+it are `PRNGKeyArray` leaves holding their uint32[..., 2] data, and tracers of it pass
+through jit, vmap, control flow and the shape operations as keys. `random_wrap` and
+`random_unwrap` convert between keys and their data; before lowering, jaxprs are
+rewritten to the data (interpreters/physical.py).
 """
 
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
 
 from jax._src import core
 from jax._src import dtypes
-from jax._src import tree_util
+from jax._src import execution
 from jax._src.core import ShapedArray
 from jax._src.interpreters import ad
 from jax._src.interpreters import batching
+from jax._src.interpreters import physical
 from jax._src.lax import elementwise as ew
+# Registers how lax's structural operations act on key data.
+from jax._src.lax import extended_dtype_rules  # noqa: F401
 from jax._src.lax import shape as lax_shape
 from jax._src.lax.utils import standard_primitive
 from jax._src.lowering import hlo
-from jax._src.sharding import NamedSharding, PartitionSpec
+from jax._src.array import Array as _Array
+from jax._src.sharding import NamedSharding, PartitionSpec, Shard
 
 UINT32 = np.dtype(np.uint32)
 
@@ -175,10 +182,69 @@ def threefry_random_bits(key, bit_width: int, shape: Sequence[int]):
 # ----------------------------------------------------------------------------- typed keys
 
 
-class KeyDtype:
-  """The dtype of typed key arrays: `key<fry>`."""
+class PRNGImpl(NamedTuple):
+  """A PRNG implementation: functions over raw key data of shape `key_shape`."""
+  key_shape: tuple
+  seed: Callable
+  split: Callable
+  random_bits: Callable
+  fold_in: Callable
+  name: str = "<unnamed>"
+  tag: str = "?"
 
-  name = "key<fry>"
+  def __repr__(self):
+    return f"PRNGImpl({self.name})"
+
+  def __hash__(self):
+    return hash((self.name, self.tag, self.key_shape))
+
+
+threefry_prng_impl = PRNGImpl((2,), threefry_seed, threefry_split, threefry_random_bits,
+                              threefry_fold_in, "threefry2x32", "fry")
+
+
+class prng_key(dtypes.extended):
+  """Abstract scalar type of typed PRNG key arrays (`jax.random.key`)."""
+
+
+class KeyTyRules:
+  """How key arrays are held: each key is the uint32 data of its implementation's key
+  shape. Keys have no tangents (float0)."""
+
+  @staticmethod
+  def physical_element_aval(dt) -> ShapedArray:
+    return ShapedArray(dt._impl.key_shape, UINT32)
+
+  @staticmethod
+  def zeros(aval):
+    data = lax_shape.full(core.physical_aval(aval).shape, 0, UINT32)
+    return random_wrap(data, aval.dtype._impl)
+
+  @staticmethod
+  def make_value(dt, data) -> "PRNGKeyArray":
+    return _wrap_impl(data, impl=dt._impl)
+
+
+class KeyTy(dtypes.ExtendedDType):
+  """The dtype of typed key arrays of one implementation: `key<fry>` for threefry."""
+
+  type = prng_key
+  _rules = KeyTyRules
+
+  def __init__(self, impl: PRNGImpl):
+    self._impl = impl
+
+  @property
+  def impl(self) -> PRNGImpl:
+    return self._impl
+
+  @property
+  def name(self) -> str:
+    return f"key<{self._impl.tag}>"
+
+  @property
+  def itemsize(self) -> int:
+    return math.prod(self._impl.key_shape) * UINT32.itemsize
 
   def __repr__(self):
     return self.name
@@ -186,102 +252,148 @@ class KeyDtype:
   __str__ = __repr__
 
   def __eq__(self, other):
-    return isinstance(other, KeyDtype) or other == self.name
+    if isinstance(other, str):
+      return other == self.name
+    return type(other) is KeyTy and other._impl == self._impl
 
   def __hash__(self):
-    return hash(self.name)
+    return hash((KeyTy, self._impl))
 
 
-key_dtype = KeyDtype()
+key_dtype = KeyTy(threefry_prng_impl)
 
 
-def _broadcast_key_data(data, shape):
-  """uint32[..., 2] key data broadcast (numpy-style) to keys of `shape`."""
-  ndim = core.get_aval(data).ndim
-  full = (*shape, 2)
-  if core.get_aval(data).shape == full:
-    return data
-  return lax_shape.broadcast_in_dim(data, full, tuple(range(len(full) - ndim, len(full))))
+def is_key_dtype(dt) -> bool:
+  return isinstance(dt, KeyTy)
+
+
+def is_key(x) -> bool:
+  """Whether `x` is a typed key array (concrete or traced)."""
+  if isinstance(x, PRNGKeyArray):
+    return True
+  return isinstance(x, core.Tracer) and isinstance(x.aval.dtype, KeyTy)
+
+
+# random_wrap: uint32 data (trailing dimensions the key shape) -> keys; random_unwrap back.
+
+def _wrap_abstract_eval(data, *, impl: PRNGImpl):
+  k = len(impl.key_shape)
+  if data.dtype != UINT32 or tuple(data.shape[data.ndim - k:]) != tuple(impl.key_shape):
+    raise TypeError(f"{impl.name} key data must be a uint32 array whose trailing dimensions "
+                    f"are {tuple(impl.key_shape)}, got {data.str_short(short_dtypes=True)}")
+  return ShapedArray(data.shape[:data.ndim - k], KeyTy(impl))
+
+
+def _unwrap_abstract_eval(keys):
+  if not isinstance(keys.dtype, KeyTy):
+    raise TypeError(f"random_unwrap takes typed keys, got {keys.str_short(short_dtypes=True)}")
+  return core.physical_aval(keys).update(sharding=None)
+
+
+def _wrap_impl(data, *, impl: PRNGImpl):
+  if not isinstance(data, _Array):
+    data = execution.device_put(np.asarray(data, UINT32))
+  _wrap_abstract_eval(core.get_aval(data), impl=impl)
+  return PRNGKeyArray(impl, data)
+
+
+random_wrap_p = core.Primitive("random_wrap")
+random_wrap_p.def_abstract_eval(_wrap_abstract_eval)
+random_wrap_p.def_impl(_wrap_impl)
+random_unwrap_p = core.Primitive("random_unwrap")
+random_unwrap_p.def_abstract_eval(_unwrap_abstract_eval)
+random_unwrap_p.def_impl(lambda keys: keys._base_array)
+
+
+def _wrap_batch(axis, vals, dims, *, impl):
+  return random_wrap_p.bind(batching.bdim_at_front(vals[0], dims[0], axis.size), impl=impl), 0
+
+
+def _unwrap_batch(axis, vals, dims):
+  return random_unwrap_p.bind(batching.bdim_at_front(vals[0], dims[0], axis.size)), 0
+
+
+batching.batch_rules[random_wrap_p] = _wrap_batch
+batching.batch_rules[random_unwrap_p] = _unwrap_batch
+ad.defjvp_zero(random_wrap_p)
+ad.defjvp_zero(random_unwrap_p)
+# In physical form a key is its data: both are the identity.
+physical.rules[random_wrap_p] = lambda ctx, data, *, impl: data
+physical.rules[random_unwrap_p] = lambda ctx, keys: keys
+
+
+def random_wrap(data, impl: PRNGImpl = threefry_prng_impl):
+  return random_wrap_p.bind(data, impl=impl)
+
+
+def random_unwrap(keys):
+  return random_unwrap_p.bind(keys)
 
 
 class _KeyIndexUpdate:
-  """The `.at` of a key array: updates go to the key data at the same positions."""
+  """The `.at` of a key array: `keys.at[idx].set(other_keys)` and `.get()`, through the
+  key data at the same positions."""
 
-  def __init__(self, keys: "PRNGKeyArray"):
+  def __init__(self, keys):
     self._keys = keys
 
   def __getitem__(self, idx) -> "_KeyIndexRef":
-    idx = idx if isinstance(idx, tuple) else (idx,)
-    if any(i is Ellipsis for i in idx):
-      idx = (*idx, slice(None))  # the key-data axis stays whole
     return _KeyIndexRef(self._keys, idx)
 
 
 class _KeyIndexRef:
-  def __init__(self, keys: "PRNGKeyArray", idx: tuple):
-    self._keys, self._idx = keys, idx
+  def __init__(self, keys, idx):
+    self._keys, self._idx = keys, idx if isinstance(idx, tuple) else (idx,)
 
-  def get(self) -> "PRNGKeyArray":
-    return PRNGKeyArray(self._keys._base_array[self._idx])
+  def _data_index(self) -> tuple:
+    # The trailing key-data axes stay whole.
+    if any(i is Ellipsis for i in self._idx):
+      return (*self._idx, slice(None))
+    return (*self._idx, Ellipsis)
 
-  def set(self, values: "PRNGKeyArray") -> "PRNGKeyArray":
-    if not isinstance(values, PRNGKeyArray):
+  def get(self, **kwargs):
+    return self._keys[self._idx]
+
+  def set(self, values, **kwargs):
+    if not is_key(values):
       raise TypeError(f"a key array can only be updated with typed keys, got {type(values)}")
-    return PRNGKeyArray(self._keys._base_array.at[self._idx].set(values._base_array))
-
-
-class KeyShapedArray(ShapedArray):
-  """The abstract type of a typed key array (what `jax.typeof` gives for one): its
-  shape and the key dtype, which is not a numpy dtype."""
-
-  __slots__ = ()
-
-  def __init__(self, shape):
-    super().__init__(shape, np.uint32)
-    self.dtype = key_dtype
-
-  def update(self, shape=None, dtype=None, weak_type=None) -> ShapedArray:
-    if dtype is None or dtype == key_dtype:
-      return KeyShapedArray(self.shape if shape is None else shape)
-    return ShapedArray(self.shape if shape is None else shape, dtype, bool(weak_type))
-
-  def __eq__(self, other):
-    return type(other) is KeyShapedArray and self.shape == other.shape
-
-  def __hash__(self):
-    return hash((KeyShapedArray, self.shape))
-
-  def str_short(self, short_dtypes: bool = False, mesh_axis_types: bool = False) -> str:
-    return f"{key_dtype.name}[{','.join(map(str, self.shape))}]"
+    impl = self._keys.dtype._impl
+    data = random_unwrap(self._keys).at[self._data_index()].set(random_unwrap(values), **kwargs)
+    return random_wrap(data, impl)
 
 
 class PRNGKeyArray:
-  """An array of typed PRNG keys (from `jax.random.key`), backed by uint32[..., 2] data."""
+  """An array of typed PRNG keys (from `jax.random.key`): a jax Array of key dtype,
+  holding its uint32 key data. A leaf of pytrees, as other arrays are."""
 
-  __slots__ = ("_base_array",)
+  __slots__ = ("_impl", "_base_array")
+  __array_priority__ = 100
 
-  def __init__(self, base_array):
-    self._base_array = base_array
-
-  # The uint32[..., 2] key data (what jax.random.key_data returns), for the modules
-  # that compute on it (random, the jnp ufuncs and broadcasting).
-  base_array = property(lambda self: self._base_array)
+  def __init__(self, impl: PRNGImpl, key_data):
+    self._impl = impl
+    self._base_array = key_data
 
   @property
-  def shape(self) -> tuple:
-    # The data may be an array, a tracer or (under eval_shape) a ShapeDtypeStruct;
-    # what has no shape gets get_aval's error.
-    shape = getattr(self._base_array, "shape", None)
-    if shape is None:
-      shape = core.get_aval(self._base_array).shape
-    return tuple(shape[:-1])
+  def aval(self) -> ShapedArray:
+    data = core.get_aval(self._base_array)
+    k = len(self._impl.key_shape)
+    sharding = core.explicit_sharding(data)
+    if sharding is not None:
+      dims = list(sharding.spec.axes_by_dim(data.ndim))[:data.ndim - k]
+      sharding = core.sharding_hooks["respec"](sharding, dims)
+    return ShapedArray(data.shape[:data.ndim - k], KeyTy(self._impl), sharding=sharding)
+
+  shape = property(lambda self: self.aval.shape)
   ndim = property(lambda self: len(self.shape))
   size = property(lambda self: math.prod(self.shape))
-  dtype = property(lambda self: key_dtype)
+  dtype = property(lambda self: KeyTy(self._impl))
+  itemsize = property(lambda self: self.dtype.itemsize)
+  nbytes = property(lambda self: self.size * self.dtype.itemsize)
+  weak_type = False
 
   @property
   def sharding(self):
-    """How the keys are laid out: their data's layout without its trailing key dimension."""
+    """How the keys are laid out: their data's layout without its trailing key dimensions."""
     base = self._base_array.sharding
     if isinstance(base, NamedSharding):
       return NamedSharding(base.mesh, PartitionSpec(*base.spec[:self.ndim]))
@@ -290,10 +402,47 @@ class PRNGKeyArray:
   def devices(self) -> set:
     return self._base_array.devices()
 
-  def abstract_type(self) -> "KeyShapedArray":
-    # Not named `aval`: key arrays are pytrees of their uint32 data, never leaves that
-    # tracing would give an abstract value of their own.
-    return KeyShapedArray(self.shape)
+  @property
+  def device(self):
+    return self._base_array.device
+
+  @property
+  def committed(self) -> bool:
+    return getattr(self._base_array, "committed", False)
+
+  def is_fully_addressable(self) -> bool:
+    return self._base_array.is_fully_addressable
+
+  def is_fully_replicated(self) -> bool:
+    return self._base_array.is_fully_replicated
+
+  def delete(self) -> None:
+    self._base_array.delete()
+
+  def is_deleted(self) -> bool:
+    return self._base_array.is_deleted()
+
+  def on_device_size_in_bytes(self) -> int:
+    return self._base_array.on_device_size_in_bytes()
+
+  def copy_to_host_async(self) -> None:
+    pass  # the data is fetched when it is read
+
+  def unsafe_buffer_pointer(self):
+    return self._base_array.unsafe_buffer_pointer()
+
+  @property
+  def addressable_shards(self) -> list:
+    """The pieces on this process's devices, each holding its keys (indexed by the keys'
+    dimensions)."""
+    return [Shard(s.device, self.sharding, self.shape, PRNGKeyArray(self._impl, s.data))
+            for s in self._base_array.addressable_shards]
+
+  def addressable_data(self, index: int) -> "PRNGKeyArray":
+    return PRNGKeyArray(self._impl, self._base_array.addressable_data(index))
+
+  def abstract_type(self) -> ShapedArray:
+    return self.aval
 
   def __len__(self):
     if not self.shape:
@@ -301,51 +450,22 @@ class PRNGKeyArray:
     return self.shape[0]
 
   def __iter__(self):
-    return (self[i] for i in range(len(self)))
-
-  def __getitem__(self, idx):
-    idx = idx if isinstance(idx, tuple) else (idx,)
-    if any(i is Ellipsis for i in idx):
-      idx = (*idx, slice(None))  # the key-data axis stays whole
-    return PRNGKeyArray(self._base_array[idx])
-
-  def reshape(self, *shape):
-    shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
-    return PRNGKeyArray(self._base_array.reshape((*shape, 2)))
+    if not self.shape:
+      raise TypeError("iteration over a 0-d key array")
+    return (self[i] for i in range(self.shape[0]))
 
   @property
   def at(self) -> "_KeyIndexUpdate":
-    """`keys.at[idx].set(other_keys)` / `.get()`, as for other jax arrays."""
     return _KeyIndexUpdate(self)
 
-  def copy(self) -> "PRNGKeyArray":
-    return PRNGKeyArray(self._base_array)  # arrays are immutable: the data is shared
-
-  def __eq__(self, other):
-    """Elementwise: whether each key equals the other's (same key data)."""
-    if not isinstance(other, PRNGKeyArray):
-      return NotImplemented
-    shape = lax_shape.broadcast_shapes(self.shape, other.shape)
-    same = ew.eq(*(_broadcast_key_data(k._base_array, shape) for k in (self, other)))
-    last = core.get_aval(same).ndim - 1
-    halves = [lax_shape.squeeze(lax_shape.slice(same, [0] * last + [i],
-                                                list(core.get_aval(same).shape[:-1]) + [i + 1]),
-                                [last]) for i in (0, 1)]
-    return ew.bitwise_and(*halves)
-
-  def __ne__(self, other):
-    eq = self.__eq__(other)
-    return eq if eq is NotImplemented else ew.bitwise_not(eq)
-
-  __hash__ = None  # mutable-free but array-like: unhashable, as jax arrays are
+  __hash__ = None  # array-like: unhashable, as jax arrays are
 
   def block_until_ready(self):
-    if hasattr(self._base_array, "block_until_ready"):
-      self._base_array.block_until_ready()
+    self._base_array.block_until_ready()
     return self
 
   def __repr__(self):
-    return (f"Array({self.shape}, dtype={key_dtype.name}) overlaying:\n"
+    return (f"Array({self.shape}, dtype={self.dtype.name}) overlaying:\n"
             f"{np.asarray(self._base_array)}")
 
   def __array__(self, dtype=None, copy=None):
@@ -353,10 +473,14 @@ class PRNGKeyArray:
                     "jax.random.key_data(arr) if you wish to extract the underlying integer "
                     "array.")
 
+  def __bool__(self):
+    raise TypeError("The truth value of a key array is ambiguous")
 
-tree_util.register_pytree_node(PRNGKeyArray, lambda k: ((k._base_array,), None),
-                               lambda _, xs: PRNGKeyArray(xs[0]))
+  def __reduce__(self):
+    return PRNGKeyArray, (self._impl, self._base_array)
+
+
+physical.value_data[PRNGKeyArray] = lambda keys: keys._base_array
 
 # Typed key arrays are jax Arrays, as in JAX (`isinstance(jax.random.key(0), jax.Array)`).
-from jax._src.array import Array as _Array  # noqa: E402  (array sits below prng)
 _Array.register(PRNGKeyArray)

@@ -3,37 +3,25 @@ seed, split, random_bits and fold_in over raw key data.
 
 threefry2x32 is the implementation behind jax.random's keys. The rbg implementations
 draw bits with lax.rng_bit_generator and split/fold in with threefry; they can be used
-through their functions on raw uint32[4] keys (typed keys here are threefry keys).
+through their functions on raw uint32[4] keys, or as typed keys of their own dtype (split,
+fold_in and bits; jax.random's samplers draw from threefry keys).
 """
 
 from __future__ import annotations
 
 import math
-from typing import Callable, NamedTuple
 
 import numpy as np
 
 from jax._src import core
 from jax._src import prng
-from jax._src import random
 from jax._src import rng_bit_generator as rbg
 from jax._src.lax import composites
 from jax._src.lax import elementwise as ew
 from jax._src.lax import shape as lax_shape
 
 
-class PRNGImpl(NamedTuple):
-  """A PRNG implementation: functions over raw key data of shape `key_shape`."""
-  key_shape: tuple
-  seed: Callable
-  split: Callable
-  random_bits: Callable
-  fold_in: Callable
-  name: str = "<unnamed>"
-  tag: str = "?"
-
-  def __repr__(self):
-    return f"PRNGImpl({self.name})"
+PRNGImpl = prng.PRNGImpl
 
 
 def define_prng_impl(*, key_shape, seed, split, random_bits, fold_in, name="<unnamed>",
@@ -46,9 +34,7 @@ def define_prng_impl(*, key_shape, seed, split, random_bits, fold_in, name="<unn
   return PRNGImpl(tuple(key_shape), seed, split, random_bits, fold_in, name, tag)
 
 
-threefry_prng_impl = PRNGImpl((2,), prng.threefry_seed, prng.threefry_split,
-                              prng.threefry_random_bits, prng.threefry_fold_in,
-                              "threefry2x32", "fry")
+threefry_prng_impl = prng.threefry_prng_impl
 
 
 def _rbg_seed(seed):
@@ -85,10 +71,7 @@ unsafe_rbg_prng_impl = PRNGImpl((4,), _rbg_seed, _rbg_split, _rbg_random_bits, _
 
 
 def _typed(impl: PRNGImpl, data):
-  if impl.name != "threefry2x32":
-    raise NotImplementedError(f"typed keys of the {impl.name} implementation are not "
-                              "supported; use its functions on raw key data")
-  return random.wrap_key_data(data)
+  return prng.random_wrap(data, impl)
 
 
 def seed_with_impl(impl: PRNGImpl, seed):

@@ -16,12 +16,13 @@ import numpy as np
 from jax._src import core
 from jax._src import dtypes
 from jax._src import prng
+from jax._src import prng_impls
+from jax._src.config import config
 from jax._src.api import jit
 from jax._src.lax import elementwise as ew
 from jax._src.lax import reductions
 from jax._src.lax import shape as lax_shape
 from jax._src.lax import special
-from jax._src.prng import PRNGKeyArray
 from jax._src.numpy import creation
 from jax._src.execution import place_result
 from jax._src.numpy.util import canonical_axis
@@ -31,22 +32,39 @@ from jax._src.numpy.sorting import searchsorted, take_onehot
 # ----------------------------------------------------------------------------- keys
 
 
-def key_data_and_wrap(key):
-  """(raw uint32[..., 2] data, a function giving results the caller's key kind)."""
-  if isinstance(key, PRNGKeyArray):
-    return key.base_array, PRNGKeyArray
+def key_data_and_wrap(key, *, any_impl: bool = False):
+  """(raw key data, a function giving results the caller's key kind). Raw keys are uint32
+  data of the default implementation's key shape (threefry2x32: uint32[..., 2]); samplers
+  draw from threefry keys, and split, fold_in and bits from keys of any implementation
+  (`any_impl`)."""
+  impl = key_impl_of(key)
+  if not any_impl and impl is not prng.threefry_prng_impl:
+    raise NotImplementedError(f"jax.random's samplers here draw from threefry2x32 keys; "
+                              f"got keys of {impl.name}")
+  if prng.is_key(key):
+    return prng.random_unwrap(key), lambda data: prng.random_wrap(data, impl)
   aval = core.get_aval(key)
-  if aval.dtype != prng.UINT32 or not aval.shape or aval.shape[-1] != 2:
-    raise TypeError(f"JAX encountered invalid PRNG key data: expected a uint32[..., 2] key "
-                    f"array or a typed key, got {aval.str_short(short_dtypes=True)}")
+  k = len(impl.key_shape)
+  if aval.dtype != prng.UINT32 or tuple(aval.shape[aval.ndim - k:]) != impl.key_shape or (
+      aval.ndim < k):
+    raise TypeError(f"JAX encountered invalid PRNG key data: expected a uint32[..., "
+                    f"{', '.join(map(str, impl.key_shape))}] key array or a typed key, got "
+                    f"{aval.str_short(short_dtypes=True)}")
   return key, lambda x: x
 
 
-def single_key(key, name: str):
-  data, wrap = key_data_and_wrap(key)
-  if core.get_aval(data).shape != (2,):
+def key_impl_of(key) -> prng.PRNGImpl:
+  """The implementation of typed keys; raw keys are of the default implementation."""
+  return key.dtype.impl if prng.is_key(key) else resolve_impl(None)
+
+
+def single_key(key, name: str, *, any_impl: bool = False):
+  data, wrap = key_data_and_wrap(key, any_impl=any_impl)
+  key_shape = key_impl_of(key).key_shape
+  if core.get_aval(data).shape != tuple(key_shape):
     raise TypeError(f"{name} accepts a single key, but was given a key array of shape "
-                    f"{core.get_aval(data).shape[:-1]} != (). Use jax.vmap for batching.")
+                    f"{core.get_aval(data).shape[:-len(key_shape)]} != (). Use jax.vmap for "
+                    "batching.")
   return data, wrap
 
 
@@ -56,70 +74,98 @@ def _seed_array(seed):
   return creation.asarray(seed)
 
 
-def _check_impl(impl) -> None:
-  name = getattr(impl, "name", impl)
-  if name not in (None, "threefry2x32", "threefry", "fry", "key<fry>"):
-    raise ValueError(f"unsupported PRNG implementation {impl!r}: this jax implements "
-                     "threefry2x32 only ('rbg' and 'unsafe_rbg' need the RngBitGenerator op, "
-                     "which its compilers do not have)")
+_IMPLS_BY_NAME = {impl.name: impl for impl in (prng.threefry_prng_impl, prng_impls.rbg_prng_impl,
+                                               prng_impls.unsafe_rbg_prng_impl)}
+
+
+def resolve_impl(spec) -> prng.PRNGImpl:
+  """The implementation `spec` names: None (the `jax_default_prng_impl` option), a name
+  ("threefry2x32", "rbg", "unsafe_rbg"), a PRNGImpl, or a key dtype."""
+  if spec is None:
+    spec = config.jax_default_prng_impl
+  if isinstance(spec, prng.PRNGImpl):
+    return spec
+  if isinstance(spec, prng.KeyTy):
+    return spec.impl
+  if isinstance(spec, str):
+    impl = _IMPLS_BY_NAME.get(spec)
+    if impl is None:
+      impl = next((i for i in _IMPLS_BY_NAME.values() if spec in (i.tag, f"key<{i.tag}>")),
+                  None)
+    if impl is not None:
+      return impl
+    raise ValueError(f"unrecognized PRNG implementation {spec!r}; known: "
+                     f"{', '.join(_IMPLS_BY_NAME)}")
+  raise TypeError(f"a PRNG implementation is a name, a PRNGImpl or a key dtype, got {spec!r}")
+
+
+def _impl_of(impl, dtype) -> prng.PRNGImpl:
+  if impl is not None and dtype is not None:
+    raise ValueError("pass impl= or dtype=, not both")
+  return resolve_impl(impl if dtype is None else dtype)
 
 
 def PRNGKey(seed, *, impl=None) -> object:  # noqa: N802 (JAX name)
-  """A raw key: uint32[2] from an integer seed."""
-  _check_impl(impl)
-  return prng.threefry_seed(_seed_array(seed))
+  """A raw key: the uint32 data (uint32[2] for threefry2x32) of a key from an integer seed."""
+  impl = resolve_impl(impl)
+  seed = _seed_array(seed)
+  if core.get_aval(seed).shape:
+    raise TypeError(f"PRNGKey accepts a scalar seed, but was given an array of shape "
+                    f"{core.get_aval(seed).shape}. Use jax.vmap for batching.")
+  return impl.seed(seed)
 
 
 def key_dtype(impl_spec=None):
   """The dtype of typed keys of the implementation `impl_spec` (default threefry2x32)."""
-  _check_impl(impl_spec)
-  return prng.key_dtype
+  return prng.KeyTy(resolve_impl(impl_spec))
 
 
 _place = place_result
 
 
-def key(seed, *, impl=None, dtype=None) -> PRNGKeyArray:
-  """A typed key (dtype key<fry>, shape ()) from an integer seed."""
-  _check_impl(impl)
-  _check_impl(dtype)
-  return PRNGKeyArray(PRNGKey(seed))
+def key(seed, *, impl=None, dtype=None) -> prng.PRNGKeyArray:
+  """A typed key (dtype key<fry> for threefry2x32, shape ()) from an integer seed."""
+  impl = _impl_of(impl, dtype)
+  return prng.random_wrap(PRNGKey(seed, impl=impl), impl)
 
 
 def key_data(keys):
-  """The uint32[..., 2] data of typed keys (raw keys are returned as they are)."""
-  data, _ = key_data_and_wrap(keys)
+  """The uint32 data of typed keys (raw keys are returned as they are)."""
+  if prng.is_key(keys):
+    return prng.random_unwrap(keys)
+  data, _ = key_data_and_wrap(keys, any_impl=True)
   return data
 
 
-def wrap_key_data(key_bits_array, *, impl=None, dtype=None) -> PRNGKeyArray:
-  _check_impl(impl)
-  _check_impl(dtype)
-  data, _ = key_data_and_wrap(key_bits_array)
-  return PRNGKeyArray(data)
+def wrap_key_data(key_bits_array, *, impl=None, dtype=None) -> prng.PRNGKeyArray:
+  impl = _impl_of(impl, dtype)
+  if prng.is_key(key_bits_array):
+    raise TypeError("wrap_key_data takes uint32 key data, got typed keys "
+                    f"({key_bits_array.dtype}); jax.random.key_data gives their data")
+  return prng.random_wrap(creation.asarray(key_bits_array), impl)
 
 
 def split(key, num: int | Sequence[int] = 2):
   """`num` new keys (shape `num`, or the shape tuple `num`)."""
-  data, wrap = single_key(key, "split")
+  data, wrap = single_key(key, "split", any_impl=True)
   shape = (int(num),) if isinstance(num, (int, np.integer)) else tuple(int(n) for n in num)
-  return wrap(_split(data, shape))
+  return wrap(_split(data, shape, key_impl_of(key)))
 
 
-@partial(jit, static_argnums=(1,))
-def _split(data, shape):
-  return prng.threefry_split(data, shape)
+@partial(jit, static_argnums=(1, 2))
+def _split(data, shape, impl):
+  return impl.split(data, shape)
 
 
 def fold_in(key, data):
   """A new key from `key` and the integer `data`."""
-  raw, wrap = single_key(key, "fold_in")
-  return wrap(_fold_in(raw, ew.convert_element_type(data, prng.UINT32)))
+  raw, wrap = single_key(key, "fold_in", any_impl=True)
+  return wrap(_fold_in(raw, ew.convert_element_type(data, prng.UINT32), key_impl_of(key)))
 
 
-@jit
-def _fold_in(raw, data):
-  return prng.threefry_fold_in(raw, data)
+@partial(jit, static_argnums=(2,))
+def _fold_in(raw, data, impl):
+  return impl.fold_in(raw, data)
 
 
 def canonical_shape(shape) -> tuple:
@@ -140,16 +186,17 @@ def float_dtype(dtype, name: str) -> np.dtype:
 
 def bits(key, shape=(), dtype=None, *, out_sharding=None):
   """Uniform random unsigned integers (all bits random)."""
-  data, _ = single_key(key, "bits")
+  data, _ = single_key(key, "bits", any_impl=True)
   dt = np.dtype(dtypes.canonicalize_dtype(np.uint32 if dtype is None else dtype))
   if dt.kind != "u":
     raise ValueError(f"dtype argument to `bits` must be an unsigned int dtype, got {dt.name}")
-  return _place(_bits(data, canonical_shape(shape), dt.itemsize * 8), out_sharding)
+  return _place(_bits(data, canonical_shape(shape), dt.itemsize * 8, key_impl_of(key)),
+                out_sharding)
 
 
-@partial(jit, static_argnums=(1, 2))
-def _bits(data, shape, width):
-  return prng.threefry_random_bits(data, width, shape)
+@partial(jit, static_argnums=(1, 2, 3))
+def _bits(data, shape, width, impl):
+  return impl.random_bits(data, width, shape)
 
 
 def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0, *, out_sharding=None):

@@ -536,5 +536,5 @@ def clone(key):
 
 def key_impl(keys) -> str:
   """The name of the PRNG implementation behind `keys`."""
-  rnd.key_data_and_wrap(keys)
-  return "threefry2x32"
+  rnd.key_data_and_wrap(keys, any_impl=True)
+  return rnd.key_impl_of(keys).name

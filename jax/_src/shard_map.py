@@ -51,6 +51,7 @@ from jax._src.core import ShapedArray
 from jax._src.interpreters import ad
 from jax._src.interpreters import batching
 from jax._src.interpreters import partial_eval as pe
+from jax._src.interpreters import physical
 from jax._src.jit_primitive import jit_p
 from jax._src.lax import elementwise
 from jax._src.lax import linalg
@@ -139,6 +140,11 @@ def run_blocks(exe, args, mesh: Mesh, in_specs, out_specs) -> list[ArrayImpl]:
 
 def _shard_map_impl(*args, jaxpr: core.ClosedJaxpr, mesh: Mesh, in_specs, out_specs,
                     check_vma: bool, name: str):
+  if execution.memo(jaxpr, "needs_physical", lambda: physical.needed(jaxpr)):
+    # Typed keys run as their data (the specs name leading dimensions only).
+    return physical.run(jaxpr, args, lambda pj, pargs: _shard_map_impl(
+        *pargs, jaxpr=pj, mesh=mesh, in_specs=in_specs, out_specs=out_specs,
+        check_vma=check_vma, name=name), execution.memo)
   exe = execution.compile_jaxpr(jaxpr, name, devices=list(mesh.devices.flat), kind="shmap",
                                 axis_env=dict(mesh.shape))
   return run_blocks(exe, args, mesh, in_specs, out_specs)

@@ -83,8 +83,9 @@ def test_typed_keys_are_pytrees_of_key_data(backend):
 
 
 def test_abstract_typed_keys_have_a_shape_and_a_type():
-  # eval_shape over keys gives keys whose data is a ShapeDtypeStruct.
+  # eval_shape over keys gives a ShapeDtypeStruct of the key dtype.
   out = jax.eval_shape(lambda: jax.random.split(jax.random.key(0), 3))
+  assert isinstance(out, jax.ShapeDtypeStruct)
   assert out.shape == (3,) and out.ndim == 1 and str(out.dtype) == "key<fry>"
   assert jax.typeof(out).str_short() == "key<fry>[3]"
 

@@ -164,8 +164,10 @@ def test_prng_impls():
   raw = rbg.seed(jnp.int32(3))
   assert raw.shape == (4,) and rbg.random_bits(raw, 32, (5,)).shape == (5,)
   assert rbg.split(raw, (2,)).shape == (2, 4)
-  with pytest.raises(NotImplementedError, match="typed keys"):
-    xr.seed_with_impl(rbg, 0)
+  typed = xr.seed_with_impl(rbg, 0)  # typed keys of their own dtype
+  assert str(typed.dtype) == "key<rbg>" and jax.random.key_data(typed).shape == (4,)
+  with pytest.raises(NotImplementedError, match="threefry2x32 keys"):
+    jax.random.uniform(typed)  # the samplers here draw from threefry keys
   impl = xr.define_prng_impl(key_shape=(2,), seed=lambda s: s, split=lambda k, s: k,
                              random_bits=lambda k, b, s: k, fold_in=lambda k, d: k, name="mine")
   assert impl.key_shape == (2,) and impl.name == "mine"

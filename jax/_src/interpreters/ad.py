@@ -40,6 +40,8 @@ def register_full(full: Callable) -> None:
 def zeros_like_aval(aval: ShapedArray):
   if _full is None:
     raise RuntimeError("autodiff needs jax._src.lax.shape imported (it registers `full`)")
+  if core.has_physical_form(aval.dtype):
+    return dtypes.extended_zeros(aval)  # e.g. keys whose data is all zeros
   if isinstance(aval.dtype, dtypes.ExtendedDType):
     # An extended dtype's rules say what its zero is (flax's max-accumulated fp8 meta: -inf).
     return _full(aval.shape, dtypes.extended_zero(aval.dtype), aval.dtype)

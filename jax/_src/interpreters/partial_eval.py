@@ -92,8 +92,8 @@ class JaxprBuilder:
 
 
 def _literalable(val) -> bool:
-  if isinstance(val, Tracer):
-    return False
+  if isinstance(val, Tracer) or isinstance(getattr(val, "dtype", None), dtypes.ExtendedDType):
+    return False  # literals are numbers; a key (say) stays a constant
   if type(val) in dtypes.python_scalar_types:
     return True
   return np.shape(val) == () and not isinstance(val, Tracer)

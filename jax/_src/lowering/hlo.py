@@ -23,6 +23,7 @@ from jax._src import donation
 from jax._src import dtypes
 from jax._src.core import ShapedArray
 from jax._src.interpreters import partial_eval as pe
+from jax._src.interpreters import physical
 
 lowering_rules: dict[core.Primitive, Callable] = {}
 
@@ -313,6 +314,7 @@ def lower_jaxpr_to_module(closed: core.ClosedJaxpr, module_name: str,
   `num_replicas` > 1 is written into the header as the module's `replica_count`.
   """
 
+  closed = physical.physicalize(closed)  # typed keys are lowered as their data
   jaxpr = pe.dce_jaxpr(closed.jaxpr)
   module = ModuleBuilder(f"{kind}_{_sanitize(module_name.replace('>', ''))}", axis_env)
   entry = ComputationBuilder(module, "")

@@ -6,6 +6,7 @@ import numpy as np
 
 from jax._src import core
 from jax._src import dtypes
+from jax._src import prng
 from jax._src.array import ArrayImpl
 from jax._src.lax import elementwise as lax_ew
 from jax._src.numpy import creation, indexing, reductions, shape_ops, ufuncs
@@ -144,6 +145,19 @@ def _indexing_methods() -> dict:
   }
 
 
+# What typed key arrays have of the array methods: the structural ones (as in JAX).
+_KEY_METHODS = ("__getitem__", "__eq__", "__ne__", "reshape", "transpose", "squeeze",
+                "ravel", "flatten", "swapaxes")
+
+
+def _install_key_methods() -> None:
+  for name in _KEY_METHODS:
+    setattr(prng.PRNGKeyArray, name, {**_OPERATORS, **_METHODS}[name])
+  prng.PRNGKeyArray.T = property(lambda self: shape_ops.transpose(self))
+  prng.PRNGKeyArray.take = _indexing_methods()["take"]
+  prng.PRNGKeyArray.copy = lambda self: self  # immutable: a copy is the same keys
+
+
 def install() -> None:
   for cls in (ArrayImpl, core.Tracer):
     for name, fn in {**_OPERATORS, **_METHODS}.items():
@@ -161,6 +175,7 @@ def install() -> None:
   for name, fn in _sharding_methods().items():
     if name not in vars(ArrayImpl):
       setattr(ArrayImpl, name, fn)
+  _install_key_methods()
   core.Tracer.__iter__ = _tracer_iter
   core.Tracer.__hash__ = ArrayImpl.__hash__
   ArrayImpl.__hash__ = None

@@ -7,6 +7,7 @@ import numpy as np
 
 from jax._src import core
 from jax._src import dtypes
+from jax._src import prng
 from jax._src.array import ArrayImpl, host_array
 from jax._src.lax import elementwise as lax_ew
 from jax._src.lax import shape as lax_shape
@@ -46,6 +47,11 @@ def array(object, dtype=None, *args, copy: bool = True, order: str | None = "K",
                     f"got {2 + len(args)}")
   if order is not None and order not in ("K", "A", "C"):
     raise NotImplementedError(f"jnp.array: order={order!r} is not supported.")
+  if prng.is_key(object):  # key arrays are immutable: the same keys
+    if dtype is not None and dtype != object.dtype:
+      raise TypeError(f"cannot convert keys of dtype {object.dtype} to {dtype}; "
+                      "jax.random.key_data gives their data")
+    return object
   out = _array(object, dtype)
   if copy and out is object:
     out = _copy(out)

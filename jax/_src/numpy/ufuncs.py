@@ -344,17 +344,27 @@ def _key_comparison(fn, name):
   JAX's equal and not_equal do; keys against anything else is an error."""
   @_named(name)
   def compare(x, y, /):
-    x_key, y_key = (isinstance(v, prng.PRNGKeyArray) for v in (x, y))
+    x_key, y_key = prng.is_key(x), prng.is_key(y)
     if x_key and y_key:
-      return (x == y) if name == "equal" else (x != y)
+      same = keys_equal(x, y)
+      return same if name == "equal" else lax.bitwise_not(same)
     if x_key or y_key:
       raise TypeError(f"{name} does not accept dtypes {_dtype_name(x)}, {_dtype_name(y)}.")
     return fn(x, y)
   return compare
 
 
+def keys_equal(x, y):
+  """Elementwise over broadcast key arrays: whether the keys hold the same data."""
+  if x.dtype != y.dtype:
+    raise TypeError(f"equal does not accept dtypes {x.dtype}, {y.dtype}.")
+  k = len(x.dtype.impl.key_shape)
+  same = _binary(lax.eq, "equal")(prng.random_unwrap(x), prng.random_unwrap(y))
+  return all_(same, axis=tuple(range(-k, 0)))
+
+
 def _dtype_name(x) -> str:
-  return str(x.dtype) if isinstance(x, prng.PRNGKeyArray) else _dtype(x).name
+  return str(x.dtype) if prng.is_key(x) else _dtype(x).name
 
 
 equal = _make_ufunc(_key_comparison(_binary(lax.eq, "equal"), "equal"), "equal")
@@ -877,7 +887,7 @@ def nan_to_num(x, copy: bool = True, nan=0.0, posinf=None, neginf=None):
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
-  if isinstance(a, prng.PRNGKeyArray) or isinstance(b, prng.PRNGKeyArray):
+  if prng.is_key(a) or prng.is_key(b):
     return equal(a, b)  # keys are close only when equal, as in JAX
   a, b = promote_args("isclose", a, b)
   dt = _dtype(a)
@@ -905,8 +915,10 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
 
 
 def array_equal(a1, a2, equal_nan: bool = False):
-  if isinstance(a1, prng.PRNGKeyArray) and isinstance(a2, prng.PRNGKeyArray):
-    a1, a2 = a1.base_array, a2.base_array  # equal keys have equal key data
+  if prng.is_key(a1) and prng.is_key(a2):
+    if a1.dtype != a2.dtype:
+      return lax_shape.full((), False, dtypes.bool_)
+    a1, a2 = prng.random_unwrap(a1), prng.random_unwrap(a2)  # equal keys: equal key data
   a1, a2 = asarray_like(a1), asarray_like(a2)
   if core.get_aval(a1).shape != core.get_aval(a2).shape:
     return lax_shape.full((), False, dtypes.bool_)

@@ -67,7 +67,7 @@ broadcast_shapes = lax_shape.broadcast_shapes
 
 def broadcast_to(array, shape, *, out_sharding=None):
   out = _broadcast_to(array, shape)
-  if not isinstance(out, (core.Tracer, prng.PRNGKeyArray)) and not hasattr(out, "_value"):
+  if not isinstance(out, core.Tracer) and not prng.is_key(out) and not hasattr(out, "_value"):
     # A Python or numpy scalar already of the shape: still a jax array, as in JAX.
     out = late_op("asarray")(out)
   if out_sharding is not None:
@@ -76,8 +76,10 @@ def broadcast_to(array, shape, *, out_sharding=None):
 
 
 def _broadcast_to(x, shape):
-  if isinstance(x, prng.PRNGKeyArray):  # typed keys broadcast over their key data
-    return prng.PRNGKeyArray(_broadcast_to(x.base_array, (*shape, 2)))
+  if prng.is_key(x):  # typed keys broadcast over their key data
+    impl = x.dtype.impl
+    data = _broadcast_to(prng.random_unwrap(x), (*shape, *impl.key_shape))
+    return prng.random_wrap(data, impl)
   x = asarray_like(x)
   aval = core.get_aval(x)
   shape = tuple(int(d) for d in shape)
