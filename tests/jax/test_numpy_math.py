@@ -197,6 +197,17 @@ def test_nan_to_num_and_isclose(backend):
   _close(jnp.nancumsum(x[:3]), np.nancumsum(x[:3]))
 
 
+def test_isclose_takes_array_tolerances(backend):
+  # Tolerances broadcast with the operands, as in NumPy (numpyro passes atol of shape (1,)).
+  a = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
+  b = a + np.float32(1e-5)
+  for rtol, atol in [(1e-5, np.array([1e-6])), (0.0, np.array([[0.0], [1.0]])),
+                     (np.array([0.0, 1e-4]), 0.0)]:
+    np.testing.assert_array_equal(jnp.isclose(a, b, rtol, atol), np.isclose(a, b, rtol, atol))
+  got = jax.jit(lambda v: jnp.isclose(v, 0.0, atol=jnp.array([2.0])))(jnp.ones(3))
+  np.testing.assert_array_equal(got, [True] * 3)
+
+
 def test_minmax_nan_variants(backend):
   x = np.array([1.0, np.nan, -2.0, 5.0], np.float32)
   y = np.array([0.0, 3.0, np.nan, 4.0], np.float32)

@@ -40,7 +40,7 @@ def test_duplicate_indices_add_up(backend):
   np.testing.assert_array_equal(m.todense(), [[3.0, 0.0], [0.0, 0.0]])
 
 
-@pytest.mark.parametrize("rhs_shape", [(5,), (5, 3)])
+@pytest.mark.parametrize("rhs_shape", [(5,), (5, 3), (2, 5, 1), (4, 2, 5, 3)])
 def test_matmul_matches_dense(backend, rhs_shape):
   a = _matrix()
   m = sparse.BCOO.from_scipy_sparse(a)
@@ -48,6 +48,16 @@ def test_matmul_matches_dense(backend, rhs_shape):
   np.testing.assert_allclose(m @ x, a.toarray() @ x, rtol=1e-5, atol=1e-6)
   np.testing.assert_allclose(jax.jit(lambda s, v: s @ v)(m, x), a.toarray() @ x,
                              rtol=1e-5, atol=1e-6)
+
+
+def test_stack_of_dense_matrices_times_a_sparse_matrix(backend):
+  a = _matrix()
+  m = sparse.BCOO.from_scipy_sparse(a)
+  y = np.random.RandomState(2).randn(3, 2, 6).astype(np.float32)
+  np.testing.assert_allclose(y @ m, y @ a.toarray(), rtol=1e-5, atol=1e-6)
+  g = jax.grad(lambda v: (m @ v).sum())(np.ones((2, 5, 1), np.float32))
+  np.testing.assert_allclose(g, np.broadcast_to(a.toarray().sum(0)[:, None], (2, 5, 1)),
+                             rtol=1e-6)
 
 
 def test_rmatmul_and_scalar_products(backend):

@@ -897,10 +897,11 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
     dt = _dtype(a)
   part = lambda v: lax.real(v) if dtypes.is_complex(dt) else v
   tol_dtype = _dtype(part(a))
-  atol_, rtol_ = (lax_shape.full((), v, tol_dtype) for v in (atol, rtol))
-  tol = lax.add(lax_shape.broadcast_in_dim(atol_, core.get_aval(a).shape, ()),
-                lax.mul(lax_shape.broadcast_in_dim(rtol_, core.get_aval(a).shape, ()),
-                        lax.abs(b)))
+  # Tolerances may be arrays: everything broadcasts together, as in NumPy.
+  atol_, rtol_ = (lax.convert_element_type(asarray_like(v), tol_dtype) for v in (atol, rtol))
+  shape = broadcast_shapes(*(core.get_aval(v).shape for v in (a, b, atol_, rtol_)))
+  a, b, atol_, rtol_ = (broadcast_to(v, shape) for v in (a, b, atol_, rtol_))
+  tol = lax.add(atol_, lax.mul(rtol_, lax.abs(b)))
   out = lax.le(lax.abs(lax.sub(a, b)), tol)
   a_inf, b_inf = isinf(a), isinf(b)
   out = lax.select(lax.bitwise_or(a_inf, b_inf),

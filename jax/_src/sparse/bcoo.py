@@ -711,8 +711,16 @@ def bcoo_dot_general(lhs, rhs, *, dimension_numbers, precision=None,
 def _matmul(a, b):
   a_nd = len(a.shape) if isinstance(a, BCOO) else jnp.ndim(a)
   b_nd = len(b.shape) if isinstance(b, BCOO) else jnp.ndim(b)
+  if isinstance(a, BCOO) and a_nd == 2 and not isinstance(b, BCOO) and b_nd > 2:
+    # A matrix times a stack of matrices (..., k, n): contract k, then put the matrix's
+    # rows where matmul puts them, beside n.
+    out = bcoo_dot_general(a, b, dimension_numbers=(((1,), (b_nd - 2,)), ((), ())))
+    return jnp.moveaxis(out, 0, -2)
+  if isinstance(b, BCOO) and b_nd == 2 and not isinstance(a, BCOO) and a_nd > 2:
+    return bcoo_dot_general(a, b, dimension_numbers=(((a_nd - 1,), (0,)), ((), ())))
   if a_nd > 2 or b_nd > 2:
-    raise NotImplementedError("matmul of sparse arrays of rank > 2")
+    raise NotImplementedError("matmul of sparse arrays of rank > 2 (a sparse matrix times "
+                              "a stack of dense matrices is supported)")
   rc = 0
   return bcoo_dot_general(a, b, dimension_numbers=(((a_nd - 1,), (rc,)), ((), ())))
 
