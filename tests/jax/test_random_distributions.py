@@ -215,8 +215,10 @@ def test_errors():
     R.poisson(k, 1.0, dtype=jnp.float32)
   with pytest.raises(ValueError, match="broadcast"):
     R.gamma(k, jnp.ones(3), (2,))
-  with pytest.raises(ValueError, match="unsupported PRNG implementation"):
-    R.key(0, impl="rbg")
+  with pytest.raises(ValueError, match="unrecognized PRNG implementation"):
+    R.key(0, impl="philox")
+  with pytest.raises(NotImplementedError, match="threefry2x32 keys"):
+    R.normal(R.key(0, impl="rbg"))  # rbg keys split and fold in; samplers need threefry
   with pytest.raises(ValueError, match="mode"):
     R.bernoulli(k, 0.5, (3,), mode="medium")
 
