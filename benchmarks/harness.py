@@ -72,6 +72,10 @@ FIGURES = [
     Figure("conv_3x3_nhwc", "conv", "conv 3x3 NHWC 8x64x64x32 -> 32", "ms", False,
            Target(1.2)),
     Figure("random_normal_1e7", "random", "jax.random.normal, 1e7 samples", "ms", False),
+    # A long loop that stacks one output per step (RNNs, MCMC traces, lax.map): each
+    # step's write into the stacked buffer must be in place.
+    Figure("scan_stacked_1e5", "scan", "jit lax.scan, 1e5 steps, stacked f32 outputs", "ms",
+           False, Target(2.0)),
     Figure("peak_rss_mlp", "memory", "peak RSS, MLP training script", "MB", False,
            Target(1.0)),
     # Measured by run.py itself, not by suite.py.

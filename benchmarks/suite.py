@@ -286,6 +286,15 @@ def bench_random(rec: Recorder, cfg: Config) -> None:
               lambda: rng.standard_normal(10**7, dtype=np.float32), cfg), "ms"))
 
 
+def bench_scan(rec: Recorder, cfg: Config) -> None:
+  import jax
+  import jax.numpy as jnp
+  xs = jnp.asarray(random_f32(10**5))
+  scan = jax.jit(lambda v: jax.lax.scan(lambda c, x: (c + x, x * 2.0), 0.0, v)[1])
+  rec.run("scan_stacked_1e5", "jax",
+          lambda: scaled(per_call_seconds(blocking(scan, xs), cfg), "ms"))
+
+
 def bench_memory(rec: Recorder, cfg: Config) -> None:
   """Peak resident memory of mlp_train.py, each run in its own child process."""
   script = os.path.join(HERE, "mlp_train.py")
@@ -318,7 +327,7 @@ GROUPS = {
     "import": bench_import, "dispatch": bench_dispatch, "compile": bench_compile,
     "elementwise": bench_elementwise, "reduce": bench_reduce, "matmul": bench_matmul,
     "mlp": bench_mlp, "vmap": bench_vmap, "softmax": bench_softmax, "conv": bench_conv,
-    "random": bench_random, "memory": bench_memory,
+    "random": bench_random, "scan": bench_scan, "memory": bench_memory,
 }
 assert list(GROUPS) == harness.SUITE_GROUPS, "suite.GROUPS and harness.FIGURES disagree"
 
