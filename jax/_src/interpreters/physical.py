@@ -28,6 +28,7 @@ class RuleContext(NamedTuple):
   avals_in: list
   avals_out: list
 
+
 # Concrete values of extended dtypes, by type: how to get the array holding their data.
 value_data: dict[type, Callable[[Any], Any]] = {}
 
