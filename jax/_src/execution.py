@@ -490,7 +490,7 @@ def apply_primitive(prim: core.Primitive, *args, **params):
   """Eager execution: compile `prim` alone for these input types and run it."""
   avals = tuple(a.aval if type(a) is ArrayImpl else core.get_aval(a) for a in args)
   key = (prim, avals, tuple(sorted(params.items())) if params else (), config_key())
-  if any(type(a.dtype) is not np.dtype and core.has_physical_form(a.dtype) for a in avals):
+  if any(core.has_physical_form(a.dtype) for a in avals):
     return _apply_physical(prim, avals, key, args, params)
   try:
     exe = _primitive_cache.get(key)

@@ -376,14 +376,17 @@ class PRNGKeyArray:
   @property
   def aval(self) -> ShapedArray:
     data = core.get_aval(self._base_array)
-    k = len(self._impl.key_shape)
     sharding = core.explicit_sharding(data)
     if sharding is not None:
-      dims = list(sharding.spec.axes_by_dim(data.ndim))[:data.ndim - k]
+      dims = list(sharding.spec.axes_by_dim(data.ndim))[:self.ndim]
       sharding = core.sharding_hooks["respec"](sharding, dims)
-    return ShapedArray(data.shape[:data.ndim - k], KeyTy(self._impl), sharding=sharding)
+    return ShapedArray(self.shape, KeyTy(self._impl), sharding=sharding)
 
-  shape = property(lambda self: self.aval.shape)
+  @property
+  def shape(self) -> tuple:
+    data_shape = tuple(self._base_array.shape)
+    return data_shape[:len(data_shape) - len(self._impl.key_shape)]
+
   ndim = property(lambda self: len(self.shape))
   size = property(lambda self: math.prod(self.shape))
   dtype = property(lambda self: KeyTy(self._impl))

@@ -359,7 +359,7 @@ def keys_equal(x, y):
   if x.dtype != y.dtype:
     raise TypeError(f"equal does not accept dtypes {x.dtype}, {y.dtype}.")
   k = len(x.dtype.impl.key_shape)
-  same = _binary(lax.eq, "equal")(prng.random_unwrap(x), prng.random_unwrap(y))
+  same = _equal_numbers(prng.random_unwrap(x), prng.random_unwrap(y))
   return all_(same, axis=tuple(range(-k, 0)))
 
 
@@ -367,7 +367,8 @@ def _dtype_name(x) -> str:
   return str(x.dtype) if prng.is_key(x) else _dtype(x).name
 
 
-equal = _make_ufunc(_key_comparison(_binary(lax.eq, "equal"), "equal"), "equal")
+_equal_numbers = _binary(lax.eq, "equal")
+equal = _make_ufunc(_key_comparison(_equal_numbers, "equal"), "equal")
 not_equal = _make_ufunc(_key_comparison(_binary(lax.ne, "not_equal"), "not_equal"), "not_equal")
 less = _make_ufunc(_binary(lax.lt, "less"), "less")
 less_equal = _make_ufunc(_binary(lax.le, "less_equal"), "less_equal")
