@@ -18,6 +18,27 @@ def test_reshape_order_f_and_mT(backend):
     jnp.reshape(x, (24,), order="K")
 
 
+def test_reshape_of_numpy_stays_numpy_under_jit(backend):
+  # JAX forwards a NumPy operand to ndarray.reshape: the result is concrete under a
+  # trace (numpyro's support checks rely on it), while ravel and the rest trace it.
+  x = np.arange(6.0).reshape(2, 3)
+  seen = {}
+
+  def f():
+    seen["reshape"] = jnp.reshape(x, (3, 2), order="F")
+    seen["scalar"] = jnp.reshape(np.float32(1), (1,))
+    seen["ravel"] = jnp.ravel(x)
+    return seen["ravel"]
+
+  jax.jit(f)()
+  assert type(seen["reshape"]) is np.ndarray
+  np.testing.assert_array_equal(seen["reshape"], x.reshape((3, 2), order="F"))
+  assert type(seen["scalar"]) is np.ndarray and seen["scalar"].dtype == np.float32
+  assert isinstance(seen["ravel"], jax.core.Tracer)
+  with pytest.raises(TypeError):
+    jnp.reshape([1.0, 2.0], (2, 1))
+
+
 def test_tile_repeat_roll_flip(backend):
   np.testing.assert_array_equal(jnp.tile(A, (2, 1)), np.tile(A, (2, 1)))
   np.testing.assert_array_equal(jnp.tile(np.arange(3), 2), np.tile(np.arange(3), 2))

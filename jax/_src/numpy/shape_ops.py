@@ -56,6 +56,10 @@ def _sharded(x, out_sharding):
 
 def reshape(a, shape, order: str = "C", *, copy: bool | None = None, out_sharding=None):
   del copy  # arrays are immutable: a reshaped array never aliases a mutable buffer
+  if out_sharding is None and isinstance(a, (np.ndarray, np.generic)):
+    # As in JAX, a NumPy operand goes to its own reshape method: the result stays a
+    # NumPy array, concrete even under a trace (libraries test concreteness after it).
+    return a.reshape(shape, order=order)
   return _sharded(_reshape(a, shape, order, out_sharding), out_sharding)
 
 
@@ -84,7 +88,7 @@ def _reshape(a, shape, order: str = "C", out_sharding=None):
 
 
 def ravel(a, order: str = "C", *, out_sharding=None):
-  return reshape(a, (-1,), order, out_sharding=out_sharding)
+  return _sharded(_reshape(a, (-1,), order, out_sharding), out_sharding)
 
 
 def transpose(a, axes=None):
