@@ -121,7 +121,8 @@ StatusOr<GpuKernelSpec> EmitGpuKernel(llvm::Module* module, const GpuTarget& tar
     b.SetInsertPoint(run);
     std::vector<llvm::Value*> outputs;
     for (int s : out_slots) outputs.push_back(slot_ptr.at(s));
-    RETURN_IF_ERROR(cpu::EmitScatterLikeKernel(b, emitter, scalar_functions, root, outputs));
+    RETURN_IF_ERROR(cpu::EmitScatterLikeKernel(b, emitter, scalar_functions, root, outputs,
+                                               /*operands_preset=*/false));
     b.CreateBr(done);
     b.SetInsertPoint(done);
   } else {

@@ -23,9 +23,10 @@
 namespace xla::cpu {
 namespace {
 
-// Slots a kernel reads: those of the materialised operands of its inlined nodes.
-void CollectInputSlots(const Plan& plan, const GraphNode* node, std::vector<int>* slots,
-                       std::vector<bool>* seen) {
+// Slots a kernel reads: those of the materialised operands of its inlined nodes,
+// less the first `preset` operands of `node` itself (already in its outputs).
+void CollectInputSlots(const Plan& plan, const GraphNode* node, size_t preset,
+                       std::vector<int>* slots, std::vector<bool>* seen) {
   // Depth-first over the inlined producers, in operand order, with an explicit stack:
   // a fused chain can be thousands of ops deep.
   std::vector<std::pair<const GraphNode*, size_t>> stack = {{node, 0}};
@@ -36,6 +37,7 @@ void CollectInputSlots(const Plan& plan, const GraphNode* node, std::vector<int>
       continue;
     }
     const GraphNode* op = cur->operands[next++];
+    if (cur == node && next <= preset) continue;
     if (plan.role[op->id] == NodeRole::kInline) {
       if (!(*seen)[op->id]) {
         (*seen)[op->id] = true;
@@ -127,6 +129,47 @@ const GraphNode* StashedInput(const Plan& plan, const GraphNode* root,
   return used ? input : nullptr;
 }
 
+// A dynamic-update-slice whose output already holds its operand
+// (KernelInfo::output_preset): stores the update alone, at its clamped start.
+// Work items are the update's rows.
+Status EmitUpdateSlice(llvm::IRBuilder<>& b, ElementalEmitter& emitter, const GraphNode* root,
+                       llvm::Value* out, llvm::Value* begin, llvm::Value* end) {
+  const GraphNode* update = root->operand(1);
+  const std::vector<int64_t>& dims = update->shape().dimensions();
+  const std::vector<int64_t>& out_dims = root->shape().dimensions();
+  const PrimitiveType type = root->shape().element_type();
+  ASSIGN_OR_RETURN(std::vector<llvm::Value*> starts, emitter.UpdateStarts(root));
+  if (dims.empty()) {
+    IrIndex scalar;
+    scalar.linear = b.getInt64(0);
+    ASSIGN_OR_RETURN(llvm::Value* v, emitter.At(update, scalar));
+    StoreElement(b, type, v, out, scalar.linear);
+    return OkStatus();
+  }
+  const int64_t last = dims.back();
+  const std::vector<int64_t> outer(dims.begin(), dims.end() - 1);
+  return EmitForLoop(b, begin, end, "row", [&](llvm::Value* r) -> Status {
+    IrIndex row;
+    row.linear = r;
+    std::vector<llvm::Value*> outer_multi = MultiOf(b, row, outer);
+    // Where the row's first element lands in the output.
+    IrIndex target;
+    for (size_t d = 0; d < outer.size(); ++d) target.multi.push_back(b.CreateAdd(outer_multi[d], starts[d]));
+    target.multi.push_back(starts.back());
+    llvm::Value* out_base = LinearOf(b, target, out_dims);
+    llvm::Value* base = b.CreateMul(r, b.getInt64(last));
+    return EmitForLoop(b, b.getInt64(0), b.getInt64(last), "col", [&](llvm::Value* i) -> Status {
+      IrIndex index;
+      index.multi = outer_multi;
+      index.multi.push_back(i);
+      index.linear = b.CreateAdd(base, i);
+      ASSIGN_OR_RETURN(llvm::Value* v, emitter.At(update, index));
+      StoreElement(b, type, v, out, b.CreateAdd(out_base, i));
+      return OkStatus();
+    });
+  });
+}
+
 // void name(void** buffers, i64 begin, i64 end) calls an always-inlined body
 // taking each slot as a `noalias align kKernelAlignment` pointer: once inlined,
 // LLVM knows outputs and inputs do not overlap and vectorises without runtime
@@ -143,7 +186,7 @@ Status EmitKernel(llvm::Module* module, const Plan& plan, const KernelInfo& kern
   std::vector<int> slots = out_slots;
   if (kernel.form == KernelForm::kReduceFinish) slots.push_back(kernel.partial_slot);
   std::vector<bool> seen(plan.graph->nodes().size(), false);
-  CollectInputSlots(plan, root, &slots, &seen);
+  CollectInputSlots(plan, root, kernel.output_preset ? out_slots.size() : 0, &slots, &seen);
 
   llvm::Type* ptr = llvm::PointerType::getUnqual(ctx);
   llvm::Type* i64 = llvm::Type::getInt64Ty(ctx);
@@ -192,7 +235,10 @@ Status EmitKernel(llvm::Module* module, const Plan& plan, const KernelInfo& kern
   } else if (IsScatterLikeOpcode(root->opcode())) {
     std::vector<llvm::Value*> outputs;
     for (int s : out_slots) outputs.push_back(slot_arg.at(s));
-    RETURN_IF_ERROR(EmitScatterLikeKernel(b, emitter, scalar_functions, root, outputs));
+    RETURN_IF_ERROR(EmitScatterLikeKernel(b, emitter, scalar_functions, root, outputs,
+                                          kernel.output_preset));
+  } else if (kernel.output_preset) {
+    RETURN_IF_ERROR(EmitUpdateSlice(b, emitter, root, slot_arg.at(out_slots[0]), begin, end));
   } else if (kernel.linear) {
     RETURN_IF_ERROR(EmitForLoop(b, begin, end, "i", [&](llvm::Value* i) {
       IrIndex index;

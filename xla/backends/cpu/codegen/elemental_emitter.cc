@@ -574,15 +574,19 @@ StatusOr<llvm::Value*> ElementalEmitter::EmitDynamicSlice(const GraphNode* node,
   return At(op, op_index);
 }
 
+StatusOr<std::vector<llvm::Value*>> ElementalEmitter::UpdateStarts(const GraphNode* node) {
+  const GraphNode* op = node->operand(0);
+  if (node->operands.size() != 2 + static_cast<size_t>(op->shape().rank())) {
+    return Unsupported(node, "with a start-index vector operand");
+  }
+  return StartIndices(node, 2, Dims(op), Dims(node->operand(1)));
+}
+
 StatusOr<llvm::Value*> ElementalEmitter::EmitDynamicUpdateSlice(const GraphNode* node,
                                                                 const IrIndex& index) {
   const GraphNode* op = node->operand(0);
   const GraphNode* update = node->operand(1);
-  if (node->operands.size() != 2 + static_cast<size_t>(op->shape().rank())) {
-    return Unsupported(node, "with a start-index vector operand");
-  }
-  ASSIGN_OR_RETURN(std::vector<llvm::Value*> starts,
-                   StartIndices(node, 2, Dims(op), Dims(update)));
+  ASSIGN_OR_RETURN(std::vector<llvm::Value*> starts, UpdateStarts(node));
   std::vector<llvm::Value*> multi = MultiOf(b_, index, Dims(node));
   ASSIGN_OR_RETURN(llvm::Value* base, At(op, index));
   for (int64_t d : Dims(update)) {

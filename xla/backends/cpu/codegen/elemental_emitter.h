@@ -85,6 +85,8 @@ class ElementalEmitter {
   // exp again.
   void BeginStash(const GraphNode* node, llvm::Value* buffer);
   void EndStash();
+  // Where a dynamic-update-slice's update lands: its clamped start indices.
+  StatusOr<std::vector<llvm::Value*>> UpdateStarts(const GraphNode* node);
 
  private:
   StatusOr<std::vector<llvm::Value*>> ComputeUncached(const GraphNode* node, const IrIndex& index);

@@ -100,6 +100,28 @@ constexpr int64_t kSplitMinChunk = 8192;
 // Partials per output: enough for the pool to balance with a few threads.
 constexpr int64_t kSplitTargetChunks = 64;
 
+// How many leading operands of a kernel root are copied into its outputs by
+// copy steps before the kernel runs (KernelInfo::output_preset), or 0. That is
+// done for a dynamic-update-slice or scatter whose operands have buffers of
+// their own: the kernel then writes only the updated elements, and when an
+// output shares its operand's buffer (a loop-carried value updated in place)
+// the copy is skipped and a step costs the update's size, not the array's.
+size_t PresetOperands(const Plan& plan, const GraphNode& node, const PlannerOptions& options) {
+  if (options.loop_kernels_only) return 0;
+  size_t n = 0;
+  if (node.opcode() == HloOpcode::kDynamicUpdateSlice && !node.shape().IsTuple() &&
+      node.operands.size() == 2 + static_cast<size_t>(node.shape().rank())) {
+    n = 1;
+  } else if (node.opcode() == HloOpcode::kScatter) {
+    n = (node.operands.size() - 1) / 2;
+  }
+  for (size_t k = 0; k < n; ++k) {
+    const GraphNode* op = node.operand(static_cast<int>(k));
+    if (plan.role[op->id] == NodeRole::kInline || plan.slots[op->id].size() != 1) return 0;
+  }
+  return n;
+}
+
 }  // namespace
 
 ReducerKind RecognizeReducer(const HloComputation& computation) {
@@ -519,6 +541,8 @@ StatusOr<std::unique_ptr<Plan>> PlanComputation(const HloComputation& computatio
       std::vector<int> reads, shifted_reads;
       // Elements each fused reduce reads per element of the output row.
       int64_t fused_reduce_cost = 0;
+      bool fused_reduce = false;
+      size_t preset = PresetOperands(plan, *node, ctx->options);
       {
         // Each fused node is visited once as reached only through linear ops
         // from the root, and once as reached through some other op ("shifted":
@@ -530,6 +554,7 @@ StatusOr<std::unique_ptr<Plan>> PlanComputation(const HloComputation& computatio
           stack.pop_back();
           bool linear = IsLinearOpcode(cur->opcode());
           if (cur != node && cur->opcode() == HloOpcode::kReduce) {
+            fused_reduce = true;
             const int64_t out = std::max<int64_t>(1, cur->shape().element_count());
             const int64_t row = shape.rank() == 0 ? 1 : std::max<int64_t>(1, shape.dimensions().back());
             fused_reduce_cost += cur->operand(0)->shape().element_count() / out / row;
@@ -543,7 +568,10 @@ StatusOr<std::unique_ptr<Plan>> PlanComputation(const HloComputation& computatio
           }
           if (!linear) same_index = false;
           const bool operands_shifted = shifted || !linear;
-          for (GraphNode* op : cur->operands) {
+          for (size_t k = 0; k < cur->operands.size(); ++k) {
+            GraphNode* op = cur->operands[k];
+            // Preset operands are read by their copy steps, not by the kernel.
+            if (cur == node && k < preset) continue;
             if (plan.role[op->id] == NodeRole::kInline) {
               const uint8_t bit = operands_shifted ? 2 : 1;
               if (!(seen[op->id] & bit)) stack.push_back({op, operands_shifted});
@@ -556,9 +584,31 @@ StatusOr<std::unique_ptr<Plan>> PlanComputation(const HloComputation& computatio
           }
         }
       }
+      if (preset > 0 && fused_reduce) {
+        // The update loop has no rows to hoist a fused row reduce into: the
+        // whole-output kernel computes this one.
+        preset = 0;
+        for (int s : plan.slots[node->operand(0)->id]) {
+          reads.push_back(s);
+          shifted_reads.push_back(s);
+        }
+      }
       bool linear = shape.rank() <= 1 || same_index;
       if (IsScatterLikeOpcode(node->opcode())) linear = true;  // one sequential work item
       info.linear = linear;
+      info.output_preset = preset > 0;
+      for (size_t k = 0; k < preset; ++k) {
+        Step copy;
+        copy.kind = Step::Kind::kCopy;
+        copy.name = node->instr->name() + ".operand";
+        copy.src_slot = plan.slots[node->operand(static_cast<int>(k))->id][0];
+        copy.dst_slot = plan.slots[i][k];
+        copy.bytes = program.slots[copy.dst_slot].size;
+        copy.reads = {copy.src_slot};
+        copy.writes = {copy.dst_slot};
+        copy.same_index_only = true;
+        program.steps.push_back(copy);
+      }
       Step step;
       step.kind = Step::Kind::kKernel;
       step.name = node->instr->name();
@@ -576,6 +626,13 @@ StatusOr<std::unique_ptr<Plan>> PlanComputation(const HloComputation& computatio
         // Updates to one element must apply in order: a single work item.
         step.work_items = 1;
         step.cost_per_item = 1;
+      } else if (info.output_preset) {
+        // A dynamic-update-slice over its update's rows.
+        const Shape& update = node->operand(1)->shape();
+        const int64_t row = update.rank() == 0 ? 1 : update.dimensions().back();
+        step.work_items = update.rank() == 0 ? 1 : (row == 0 ? 0 : update.element_count() / row);
+        step.cost_per_item = row;
+        step.same_index_only = false;
       }
       if (node->opcode() == HloOpcode::kReduce) {
         int64_t in = node->operand(0)->shape().element_count();

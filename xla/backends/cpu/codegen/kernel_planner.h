@@ -66,6 +66,11 @@ struct KernelInfo {
   bool linear = false;   // kLoop: iterate over flat element indices
   size_t step = 0;       // index in Program::steps
   KernelForm form = KernelForm::kLoop;
+  // The outputs already hold the root's leading operands (a dynamic-update-
+  // slice's operand, a scatter's), copied by the steps just before the
+  // kernel's: it stores only the updated elements. A dynamic-update-slice
+  // kernel's work items are then the update's rows.
+  bool output_preset = false;
   // kReducePartials / kReduceFinish: the temporary slot of partial results,
   // the number of chunks per output and the chunk length.
   int partial_slot = -1;

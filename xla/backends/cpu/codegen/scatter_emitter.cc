@@ -68,7 +68,8 @@ Value* EntryAlloca(llvm::IRBuilder<>& b, llvm::Type* type) {
 }
 
 Status EmitScatter(llvm::IRBuilder<>& b, ElementalEmitter& emitter, ScalarFunctions* sf,
-                   const GraphNode* node, const std::vector<Value*>& outputs) {
+                   const GraphNode* node, const std::vector<Value*>& outputs,
+                   bool operands_preset) {
   const HloInstruction& instr = *node->instr;
   const size_t n = (node->operands.size() - 1) / 2;
   const GraphNode* indices = node->operand(n);
@@ -83,8 +84,8 @@ Status EmitScatter(llvm::IRBuilder<>& b, ElementalEmitter& emitter, ScalarFuncti
   std::vector<PrimitiveType> types;
   for (size_t k = 0; k < n; ++k) types.push_back(node->operand(k)->shape().element_type());
 
-  // Phase 1: the output starts as the operand.
-  RETURN_IF_ERROR(EmitForLoop(b, b.getInt64(0), b.getInt64(Product(op_dims)), "copy",
+  // Phase 1: the output starts as the operand (unless copy steps did that).
+  if (!operands_preset) RETURN_IF_ERROR(EmitForLoop(b, b.getInt64(0), b.getInt64(Product(op_dims)), "copy",
                               [&](Value* i) -> Status {
                                 IrIndex index;
                                 index.linear = i;
@@ -256,9 +257,9 @@ Status EmitSelectAndScatter(llvm::IRBuilder<>& b, ElementalEmitter& emitter,
 
 Status EmitScatterLikeKernel(llvm::IRBuilder<>& b, ElementalEmitter& emitter,
                              ScalarFunctions* scalar_functions, const GraphNode* root,
-                             const std::vector<llvm::Value*>& outputs) {
+                             const std::vector<llvm::Value*>& outputs, bool operands_preset) {
   if (root->opcode() == HloOpcode::kScatter) {
-    return EmitScatter(b, emitter, scalar_functions, root, outputs);
+    return EmitScatter(b, emitter, scalar_functions, root, outputs, operands_preset);
   }
   return EmitSelectAndScatter(b, emitter, scalar_functions, root, outputs);
 }

@@ -20,10 +20,12 @@
 namespace xla::cpu {
 
 // Emits the whole computation of `root` (kScatter or kSelectAndScatter)
-// writing its output leaves through `outputs`.
+// writing its output leaves through `outputs`. With `operands_preset` (a
+// scatter only) the outputs already hold the operands and only the updates
+// are applied.
 Status EmitScatterLikeKernel(llvm::IRBuilder<>& b, ElementalEmitter& emitter,
                              ScalarFunctions* scalar_functions, const GraphNode* root,
-                             const std::vector<llvm::Value*>& outputs);
+                             const std::vector<llvm::Value*>& outputs, bool operands_preset);
 
 }  // namespace xla::cpu
 

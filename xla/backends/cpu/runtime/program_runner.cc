@@ -86,6 +86,47 @@ class ArenaLease {
   std::shared_ptr<AlignedMemory> arena_;
 };
 
+// A program ready to run: its slot table filled for given parameters and
+// outputs, and its temporary arena held. A loop binds its condition and body
+// once and runs their steps every iteration.
+class BoundProgram {
+ public:
+  static StatusOr<std::unique_ptr<BoundProgram>> Bind(const Program& program,
+                                                      const std::vector<void*>& params,
+                                                      const std::vector<void*>& outputs) {
+    std::shared_ptr<AlignedMemory> memory;
+    if (program.temp_bytes > 0) {
+      ASSIGN_OR_RETURN(memory, Arenas().Acquire(program.temp_bytes));
+    }
+    auto bound = std::unique_ptr<BoundProgram>(new BoundProgram(program, std::move(memory)));
+    std::vector<void*>& table = bound->table_;
+    for (size_t s = 0; s < program.slots.size(); ++s) {
+      const Slot& slot = program.slots[s];
+      switch (slot.kind) {
+        case Slot::Kind::kParameter: table[s] = params.at(slot.index); break;
+        case Slot::Kind::kConstant: table[s] = const_cast<void*>(slot.data); break;
+        case Slot::Kind::kTemp:
+          table[s] = static_cast<char*>(bound->arena_.data()) + slot.offset;
+          break;
+        case Slot::Kind::kOutput: table[s] = outputs.at(slot.index); break;
+      }
+    }
+    return bound;
+  }
+
+  const Program& program() const { return program_; }
+  const std::vector<void*>& table() const { return table_; }
+
+ private:
+  BoundProgram(const Program& program, std::shared_ptr<AlignedMemory> memory)
+      : program_(program), arena_(std::move(memory)), table_(program.slots.size(), nullptr) {}
+  const Program& program_;
+  ArenaLease arena_;
+  std::vector<void*> table_;
+};
+
+Status RunSteps(const BoundProgram& bound, ThreadPool& pool, const ExecutionContext& context);
+
 void RunKernel(const Step& step, void* const* buffers, ThreadPool& pool) {
   const int64_t items = step.work_items;
   const int64_t total_cost = items * std::max<int64_t>(1, step.cost_per_item);
@@ -126,13 +167,26 @@ Status RunWhile(const Program& p, const Step& step, const std::vector<void*>& ta
   CopySlots(p, table, w.init_slots, w.state_slots);
   std::vector<void*> state = Gather(table, w.state_slots);
   std::vector<void*> scratch = Gather(table, w.scratch_slots);
-  std::vector<void*> pred = {table[w.pred_slot]};
+  // A leaf the body never reads after it starts writing that leaf's next value
+  // (its may_alias pair) is updated in place: no copy back, and a
+  // dynamic-update-slice into it writes only its update.
+  for (const auto& [param, out] : body.may_alias) {
+    if (param == out) scratch[out] = state[out];
+  }
+  const uint8_t* pred = static_cast<const uint8_t*>(table[w.pred_slot]);
+  ASSIGN_OR_RETURN(std::unique_ptr<BoundProgram> bound_cond,
+                   BoundProgram::Bind(cond, state, {table[w.pred_slot]}));
+  ASSIGN_OR_RETURN(std::unique_ptr<BoundProgram> bound_body,
+                   BoundProgram::Bind(body, state, scratch));
   for (int64_t iter = 0;; ++iter) {
     if (iter == kMaxWhileIterations) return Internal("while " + step.name + " did not terminate");
-    RETURN_IF_ERROR(RunProgram(cond, state, pred, pool, context));
-    if (*static_cast<const uint8_t*>(pred[0]) == 0) break;
-    RETURN_IF_ERROR(RunProgram(body, state, scratch, pool, context));
-    CopySlots(p, table, w.scratch_slots, w.state_slots);
+    RETURN_IF_ERROR(RunSteps(*bound_cond, pool, context));
+    if (*pred == 0) break;
+    RETURN_IF_ERROR(RunSteps(*bound_body, pool, context));
+    for (size_t k = 0; k < state.size(); ++k) {
+      const int64_t bytes = p.slots[w.state_slots[k]].size;
+      if (scratch[k] != state[k] && bytes > 0) std::memcpy(state[k], scratch[k], bytes);
+    }
   }
   return OkStatus();
 }
@@ -153,26 +207,9 @@ Status RunConditional(const Program& p, const Step& step, const std::vector<void
                     Gather(table, c.output_slots), pool, context);
 }
 
-}  // namespace
-
-Status RunProgram(const Program& program, const std::vector<void*>& params,
-                  const std::vector<void*>& outputs, ThreadPool& pool,
-                  const ExecutionContext& context) {
-  std::shared_ptr<AlignedMemory> memory;
-  if (program.temp_bytes > 0) {
-    ASSIGN_OR_RETURN(memory, Arenas().Acquire(program.temp_bytes));
-  }
-  ArenaLease arena(std::move(memory));
-  std::vector<void*> table(program.slots.size(), nullptr);
-  for (size_t s = 0; s < program.slots.size(); ++s) {
-    const Slot& slot = program.slots[s];
-    switch (slot.kind) {
-      case Slot::Kind::kParameter: table[s] = params.at(slot.index); break;
-      case Slot::Kind::kConstant: table[s] = const_cast<void*>(slot.data); break;
-      case Slot::Kind::kTemp: table[s] = static_cast<char*>(arena.data()) + slot.offset; break;
-      case Slot::Kind::kOutput: table[s] = outputs.at(slot.index); break;
-    }
-  }
+Status RunSteps(const BoundProgram& bound, ThreadPool& pool, const ExecutionContext& context) {
+  const Program& program = bound.program();
+  const std::vector<void*>& table = bound.table();
   for (const Step& step : program.steps) {
     switch (step.kind) {
       case Step::Kind::kKernel:
@@ -204,6 +241,15 @@ Status RunProgram(const Program& program, const std::vector<void*>& params,
     }
   }
   return OkStatus();
+}
+
+}  // namespace
+
+Status RunProgram(const Program& program, const std::vector<void*>& params,
+                  const std::vector<void*>& outputs, ThreadPool& pool,
+                  const ExecutionContext& context) {
+  ASSIGN_OR_RETURN(std::unique_ptr<BoundProgram> bound, BoundProgram::Bind(program, params, outputs));
+  return RunSteps(*bound, pool, context);
 }
 
 }  // namespace xla::cpu
