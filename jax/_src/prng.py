@@ -330,6 +330,24 @@ def random_unwrap(keys):
   return random_unwrap_p.bind(keys)
 
 
+def key_impl_of_aval(keys) -> PRNGImpl:
+  dt = core.get_aval(keys).dtype
+  if not isinstance(dt, KeyTy):
+    raise TypeError(f"expected typed keys, got {core.get_aval(keys).str_short(short_dtypes=True)}")
+  return dt.impl
+
+
+def random_bits(keys, bit_width: int, shape: Sequence[int]):
+  """Random unsigned integers of `bit_width` bits from one typed key, by its implementation."""
+  return key_impl_of_aval(keys).random_bits(random_unwrap(keys), bit_width, tuple(shape))
+
+
+def random_split(keys, shape: Sequence[int]):
+  """Typed keys of `shape` split from one typed key, by its implementation."""
+  impl = key_impl_of_aval(keys)
+  return random_wrap(impl.split(random_unwrap(keys), tuple(shape)), impl)
+
+
 class _KeyIndexUpdate:
   """The `.at` of a key array: `keys.at[idx].set(other_keys)` and `.get()`, through the
   key data at the same positions."""

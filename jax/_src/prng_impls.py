@@ -1,10 +1,11 @@
 """PRNG implementations as values (`jax.extend.random`): a key shape and the functions
 seed, split, random_bits and fold_in over raw key data.
 
-threefry2x32 is the implementation behind jax.random's keys. The rbg implementations
-draw bits with lax.rng_bit_generator and split/fold in with threefry; they can be used
-through their functions on raw uint32[4] keys, or as typed keys of their own dtype (split,
-fold_in and bits; jax.random's samplers draw from threefry keys).
+threefry2x32 is the default implementation behind jax.random's keys. The rbg
+implementations draw bits with lax.rng_bit_generator; rbg splits and folds in with
+threefry on each half of its key, unsafe_rbg with the generator itself (as in JAX). They
+serve raw uint32[4] keys through their functions and typed keys of their own dtypes
+through every jax.random function.
 """
 
 from __future__ import annotations
@@ -64,10 +65,24 @@ def _rbg_random_bits(key, bit_width: int, shape):
   return bits
 
 
+def _unsafe_rbg_split(key, shape):
+  # Keys are every tenth row of the generator's output, as in JAX: ten rows of bits
+  # stand in for a hash.
+  num = math.prod(shape)
+  _, rows = rbg.rng_bit_generator(key, (10 * num, 4), np.uint32)
+  picked = lax_shape.slice(rows, (0, 0), (10 * num, 4), (10, 1))
+  return lax_shape.reshape(picked, (*shape, 4))
+
+
+def _unsafe_rbg_fold_in(key, data):
+  _, rows = rbg.rng_bit_generator(_rbg_seed(data), (10, 4), np.uint32)
+  return ew.bitwise_xor(key, lax_shape.reshape(lax_shape.slice(rows, (9, 0), (10, 4)), (4,)))
+
+
 rbg_prng_impl = PRNGImpl((4,), _rbg_seed, _rbg_split, _rbg_random_bits, _rbg_fold_in,
                          "rbg", "rbg")
-unsafe_rbg_prng_impl = PRNGImpl((4,), _rbg_seed, _rbg_split, _rbg_random_bits, _rbg_fold_in,
-                                "unsafe_rbg", "urbg")
+unsafe_rbg_prng_impl = PRNGImpl((4,), _rbg_seed, _unsafe_rbg_split, _rbg_random_bits,
+                                _unsafe_rbg_fold_in, "unsafe_rbg", "urbg")
 
 
 def _typed(impl: PRNGImpl, data):

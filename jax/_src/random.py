@@ -32,15 +32,10 @@ from jax._src.numpy.sorting import searchsorted, take_onehot
 # ----------------------------------------------------------------------------- keys
 
 
-def key_data_and_wrap(key, *, any_impl: bool = False):
+def key_data_and_wrap(key):
   """(raw key data, a function giving results the caller's key kind). Raw keys are uint32
-  data of the default implementation's key shape (threefry2x32: uint32[..., 2]); samplers
-  draw from threefry keys, and split, fold_in and bits from keys of any implementation
-  (`any_impl`)."""
+  data of the default implementation's key shape (threefry2x32: uint32[..., 2])."""
   impl = key_impl_of(key)
-  if not any_impl and impl is not prng.threefry_prng_impl:
-    raise NotImplementedError(f"jax.random's samplers here draw from threefry2x32 keys; "
-                              f"got keys of {impl.name}")
   if prng.is_key(key):
     return prng.random_unwrap(key), lambda data: prng.random_wrap(data, impl)
   aval = core.get_aval(key)
@@ -58,14 +53,26 @@ def key_impl_of(key) -> prng.PRNGImpl:
   return key.dtype.impl if prng.is_key(key) else resolve_impl(None)
 
 
-def single_key(key, name: str, *, any_impl: bool = False):
-  data, wrap = key_data_and_wrap(key, any_impl=any_impl)
+def single_key(key, name: str):
+  data, wrap = key_data_and_wrap(key)
   key_shape = key_impl_of(key).key_shape
   if core.get_aval(data).shape != tuple(key_shape):
     raise TypeError(f"{name} accepts a single key, but was given a key array of shape "
                     f"{core.get_aval(data).shape[:-len(key_shape)]} != (). Use jax.vmap for "
                     "batching.")
   return data, wrap
+
+
+def sampler_key(key, name: str):
+  """The one typed key a sampler draws from: its bits and splits come from the key's
+  implementation (raw keys are of the default one), as in JAX."""
+  data, _ = single_key(key, name)
+  return key if prng.is_key(key) else prng.random_wrap(data, key_impl_of(key))
+
+
+def key_row(keys, i: int):
+  """Key i of a 1-D typed key array."""
+  return lax_shape.reshape(lax_shape.slice(keys, (i,), (i + 1,)), ())
 
 
 def _seed_array(seed):
@@ -133,7 +140,7 @@ def key_data(keys):
   """The uint32 data of typed keys (raw keys are returned as they are)."""
   if prng.is_key(keys):
     return prng.random_unwrap(keys)
-  data, _ = key_data_and_wrap(keys, any_impl=True)
+  data, _ = key_data_and_wrap(keys)
   return data
 
 
@@ -147,7 +154,7 @@ def wrap_key_data(key_bits_array, *, impl=None, dtype=None) -> prng.PRNGKeyArray
 
 def split(key, num: int | Sequence[int] = 2):
   """`num` new keys (shape `num`, or the shape tuple `num`)."""
-  data, wrap = single_key(key, "split", any_impl=True)
+  data, wrap = single_key(key, "split")
   shape = (int(num),) if isinstance(num, (int, np.integer)) else tuple(int(n) for n in num)
   return wrap(_split(data, shape, key_impl_of(key)))
 
@@ -159,7 +166,7 @@ def _split(data, shape, impl):
 
 def fold_in(key, data):
   """A new key from `key` and the integer `data`."""
-  raw, wrap = single_key(key, "fold_in", any_impl=True)
+  raw, wrap = single_key(key, "fold_in")
   return wrap(_fold_in(raw, ew.convert_element_type(data, prng.UINT32), key_impl_of(key)))
 
 
@@ -186,7 +193,7 @@ def float_dtype(dtype, name: str) -> np.dtype:
 
 def bits(key, shape=(), dtype=None, *, out_sharding=None):
   """Uniform random unsigned integers (all bits random)."""
-  data, _ = single_key(key, "bits", any_impl=True)
+  data, _ = single_key(key, "bits")
   dt = np.dtype(dtypes.canonicalize_dtype(np.uint32 if dtype is None else dtype))
   if dt.kind != "u":
     raise ValueError(f"dtype argument to `bits` must be an unsigned int dtype, got {dt.name}")
@@ -201,24 +208,24 @@ def _bits(data, shape, width, impl):
 
 def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0, *, out_sharding=None):
   """Floats uniform in [minval, maxval)."""
-  data, _ = single_key(key, "uniform")
+  rng = sampler_key(key, "uniform")
   dt = float_dtype(dtype, "uniform")
-  return _place(_uniform(data, canonical_shape(shape), dt, minval, maxval), out_sharding)
+  return _place(_uniform(rng, canonical_shape(shape), dt, minval, maxval), out_sharding)
 
 
 @partial(jit, static_argnums=(1, 2))
-def _uniform(data, shape, dtype, minval, maxval):
-  return uniform_impl(data, shape, dtype, minval, maxval)
+def _uniform(rng, shape, dtype, minval, maxval):
+  return uniform_impl(rng, shape, dtype, minval, maxval)
 
 
-def uniform_impl(data, shape, dtype, minval, maxval):
+def uniform_impl(rng, shape, dtype, minval, maxval):
   finfo = dtypes.finfo(dtype)
   nbits, nmant = finfo.bits, finfo.nmant
   rng_bits = 8 if nmant < 8 else nbits
   uint = prng.UINT_DTYPES[nbits]
   minval = lax_shape.broadcast_to_rank(ew.convert_element_type(minval, dtype), len(shape))
   maxval = lax_shape.broadcast_to_rank(ew.convert_element_type(maxval, dtype), len(shape))
-  raw = prng.threefry_random_bits(data, rng_bits, shape)
+  raw = prng.random_bits(rng, rng_bits, shape)
   if rng_bits != nbits:
     raw = ew.convert_element_type(raw, uint)
   float_bits = ew.bitwise_or(
@@ -254,47 +261,47 @@ def broadcast_trailing(x, shape):
 def normal(key, shape=(), dtype=None, *, out_sharding=None):
   """Standard normal draws; for a complex dtype, real and imaginary parts are
   independent normals of variance 1/2 (drawn from the two halves of a split key)."""
-  data, _ = single_key(key, "normal")
+  rng = sampler_key(key, "normal")
   dt = dtypes.canonicalize_dtype(float if dtype is None else dtype)
   if not dtypes.is_complex(dt):
     dt = float_dtype(dt, "normal")
-  return _place(_normal(data, canonical_shape(shape), np.dtype(dt)), out_sharding)
+  return _place(_normal(rng, canonical_shape(shape), np.dtype(dt)), out_sharding)
 
 
 @partial(jit, static_argnums=(1, 2))
-def _normal(data, shape, dtype):
+def _normal(rng, shape, dtype):
   if dtypes.is_complex(dtype):
     real = np.dtype(np.finfo(dtype).dtype)
-    halves = prng.threefry_split(data, (2,))
-    re, im = (ew.convert_element_type(normal_impl(halves[i], shape, real), dtype)
+    halves = prng.random_split(rng, (2,))
+    re, im = (ew.convert_element_type(normal_impl(key_row(halves, i), shape, real), dtype)
               for i in (0, 1))
     both = ew.add(re, ew.mul(lax_shape.full_like(im, np.array(1j, dtype)), im))
     return ew.div(both, lax_shape.full_like(both, np.array(np.sqrt(2), dtype)))
-  return normal_impl(data, shape, dtype)
+  return normal_impl(rng, shape, dtype)
 
 
-def normal_impl(data, shape, dtype):
+def normal_impl(rng, shape, dtype):
   lo = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype), dtype=dtype)
-  u = uniform_impl(data, shape, dtype, lo, np.array(1.0, dtype))
+  u = uniform_impl(rng, shape, dtype, lo, np.array(1.0, dtype))
   return ew.mul(lax_shape.full_like(u, np.sqrt(2)), special.erf_inv(u))
 
 
 def truncated_normal(key, lower=-2.0, upper=2.0, shape=None, dtype=None, *, out_sharding=None):
-  data, _ = single_key(key, "truncated_normal")
+  rng = sampler_key(key, "truncated_normal")
   dt = float_dtype(dtype, "truncated_normal")
   if shape is None:
     shape = np.broadcast_shapes(np.shape(lower), np.shape(upper))
-  return _place(_truncated_normal(data, lower, upper, canonical_shape(shape), dt), out_sharding)
+  return _place(_truncated_normal(rng, lower, upper, canonical_shape(shape), dt), out_sharding)
 
 
 @partial(jit, static_argnums=(3, 4))
-def _truncated_normal(data, lower, upper, shape, dtype):
+def _truncated_normal(rng, lower, upper, shape, dtype):
   sqrt2 = np.array(np.sqrt(2), dtype)
   lower = ew.convert_element_type(lower, dtype)
   upper = ew.convert_element_type(upper, dtype)
   a = ew.erf(ew.div(lower, sqrt2))
   b = ew.erf(ew.div(upper, sqrt2))
-  u = uniform_impl(data, shape, dtype, a, b)
+  u = uniform_impl(rng, shape, dtype, a, b)
   out = ew.mul(lax_shape.full_like(u, sqrt2), special.erf_inv(u))
   lo = broadcast_trailing(special.nextafter(lower, np.array(np.inf, dtype)), shape)
   hi = broadcast_trailing(special.nextafter(upper, np.array(-np.inf, dtype)), shape)
@@ -305,7 +312,7 @@ def _truncated_normal(data, lower, upper, shape, dtype):
 
 
 def bernoulli(key, p=0.5, shape=None, mode: str = "low", *, out_sharding=None):
-  data, _ = single_key(key, "bernoulli")
+  rng = sampler_key(key, "bernoulli")
   dt = np.dtype(dtypes.canonicalize_dtype(core.get_aval(p).dtype))
   if not dtypes.is_inexact(dt):
     raise TypeError(f"bernoulli probability `p` must have a floating dtype, got {dt.name}")
@@ -313,8 +320,8 @@ def bernoulli(key, p=0.5, shape=None, mode: str = "low", *, out_sharding=None):
   shape = tuple(core.get_aval(p).shape) if shape is None else canonical_shape(shape)
   _check_mode(mode)
   if mode == "high":
-    return _place(_bernoulli_high(data, p, shape), out_sharding)
-  return _place(bernoulli_impl(data, p, shape), out_sharding)
+    return _place(_bernoulli_high(rng, p, shape), out_sharding)
+  return _place(bernoulli_impl(rng, p, shape), out_sharding)
 
 
 def _check_mode(mode) -> None:
@@ -322,12 +329,12 @@ def _check_mode(mode) -> None:
     raise ValueError(f"mode must be 'low' or 'high', got {mode!r}")
 
 
-def _uniform_high(data, shape, dtype):
+def _uniform_high(rng, shape, dtype):
   """Uniform draws with about twice the mantissa bits: a coarse draw plus a second one
   scaled into its lowest step, so probabilities far below 2**-nmant are resolved."""
-  keys = prng.threefry_split(data, (2,))
-  k1 = lax_shape.reshape(lax_shape.slice(keys, (0, 0), (1, 2)), (2,))
-  k2 = lax_shape.reshape(lax_shape.slice(keys, (1, 0), (2, 2)), (2,))
+  keys = prng.random_split(rng, (2,))
+  k1 = key_row(keys, 0)
+  k2 = key_row(keys, 1)
   hi = uniform_impl(k1, shape, dtype, 0.0, 1.0)
   lo = uniform_impl(k2, shape, dtype, 0.0, 1.0)
   step = float(2.0 ** -dtypes.finfo(dtype).nmant)
@@ -335,23 +342,23 @@ def _uniform_high(data, shape, dtype):
 
 
 @partial(jit, static_argnums=(2,))
-def _bernoulli_high(data, p, shape):
+def _bernoulli_high(rng, p, shape):
   dt = core.get_aval(p).dtype
-  u = _uniform_high(data, shape, dt)
+  u = _uniform_high(rng, shape, dt)
   return ew.lt(u, broadcast_trailing(p, shape))
 
 
 @partial(jit, static_argnums=(2,))
-def bernoulli_impl(data, p, shape):
+def bernoulli_impl(rng, p, shape):
   dt = core.get_aval(p).dtype
-  u = uniform_impl(data, shape, dt, 0.0, 1.0)
+  u = uniform_impl(rng, shape, dt, 0.0, 1.0)
   return ew.lt(u, broadcast_trailing(p, shape))
 
 
 def rademacher(key, shape=(), dtype=None, *, out_sharding=None):
-  data, _ = single_key(key, "rademacher")
+  rng = sampler_key(key, "rademacher")
   dt = np.dtype(dtypes.canonicalize_dtype(int if dtype is None else dtype))
-  b = ew.convert_element_type(bernoulli_impl(data, ew.convert_element_type(
+  b = ew.convert_element_type(bernoulli_impl(rng, ew.convert_element_type(
       0.5, dtypes.canonicalize_dtype(float)), canonical_shape(shape)), dt)
   return _place(ew.sub(ew.mul(b, lax_shape.full_like(b, 2)), lax_shape.full_like(b, 1)),
                 out_sharding)
@@ -367,7 +374,7 @@ def _convert_and_clip_integer(val, dtype):
 
 def randint(key, shape, minval, maxval, dtype=None, *, out_sharding=None):
   """Integers uniform in [minval, maxval)."""
-  data, _ = single_key(key, "randint")
+  rng = sampler_key(key, "randint")
   dt = np.dtype(dtypes.canonicalize_dtype(int if dtype is None else dtype))
   if dt.kind not in "iu":
     raise TypeError(f"randint only accepts integer dtypes, got {dt.name}")
@@ -376,22 +383,22 @@ def randint(key, shape, minval, maxval, dtype=None, *, out_sharding=None):
     minval = ew.convert_element_type(minval, dtypes.canonicalize_dtype(int))
   if not dtypes.is_integer(maxval.dtype):
     maxval = ew.convert_element_type(maxval, dtypes.canonicalize_dtype(int))
-  return _place(_randint(data, canonical_shape(shape), minval, maxval, dt), out_sharding)
+  return _place(_randint(rng, canonical_shape(shape), minval, maxval, dt), out_sharding)
 
 
 @partial(jit, static_argnums=(1, 4))
-def _randint(data, shape, minval, maxval, dtype):
+def _randint(rng, shape, minval, maxval, dtype):
   maxval_out_of_range = ew.gt(maxval, _convert_and_clip_integer(
       ew.convert_element_type(np.iinfo(dtype).max, dtype), core.get_aval(maxval).dtype))
   minval = broadcast_trailing(_convert_and_clip_integer(minval, dtype), shape)
   maxval = broadcast_trailing(_convert_and_clip_integer(maxval, dtype), shape)
   maxval_out_of_range = broadcast_trailing(maxval_out_of_range, shape)
   nbits = max(np.iinfo(dtype).bits, 32)  # narrow dtypes draw 32-bit words, as JAX does
-  keys = prng.threefry_split(data, (2,))
-  k1 = lax_shape.reshape(lax_shape.slice(keys, (0, 0), (1, 2)), (2,))
-  k2 = lax_shape.reshape(lax_shape.slice(keys, (1, 0), (2, 2)), (2,))
-  higher = prng.threefry_random_bits(k1, nbits, shape)
-  lower = prng.threefry_random_bits(k2, nbits, shape)
+  keys = prng.random_split(rng, (2,))
+  k1 = key_row(keys, 0)
+  k2 = key_row(keys, 1)
+  higher = prng.random_bits(k1, nbits, shape)
+  lower = prng.random_bits(k2, nbits, shape)
   unsigned = prng.UINT_DTYPES[nbits]
   span = ew.convert_element_type(ew.sub(maxval, minval), unsigned)
   one = lax_shape.full_like(span, 1)
@@ -409,52 +416,52 @@ def _randint(data, shape, minval, maxval, dtype):
 
 
 def exponential(key, shape=(), dtype=None, *, out_sharding=None):
-  data, _ = single_key(key, "exponential")
+  rng = sampler_key(key, "exponential")
   dt = float_dtype(dtype, "exponential")
-  u = _uniform(data, canonical_shape(shape), dt, 0.0, 1.0)
+  u = _uniform(rng, canonical_shape(shape), dt, 0.0, 1.0)
   return _place(ew.neg(ew.log1p(ew.neg(u))), out_sharding)
 
 
 def gumbel(key, shape=(), dtype=None, mode="low", *, out_sharding=None):
-  data, _ = single_key(key, "gumbel")
+  rng = sampler_key(key, "gumbel")
   dt = float_dtype(dtype, "gumbel")
   _check_mode(mode)
   if mode == "high":
-    return _place(_gumbel_high(data, canonical_shape(shape), dt), out_sharding)
-  return _place(_gumbel(data, canonical_shape(shape), dt), out_sharding)
+    return _place(_gumbel_high(rng, canonical_shape(shape), dt), out_sharding)
+  return _place(_gumbel(rng, canonical_shape(shape), dt), out_sharding)
 
 
 @partial(jit, static_argnums=(1, 2))
-def _gumbel_high(data, shape, dtype):
-  u = ew.max(_uniform_high(data, shape, dtype), lax_shape.full(shape, dtypes.finfo(dtype).tiny, dtype))
+def _gumbel_high(rng, shape, dtype):
+  u = ew.max(_uniform_high(rng, shape, dtype), lax_shape.full(shape, dtypes.finfo(dtype).tiny, dtype))
   return ew.neg(ew.log(ew.neg(ew.log(u))))
 
 
 @partial(jit, static_argnums=(1, 2))
-def _gumbel(data, shape, dtype):
-  u = uniform_impl(data, shape, dtype, dtypes.finfo(dtype).tiny, 1.0)
+def _gumbel(rng, shape, dtype):
+  u = uniform_impl(rng, shape, dtype, dtypes.finfo(dtype).tiny, 1.0)
   return ew.neg(ew.log(ew.neg(ew.log(u))))
 
 
 def laplace(key, shape=(), dtype=None, *, out_sharding=None):
-  data, _ = single_key(key, "laplace")
+  rng = sampler_key(key, "laplace")
   dt = float_dtype(dtype, "laplace")
   lo = np.nextafter(np.array(-1.0, dt), np.array(0.0, dt), dtype=dt)
-  u = _uniform(data, canonical_shape(shape), dt, lo, 1.0)
+  u = _uniform(rng, canonical_shape(shape), dt, lo, 1.0)
   return _place(ew.mul(ew.sign(u), ew.log1p(ew.neg(ew.abs(u)))), out_sharding)
 
 
 def logistic(key, shape=(), dtype=None, *, out_sharding=None):
-  data, _ = single_key(key, "logistic")
+  rng = sampler_key(key, "logistic")
   dt = float_dtype(dtype, "logistic")
-  x = _uniform(data, canonical_shape(shape), dt, dtypes.finfo(dt).tiny, 1.0)
+  x = _uniform(rng, canonical_shape(shape), dt, dtypes.finfo(dt).tiny, 1.0)
   return _place(ew.log(ew.div(x, ew.sub(lax_shape.full_like(x, 1), x))), out_sharding)
 
 
 def cauchy(key, shape=(), dtype=None, *, out_sharding=None):
-  data, _ = single_key(key, "cauchy")
+  rng = sampler_key(key, "cauchy")
   dt = float_dtype(dtype, "cauchy")
-  u = _uniform(data, canonical_shape(shape), dt, dtypes.finfo(dt).eps, 1.0)
+  u = _uniform(rng, canonical_shape(shape), dt, dtypes.finfo(dt).eps, 1.0)
   pi = lax_shape.full_like(u, np.pi)
   return _place(ew.tan(ew.mul(pi, ew.sub(u, lax_shape.full_like(u, 0.5)))), out_sharding)
 
@@ -462,7 +469,7 @@ def cauchy(key, shape=(), dtype=None, *, out_sharding=None):
 def categorical(key, logits, axis: int = -1, shape=None, replace: bool = True, mode=None, *,
                 out_sharding=None):
   """Samples of category indices with log-probabilities `logits` along `axis`."""
-  data, _ = single_key(key, "categorical")
+  rng = sampler_key(key, "categorical")
   logits = creation.asarray(logits)
   nd = logits.ndim
   if axis >= 0:
@@ -476,11 +483,11 @@ def categorical(key, logits, axis: int = -1, shape=None, replace: bool = True, m
   gumbel_fn = _gumbel_high if mode == "high" else _gumbel
   prefix = shape[:len(shape) - len(batch_shape)]
   if not replace:
-    return _place(_categorical_distinct(data, logits, axis % nd, prefix, gumbel_fn),
+    return _place(_categorical_distinct(rng, logits, axis % nd, prefix, gumbel_fn),
                   out_sharding)
   logits_shape = list(shape[len(shape) - len(batch_shape):])
   logits_shape.insert(axis % nd, logits.shape[axis])
-  g = gumbel_fn(data, (*prefix, *logits_shape), np.dtype(logits.dtype))
+  g = gumbel_fn(rng, (*prefix, *logits_shape), np.dtype(logits.dtype))
   expanded = lax_shape.reshape(logits, (1,) * len(prefix) + tuple(logits.shape)) \
       if prefix else logits
   total = ew.add(g, broadcast_param(expanded, tuple(core.get_aval(g).shape)))
@@ -488,7 +495,7 @@ def categorical(key, logits, axis: int = -1, shape=None, replace: bool = True, m
       dtypes.canonicalize_dtype(int))), out_sharding)
 
 
-def _categorical_distinct(data, logits, axis: int, prefix: tuple, gumbel_fn):
+def _categorical_distinct(rng, logits, axis: int, prefix: tuple, gumbel_fn):
   """prod(prefix) distinct categories per batch element (Gumbel top-k), shaped
   (*prefix, *batch)."""
   k = math.prod(prefix)
@@ -496,7 +503,7 @@ def _categorical_distinct(data, logits, axis: int, prefix: tuple, gumbel_fn):
   if k > n:
     raise ValueError(f"Number of samples without replacement ({k}) cannot exceed the number "
                      f"of categories ({n}).")
-  g = ew.add(gumbel_fn(data, tuple(logits.shape), np.dtype(logits.dtype)), logits)
+  g = ew.add(gumbel_fn(rng, tuple(logits.shape), np.dtype(logits.dtype)), logits)
   perm = (*[i for i in range(logits.ndim) if i != axis], axis)
   _, idx = sorting.top_k(lax_shape.transpose(g, perm), k)  # (*batch, k)
   batch = tuple(logits.shape[i] for i in perm[:-1])
@@ -514,7 +521,7 @@ def _shuffle_rounds(size: int) -> int:
   return int(np.ceil(3 * np.log(max(1, size)) / np.log(np.iinfo(np.uint32).max)))
 
 
-def _shuffle(data, x, axis: int, key_shape=None):
+def _shuffle(rng, x, axis: int, key_shape=None):
   """Permute `x` along `axis` by repeated stable sorts on random keys.
 
   With `key_shape` (x.shape[axis],) every slice along `axis` gets the same permutation
@@ -523,10 +530,10 @@ def _shuffle(data, x, axis: int, key_shape=None):
   shape = core.get_aval(x).shape
   key_shape = shape if key_shape is None else key_shape
   for _ in range(_shuffle_rounds(math.prod(key_shape))):
-    keys = prng.threefry_split(data, (2,))
-    data = lax_shape.reshape(lax_shape.slice(keys, (0, 0), (1, 2)), (2,))
-    subkey = lax_shape.reshape(lax_shape.slice(keys, (1, 0), (2, 2)), (2,))
-    sort_keys = prng.threefry_random_bits(subkey, 32, key_shape)
+    keys = prng.random_split(rng, (2,))
+    rng = key_row(keys, 0)
+    subkey = key_row(keys, 1)
+    sort_keys = prng.random_bits(subkey, 32, key_shape)
     if tuple(key_shape) != tuple(shape):
       sort_keys = lax_shape.broadcast_in_dim(sort_keys, shape, (axis,))
     _, x = sorting.sort_key_val(sort_keys, x, axis)
@@ -534,20 +541,20 @@ def _shuffle(data, x, axis: int, key_shape=None):
 
 
 @partial(jit, static_argnums=(2, 3))
-def _permute(data, x, axis, independent):
+def _permute(rng, x, axis, independent):
   key_shape = None if independent else (core.get_aval(x).shape[axis],)
-  return _shuffle(data, x, axis, key_shape)
+  return _shuffle(rng, x, axis, key_shape)
 
 
 def permutation(key, x, axis: int = 0, independent: bool = False, *, out_sharding=None):
   """A random permutation of `x` along `axis` (or of arange(x) for an integer x)."""
-  data, _ = single_key(key, "permutation")
+  rng = sampler_key(key, "permutation")
   if isinstance(x, (int, np.integer)) or (np.ndim(x) == 0 and not isinstance(x, core.Tracer)
                                          and not hasattr(x, "aval")):
     n = int(x)
     if n < 0:
       raise ValueError(f"permutation of a negative length {n}")
-    return _place(_permute(data, creation.arange(n), 0, True), out_sharding)
+    return _place(_permute(rng, creation.arange(n), 0, True), out_sharding)
   x = creation.asarray(x)
   if x.ndim == 0:
     if not dtypes.is_integer(x.dtype):
@@ -555,14 +562,14 @@ def permutation(key, x, axis: int = 0, independent: bool = False, *, out_shardin
     return permutation(key, int(core.concrete_value(x)), axis, independent,
                        out_sharding=out_sharding)
   axis = canonical_axis(int(axis), x.ndim)
-  return _place(_permute(data, x, axis, bool(independent) or x.ndim == 1), out_sharding)
+  return _place(_permute(rng, x, axis, bool(independent) or x.ndim == 1), out_sharding)
 
 
 def choice(key, a, shape=(), replace: bool = True, p=None, axis: int = 0, mode=None):
   """Random samples from `a` (or arange(a)), with or without replacement, weighted by p.
 
   `mode` ('low' or 'high') is accepted for JAX's signature; draws use 'low' precision."""
-  data, _ = single_key(key, "choice")
+  rng = sampler_key(key, "choice")
   _check_mode(mode)
   shape = canonical_shape(shape)
   arr = creation.asarray(a)
@@ -588,27 +595,27 @@ def choice(key, a, shape=(), replace: bool = True, p=None, axis: int = 0, mode=N
       result = lax_shape.slice(result, (0,) * arr.ndim,
                                arr.shape[:axis] + (n_draws,) + arr.shape[axis + 1:])
     return lax_shape.reshape(result, out_shape)
-  ind = _choice_indices(data, shape, n_inputs, replace, p)
+  ind = _choice_indices(rng, shape, n_inputs, replace, p)
   if arr.ndim == 0:
     return lax_shape.reshape(ind, shape)
   return lax_shape.reshape(take_onehot(arr, lax_shape.reshape(ind, (n_draws,)), axis),
                            out_shape)
 
 
-def _choice_indices(data, shape, n_inputs, replace, p):
+def _choice_indices(rng, shape, n_inputs, replace, p):
   int_dtype = dtypes.canonicalize_dtype(int)
   if p is None:  # with replacement
-    return _randint(data, shape, creation.asarray(0), creation.asarray(n_inputs),
+    return _randint(rng, shape, creation.asarray(0), creation.asarray(n_inputs),
                     np.dtype(int_dtype))
   p_arr = creation.asarray(p)
   if p_arr.shape != (n_inputs,):
     raise ValueError(f"p must be None or a 1D vector with the same size as a.shape[axis]; "
                      f"got p.shape={p_arr.shape} for {n_inputs} inputs")
-  return _weighted_indices(data, p_arr, shape, bool(replace))
+  return _weighted_indices(rng, p_arr, shape, bool(replace))
 
 
 @partial(jit, static_argnums=(2, 3))
-def _weighted_indices(data, p, shape, replace):
+def _weighted_indices(rng, p, shape, replace):
   int_dtype = dtypes.canonicalize_dtype(int)
   dtype = core.get_aval(p).dtype
   n = core.get_aval(p).shape[0]
@@ -616,16 +623,16 @@ def _weighted_indices(data, p, shape, replace):
     # Inverse-CDF sampling: the first cumulative weight above a uniform draw.
     p_cuml = control_flow.associative_scan(ew.add, p)
     total = lax_shape.reshape(lax_shape.slice(p_cuml, (n - 1,), (n,)), ())
-    u = uniform_impl(data, shape, dtype, 0.0, 1.0)
+    u = uniform_impl(rng, shape, dtype, 0.0, 1.0)
     r = ew.mul(lax_shape.broadcast_in_dim(total, shape, ()), ew.sub(lax_shape.full_like(u, 1), u))
     return ew.convert_element_type(searchsorted(p_cuml, r), int_dtype)
   # Without replacement: the k largest of log(p) plus Gumbel noise (Gumbel top-k).
-  g = ew.add(ew.neg(_gumbel_impl(data, (n,), dtype)), ew.neg(ew.log(p)))
+  g = ew.add(ew.neg(_gumbel_impl(rng, (n,), dtype)), ew.neg(ew.log(p)))
   k = math.prod(shape)
   ind = sorting.top_k(ew.neg(g), k)[1]
   return lax_shape.reshape(ew.convert_element_type(ind, int_dtype), shape)
 
 
-def _gumbel_impl(data, shape, dtype):
-  u = uniform_impl(data, shape, dtype, dtypes.finfo(dtype).tiny, 1.0)
+def _gumbel_impl(rng, shape, dtype):
+  u = uniform_impl(rng, shape, dtype, dtypes.finfo(dtype).tiny, 1.0)
   return ew.neg(ew.log(ew.neg(ew.log(u))))

@@ -15,6 +15,7 @@ import numpy as np
 
 from jax._src import core
 from jax._src import dtypes
+from jax._src import prng
 from jax._src import random as rnd
 from jax._src.api import jit
 from jax._src.lax import control_flow
@@ -49,14 +50,19 @@ def _c(like, v):
 def poisson(key, lam, shape=None, dtype=None, out_sharding=None):
   """Poisson(lam) counts: Knuth's method below lam = 10, Hormann's transformed rejection
   above."""
-  data, _ = rnd.single_key(key, "poisson")
+  rng = rnd.sampler_key(key, "poisson")
+  impl = prng.key_impl_of_aval(rng)
+  if impl is not prng.threefry_prng_impl:
+    # As in JAX 0.10.2: its rejection sampler is written for threefry keys.
+    raise NotImplementedError(f"`poisson` is only implemented for the threefry2x32 RNG, "
+                              f"not {impl.name}")
   dt = _int_dtype(dtype, "poisson")
   lam = convert_param(lam, np.float32)
   shape = check_shape("poisson", _shape_of(shape, lam), *shapes_of(lam))
-  return _poisson(data, lam, shape, dt)
+  return _poisson(rng, lam, shape, dt)
 
 
-def _poisson_knuth(data, lam, shape, dtype, max_iters):
+def _poisson_knuth(rng, lam, shape, dtype, max_iters):
   def body(carry):
     i, k, key, log_prod = carry
     keys = split_keys(key, 2)
@@ -69,13 +75,13 @@ def _poisson_knuth(data, lam, shape, dtype, max_iters):
     return ew.bitwise_and(reductions.reduce_or(ew.gt(log_prod, ew.neg(lam))),
                           ew.lt(i, max_iters))
 
-  init = (creation.asarray(np.int32(0)), lax_shape.full(shape, 0, dtype), data,
+  init = (creation.asarray(np.int32(0)), lax_shape.full(shape, 0, dtype), rng,
           lax_shape.full(shape, 0, np.float32))
   k = control_flow.while_loop(cond, body, init)[1]
   return ew.sub(k, _c(k, 1))
 
 
-def _poisson_rejection(data, lam, shape, dtype, max_iters):
+def _poisson_rejection(rng, lam, shape, dtype, max_iters):
   log_lam = ew.log(lam)
   b = ew.add(_c(lam, 0.931), ew.mul(_c(lam, 2.53), ew.sqrt(lam)))
   a = ew.add(_c(lam, -0.059), ew.mul(_c(lam, 0.02483), b))
@@ -105,21 +111,21 @@ def _poisson_rejection(data, lam, shape, dtype, max_iters):
     return ew.bitwise_and(reductions.reduce_or(ew.bitwise_not(accepted)), ew.lt(i, max_iters))
 
   init = (creation.asarray(np.int32(0)), lax_shape.full(shape, -1, np.float32),
-          lax_shape.full(shape, False, np.bool_), data)
+          lax_shape.full(shape, False, np.bool_), rng)
   k = control_flow.while_loop(cond, body, init)[1]
   return ew.convert_element_type(k, dtype)
 
 
 @partial(jit, static_argnums=(2, 3))
-def _poisson(data, lam, shape, dtype):
+def _poisson(rng, lam, shape, dtype):
   lam = _broadcast(lam, shape)
   use_knuth = ew.bitwise_or(ew.ne(lam, lam), ew.lt(lam, _c(lam, 10)))
   lam_knuth = ew.select(use_knuth, lam, _c(lam, 0.0))
   # Rejection's acceptance rate is highest for large lam; the unused lanes get one.
   lam_rejection = ew.select(use_knuth, _c(lam, 1e5), lam)
   max_iters = creation.asarray(np.int32(np.iinfo(np.int32).max))
-  result = ew.select(use_knuth, _poisson_knuth(data, lam_knuth, shape, dtype, max_iters),
-                     _poisson_rejection(data, lam_rejection, shape, dtype, max_iters))
+  result = ew.select(use_knuth, _poisson_knuth(rng, lam_knuth, shape, dtype, max_iters),
+                     _poisson_rejection(rng, lam_rejection, shape, dtype, max_iters))
   return ew.select(ew.eq(lam, _c(lam, 0)), lax_shape.full(shape, 0, dtype), result)
 
 
@@ -128,17 +134,17 @@ def _poisson(data, lam, shape, dtype):
 
 def geometric(key, p, shape=None, dtype=None, out_sharding=None):
   """The number of Bernoulli(p) trials up to and including the first success (>= 1)."""
-  data, _ = rnd.single_key(key, "geometric")
+  rng = rnd.sampler_key(key, "geometric")
   dt = _int_dtype(dtype, "geometric")
   p_dt = dtypes.canonicalize_dtype(core.get_aval(p).dtype)
   p = convert_param(p, p_dt if dtypes.is_inexact(p_dt) else dtypes.canonicalize_dtype(float))
   shape = check_shape("geometric", _shape_of(shape, p), *shapes_of(p))
-  return _geometric(data, p, shape, dt)
+  return _geometric(rng, p, shape, dt)
 
 
 @partial(jit, static_argnums=(2, 3))
-def _geometric(data, p, shape, dtype):
-  u = rnd.uniform_impl(data, shape, core.get_aval(p).dtype, 0.0, 1.0)
+def _geometric(rng, p, shape, dtype):
+  u = rnd.uniform_impl(rng, shape, core.get_aval(p).dtype, 0.0, 1.0)
   log_one_minus_p = _broadcast(ew.log1p(ew.neg(p)), shape)
   g = ew.add(ew.floor(ew.div(ew.log(u), log_one_minus_p)), _c(u, 1))
   return ew.convert_element_type(g, dtype)
@@ -164,7 +170,7 @@ def _stirling_tail(k):
   return ew.select(ew.le(k, _c(k, 9)), small, series)
 
 
-def _binomial_inversion(data, count, prob, shape, max_iters):
+def _binomial_inversion(rng, count, prob, shape, max_iters):
   log1m = ew.log1p(ew.neg(prob))
 
   def body(carry):
@@ -180,11 +186,11 @@ def _binomial_inversion(data, count, prob, shape, max_iters):
     return ew.bitwise_and(reductions.reduce_or(ew.le(geom_sum, count)), ew.lt(i, max_iters))
 
   zeros = lax_shape.full(shape, 0, core.get_aval(prob).dtype)
-  k = control_flow.while_loop(cond, body, (creation.asarray(np.int32(0)), zeros, zeros, data))[1]
+  k = control_flow.while_loop(cond, body, (creation.asarray(np.int32(0)), zeros, zeros, rng))[1]
   return ew.sub(k, _c(k, 1))
 
 
-def _binomial_btrs(data, count, prob, shape, max_iters):
+def _binomial_btrs(rng, count, prob, shape, max_iters):
   """Hormann's transformed rejection with squeeze (BTRS), for count * prob > 10."""
   c = lambda v: _c(prob, v)
   stddev = ew.sqrt(ew.mul(ew.mul(count, prob), ew.sub(c(1), prob)))
@@ -224,22 +230,22 @@ def _binomial_btrs(data, count, prob, shape, max_iters):
     return ew.bitwise_and(reductions.reduce_or(ew.bitwise_not(accepted)), ew.lt(i, max_iters))
 
   init = (creation.asarray(np.int32(0)), lax_shape.full(shape, -1, core.get_aval(prob).dtype),
-          lax_shape.full(shape, False, np.bool_), data)
+          lax_shape.full(shape, False, np.bool_), rng)
   return control_flow.while_loop(cond, body, init)[1]
 
 
 def binomial(key, n, p, shape=None, dtype=None):
   """Binomial(n, p) counts (as floats, like JAX): inversion for n*min(p, 1-p) <= 10,
   BTRS rejection above. NaN for a NaN or negative n or a p outside [0, 1]."""
-  data, _ = rnd.single_key(key, "binomial")
+  rng = rnd.sampler_key(key, "binomial")
   dt = rnd.float_dtype(dtype, "binomial")
   n, p = convert_param(n, dt), convert_param(p, dt)
   shape = check_shape("binomial", _shape_of(shape, n, p), *shapes_of(n, p))
-  return _binomial(data, n, p, shape)
+  return _binomial(rng, n, p, shape)
 
 
 @partial(jit, static_argnums=(3,))
-def _binomial(data, count, prob, shape):
+def _binomial(rng, count, prob, shape):
   count, prob = _broadcast(count, shape), _broadcast(prob, shape)
   c = lambda v: _c(prob, v)
   count_bad = ew.bitwise_or(ew.ne(count, count), ew.lt(count, c(0)))
@@ -258,8 +264,8 @@ def _binomial(data, count, prob, shape):
   q_btrs = ew.select(use_inversion, c(0.5), q)
   max_iters = creation.asarray(np.int32(np.iinfo(np.int32).max))
   samples = ew.select(use_inversion,
-                      _binomial_inversion(data, count_inv, q, shape, max_iters),
-                      _binomial_btrs(data, count_btrs, q_btrs, shape, max_iters))
+                      _binomial_inversion(rng, count_inv, q, shape, max_iters),
+                      _binomial_btrs(rng, count_btrs, q_btrs, shape, max_iters))
   samples = ew.select(ew.bitwise_or(ew.bitwise_or(p_nan, p_bad), count_bad), c(np.nan), samples)
   samples = ew.select(ew.bitwise_and(count_inf, ew.bitwise_not(p_nan)), c(np.inf), samples)
   return ew.select(ew.bitwise_and(ew.ge(prob, c(0.5)), ew.bitwise_not(count_inf)),
@@ -270,7 +276,7 @@ def multinomial(key, n, p, *, shape=None, dtype=None, unroll=1):
   """Counts of n draws over the categories of p's last axis; `shape` is the result's
   shape, categories last (default p's shape). Each category takes a binomial share of
   the draws left, so p need not be normalized."""
-  data, _ = rnd.single_key(key, "multinomial")
+  rng = rnd.sampler_key(key, "multinomial")
   dt = rnd.float_dtype(dtype, "multinomial")
   p = convert_param(p, dt)
   n = convert_param(n, dt)
@@ -283,18 +289,18 @@ def multinomial(key, n, p, *, shape=None, dtype=None, unroll=1):
                      f"{p_shape[-1]} of p")
   check_shape("multinomial", shape[:-1], tuple(core.get_aval(n).shape))
   check_shape("multinomial", shape, p_shape)
-  return _multinomial(data, n, p, shape[:-1], 1 if unroll is True else int(unroll))
+  return _multinomial(rng, n, p, shape[:-1], 1 if unroll is True else int(unroll))
 
 
 @partial(jit, static_argnums=(3, 4))
-def _multinomial(data, n, p, batch, unroll):
+def _multinomial(rng, n, p, batch, unroll):
   k = core.get_aval(p).shape[-1]
   n = _broadcast(n, batch)
   p = _broadcast(p, (*batch, k))
   p = lax_shape.transpose(p, (len(batch), *range(len(batch))))  # categories first
   remaining = reductions.cumsum(p, 0, reverse=True)
   ratios = ew.div(p, ew.select(ew.eq(remaining, _c(remaining, 0)), _c(remaining, 1), remaining))
-  keys = split_keys(data, k)
+  keys = split_keys(rng, k)
 
   def step(remainder, ratio_key):
     ratio, key = ratio_key
@@ -311,49 +317,49 @@ def _multinomial(data, n, p, batch, unroll):
 
 def lognormal(key, sigma=np.float32(1), shape=None, dtype=None, out_sharding=None):
   """exp(sigma * N(0, 1)) samples."""
-  data, _ = rnd.single_key(key, "lognormal")
+  rng = rnd.sampler_key(key, "lognormal")
   dt = rnd.float_dtype(dtype, "lognormal")
   sigma = convert_param(sigma, dt)
   shape = check_shape("lognormal", _shape_of(shape, sigma), *shapes_of(sigma))
-  return _lognormal(data, sigma, shape)
+  return _lognormal(rng, sigma, shape)
 
 
 @partial(jit, static_argnums=(2,))
-def _lognormal(data, sigma, shape):
-  n = rnd.normal_impl(data, shape, core.get_aval(sigma).dtype)
+def _lognormal(rng, sigma, shape):
+  n = rnd.normal_impl(rng, shape, core.get_aval(sigma).dtype)
   return ew.exp(ew.mul(n, _broadcast(sigma, shape)))
 
 
-def _maxwell_impl(data, shape, dtype):
-  n = rnd.normal_impl(data, (*shape, 3), dtype)
+def _maxwell_impl(rng, shape, dtype):
+  n = rnd.normal_impl(rng, (*shape, 3), dtype)
   return ew.sqrt(reductions.reduce_sum(ew.mul(n, n), (len(shape),)))
 
 
 def maxwell(key, shape=(), dtype=None, out_sharding=None):
   """Maxwell samples: the norm of a 3-d standard normal vector."""
-  data, _ = rnd.single_key(key, "maxwell")
-  return _maxwell(data, rnd.canonical_shape(shape), rnd.float_dtype(dtype, "maxwell"))
+  rng = rnd.sampler_key(key, "maxwell")
+  return _maxwell(rng, rnd.canonical_shape(shape), rnd.float_dtype(dtype, "maxwell"))
 
 
 @partial(jit, static_argnums=(1, 2))
-def _maxwell(data, shape, dtype):
-  return _maxwell_impl(data, shape, dtype)
+def _maxwell(rng, shape, dtype):
+  return _maxwell_impl(rng, shape, dtype)
 
 
 def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
   """A Maxwell sample with a random sign, scaled by `scale` and shifted by `loc`.
   The result's shape is `shape` followed by loc's and scale's broadcast shape, as in JAX."""
-  data, _ = rnd.single_key(key, "double_sided_maxwell")
+  rng = rnd.sampler_key(key, "double_sided_maxwell")
   dt = rnd.float_dtype(dtype, "double_sided_maxwell")
   loc, scale = convert_param(loc, dt), convert_param(scale, dt)
   params = np.broadcast_shapes(*shapes_of(loc, scale))
   shape = rnd.canonical_shape(shape) or params
-  return _double_sided_maxwell(data, loc, scale, tuple(shape) + tuple(params), dt)
+  return _double_sided_maxwell(rng, loc, scale, tuple(shape) + tuple(params), dt)
 
 
 @partial(jit, static_argnums=(3, 4))
-def _double_sided_maxwell(data, loc, scale, shape, dtype):
-  keys = split_keys(data, 2)
+def _double_sided_maxwell(rng, loc, scale, shape, dtype):
+  keys = split_keys(rng, 2)
   m = _maxwell_impl(key_row(keys, 0), shape, dtype)
   half = ew.convert_element_type(0.5, dtypes.canonicalize_dtype(float))
   b = ew.convert_element_type(rnd.bernoulli_impl(key_row(keys, 1), half, shape), dtype)
@@ -363,15 +369,15 @@ def _double_sided_maxwell(data, loc, scale, shape, dtype):
 
 def weibull_min(key, scale, concentration, shape=(), dtype=None):
   """Weibull samples: scale * (-log(1 - U)) ** (1 / concentration)."""
-  data, _ = rnd.single_key(key, "weibull_min")
+  rng = rnd.sampler_key(key, "weibull_min")
   dt = rnd.float_dtype(dtype, "weibull_min")
-  return _weibull(data, convert_param(scale, dt), convert_param(concentration, dt),
+  return _weibull(rng, convert_param(scale, dt), convert_param(concentration, dt),
                   rnd.canonical_shape(shape), dt)
 
 
 @partial(jit, static_argnums=(3, 4))
-def _weibull(data, scale, concentration, shape, dtype):
-  u = rnd.uniform_impl(data, shape, dtype, 0.0, 1.0)
+def _weibull(rng, scale, concentration, shape, dtype):
+  u = rnd.uniform_impl(rng, shape, dtype, 0.0, 1.0)
   e = ew.neg(ew.log1p(ew.neg(u)))
   power = ew.div(_c(concentration, 1), concentration)
   return ew.mul(ew.pow(e, _broadcast(power, shape)), _broadcast(scale, shape))
@@ -379,31 +385,31 @@ def _weibull(data, scale, concentration, shape, dtype):
 
 def rayleigh(key, scale, shape=None, dtype=None, out_sharding=None):
   """Rayleigh samples: scale * sqrt(-2 log U)."""
-  data, _ = rnd.single_key(key, "rayleigh")
+  rng = rnd.sampler_key(key, "rayleigh")
   dt = rnd.float_dtype(dtype, "rayleigh")
   scale = convert_param(scale, dt)
   shape = check_shape("rayleigh", _shape_of(shape, scale), *shapes_of(scale))
-  return _rayleigh(data, scale, shape)
+  return _rayleigh(rng, scale, shape)
 
 
 @partial(jit, static_argnums=(2,))
-def _rayleigh(data, scale, shape):
-  u = rnd.uniform_impl(data, shape, core.get_aval(scale).dtype, 0.0, 1.0)
+def _rayleigh(rng, scale, shape):
+  u = rnd.uniform_impl(rng, shape, core.get_aval(scale).dtype, 0.0, 1.0)
   return ew.mul(_broadcast(scale, shape), ew.sqrt(ew.mul(ew.log(u), _c(u, -2))))
 
 
 def wald(key, mean, shape=None, dtype=None, out_sharding=None):
   """Wald (inverse Gaussian, unit shape) samples with the given mean."""
-  data, _ = rnd.single_key(key, "wald")
+  rng = rnd.sampler_key(key, "wald")
   dt = rnd.float_dtype(dtype, "wald")
   mean = convert_param(mean, dt)
   shape = check_shape("wald", _shape_of(shape, mean), *shapes_of(mean))
-  return _wald(data, mean, shape)
+  return _wald(rng, mean, shape)
 
 
 @partial(jit, static_argnums=(2,))
-def _wald(data, mean, shape):
-  keys = split_keys(data, 2)
+def _wald(rng, mean, shape):
+  keys = split_keys(rng, 2)
   dt = core.get_aval(mean).dtype
   mean = _broadcast(mean, shape)
   v = rnd.normal_impl(key_row(keys, 0), shape, dt)
@@ -419,35 +425,35 @@ def _wald(data, mean, shape):
 
 def pareto(key, b, shape=None, dtype=None, out_sharding=None):
   """Pareto samples with shape parameter b (support [1, inf))."""
-  data, _ = rnd.single_key(key, "pareto")
+  rng = rnd.sampler_key(key, "pareto")
   dt = rnd.float_dtype(dtype, "pareto")
   b = convert_param(b, dt)
   shape = check_shape("pareto", _shape_of(shape, b), *shapes_of(b))
-  return _pareto(data, b, shape)
+  return _pareto(rng, b, shape)
 
 
 @partial(jit, static_argnums=(2,))
-def _pareto(data, b, shape):
-  u = rnd.uniform_impl(data, shape, core.get_aval(b).dtype, 0.0, 1.0)
+def _pareto(rng, b, shape):
+  u = rnd.uniform_impl(rng, shape, core.get_aval(b).dtype, 0.0, 1.0)
   e = ew.neg(ew.log1p(ew.neg(u)))
   return ew.exp(ew.div(e, _broadcast(b, shape)))
 
 
 def triangular(key, left, mode, right, shape=None, dtype=None, out_sharding=None):
   """Triangular samples on [left, right] with the given mode."""
-  data, _ = rnd.single_key(key, "triangular")
+  rng = rnd.sampler_key(key, "triangular")
   dt = rnd.float_dtype(dtype, "triangular")
   left, mode, right = convert_param(left, dt), convert_param(mode, dt), convert_param(right, dt)
   shape = check_shape("triangular", _shape_of(shape, left, mode, right),
                        *shapes_of(left, mode, right))
-  return _triangular(data, left, mode, right, shape)
+  return _triangular(rng, left, mode, right, shape)
 
 
 @partial(jit, static_argnums=(4,))
-def _triangular(data, left, mode, right, shape):
+def _triangular(rng, left, mode, right, shape):
   left, mode, right = (_broadcast(x, shape) for x in (left, mode, right))
   fc = ew.div(ew.sub(mode, left), ew.sub(right, left))
-  u = rnd.uniform_impl(data, shape, core.get_aval(left).dtype, 0.0, 1.0)
+  u = rnd.uniform_impl(rng, shape, core.get_aval(left).dtype, 0.0, 1.0)
   out1 = ew.add(left, ew.sqrt(ew.mul(ew.mul(u, ew.sub(right, left)), ew.sub(mode, left))))
   out2 = ew.sub(right, ew.sqrt(ew.mul(ew.mul(ew.sub(_c(u, 1), u), ew.sub(right, left)),
                                       ew.sub(right, mode))))
@@ -462,7 +468,7 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method: str = "c
   """Samples of N(mean, cov); `method` ('cholesky', 'eigh' or 'svd') factors cov."""
   if method not in ("svd", "eigh", "cholesky"):
     raise ValueError("method must be one of {'svd', 'eigh', 'cholesky'}")
-  data, _ = rnd.single_key(key, "multivariate_normal")
+  rng = rnd.sampler_key(key, "multivariate_normal")
   dt = rnd.float_dtype(dtype, "multivariate_normal")
   mean, cov = convert_param(mean, dt), convert_param(cov, dt)
   m_shape, c_shape = tuple(core.get_aval(mean).shape), tuple(core.get_aval(cov).shape)
@@ -480,11 +486,11 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method: str = "c
     shape = np.broadcast_shapes(m_shape[:-1], c_shape[:-2])
   else:
     shape = check_shape("multivariate_normal", shape, m_shape[:-1], c_shape[:-2])
-  return _multivariate_normal(data, mean, cov, tuple(shape), method)
+  return _multivariate_normal(rng, mean, cov, tuple(shape), method)
 
 
 @partial(jit, static_argnums=(3, 4))
-def _multivariate_normal(data, mean, cov, shape, method):
+def _multivariate_normal(rng, mean, cov, shape, method):
   dt = core.get_aval(mean).dtype
   if method == "svd":
     u, s, _ = jnp_linalg.svd(cov)
@@ -495,7 +501,7 @@ def _multivariate_normal(data, mean, cov, shape, method):
   else:
     factor = jnp_linalg.cholesky(cov)
   n = core.get_aval(mean).shape[-1]
-  z = rnd.normal_impl(data, (*shape, n), dt)
+  z = rnd.normal_impl(rng, (*shape, n), dt)
   # factor @ z over the trailing axes, batch axes broadcast.
   full = (*shape, n, n)
   prod = ew.mul(_broadcast(factor, full),
@@ -506,16 +512,16 @@ def _multivariate_normal(data, mean, cov, shape, method):
 def orthogonal(key, n, shape=(), dtype=None, m=None, out_sharding=None):
   """Random matrices with orthonormal columns (or rows when n < m), shaped
   (*shape, n, m), distributed uniformly (Haar measure) when n == m."""
-  data, _ = rnd.single_key(key, "orthogonal")
+  rng = rnd.sampler_key(key, "orthogonal")
   dt = rnd.float_dtype(dtype, "orthogonal")
   n = int(core.concrete_value(n)) if isinstance(n, core.Tracer) else int(n)
   m = n if m is None else int(m)
-  return _orthogonal(data, n, m, rnd.canonical_shape(shape), dt)
+  return _orthogonal(rng, n, m, rnd.canonical_shape(shape), dt)
 
 
 @partial(jit, static_argnums=(1, 2, 3, 4))
-def _orthogonal(data, n, m, shape, dtype):
-  z = rnd.normal_impl(data, (*shape, max(n, m), min(n, m)), dtype)
+def _orthogonal(rng, n, m, shape, dtype):
+  z = rnd.normal_impl(rng, (*shape, max(n, m), min(n, m)), dtype)
   q, r = jnp_linalg.qr(z)
   idx = np.arange(min(n, m))
   d = r[..., idx, idx]
@@ -536,5 +542,5 @@ def clone(key):
 
 def key_impl(keys) -> str:
   """The name of the PRNG implementation behind `keys`."""
-  rnd.key_data_and_wrap(keys, any_impl=True)
+  rnd.key_data_and_wrap(keys)
   return rnd.key_impl_of(keys).name

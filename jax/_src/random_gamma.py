@@ -37,11 +37,10 @@ from jax._src.lowering import hlo
 
 
 def split_keys(key, num: int):
-  return prng.threefry_split(key, (num,))
+  return prng.random_split(key, (num,))
 
 
-def key_row(keys, i: int):
-  return lax_shape.reshape(lax_shape.slice(keys, (i, 0), (i + 1, 2)), (2,))
+key_row = rnd.key_row
 
 
 def _gamma_one(key, alpha, log_space: bool):
@@ -92,26 +91,39 @@ def _gamma_one(key, alpha, log_space: bool):
   return ew.mul(ew.mul(d, v), boost)
 
 
-def _gamma_impl(key, a, *, log_space: bool):
-  """Samples shaped like `a`; `key` is raw uint32[*batch, 2] with `batch` a prefix of a's shape."""
+def _gamma_impl(data, a, *, log_space: bool, impl: prng.PRNGImpl):
+  """Samples shaped like `a`; `data` is the uint32[*batch, *key_shape] data of keys of
+  `impl`, with `batch` a prefix of a's shape."""
   a_aval = core.get_aval(a)
   if a_aval.size == 0:
     return lax_shape.full(a_aval.shape, 0, a_aval.dtype)
-  batch = core.get_aval(key).shape[:-1]
+  k = len(impl.key_shape)
+  batch = core.get_aval(data).shape[:core.get_aval(data).ndim - k]
   per_key = math.prod(a_aval.shape[len(batch):])
-  keys = lax_shape.reshape(key, (math.prod(batch), 2))
-  keys = vmap(lambda k: split_keys(k, per_key))(keys)
-  keys = lax_shape.reshape(keys, (math.prod(batch) * per_key, 2))
+  keys = prng.random_wrap(lax_shape.reshape(data, (math.prod(batch), *impl.key_shape)), impl)
+  keys = vmap(lambda key: split_keys(key, per_key))(keys)
+  keys = lax_shape.reshape(keys, (math.prod(batch) * per_key,))
   alphas = lax_shape.reshape(a, (a_aval.size,))
-  samples = vmap(partial(_gamma_one, log_space=log_space))(keys, alphas)
+  one = partial(_gamma_one, log_space=log_space)
+  if impl is prng.threefry_prng_impl:
+    samples = vmap(one)(keys, alphas)
+  else:
+    # A batch of other keys would draw from its first key alone (rng_bit_generator's
+    # batching): each element runs with its own key, in sequence, as in JAX.
+    samples = control_flow.map(lambda ka: one(*ka), (keys, alphas))
   return lax_shape.reshape(samples, a_aval.shape)
 
 
-def _gamma_abstract_eval(key, a, *, log_space):
-  if key.dtype != prng.UINT32 or not key.shape or key.shape[-1] != 2:
-    raise TypeError(f"random_gamma: the key must be uint32[..., 2], got {key.str_short(short_dtypes=True)}")
-  if a.shape[:key.ndim - 1] != key.shape[:-1]:
-    raise TypeError(f"random_gamma: key batch shape {key.shape[:-1]} is not a prefix of "
+def _gamma_abstract_eval(data, a, *, log_space, impl):
+  k = len(impl.key_shape)
+  if data.dtype != prng.UINT32 or tuple(data.shape[data.ndim - k:]) != tuple(impl.key_shape) \
+      or data.ndim < k:
+    raise TypeError(f"random_gamma: the key data must be uint32[..., "
+                    f"{', '.join(map(str, impl.key_shape))}], got "
+                    f"{data.str_short(short_dtypes=True)}")
+  batch = data.shape[:data.ndim - k]
+  if a.shape[:len(batch)] != batch:
+    raise TypeError(f"random_gamma: key batch shape {batch} is not a prefix of "
                     f"alpha's shape {a.shape}")
   if not dtypes.is_inexact(a.dtype) or dtypes.is_complex(a.dtype):
     raise TypeError(f"random_gamma: alpha must be real floating point, got {a.str_short(short_dtypes=True)}")
@@ -122,13 +134,19 @@ random_gamma_p = standard_primitive("random_gamma", _gamma_abstract_eval)
 hlo.lowering_rules[random_gamma_p] = hlo.lower_fun(_gamma_impl)
 
 
-def _gamma_batch(axis_data, vals, dims, *, log_space):
+def _gamma_batch(axis_data, vals, dims, **params):
   # Batched keys and alphas both get the batch axis in front; the key's batch shape
   # is then a prefix of alpha's, which is what the primitive takes.
-  key, a = vals
-  key = batching.bdim_at_front(key, dims[0], axis_data.size)
+  data, a = vals
+  data = batching.bdim_at_front(data, dims[0], axis_data.size)
   a = batching.bdim_at_front(a, dims[1], axis_data.size)
-  return random_gamma_p.bind(key, a, log_space=log_space), 0
+  return random_gamma_p.bind(data, a, **params), 0
+
+
+def random_gamma(keys, a, *, log_space: bool):
+  """The primitive on typed keys: it holds their data and implementation."""
+  return random_gamma_p.bind(prng.random_unwrap(keys), a, log_space=log_space,
+                             impl=prng.key_impl_of_aval(keys))
 
 
 batching.batch_rules[random_gamma_p] = _gamma_batch
@@ -136,7 +154,7 @@ batching.batch_rules[random_gamma_p] = _gamma_batch
 # ----------------------------------------------------------------------------- d sample / d alpha
 
 
-def _gamma_jvp(t, ans, key, a, *, log_space):
+def _gamma_jvp(t, ans, data, a, *, log_space, impl):
   if log_space:
     x = ew.exp(ans)
     return ew.mul(t, ew.div(random_gamma_grad(a, x), x))
@@ -170,43 +188,43 @@ def shapes_of(*xs):
   return [tuple(core.get_aval(x).shape) for x in xs]
 
 
-def _gamma(data, a, shape, dtype, log_space: bool):
+def _gamma(rng, a, shape, dtype, log_space: bool):
   a = convert_param(a, dtype)
   shape = check_shape("gamma", core.get_aval(a).shape if shape is None else shape,
                        *shapes_of(a))
-  return random_gamma_p.bind(data, _broadcast(a, shape), log_space=log_space)
+  return random_gamma(rng, _broadcast(a, shape), log_space=log_space)
 
 
 def gamma(key, a, shape=None, dtype=None, out_sharding=None):
   """Gamma(a, 1) samples, shaped `shape` (default: a's shape)."""
-  data, _ = rnd.single_key(key, "gamma")
-  return _gamma(data, a, shape, rnd.float_dtype(dtype, "gamma"), False)
+  rng = rnd.sampler_key(key, "gamma")
+  return _gamma(rng, a, shape, rnd.float_dtype(dtype, "gamma"), False)
 
 
 def loggamma(key, a, shape=None, dtype=None, out_sharding=None):
   """Logs of Gamma(a, 1) samples, accurate where a is small and samples underflow."""
-  data, _ = rnd.single_key(key, "loggamma")
-  return _gamma(data, a, shape, rnd.float_dtype(dtype, "loggamma"), True)
+  rng = rnd.sampler_key(key, "loggamma")
+  return _gamma(rng, a, shape, rnd.float_dtype(dtype, "loggamma"), True)
 
 
 def beta(key, a, b, shape=None, dtype=None, out_sharding=None):
   """Beta(a, b) samples."""
-  data, _ = rnd.single_key(key, "beta")
+  rng = rnd.sampler_key(key, "beta")
   dt = rnd.float_dtype(dtype, "beta")
   a, b = convert_param(a, dt), convert_param(b, dt)
   if shape is None:
     shape = np.broadcast_shapes(*shapes_of(a, b))
   shape = check_shape("beta", shape, *shapes_of(a, b))
-  return _beta(data, a, b, shape)
+  return _beta(rng, a, b, shape)
 
 
 @partial(jit, static_argnums=(3,))
-def _beta(data, a, b, shape):
-  keys = split_keys(data, 2)
+def _beta(rng, a, b, shape):
+  keys = split_keys(rng, 2)
   a, b = _broadcast(a, shape), _broadcast(b, shape)
   # In log space, then normalized: a ratio of tiny gammas would be 0/0.
-  log_ga = random_gamma_p.bind(key_row(keys, 0), a, log_space=True)
-  log_gb = random_gamma_p.bind(key_row(keys, 1), b, log_space=True)
+  log_ga = random_gamma(key_row(keys, 0), a, log_space=True)
+  log_gb = random_gamma(key_row(keys, 1), b, log_space=True)
   log_max = ew.max(log_ga, log_gb)
   ga = ew.exp(ew.sub(log_ga, log_max))
   gb = ew.exp(ew.sub(log_gb, log_max))
@@ -215,7 +233,7 @@ def _beta(data, a, b, shape):
 
 def dirichlet(key, alpha, shape=None, dtype=None, out_sharding=None):
   """Dirichlet(alpha) samples over alpha's last axis."""
-  data, _ = rnd.single_key(key, "dirichlet")
+  rng = rnd.sampler_key(key, "dirichlet")
   dt = rnd.float_dtype(dtype, "dirichlet")
   alpha = convert_param(alpha, dt)
   a_shape = tuple(core.get_aval(alpha).shape)
@@ -225,13 +243,13 @@ def dirichlet(key, alpha, shape=None, dtype=None, out_sharding=None):
   if shape is None:
     shape = a_shape[:-1]
   shape = check_shape("dirichlet", shape, a_shape[:-1])
-  return _dirichlet(data, alpha, shape)
+  return _dirichlet(rng, alpha, shape)
 
 
 @partial(jit, static_argnums=(2,))
-def _dirichlet(data, alpha, shape):
+def _dirichlet(rng, alpha, shape):
   full = (*shape, core.get_aval(alpha).shape[-1])
-  log_g = random_gamma_p.bind(data, _broadcast(alpha, full), log_space=True)
+  log_g = random_gamma(rng, _broadcast(alpha, full), log_space=True)
   axis = len(full) - 1
   log_max = reductions.reduce_max(log_g, (axis,))
   g = ew.exp(ew.sub(log_g, lax_shape.broadcast_in_dim(log_max, full, tuple(range(axis)))))
@@ -241,35 +259,35 @@ def _dirichlet(data, alpha, shape):
 
 def chisquare(key, df, shape=None, dtype=None, out_sharding=None):
   """Chi-square samples with `df` degrees of freedom."""
-  data, _ = rnd.single_key(key, "chisquare")
+  rng = rnd.sampler_key(key, "chisquare")
   dt = rnd.float_dtype(dtype, "chisquare")
   df = convert_param(df, dt)
   shape = check_shape("chisquare", core.get_aval(df).shape if shape is None else shape,
                        *shapes_of(df))
-  return _chisquare(data, df, shape)
+  return _chisquare(rng, df, shape)
 
 
 @partial(jit, static_argnums=(2,))
-def _chisquare(data, df, shape):
+def _chisquare(rng, df, shape):
   half = lax_shape.full_like(_broadcast(df, shape), 0.5)
-  log_g = random_gamma_p.bind(data, ew.mul(half, _broadcast(df, shape)), log_space=True)
+  log_g = random_gamma(rng, ew.mul(half, _broadcast(df, shape)), log_space=True)
   return ew.mul(lax_shape.full_like(half, 2), ew.exp(log_g))
 
 
 def f(key, dfnum, dfden, shape=None, dtype=None, out_sharding=None):
   """F-distribution samples (ratio of scaled chi-squares)."""
-  data, _ = rnd.single_key(key, "f")
+  rng = rnd.sampler_key(key, "f")
   dt = rnd.float_dtype(dtype, "f")
   dfnum, dfden = convert_param(dfnum, dt), convert_param(dfden, dt)
   if shape is None:
     shape = np.broadcast_shapes(*shapes_of(dfnum, dfden))
   shape = check_shape("f", shape, *shapes_of(dfnum, dfden))
-  return _f(data, dfnum, dfden, shape)
+  return _f(rng, dfnum, dfden, shape)
 
 
 @partial(jit, static_argnums=(3,))
-def _f(data, dfnum, dfden, shape):
-  keys = split_keys(data, 2)  # the first key draws the denominator, as in JAX
+def _f(rng, dfnum, dfden, shape):
+  keys = split_keys(rng, 2)  # the first key draws the denominator, as in JAX
   num = ew.div(_chisquare(key_row(keys, 1), dfnum, shape), _broadcast(dfnum, shape))
   den = ew.div(_chisquare(key_row(keys, 0), dfden, shape), _broadcast(dfden, shape))
   return ew.div(num, den)
@@ -277,39 +295,39 @@ def _f(data, dfnum, dfden, shape):
 
 def t(key, df, shape=(), dtype=None, out_sharding=None):
   """Student's t samples with `df` degrees of freedom."""
-  data, _ = rnd.single_key(key, "t")
+  rng = rnd.sampler_key(key, "t")
   dt = rnd.float_dtype(dtype, "t")
   df = convert_param(df, dt)
   shape = check_shape("t", core.get_aval(df).shape if shape is None else shape,
                        *shapes_of(df))
-  return _t(data, df, shape)
+  return _t(rng, df, shape)
 
 
 @partial(jit, static_argnums=(2,))
-def _t(data, df, shape):
-  keys = split_keys(data, 2)
+def _t(rng, df, shape):
+  keys = split_keys(rng, 2)
   dt = core.get_aval(df).dtype
   n = rnd.normal_impl(key_row(keys, 0), shape, dt)
   df = _broadcast(df, shape)
   half = lax_shape.full_like(df, 0.5)
-  g = random_gamma_p.bind(key_row(keys, 1), ew.mul(df, half), log_space=False)
+  g = random_gamma(key_row(keys, 1), ew.mul(df, half), log_space=False)
   return ew.mul(n, ew.sqrt(ew.div(ew.mul(half, df), g)))
 
 
 def generalized_normal(key, p, shape=(), dtype=None, out_sharding=None):
   """Samples with density proportional to exp(-|x|**p)."""
-  data, _ = rnd.single_key(key, "generalized_normal")
+  rng = rnd.sampler_key(key, "generalized_normal")
   dt = rnd.float_dtype(dtype, "generalized_normal")
   p = convert_param(p, dt)
   shape = check_shape("generalized_normal", shape, *shapes_of(p))
-  return _generalized_normal(data, p, shape)
+  return _generalized_normal(rng, p, shape)
 
 
 @partial(jit, static_argnums=(2,))
-def _generalized_normal(data, p, shape):
-  keys = split_keys(data, 2)
+def _generalized_normal(rng, p, shape):
+  keys = split_keys(rng, 2)
   p = _broadcast(p, shape)
-  g = random_gamma_p.bind(key_row(keys, 0), ew.div(lax_shape.full_like(p, 1), p), log_space=False)
+  g = random_gamma(key_row(keys, 0), ew.div(lax_shape.full_like(p, 1), p), log_space=False)
   dt = core.get_aval(p).dtype
   half = ew.convert_element_type(0.5, dtypes.canonicalize_dtype(float))
   b = ew.convert_element_type(rnd.bernoulli_impl(key_row(keys, 1), half, shape), dt)
@@ -319,17 +337,17 @@ def _generalized_normal(data, p, shape):
 
 def ball(key, d: int, p: float = 2, shape=(), dtype=None, out_sharding=None):
   """Points uniform in the unit p-norm ball of dimension `d`."""
-  data, _ = rnd.single_key(key, "ball")
+  rng = rnd.sampler_key(key, "ball")
   d = core.concrete_value(d) if isinstance(d, core.Tracer) else d
   if not isinstance(d, (int, np.integer)) or d < 1:
     raise ValueError(f"The dimension d must be a positive integer, got {d!r}")
   dt = rnd.float_dtype(dtype, "ball")
-  return _ball(data, int(d), float(p), rnd.canonical_shape(shape), dt)
+  return _ball(rng, int(d), float(p), rnd.canonical_shape(shape), dt)
 
 
 @partial(jit, static_argnums=(1, 2, 3, 4))
-def _ball(data, d, p, shape, dtype):
-  keys = split_keys(data, 2)
+def _ball(rng, d, p, shape, dtype):
+  keys = split_keys(rng, 2)
   g = _generalized_normal(key_row(keys, 0), ew.convert_element_type(p, dtype), (*shape, d))
   u = rnd.uniform_impl(key_row(keys, 1), shape, dtype, 0.0, 1.0)
   e = ew.neg(ew.log1p(ew.neg(u)))

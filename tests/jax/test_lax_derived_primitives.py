@@ -135,12 +135,60 @@ def test_rng_bit_generator_is_deterministic_and_advances_the_key():
   assert bits.shape == (2, 3) and bits.dtype == jnp.uint32 and k1.shape == (4,)
   _, bits2 = lax.rng_bit_generator(k1, (2, 3))
   assert not np.array_equal(bits, bits2)
-  _, small = lax.rng_bit_generator(jnp.array([5, 6], jnp.uint32), (1000,), jnp.uint8)
+  _, small = lax.rng_bit_generator(key, (1000,), jnp.uint8)
   assert small.dtype == jnp.uint8 and 100 < float(small.astype(jnp.float32).mean()) < 155
   with pytest.raises(TypeError, match="key"):
-    lax.rng_bit_generator(jnp.zeros(3, jnp.uint32), (2,))
-  with pytest.raises(TypeError, match="integer"):
+    lax.rng_bit_generator(jnp.zeros(2, jnp.uint32), (2,))
+  with pytest.raises(TypeError, match="unsigned"):
     lax.rng_bit_generator(key, (2,), jnp.float32)
+  with pytest.raises(TypeError, match="unsigned"):
+    lax.rng_bit_generator(key, (2,), jnp.int32)
+
+
+# (algorithm, shape, dtype) -> (new key, bits) of key [1, 2, 3, 4], recorded from JAX 0.10.2
+# on CPU: XLA's Philox (the default) and Threefry streams.
+_RBG_RECORDED = [
+    ("RNG_DEFAULT", (2, 3), np.uint32, [1, 2, 5, 4],
+     [[512747620, 1298009047, 1267190206], [761827841, 1383286907, 1639995030]]),
+    ("RNG_PHILOX", (5,), np.uint8, [1, 2, 5, 4], [100, 215, 190, 1, 123]),
+    ("RNG_DEFAULT", (3,), np.uint16, [1, 2, 4, 4], [59492, 3031, 51646]),
+    ("RNG_DEFAULT", (), np.uint32, [1, 2, 4, 4], 512747620),
+    ("RNG_DEFAULT", (0,), np.uint32, [1, 2, 3, 4], []),
+    ("RNG_THREE_FRY", (6,), np.uint32, [1, 2, 6, 4],
+     [1576285164, 2249660814, 740599976, 2425682526, 2436392515, 1497962777]),
+    ("RNG_THREE_FRY", (2, 3), np.uint32, [1, 2, 6, 4],
+     [[1576285164, 740599976, 2436392515], [2249660814, 2425682526, 1497962777]]),
+    ("RNG_THREE_FRY", (3, 5), np.uint32, [1, 2, 12, 4],
+     [[1576285164, 2249660814, 740599976, 2425682526, 2436392515],
+      [1335360347, 2260235687, 3981753173, 3953550934, 3812192618],
+      [2959620048, 1759477693, 3014899208, 3167314751, 1878941568]]),
+    ("RNG_THREE_FRY", (3,), np.uint16, [1, 2, 5, 4], [13292, 6542, 43176]),
+]
+
+
+@pytest.mark.parametrize("algorithm,shape,dtype,want_key,want_bits", _RBG_RECORDED)
+def test_rng_bit_generator_matches_xla_streams(algorithm, shape, dtype, want_key, want_bits):
+  key = jnp.array([1, 2, 3, 4], jnp.uint32)
+  alg = getattr(lax.RandomAlgorithm, algorithm)
+  new_key, bits = jax.jit(lambda k: lax.rng_bit_generator(k, shape, dtype, algorithm=alg))(key)
+  np.testing.assert_array_equal(new_key, np.array(want_key, np.uint32))
+  assert bits.dtype == dtype and bits.shape == shape
+  np.testing.assert_array_equal(bits, np.array(want_bits, dtype))
+
+
+def test_rng_bit_generator_counter_carries_and_batches_from_the_first_key():
+  # The 64-bit counter wraps into the hashed high word (key [2**64-1, 2**64-2]).
+  key = jnp.array([0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFE, 0xFFFFFFFF], jnp.uint32)
+  new_key, bits = lax.rng_bit_generator(key, (9,))
+  np.testing.assert_array_equal(new_key, [0xFFFFFFFF, 0xFFFFFFFF, 1, 0])
+  np.testing.assert_array_equal(bits, [25431128, 3820715433, 3113638199, 2713815922, 1083123565,
+                                       1103641358, 2718681030, 1834242557, 1923381001])
+  # As in JAX, a batch of keys draws all its bits from the first key, which alone advances.
+  keys = jnp.array([[1, 2, 3, 4], [9, 9, 9, 9]], jnp.uint32)
+  new_keys, batched = jax.vmap(lambda k: lax.rng_bit_generator(k, (3,)))(keys)
+  _, flat = lax.rng_bit_generator(keys[0], (2, 3))
+  np.testing.assert_array_equal(batched, flat)
+  np.testing.assert_array_equal(new_keys, [[1, 2, 5, 4], [9, 9, 9, 9]])
 
 
 def test_identity_like_primitives():

@@ -217,8 +217,8 @@ def test_errors():
     R.gamma(k, jnp.ones(3), (2,))
   with pytest.raises(ValueError, match="unrecognized PRNG implementation"):
     R.key(0, impl="philox")
-  with pytest.raises(NotImplementedError, match="threefry2x32 keys"):
-    R.normal(R.key(0, impl="rbg"))  # rbg keys split and fold in; samplers need threefry
+  with pytest.raises(NotImplementedError, match="only implemented for the threefry2x32 RNG, not rbg"):
+    R.poisson(R.key(0, impl="rbg"), 3.0)  # as in JAX: the one sampler tied to threefry
   with pytest.raises(ValueError, match="mode"):
     R.bernoulli(k, 0.5, (3,), mode="medium")
 

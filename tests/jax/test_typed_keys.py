@@ -197,3 +197,50 @@ def test_other_implementations_have_their_own_key_dtype():
   assert str(k.dtype) == "key<cnt>"
   np.testing.assert_array_equal(data(jax.random.split(k, 2)), [[6, 6, 6]] * 2)
   np.testing.assert_array_equal(data(jax.jit(jax.random.fold_in)(k, 2)), [7, 7, 7])
+
+
+# jax.random with key(3, impl=...) for the rbg implementations, recorded from JAX 0.10.2 on
+# CPU: bits come from XLA's Philox stream through lax.rng_bit_generator.
+_RBG_DRAWS = {
+    "rbg": dict(
+        uniform=[0.7327027320861816, 0.7895294427871704, 0.4403529167175293],
+        normal=[0.6210078597068787, 0.8047896027565002, -0.15007442235946655],
+        gamma=[4.361684322357178, 1.8579996824264526, 3.081705331802368],
+        randint=[3, 6, 7], permutation=[4, 2, 1, 0, 3],
+        beta=[0.7063866257667542, 0.3250504434108734],
+        fold_in=[2647473427, 4234374204, 2647473427, 4234374204],
+        choice=[4, 2, 1], categorical=[1, 1, 2],
+        vmapped_normal=[-0.4695451855659485, -0.4173797369003296, 0.8501624464988708]),
+    "unsafe_rbg": dict(
+        uniform=[0.7327027320861816, 0.7895294427871704, 0.4403529167175293],
+        normal=[0.6210078597068787, 0.8047896027565002, -0.15007442235946655],
+        gamma=[0.44849711656570435, 5.840036392211914, 2.136956214904785],
+        randint=[9, 1, 7], permutation=[3, 1, 4, 0, 2],
+        beta=[0.7331390380859375, 0.8030793070793152],
+        fold_in=[2104303640, 250182024, 1106406590, 1983638453],
+        choice=[3, 1, 4], categorical=[1, 1, 2],
+        vmapped_normal=[-1.3912163972854614, -0.5867478251457214, 0.5299779772758484]),
+}
+
+
+@pytest.mark.parametrize("impl", sorted(_RBG_DRAWS))
+def test_samplers_draw_from_rbg_keys_as_jax_does(impl):
+  want = _RBG_DRAWS[impl]
+  k = jax.random.key(3, impl=impl)
+  np.testing.assert_array_equal(data(k), [0, 3, 0, 3])
+  np.testing.assert_array_equal(jax.random.bits(k, (3,)), [3146934739, 3391003311, 1891301882])
+  got = dict(
+      uniform=jax.random.uniform(k, (3,)), normal=jax.random.normal(k, (3,)),
+      gamma=jax.random.gamma(k, 2.0, (3,)), randint=jax.random.randint(k, (3,), 0, 10),
+      permutation=jax.random.permutation(k, 5), beta=jax.random.beta(k, 2.0, 3.0, (2,)),
+      fold_in=data(jax.random.fold_in(k, 7)),
+      choice=jax.random.choice(k, 5, (3,), replace=False),
+      categorical=jax.random.categorical(k, jnp.zeros(4), shape=(3,)),
+      vmapped_normal=jax.vmap(lambda kk: jax.random.normal(kk))(jax.random.split(k, 3)))
+  for name, value in got.items():
+    np.testing.assert_allclose(np.asarray(value), want[name], rtol=2e-6, err_msg=name)
+  # Under jit and from raw keys of the default implementation, the same draws.
+  np.testing.assert_array_equal(jax.jit(lambda kk: jax.random.normal(kk, (3,)))(k), got["normal"])
+  with jax.default_prng_impl(impl):
+    raw = jax.random.PRNGKey(3)
+    np.testing.assert_array_equal(jax.random.uniform(raw, (3,)), got["uniform"])

@@ -358,7 +358,9 @@ def lower_fun(fun: Callable, multiple_results: bool = False) -> Callable:
     avals = [core.ShapedArray(a.shape, a.dtype, a.weak_type)
              if core.explicit_sharding(a) is not None else a for a in ctx.avals_in]
     jaxpr, consts = pe.trace_to_jaxpr_dynamic(flat, avals)
-    outs = lower_jaxpr_into(ctx.comp, jaxpr, consts, args)
+    # An expansion may compute on typed keys inside (random_gamma does): lowered as data.
+    closed = physical.physicalize(core.ClosedJaxpr(jaxpr, consts))
+    outs = lower_jaxpr_into(ctx.comp, closed.jaxpr, closed.consts, args)
     return outs if multiple_results else outs[0]
 
   return rule
