@@ -133,7 +133,7 @@ def squeeze(a, axis=None):
   else:
     axes = tuple(canonical_axis(x, len(s)) for x in ensure_index_tuple(axis))
     if any(s[i] != 1 for i in axes):
-      raise ValueError(f"cannot select an axis to squeeze out which has size not equal to one")
+      raise ValueError("cannot select an axis to squeeze out which has size not equal to one")
   return lax_shape.squeeze(a, axes)
 
 
