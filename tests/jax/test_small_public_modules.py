@@ -166,8 +166,11 @@ def test_prng_impls():
   assert rbg.split(raw, (2,)).shape == (2, 4)
   typed = xr.seed_with_impl(rbg, 0)  # typed keys of their own dtype
   assert str(typed.dtype) == "key<rbg>" and jax.random.key_data(typed).shape == (4,)
-  with pytest.raises(NotImplementedError, match="threefry2x32 keys"):
-    jax.random.uniform(typed)  # the samplers here draw from threefry keys
+  # The samplers draw from the key's own implementation: its bits, through the same
+  # float expansion as threefry keys.
+  bits = jax.random.bits(typed, (4,))
+  want = (np.asarray(bits) >> 9 | np.uint32(0x3F800000)).view(np.float32) - 1.0
+  np.testing.assert_array_equal(jax.random.uniform(typed, (4,)), want)
   impl = xr.define_prng_impl(key_shape=(2,), seed=lambda s: s, split=lambda k, s: k,
                              random_bits=lambda k, b, s: k, fold_in=lambda k, d: k, name="mine")
   assert impl.key_shape == (2,) and impl.name == "mine"
