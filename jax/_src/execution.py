@@ -17,6 +17,7 @@ list of devices and returns one `Executable`. There is one set of caches:
 
 from __future__ import annotations
 
+import collections
 import logging
 import time
 import weakref
@@ -452,7 +453,10 @@ def has_function_cache(fun) -> bool:
   return fun in _function_caches
 
 
-_primitive_cache: dict[Any, Executable] = {}
+# Eager executables, least recently used first. Bounded as JAX bounds its own (4,096
+# entries): a long program with many shapes would otherwise keep every executable.
+_PRIMITIVE_CACHE_SIZE = 4096
+_primitive_cache: "collections.OrderedDict[Any, Executable]" = collections.OrderedDict()
 _clear_hooks: list[Callable[[], None]] = []
 
 
@@ -496,11 +500,15 @@ def apply_primitive(prim: core.Primitive, *args, **params):
     exe = _primitive_cache.get(key)
   except TypeError:  # unhashable params: compile without caching
     key = exe = None
-  if exe is None:
+  if exe is not None:
+    _primitive_cache.move_to_end(key)
+  else:
     closed = _primitive_jaxpr(prim, avals, params)
     exe = compile_jaxpr(closed, prim.name)
     if key is not None:
       _primitive_cache[key] = exe
+      while len(_primitive_cache) > _PRIMITIVE_CACHE_SIZE:
+        _primitive_cache.popitem(last=False)
   buffers = fast_buffers(args)
   outs = exe(*args) if buffers is None else exe.call_buffers(buffers)
   if buffers is None:

@@ -153,6 +153,24 @@ def test_clear_caches_empties_primitive_cache(compiles):
   assert _count(compiles, "jit(cos)") == 2
 
 
+def test_primitive_cache_keeps_the_most_recent_executables(compiles, monkeypatch):
+  from jax._src import execution  # the bound is internal; lowered here to see it work
+  monkeypatch.setattr(execution, "_PRIMITIVE_CACHE_SIZE", 2)
+  jax.clear_caches()
+  xs = [jnp.ones((n, 3), jnp.float32) for n in (2, 3, 4)]
+  before = len(compiles())
+  for x in xs:
+    np.testing.assert_allclose(jax.lax.sin(x), np.sin(np.ones(x.shape)), rtol=1e-6)
+  assert len(execution._primitive_cache) == 2
+  assert len(compiles()) - before == 3
+  jax.lax.sin(xs[2])  # still cached
+  assert len(compiles()) - before == 3
+  np.testing.assert_allclose(jax.lax.sin(xs[0]), np.sin(np.ones((2, 3))), rtol=1e-6)
+  assert len(compiles()) - before == 4  # evicted, so compiled again
+  assert len(execution._primitive_cache) == 2
+  jax.clear_caches()
+
+
 def test_wrapper_clear_cache_is_per_function(compiles):
   def a_fn(x):
     return x + 1
