@@ -276,12 +276,19 @@ def is_key(x) -> bool:
 
 # random_wrap: uint32 data (trailing dimensions the key shape) -> keys; random_unwrap back.
 
-def _wrap_abstract_eval(data, *, impl: PRNGImpl):
+def keys_aval(data, impl: PRNGImpl) -> ShapedArray:
+  """The aval of the keys of `impl` whose data has the aval `data` (a TypeError unless it
+  is uint32 ending in the implementation's key shape)."""
   k = len(impl.key_shape)
-  if data.dtype != UINT32 or tuple(data.shape[data.ndim - k:]) != tuple(impl.key_shape):
+  if data.dtype != UINT32 or data.ndim < k or \
+      tuple(data.shape[data.ndim - k:]) != tuple(impl.key_shape):
     raise TypeError(f"{impl.name} key data must be a uint32 array whose trailing dimensions "
                     f"are {tuple(impl.key_shape)}, got {data.str_short(short_dtypes=True)}")
   return ShapedArray(data.shape[:data.ndim - k], KeyTy(impl))
+
+
+def _wrap_abstract_eval(data, *, impl: PRNGImpl):
+  return keys_aval(data, impl)
 
 
 def _unwrap_abstract_eval(keys):

@@ -1,4 +1,5 @@
-"""`jax.random`: keys and samplers on the threefry2x32 PRNG (jax/_src/prng.py).
+"""`jax.random`: keys and samplers over the PRNG implementations of jax/_src/prng.py
+(threefry2x32 by default; rbg and unsafe_rbg in jax/_src/prng_impls.py).
 
 Each sampler is the same sequence of lax operations JAX 0.10.2 uses, so the same
 key gives the same bits and (through the same float expansions) the same values.
@@ -19,6 +20,7 @@ from jax._src import prng
 from jax._src import prng_impls
 from jax._src.config import config
 from jax._src.api import jit
+from jax._src.lax import composites
 from jax._src.lax import elementwise as ew
 from jax._src.lax import reductions
 from jax._src.lax import shape as lax_shape
@@ -70,9 +72,14 @@ def sampler_key(key, name: str):
   return key if prng.is_key(key) else prng.random_wrap(data, key_impl_of(key))
 
 
+def split_keys(rng, num: int):
+  """`num` typed keys split from the typed key `rng`, by its implementation."""
+  return prng.random_split(rng, (num,))
+
+
 def key_row(keys, i: int):
   """Key i of a 1-D typed key array."""
-  return lax_shape.reshape(lax_shape.slice(keys, (i,), (i + 1,)), ())
+  return composites.index_in_dim(keys, i, keepdims=False)
 
 
 def _seed_array(seed):
@@ -272,7 +279,7 @@ def normal(key, shape=(), dtype=None, *, out_sharding=None):
 def _normal(rng, shape, dtype):
   if dtypes.is_complex(dtype):
     real = np.dtype(np.finfo(dtype).dtype)
-    halves = prng.random_split(rng, (2,))
+    halves = split_keys(rng, 2)
     re, im = (ew.convert_element_type(normal_impl(key_row(halves, i), shape, real), dtype)
               for i in (0, 1))
     both = ew.add(re, ew.mul(lax_shape.full_like(im, np.array(1j, dtype)), im))
@@ -332,7 +339,7 @@ def _check_mode(mode) -> None:
 def _uniform_high(rng, shape, dtype):
   """Uniform draws with about twice the mantissa bits: a coarse draw plus a second one
   scaled into its lowest step, so probabilities far below 2**-nmant are resolved."""
-  keys = prng.random_split(rng, (2,))
+  keys = split_keys(rng, 2)
   k1 = key_row(keys, 0)
   k2 = key_row(keys, 1)
   hi = uniform_impl(k1, shape, dtype, 0.0, 1.0)
@@ -394,7 +401,7 @@ def _randint(rng, shape, minval, maxval, dtype):
   maxval = broadcast_trailing(_convert_and_clip_integer(maxval, dtype), shape)
   maxval_out_of_range = broadcast_trailing(maxval_out_of_range, shape)
   nbits = max(np.iinfo(dtype).bits, 32)  # narrow dtypes draw 32-bit words, as JAX does
-  keys = prng.random_split(rng, (2,))
+  keys = split_keys(rng, 2)
   k1 = key_row(keys, 0)
   k2 = key_row(keys, 1)
   higher = prng.random_bits(k1, nbits, shape)
@@ -530,7 +537,7 @@ def _shuffle(rng, x, axis: int, key_shape=None):
   shape = core.get_aval(x).shape
   key_shape = shape if key_shape is None else key_shape
   for _ in range(_shuffle_rounds(math.prod(key_shape))):
-    keys = prng.random_split(rng, (2,))
+    keys = split_keys(rng, 2)
     rng = key_row(keys, 0)
     subkey = key_row(keys, 1)
     sort_keys = prng.random_bits(subkey, 32, key_shape)

@@ -25,7 +25,8 @@ from jax._src.lax import shape as lax_shape
 from jax._src.numpy import creation
 from jax._src.numpy import linalg as jnp_linalg
 from jax._src.random import broadcast_trailing as _broadcast
-from jax._src.random_gamma import check_shape, convert_param, key_row, shapes_of, split_keys
+from jax._src.random import key_row, split_keys
+from jax._src.random_gamma import check_shape, convert_param, shapes_of
 from jax._src.scipy import special
 
 

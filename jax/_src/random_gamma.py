@@ -21,6 +21,7 @@ from jax._src import dtypes
 from jax._src import prng
 from jax._src import random as rnd
 from jax._src.random import broadcast_trailing as _broadcast
+from jax._src.random import key_row, split_keys
 from jax._src.api import jit, vmap
 from jax._src.core import ShapedArray
 from jax._src.interpreters import ad
@@ -34,13 +35,6 @@ from jax._src.lax.utils import standard_primitive
 from jax._src.lowering import hlo
 
 # ----------------------------------------------------------------------------- one sample
-
-
-def split_keys(key, num: int):
-  return prng.random_split(key, (num,))
-
-
-key_row = rnd.key_row
 
 
 def _gamma_one(key, alpha, log_space: bool):
@@ -97,8 +91,7 @@ def _gamma_impl(data, a, *, log_space: bool, impl: prng.PRNGImpl):
   a_aval = core.get_aval(a)
   if a_aval.size == 0:
     return lax_shape.full(a_aval.shape, 0, a_aval.dtype)
-  k = len(impl.key_shape)
-  batch = core.get_aval(data).shape[:core.get_aval(data).ndim - k]
+  batch = prng.keys_aval(core.get_aval(data), impl).shape
   per_key = math.prod(a_aval.shape[len(batch):])
   keys = prng.random_wrap(lax_shape.reshape(data, (math.prod(batch), *impl.key_shape)), impl)
   keys = vmap(lambda key: split_keys(key, per_key))(keys)
@@ -115,13 +108,7 @@ def _gamma_impl(data, a, *, log_space: bool, impl: prng.PRNGImpl):
 
 
 def _gamma_abstract_eval(data, a, *, log_space, impl):
-  k = len(impl.key_shape)
-  if data.dtype != prng.UINT32 or tuple(data.shape[data.ndim - k:]) != tuple(impl.key_shape) \
-      or data.ndim < k:
-    raise TypeError(f"random_gamma: the key data must be uint32[..., "
-                    f"{', '.join(map(str, impl.key_shape))}], got "
-                    f"{data.str_short(short_dtypes=True)}")
-  batch = data.shape[:data.ndim - k]
+  batch = prng.keys_aval(data, impl).shape
   if a.shape[:len(batch)] != batch:
     raise TypeError(f"random_gamma: key batch shape {batch} is not a prefix of "
                     f"alpha's shape {a.shape}")

@@ -29,6 +29,7 @@ from jax._src.interpreters import batching
 from jax._src.lax import composites
 from jax._src.lax import elementwise as ew
 from jax._src.lax import shape as lax_shape
+from jax._src.lax import slicing
 from jax._src.lax.utils import derived_primitive, place
 
 _U32 = np.dtype(np.uint32)
@@ -36,10 +37,6 @@ _U64 = np.dtype(np.uint64)
 _BITS_DTYPES = {np.dtype(t) for t in (np.uint8, np.uint16, np.uint32, np.uint64)}
 _PHILOX_MUL = (0xD2511F53, 0xCD9E8D57)
 _PHILOX_WEYL = (0x9E3779B9, 0xBB67AE85)
-
-
-def _u32(v):
-  return np.uint32(v)
 
 
 def _state_words(key):
@@ -68,12 +65,12 @@ def _add64(lo, hi, n):
   new_lo = ew.add(lo, n)
   carry = ew.lt(new_lo, lo)
   new_hi = ew.add(hi, ew.convert_element_type(carry, _U32))
-  return new_lo, new_hi, ew.bitwise_and(carry, ew.eq(new_hi, _u32(0)))
+  return new_lo, new_hi, ew.bitwise_and(carry, ew.eq(new_hi, np.uint32(0)))
 
 
 def _advance(words, count: int):
   """The key with its counter advanced by `count` hashes (the key words unchanged)."""
-  lo, hi, _ = _add64(words[2], words[3], _u32(count))
+  lo, hi, _ = _add64(words[2], words[3], np.uint32(count))
   return [words[0], words[1], lo, hi]
 
 
@@ -86,13 +83,14 @@ def _philox_words(words, count: int):
   c2, c3, _ = _add64(ctr[0], ctr[1], ew.convert_element_type(wrapped, _U32))
   x = [c0, c1, c2, c3]
   k0, k1 = words[0], words[1]
+  m0, m1 = (lax_shape.full((blocks,), m, _U32) for m in _PHILOX_MUL)
+  w0, w1 = (np.uint32(w) for w in _PHILOX_WEYL)
   for _ in range(10):
-    m0, m1 = (lax_shape.full((blocks,), m, _U32) for m in _PHILOX_MUL)
     hi0, lo0 = composites.mulhi(x[0], m0), ew.mul(x[0], m0)
     hi1, lo1 = composites.mulhi(x[2], m1), ew.mul(x[2], m1)
     x = [ew.bitwise_xor(ew.bitwise_xor(hi1, x[1]), k0), lo1,
          ew.bitwise_xor(ew.bitwise_xor(hi0, x[3]), k1), lo0]
-    k0, k1 = ew.add(k0, _u32(_PHILOX_WEYL[0])), ew.add(k1, _u32(_PHILOX_WEYL[1]))
+    k0, k1 = ew.add(k0, w0), ew.add(k1, w1)
   stream = lax_shape.reshape(composites.stack(x, 1), (4 * blocks,))
   return lax_shape.slice(stream, (0,), (count,)), _advance(words, blocks)
 
@@ -164,13 +162,10 @@ def _batch_rule(axis, vals, dims, *, shape, dtype, algorithm):
     return rng_bit_generator_p.bind(keys, shape=shape, dtype=dtype, algorithm=algorithm), \
         [batching.not_mapped] * 2
   keys = batching.bdim_at_front(keys, dims[0], axis.size)
-  first = lax_shape.reshape(lax_shape.slice(keys, (0, 0), (1, keys.shape[1])), (keys.shape[1],))
-  new_key, bits = rng_bit_generator_p.bind(first, shape=(axis.size, *shape), dtype=dtype,
+  new_key, bits = rng_bit_generator_p.bind(composites.index_in_dim(keys, 0, keepdims=False),
+                                           shape=(axis.size, *shape), dtype=dtype,
                                            algorithm=algorithm)
-  new_keys = lax_shape.concatenate(
-      [lax_shape.reshape(new_key, (1, keys.shape[1])),
-       lax_shape.slice(keys, (1, 0), tuple(keys.shape))], 0)
-  return [new_keys, bits], [0, 0]
+  return [slicing.dynamic_update_index_in_dim(keys, new_key, 0), bits], [0, 0]
 
 
 batching.batch_rules[rng_bit_generator_p] = _batch_rule
