@@ -586,12 +586,13 @@ StatusOr<std::unique_ptr<Plan>> PlanComputation(const HloComputation& computatio
       }
       if (preset > 0 && fused_reduce) {
         // The update loop has no rows to hoist a fused row reduce into: the
-        // whole-output kernel computes this one.
-        preset = 0;
-        for (int s : plan.slots[node->operand(0)->id]) {
+        // whole-output kernel computes this one, reading the operands itself.
+        for (size_t k = 0; k < preset; ++k) {
+          const int s = plan.slots[node->operand(static_cast<int>(k))->id][0];
           reads.push_back(s);
           shifted_reads.push_back(s);
         }
+        preset = 0;
       }
       bool linear = shape.rank() <= 1 || same_index;
       if (IsScatterLikeOpcode(node->opcode())) linear = true;  // one sequential work item
@@ -632,7 +633,6 @@ StatusOr<std::unique_ptr<Plan>> PlanComputation(const HloComputation& computatio
         const int64_t row = update.rank() == 0 ? 1 : update.dimensions().back();
         step.work_items = update.rank() == 0 ? 1 : (row == 0 ? 0 : update.element_count() / row);
         step.cost_per_item = row;
-        step.same_index_only = false;
       }
       if (node->opcode() == HloOpcode::kReduce) {
         int64_t in = node->operand(0)->shape().element_count();

@@ -150,12 +150,13 @@ std::vector<void*> Gather(const std::vector<void*>& table, const std::vector<int
   return out;
 }
 
-void CopySlots(const Program& p, const std::vector<void*>& table, const std::vector<int>& from,
-               const std::vector<int>& to) {
-  for (size_t k = 0; k < from.size(); ++k) {
-    if (table[to[k]] != table[from[k]] && p.slots[to[k]].size > 0) {
-      std::memcpy(table[to[k]], table[from[k]], p.slots[to[k]].size);
-    }
+// Copies buffer k of `from` into buffer k of `to` (as large as `slots[k]`), unless
+// they are one buffer.
+void CopyLeaves(const Program& p, const std::vector<int>& slots, const std::vector<void*>& from,
+                const std::vector<void*>& to) {
+  for (size_t k = 0; k < slots.size(); ++k) {
+    const int64_t bytes = p.slots[slots[k]].size;
+    if (to[k] != from[k] && bytes > 0) std::memcpy(to[k], from[k], bytes);
   }
 }
 
@@ -164,8 +165,8 @@ Status RunWhile(const Program& p, const Step& step, const std::vector<void*>& ta
   const WhileParams& w = step.while_params;
   const Program& cond = *p.subprograms[w.cond];
   const Program& body = *p.subprograms[w.body];
-  CopySlots(p, table, w.init_slots, w.state_slots);
   std::vector<void*> state = Gather(table, w.state_slots);
+  CopyLeaves(p, w.state_slots, Gather(table, w.init_slots), state);
   std::vector<void*> scratch = Gather(table, w.scratch_slots);
   // A leaf the body never reads after it starts writing that leaf's next value
   // (its may_alias pair) is updated in place: no copy back, and a
@@ -183,10 +184,7 @@ Status RunWhile(const Program& p, const Step& step, const std::vector<void*>& ta
     RETURN_IF_ERROR(RunSteps(*bound_cond, pool, context));
     if (*pred == 0) break;
     RETURN_IF_ERROR(RunSteps(*bound_body, pool, context));
-    for (size_t k = 0; k < state.size(); ++k) {
-      const int64_t bytes = p.slots[w.state_slots[k]].size;
-      if (scratch[k] != state[k] && bytes > 0) std::memcpy(state[k], scratch[k], bytes);
-    }
+    CopyLeaves(p, w.state_slots, scratch, state);
   }
   return OkStatus();
 }
