@@ -50,6 +50,7 @@ CAUSES_MD = os.path.join(HERE, "causes.md")   # hand-written: why the misses hap
 SIDES = ("ours", "jax")
 TEST_TOOLS = ["pytest", "pytest-xdist", "pytest-timeout", "pytest-reportlog"]
 PER_TEST_TIMEOUT = 600   # seconds; a hung test fails alone instead of eating the suite's bound
+COUNTS = ("passed", "failed", "errors", "skipped")   # what a suite's tests came to
 
 
 def load_benchmarks_runner():
@@ -295,9 +296,10 @@ def parse_junit(path: str) -> dict[str, int]:
   return counts
 
 
-def parse_report_log(path: str) -> dict[str, int]:
+def parse_report_log(path: str, collection_errors: bool = True) -> dict[str, int]:
   """Counts of the tests a pytest report log has so far, like parse_junit's: a test
-  whose setup or teardown failed is an error, a module that failed to import too."""
+  whose setup or teardown failed is an error, a module that failed to import too
+  (unless `collection_errors` is False: earlier parts counted those)."""
   outcomes: dict[str, str] = {}
   counts = {"passed": 0, "failed": 0, "errors": 0, "skipped": 0}
   with open(path, encoding="utf-8") as f:
@@ -308,7 +310,8 @@ def parse_report_log(path: str) -> dict[str, int]:
         continue  # the last line of a killed run may be cut short
       kind, outcome = report.get("$report_type"), report.get("outcome")
       if kind == "CollectReport" and outcome == "failed":
-        outcomes[report["nodeid"]] = "errors"  # once, however many parts collected it
+        if collection_errors:
+          outcomes[report["nodeid"]] = "errors"  # once, however many parts collected it
       elif kind == "TestReport":
         node, when = report["nodeid"], report["when"]
         if outcome == "failed":
@@ -341,15 +344,38 @@ def finished_tests(report_log: str) -> set[str]:
 
 
 # Loaded into a resumed pytest (-p): the tests an earlier part finished are deselected.
+# Those named in the report log, and, when the earlier parts' report log is gone (the
+# run moved to another machine), the first JAX_ECOSYSTEM_FIRST_DONE they counted: a
+# serial run goes in collection order, so what it finished is the first tests collected,
+# and its count holds one error per module that failed to import, which is no item.
 RESUME_PLUGIN = """
 import os
+
+_failed_modules = set()
+
+def pytest_collectreport(report):
+    if report.failed:
+        _failed_modules.add(report.nodeid)
 
 def pytest_collection_modifyitems(config, items):
     with open(os.environ["JAX_ECOSYSTEM_FINISHED"], encoding="utf-8") as f:
         done = set(f.read().splitlines())
-    config.hook.pytest_deselected(items=[i for i in items if i.nodeid in done])
-    items[:] = [i for i in items if i.nodeid not in done]
+    first = int(os.environ.get("JAX_ECOSYSTEM_FIRST_DONE", "0"))
+    first = max(0, first - len(_failed_modules)) if first else 0
+    gone = [i for n, i in enumerate(items) if n < first or i.nodeid in done]
+    config.hook.pytest_deselected(items=gone)
+    gone = set(map(id, gone))
+    items[:] = [i for i in items if id(i) not in gone]
 """
+
+
+def counts_so_far(report_log: str, before: dict | None) -> dict[str, int]:
+  """The counts of a suite's report log, plus those of the earlier parts whose own log
+  is gone (`before`), which already hold the modules that failed to import."""
+  if not os.path.exists(report_log):
+    return dict(before or {})
+  counts = parse_report_log(report_log, collection_errors=before is None)
+  return {k: counts[k] + (before or {}).get(k, 0) for k in COUNTS}
 
 
 def run_suite(python: str, side: str, name: str, lib: dict, root: str, args: argparse.Namespace,
@@ -362,8 +388,10 @@ def run_suite(python: str, side: str, name: str, lib: dict, root: str, args: arg
   junit, log = os.path.join(out_dir, f"{name}.xml"), os.path.join(out_dir, f"{name}.log")
   report_log = os.path.splitext(junit)[0] + ".jsonl"
   earlier = load_results().get(name, {}).get(side, {}) if args.resume else {}
-  resuming = (str(earlier.get("status", "")).startswith("stopped")
-              and os.path.exists(report_log))
+  resuming = str(earlier.get("status", "")).startswith("stopped")
+  # Counts of earlier parts that no report log here holds (a stop on another machine).
+  before = (earlier.get("before_log") if os.path.exists(report_log)
+            else {k: earlier.get(k, 0) for k in COUNTS}) if resuming else None
   for stale in (junit,) if resuming else (junit, report_log):
     if os.path.exists(stale):
       os.remove(stale)
@@ -376,10 +404,12 @@ def run_suite(python: str, side: str, name: str, lib: dict, root: str, args: arg
     if resuming:
       finished = os.path.join(cwd, "finished.txt")
       with open(finished, "w", encoding="utf-8") as f:
-        f.write("\n".join(sorted(finished_tests(report_log))))
+        if os.path.exists(report_log):
+          f.write("\n".join(sorted(finished_tests(report_log))))
       with open(os.path.join(cwd, "ecosystem_resume.py"), "w", encoding="utf-8") as f:
         f.write(RESUME_PLUGIN)
       env = dict(env, JAX_ECOSYSTEM_FINISHED=finished,
+                 JAX_ECOSYSTEM_FIRST_DONE=str(sum((before or {}).values())),
                  PYTHONPATH=os.pathsep.join(filter(None, [cwd, env.get("PYTHONPATH")])))
       cmd[cmd.index("pytest") + 1:cmd.index("pytest") + 1] = ["-p", "ecosystem_resume"]
     code, seconds = run_bounded(cmd, args.timeout, env, cwd, log)
@@ -392,14 +422,16 @@ def run_suite(python: str, side: str, name: str, lib: dict, root: str, args: arg
         os.remove(done)
     seconds += float(earlier.get("seconds", 0.0))
   entry = {"seconds": round(seconds, 1), "log": log}
+  if before:
+    entry["before_log"] = before
   if code is None:
     entry["status"] = f"stopped at {seconds:.0f} s"
-    if os.path.exists(report_log):
-      entry.update(parse_report_log(report_log))
+    if os.path.exists(report_log) or before:
+      entry.update(counts_so_far(report_log, before))
   elif not os.path.exists(report_log if resuming else junit):
     entry["status"] = f"pytest exited {code} without a report"
   else:
-    entry.update(parse_report_log(report_log) if resuming else parse_junit(junit))
+    entry.update(counts_so_far(report_log, before) if resuming else parse_junit(junit))
     # 5: nothing left to run, when a resumed suite had finished all but its last test
     entry["status"] = "ok" if code in ((0, 1, 5) if resuming else (0, 1)) else (
         f"pytest exited {code}")

@@ -254,6 +254,45 @@ def test_resumed_pytest_deselects_the_finished_tests(tmp_path):
   assert "1 passed, 2 deselected" in out.stdout
 
 
+def test_resume_without_a_report_log_deselects_the_first_tests_counted(tmp_path):
+  # The earlier parts ran on another machine: only their counts are left. They counted
+  # 3: the module that fails to import and the first two tests collected.
+  import subprocess
+  suite = tmp_path / "suite"
+  suite.mkdir()
+  (suite / "test_a.py").write_text("def test_1(): pass\ndef test_2(): pass\n")
+  (suite / "test_b.py").write_text("import no_such_module_here\n")
+  (suite / "test_c.py").write_text("def test_3(): pass\ndef test_4(): assert False\n")
+  (tmp_path / "ecosystem_resume.py").write_text(runner.RESUME_PLUGIN)
+  finished = tmp_path / "finished.txt"
+  finished.write_text("")
+  env = dict(os.environ, JAX_ECOSYSTEM_FINISHED=str(finished), JAX_ECOSYSTEM_FIRST_DONE="3",
+             PYTHONPATH=str(tmp_path))
+  out = subprocess.run([sys.executable, "-m", "pytest", "-p", "ecosystem_resume", "-v",
+                        "-p", "no:cacheprovider", "--continue-on-collection-errors",
+                        "--rootdir", str(suite), str(suite)],
+                       capture_output=True, text=True, env=env, cwd=tmp_path)
+  assert "test_c.py::test_3 PASSED" in out.stdout and "test_c.py::test_4 FAILED" in out.stdout
+  assert "test_a.py::test_" not in out.stdout
+  assert "2 deselected" in out.stdout
+
+
+def test_counts_of_parts_without_a_report_log_add_to_the_log(tmp_path):
+  lines = [
+      {"$report_type": "CollectReport", "nodeid": "bad_test.py", "outcome": "failed"},
+      {"$report_type": "TestReport", "nodeid": "c::3", "when": "call", "outcome": "passed"},
+      {"$report_type": "TestReport", "nodeid": "c::4", "when": "call", "outcome": "failed"},
+  ]
+  path = tmp_path / "r.jsonl"
+  path.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+  before = {"passed": 2, "failed": 0, "errors": 1, "skipped": 0}
+  # The module that failed to import is in `before` already.
+  assert runner.counts_so_far(str(path), before) == {"passed": 3, "failed": 1, "errors": 1,
+                                                     "skipped": 0}
+  assert runner.counts_so_far(str(path), None)["errors"] == 1
+  assert runner.counts_so_far(str(tmp_path / "none.jsonl"), before) == before
+
+
 def test_collection_errors_count_once_across_resumed_parts(tmp_path):
   bad = {"$report_type": "CollectReport", "nodeid": "bad_test.py", "outcome": "failed"}
   path = tmp_path / "r.jsonl"
