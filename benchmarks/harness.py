@@ -54,6 +54,8 @@ FIGURES = [
            Target(1.0, aim=0.5)),
     Figure("compile_small", "compile", "first call (trace + compile), small fn", "ms",
            False, Target(1.0)),
+    Figure("compile_closure_16mb", "compile",
+           "first call of a fn closing over a 16 MB numpy weight", "ms", False, Target(1.0)),
     Figure("fused_elementwise_1e7", "elementwise", "fused elementwise, f32[1e7]", "GB/s",
            True, Target(1.0, **_COPY)),
     Figure("numpy_copy_1e7", "elementwise", "numpy copy bandwidth, f32[1e7]", "GB/s", True),

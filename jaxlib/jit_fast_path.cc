@@ -201,9 +201,14 @@ struct CacheEntry {
   PJRT_Device* device;
   std::vector<nb::object> out_avals;
   PyTreeDef out_tree;
-  // Parameters the executable declares as donors: their argument arrays are
-  // deleted after each run (through the array's own `delete`).
+  // Argument leaves the executable declares as donors: their arrays are deleted
+  // after each run (through the array's own `delete`).
   std::vector<int64_t> donated;
+  // Buffers passed before the argument leaves (the computation's large constants),
+  // held by their Python objects; `param_donated` is `donated` shifted past them.
+  std::vector<nb::object> consts;
+  std::vector<PyBuffer*> const_buffers;
+  std::vector<int64_t> param_donated;
 };
 
 // The arguments of one call taken apart: signature, leaves and their buffers.
@@ -254,9 +259,13 @@ class JitFunction {
     }
     std::vector<std::vector<std::shared_ptr<PyBuffer>>> outs;
     {
-      std::vector<std::vector<PyBuffer*>> per_device{call->buffers};
+      std::vector<std::vector<PyBuffer*>> per_device(1);
+      per_device[0].reserve(entry->const_buffers.size() + call->buffers.size());
+      per_device[0].insert(per_device[0].end(), entry->const_buffers.begin(),
+                           entry->const_buffers.end());
+      per_device[0].insert(per_device[0].end(), call->buffers.begin(), call->buffers.end());
       nb::gil_scoped_release release;
-      outs = entry->loaded->Execute(per_device, entry->donated);
+      outs = entry->loaded->Execute(per_device, entry->param_donated);
     }
     for (int64_t i : entry->donated) {
       nb::handle leaf(PyList_GET_ITEM(call->leaves.ptr(), i));
@@ -281,7 +290,7 @@ class JitFunction {
   }
 
   bool Insert(nb::handle args, nb::object executable, nb::handle out_avals, nb::handle out_tree,
-              std::vector<int64_t> donated) {
+              std::vector<int64_t> donated, nb::handle consts) {
     if (!enabled_ || fast_path_config == nullptr || !PyTuple_Check(args.ptr())) return false;
     std::unique_ptr<FlatCall> call = Flatten(args.ptr());
     if (!call) return false;
@@ -296,6 +305,18 @@ class JitFunction {
                                                          loaded->devices()[0]->c_device(), {},
                                                          nb::cast<PyTreeDef>(out_tree),
                                                          std::move(donated)});
+    for (nb::handle c : consts) {
+      PyBuffer* buffer = nullptr;
+      if (!nb::try_cast<PyBuffer*>(c, buffer) || buffer == nullptr ||
+          buffer->device()->c_device() != entry->device) {
+        throw nb::value_error("_fast_insert: a constant is not a buffer on the executable's device");
+      }
+      entry->consts.push_back(nb::borrow(c));
+      entry->const_buffers.push_back(buffer);
+    }
+    for (int64_t i : entry->donated) {
+      entry->param_donated.push_back(i + static_cast<int64_t>(entry->const_buffers.size()));
+    }
     for (nb::handle a : out_avals) entry->out_avals.push_back(nb::borrow(a));
     if (static_cast<int>(entry->out_avals.size()) != entry->out_tree.num_leaves() ||
         entry->out_avals.size() != loaded->num_outputs()) {
@@ -326,6 +347,7 @@ class JitFunction {
       if (int r = sig.tree.Traverse(visit, arg)) return r;
       if (int r = entry->out_tree.Traverse(visit, arg)) return r;
       Py_VISIT(entry->executable.ptr());
+      for (const nb::object& c : entry->consts) Py_VISIT(c.ptr());
       for (const nb::object& a : entry->out_avals) Py_VISIT(a.ptr());
     }
     return 0;
@@ -518,9 +540,10 @@ void RegisterJitFastPath(nb::module_& parent) {
       .def(nb::init<nb::object, bool>(), nb::arg("registry"), nb::arg("fast_enabled"))
       .def("_fast_insert", &JitFunction::Insert, nb::arg("args"), nb::arg("executable"),
            nb::arg("out_avals"), nb::arg("out_tree"),
-           nb::arg("donated") = std::vector<int64_t>{},
+           nb::arg("donated") = std::vector<int64_t>{}, nb::arg("consts") = nb::tuple(),
            "Caches `executable` for calls whose positional arguments look like `args`; False "
-           "if they are not plain arrays. `donated`: argument leaves each run gives up.")
+           "if they are not plain arrays. `donated`: argument leaves each run gives up; "
+           "`consts`: buffers on the executable's device passed before the leaves.")
       .def("_fast_entries", &JitFunction::Entries,
            "One (treedef, ((dtype, shape, weak_type), ...), x64) per cached signature.")
       .def("_fast_clear", &JitFunction::Clear)

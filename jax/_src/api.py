@@ -638,7 +638,8 @@ class PjitFunction(_jax.jit.JitFunction):
       # Cached before running: a donating run deletes the arguments it looks at.
       _configure_fast_path()
       exe = execution.compile_jaxpr(closed, self._name, donated=donated)
-      self._fast_insert(args, exe.loaded, exe.out_avals, out_tree, list(exe.donated))
+      self._fast_insert(args, exe.loaded, exe.out_avals, out_tree, list(exe.donated),
+                        exe.const_buffers(exe.devices[0]))
     outs = jit_p.bind(*hoisted, *leaves, jaxpr=closed, name=self._name,
                       **donation_params(donated))
     return out_tree.unflatten(outs)

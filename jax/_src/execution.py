@@ -108,6 +108,15 @@ def _arg_buffer(x, aval: ShapedArray):
   return buffer_from_numpy(np.asarray(x, dtype=aval.dtype))
 
 
+def _const_buffer(value, device):
+  """A constant's buffer on `device`: a jax Array's own when it is already there."""
+  if type(value) is ArrayImpl and value.stack_axis is None:
+    bufs = value.resident_buffers or value.device_buffers()
+    if len(bufs) == 1 and bufs[0].device() == device:
+      return bufs[0]
+  return buffer_from_numpy(np.asarray(value), device)
+
+
 # ----------------------------------------------------------------------------- placement
 
 
@@ -290,20 +299,39 @@ class Executable:
   """A compiled module: its HLO text, the avals of its inputs and outputs, its devices.
 
   Called with arguments on one device (`__call__`), or with one buffer per device
-  for each argument (`execute_sharded`) when compiled for several devices.
+  for each argument (`execute_sharded`) when compiled for several devices. The
+  module's parameters are `consts` (large constants of the computation, copied to
+  each device once) followed by the arguments.
   """
 
   def __init__(self, hlo_text: str, in_avals: Sequence[ShapedArray],
                out_avals: Sequence[ShapedArray], loaded, devices: Sequence = (),
-               donated: Sequence[int] = ()):
-    """`donated`: the parameters the module declares as donors; their argument
-    arrays are deleted by every call."""
+               donated: Sequence[int] = (), consts: Sequence = ()):
+    """`donated`: the arguments the module declares as donors; their arrays are
+    deleted by every call."""
     self.hlo_text = hlo_text
     self.in_avals = list(in_avals)
     self.out_avals = list(out_avals)
     self.devices = tuple(devices)
     self.donated = tuple(donated)
+    self.consts = tuple(consts)
     self.loaded = loaded
+    self._param_donated = tuple(i + len(self.consts) for i in self.donated)
+    self._const_buffers: dict[Any, list] = {}
+
+  def const_buffers(self, device) -> list:
+    """The buffers of `consts` on `device`, made on first use; equal values share one."""
+    bufs = self._const_buffers.get(device)
+    if bufs is None:
+      made: dict[Any, Any] = {}
+      bufs = []
+      for c in self.consts:
+        key = id(c) if type(c) is ArrayImpl else hlo.constant_key(c)
+        if key not in made:
+          made[key] = _const_buffer(c, device)
+        bufs.append(made[key])
+      self._const_buffers[device] = bufs
+    return bufs
 
   def __call__(self, *args) -> list[ArrayImpl]:
     if len(args) != len(self.in_avals):
@@ -321,11 +349,16 @@ class Executable:
       module = self.hlo_text.split(None, 2)[1].rstrip(",") if self.hlo_text else "?"
       raise RuntimeError(f"JAX tried to execute function {module}, but the no_execution "
                          "config option is set")
-    outs = self.loaded.execute(buffers, self.donated)
+    if self.consts:
+      buffers = self.const_buffers(self.devices[0] if self.devices else default_device()) + buffers
+    outs = self.loaded.execute(buffers, self._param_donated)
     return [ArrayImpl(a, [b]) for a, b in zip(self.out_avals, outs)]
 
   def execute_sharded(self, arg_blocks: list) -> list:
     """Per argument one buffer per device in; per result one buffer per device out."""
+    if self.consts:
+      per_device = [self.const_buffers(d) for d in self.devices]
+      arg_blocks = [list(blocks) for blocks in zip(*per_device)] + list(arg_blocks)
     try:
       return self.loaded.execute_sharded(arg_blocks)
     except Exception as e:
@@ -343,8 +376,9 @@ def _raise_if_process_lost(error: Exception) -> None:
 
 
 def compile_hlo(hlo_text: str, name: str, in_avals, out_avals, devices: Sequence | None = None,
-                donated: Sequence[int] = ()) -> Executable:
-  """Compile HLO text for `devices` (default: the default device), logging the compile."""
+                donated: Sequence[int] = (), consts: Sequence = ()) -> Executable:
+  """Compile HLO text for `devices` (default: the default device), logging the compile.
+  The module's first `len(consts)` parameters take `consts` (see `Executable`)."""
   client = get_backend()
   devices = list(devices) if devices is not None else [default_device()]
   if config.jax_dump_hlo:
@@ -359,7 +393,7 @@ def compile_hlo(hlo_text: str, name: str, in_avals, out_avals, devices: Sequence
   if log:
     _compile_log.warning("Finished XLA compilation of %s in %.6f sec", name,
                          time.perf_counter() - start)
-  return Executable(hlo_text, in_avals, out_avals, loaded, devices, donated)
+  return Executable(hlo_text, in_avals, out_avals, loaded, devices, donated, consts)
 
 
 def compile_jaxpr(closed: core.ClosedJaxpr, name: str, *, devices: Sequence | None = None,
@@ -384,11 +418,44 @@ def _compile_jaxpr(closed, name, devices, kind, axis_env, num_replicas, arg_name
                    donated) -> Executable:
   if config.jax_dump_jaxpr:
     print(closed)
-  plan = donation.plan(closed.in_avals, closed.out_avals, donated)
-  text = hlo.lower_jaxpr_to_module(closed, name, arg_names, kind=kind, axis_env=axis_env,
-                                   donation_plan=plan, num_replicas=num_replicas)
+  module, consts = _hoist_large_consts(closed)
+  k = len(consts)
+  plan = donation.plan(module.in_avals, module.out_avals,
+                       (False,) * k + tuple(donated) if donated else None)
+  names = [f"constant_{i}" for i in range(k)] + list(arg_names or [""] * len(closed.in_avals))
+  text = hlo.lower_jaxpr_to_module(module, name, names if k else arg_names, kind=kind,
+                                   axis_env=axis_env, donation_plan=plan,
+                                   num_replicas=num_replicas)
   return compile_hlo(text, f"{kind}({name})", closed.in_avals, closed.out_avals, devices,
-                     plan.params)
+                     tuple(p - k for p in plan.params), consts)
+
+
+# Constants of at least this many bytes are passed to the executable as arguments, as JAX
+# passes closed-over arrays, instead of being printed into the HLO text: printing and
+# parsing a float takes microseconds, so a 16 MB weight took seconds to compile.
+HOIST_MIN_BYTES = 4096
+
+
+def _hoist_large_consts(closed: core.ClosedJaxpr) -> tuple[core.ClosedJaxpr, list]:
+  """`closed` with its large array consts moved to leading parameters, and their values."""
+  jaxpr = closed.jaxpr
+  pairs = list(zip(jaxpr.constvars, closed.consts))
+  moved = [_is_large_array(v.aval, c) for v, c in pairs]
+  if not any(moved):
+    return closed, []
+  kept = [(v, c) for (v, c), m in zip(pairs, moved) if not m]
+  hoisted = [(v, c) for (v, c), m in zip(pairs, moved) if m]
+  module = core.Jaxpr([v for v, _ in kept], [v for v, _ in hoisted] + jaxpr.invars,
+                      jaxpr.eqns, jaxpr.outs, jaxpr.effects, jaxpr.debug_info)
+  values = [c if type(c) is ArrayImpl and c.dtype == v.aval.dtype else np.asarray(c, v.aval.dtype)
+            for v, c in hoisted]
+  return core.ClosedJaxpr(module, [c for _, c in kept]), values
+
+
+def _is_large_array(aval, value) -> bool:
+  return (isinstance(value, (np.ndarray, ArrayImpl)) and isinstance(aval, ShapedArray)
+          and isinstance(aval.dtype, np.dtype) and aval.dtype != dtypes.float0
+          and aval.size * aval.dtype.itemsize >= HOIST_MIN_BYTES)
 
 
 # ----------------------------------------------------------------------------- caches

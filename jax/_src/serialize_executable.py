@@ -2,7 +2,8 @@
 
 The payload holds the plugin's serialized executable plus what the frontend
 needs to call it again: the argument and result avals, the constants the
-jaxpr hoisted into arguments, and the function name. The trees travel
+jaxpr hoisted into arguments, the large constants the module takes as its first
+parameters, and the function name. The trees travel
 separately, as in JAX: ``serialize`` returns ``(payload, in_tree, out_tree)``.
 """
 
@@ -17,7 +18,7 @@ from jax._src import core, execution, xla_bridge
 from jax._src.api import Compiled, CompiledParts, compiled_from_parts, compiled_parts
 from jax._src.array import ArrayImpl
 
-_FORMAT = "jax-serialized-executable/2"
+_FORMAT = "jax-serialized-executable/3"
 
 
 def serialize(compiled) -> tuple[bytes, Any, Any]:
@@ -42,6 +43,7 @@ def serialize(compiled) -> tuple[bytes, Any, Any]:
       "in_leaf_avals": list(parts.in_leaf_avals),
       "hoisted": [np.asarray(h) for h in parts.hoisted],
       "donated": list(exe.donated),
+      "consts": [np.asarray(c) for c in exe.consts],
       "donated_leaves": list(parts.donated_leaves),
   }
   return pickle.dumps(payload), compiled.in_tree, compiled.out_tree
@@ -58,7 +60,8 @@ def deserialize_and_load(serialized: bytes, in_tree, out_tree, backend: str | No
   devices = list(execution_devices) if execution_devices is not None else client.devices()[:1]
   loaded = client.deserialize_executable(payload["executable"], devices)
   exe = execution.Executable(payload["hlo_text"], payload["in_avals"], payload["out_avals"],
-                             loaded, devices, donated=payload["donated"])
+                             loaded, devices, donated=payload["donated"],
+                             consts=payload["consts"])
   hoisted = [ArrayImpl(core.get_aval(h), [client.buffer_from_pyval(h, devices[0])])
              for h in payload["hoisted"]]
   parts = CompiledParts(exe, tuple(payload["in_leaf_avals"]), tuple(hoisted),

@@ -265,6 +265,13 @@ class LoweringContext:
     return name
 
 
+def constant_key(value: np.ndarray) -> tuple:
+  """Equal for constants of equal dtype, shape and contents."""
+  # Hashed as bytes in place (a view for contiguous values; bfloat16 has no buffer format).
+  digest = hashlib.blake2b(value.reshape(-1).view(np.uint8).data, digest_size=16).digest()
+  return (value.dtype.str, value.shape, digest)
+
+
 def lower_jaxpr_into(comp: ComputationBuilder, jaxpr: core.Jaxpr, consts: Sequence,
                      args: Sequence[HloValue]) -> list[HloValue]:
   """Emit `jaxpr`'s equations into `comp`; returns the HLO values of its outputs."""
@@ -274,9 +281,7 @@ def lower_jaxpr_into(comp: ComputationBuilder, jaxpr: core.Jaxpr, consts: Sequen
   emitted: dict[tuple, HloValue] = {}
   for v, c in zip(jaxpr.constvars, consts):
     value = np.asarray(c, v.aval.dtype)
-    # Hashed as bytes in place (a view for contiguous values; bfloat16 has no buffer format).
-    digest = hashlib.blake2b(value.reshape(-1).view(np.uint8).data, digest_size=16).digest()
-    key = (value.dtype.str, value.shape, digest)
+    key = constant_key(value)
     if key not in emitted:
       emitted[key] = comp.constant(value, v.aval.dtype)
     env[v] = HloValue(emitted[key].name, v.aval)
