@@ -61,3 +61,34 @@ def test_div_jvp_in_y_is_minus_x_times_y_to_the_minus_2():
   assert float(tangent) == -0.75
   jaxpr = jax.make_jaxpr(lambda y: jax.jvp(lambda v: 3.0 / v, (y,), (1.0,))[1])(2.0)
   assert "integer_pow" in str(jaxpr)
+
+
+def test_a_product_with_a_converted_boolean_selects():
+  # JAX 0.10.2 (jax.numpy's functions are jitted whole, so eager calls compile the
+  # conversion with the product): inf * False is 0, NaN * False is 0.
+  b = jnp.array([False, False, True])
+  v = jnp.array([jnp.inf, jnp.nan, 2.0], jnp.float32)
+  np.testing.assert_array_equal(v * b, [0.0, 0.0, 2.0])
+  np.testing.assert_array_equal(b * v, [0.0, 0.0, 2.0])
+  np.testing.assert_array_equal(jnp.inf * jnp.array([False, True]), [0.0, np.inf])
+  np.testing.assert_array_equal(jax.jit(lambda x, p: jax.lax.mul(x, p.astype(x.dtype)))(v, b),
+                                [0.0, 0.0, 2.0])
+  c = jax.jit(lambda x, p: x * p.astype(jnp.complex64))(v.astype(jnp.complex64), b)
+  np.testing.assert_array_equal(c, [0, 0, 2])
+  # numpyro's binary_cross_entropy_with_logits at x = -inf, y = 0.
+  assert float(jnp.inf * jnp.logical_xor(0, jnp.float32(-jnp.inf) > 0)) == 0.0
+
+
+def test_products_the_rewrite_leaves_alone_as_jax_does():
+  # Real JAX: a broadcast boolean, an integer factor, a bf16 product, and ops run one
+  # at a time (lax.mul on an already converted array) still give NaN.
+  v = jnp.array([jnp.inf, jnp.nan, 2.0], jnp.float32)
+  b = jnp.array([False, False, True])
+  assert np.isnan(np.asarray(v * jnp.array(False))[:2]).all()
+  spread = jax.jit(lambda x, s: x * jax.lax.broadcast_in_dim(s, (3,), ()).astype(x.dtype))
+  assert np.isnan(np.asarray(spread(v, jnp.array(False)))[:2]).all()
+  i8 = jax.jit(lambda x, i: x * i.astype(jnp.float32))(v, jnp.array([0, 0, 1], jnp.int8))
+  assert np.isnan(np.asarray(i8)[:2]).all()
+  h = jax.jit(lambda x, p: x * p.astype(jnp.bfloat16))(v.astype(jnp.bfloat16), b)
+  assert np.isnan(np.asarray(h, np.float32)[:2]).all()
+  assert np.isnan(np.asarray(jax.lax.mul(v, b.astype(v.dtype)))[:2]).all()

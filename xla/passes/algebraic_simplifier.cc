@@ -375,6 +375,43 @@ HloInstruction* SinkReshapes(HloInstruction* instr) {
                                                      UniqueName(comp, base + ".reshaped")));
 }
 
+// x * convert(p) -> select(p, x, 0) for a boolean p of the product's shape, in either
+// operand order: the product of False and an infinity or a NaN is then 0, as XLA's
+// simplifier makes it, and JAX programs count on that (numpyro computes
+// `inf * logical_xor(y, x > 0)` expecting 0). Only where XLA:CPU multiplies in the type
+// itself (f32, f64, c64, c128); f16 and bf16 products are computed in f32 there, and
+// the rewrite does not reach them; nor does it reach a broadcast boolean, whose
+// conversion XLA moves before the broadcast.
+HloInstruction* MultiplyByPredicateAsSelect(HloInstruction* multiply) {
+  const PrimitiveType type = multiply->shape().element_type();
+  if (type != PrimitiveType::F32 && type != PrimitiveType::F64 && type != PrimitiveType::C64 &&
+      type != PrimitiveType::C128) {
+    return nullptr;
+  }
+  for (int k = 0; k < 2; ++k) {
+    HloInstruction* convert = multiply->operand(k);
+    HloInstruction* x = multiply->operand(1 - k);
+    if (convert->opcode() != HloOpcode::kConvert ||
+        convert->operand(0)->shape().element_type() != PrimitiveType::PRED ||
+        convert->operand(0)->opcode() == HloOpcode::kBroadcast ||
+        !(convert->shape() == multiply->shape()) || !(x->shape() == multiply->shape())) {
+      continue;
+    }
+    HloComputation* comp = multiply->parent();
+    const std::string& base = multiply->name();
+    HloInstruction* zero = comp->AddInstruction(HloInstruction::CreateConstant(
+        Literal(Shape::Scalar(type)), UniqueName(comp, base + ".zero")));
+    if (multiply->shape().rank() > 0) {
+      zero = comp->AddInstruction(HloInstruction::Create(
+          HloOpcode::kBroadcast, multiply->shape(), {zero}, UniqueName(comp, base + ".zeros")));
+    }
+    return comp->AddInstruction(HloInstruction::Create(
+        HloOpcode::kSelect, multiply->shape(), {convert->operand(0), x, zero},
+        UniqueName(comp, base + ".select")));
+  }
+  return nullptr;
+}
+
 // The instruction that replaces `instr`, or null.
 HloInstruction* Simplify(HloInstruction* instr) {
   switch (instr->opcode()) {
@@ -384,6 +421,7 @@ HloInstruction* Simplify(HloInstruction* instr) {
       if (HloInstruction* m = DivideByConstantAsMultiply(instr)) return m;
       return DivideByBroadcastAsMultiply(instr);
     case HloOpcode::kMultiply:
+      if (HloInstruction* s = MultiplyByPredicateAsSelect(instr)) return s;
       if (HloInstruction* r = SinkReshapes(instr)) return r;
       if (HloInstruction* e = CombineExps(instr)) return e;
       if (IsConstantOne(instr->operand(1)) && instr->operand(0)->shape() == instr->shape()) {

@@ -76,6 +76,43 @@ ENTRY e {
   EXPECT_TRUE(Contains(out, "s32[4,3]{1,0} divide(i, bj)"));
 }
 
+// A product with a converted boolean selects, so False times an infinity is 0; a
+// boolean broadcast before or after its conversion, a bf16 product and an integer
+// operand are left alone (as on XLA:CPU).
+TEST(MultiplyByConvertedPredicateBecomesSelect) {
+  std::string out = Simplified(R"(HloModule m
+
+ENTRY e {
+  x = f32[4]{0} parameter(0)
+  p = pred[4]{0} parameter(1)
+  c = f32[4]{0} convert(p)
+  m1 = f32[4]{0} multiply(x, c)
+  m2 = f32[4]{0} multiply(c, x)
+  s = pred[] parameter(2)
+  cs = f32[] convert(s)
+  bs = f32[4]{0} broadcast(cs), dimensions={}
+  m3 = f32[4]{0} multiply(x, bs)
+  h = bf16[4]{0} parameter(3)
+  ch = bf16[4]{0} convert(p)
+  m4 = bf16[4]{0} multiply(h, ch)
+  i = s8[4]{0} parameter(4)
+  ci = f32[4]{0} convert(i)
+  m5 = f32[4]{0} multiply(x, ci)
+  ps = pred[4]{0} broadcast(s), dimensions={}
+  cps = f32[4]{0} convert(ps)
+  m6 = f32[4]{0} multiply(x, cps)
+  ROOT t = (f32[4]{0}, f32[4]{0}, f32[4]{0}, bf16[4]{0}, f32[4]{0}, f32[4]{0}) tuple(m1, m2, m3, m4, m5, m6)
+}
+
+)");
+  EXPECT_TRUE(Contains(out, "f32[4]{0} select(p, x, "));
+  EXPECT_TRUE(!Contains(out, "multiply(x, c)") && !Contains(out, "multiply(c, x)"));
+  EXPECT_TRUE(Contains(out, "multiply(x, bs)"));
+  EXPECT_TRUE(Contains(out, "bf16[4]{0} multiply(h, ch)"));
+  EXPECT_TRUE(Contains(out, "multiply(x, ci)"));
+  EXPECT_TRUE(Contains(out, "multiply(x, cps)"));
+}
+
 TEST(DivideByConstantBecomesMultiplyByReciprocal) {
   std::string out = Simplified(R"(HloModule m
 

@@ -36,6 +36,15 @@ def _is_bool(x) -> bool:
   return _dtype(x) == dtypes.bool_
 
 
+def _plain_bool(x) -> bool:
+  """`_is_bool` of an array or scalar; False for an object converted through its
+  `__jax_array__` (which promotion converts first)."""
+  try:
+    return _is_bool(x)
+  except TypeError:
+    return False
+
+
 def _is_int(x) -> bool:
   return dtypes.is_integer(_dtype(x))
 
@@ -108,15 +117,27 @@ def _arithmetic(name, prim, lax_fn, bool_fn):
   (the common eager case), else NumPy promotion first; booleans use `bool_fn`
   (a lax function, or the message of the TypeError they raise)."""
   @_named(name)
-  def fn(x, y, /):
-    if _same_numeric_arrays(x, y):
-      return prim.bind(x, y)
+  def promoted(x, y, /):
     x, y = promote_args_nary(name, x, y)
     if not _is_bool(x):
       return lax_fn(x, y)
     if isinstance(bool_fn, str):
       raise TypeError(bool_fn)
     return bool_fn(x, y)
+
+  # With one boolean operand the conversion and the op are compiled together, as JAX's
+  # jnp functions are jitted whole: the compiler then sees `x * convert(p)` and selects,
+  # so an infinity times False is 0 (as on XLA) rather than NaN.
+  with_boolean = _compiled(promoted)
+
+  @_named(name)
+  def fn(x, y, /):
+    if _same_numeric_arrays(x, y):
+      return prim.bind(x, y)
+    check_arraylike(name, x, y)
+    if _plain_bool(x) != _plain_bool(y):
+      return with_boolean(x, y)
+    return promoted(x, y)
   return fn
 
 
