@@ -154,3 +154,10 @@ def test_threshold_is_in_bytes():
   x = jnp.float32(1)
   assert _executable(jax.jit(lambda x: x * below), x).consts == ()
   assert len(_executable(jax.jit(lambda x: x * at), x).consts) == 1
+
+
+def test_numpy_constant_of_its_own_type_is_not_converted():
+  # A same-type conversion copies the value once, denormals kept (as JAX keeps them).
+  tiny = np.array([1e-40, 1.0], np.float32)
+  np.testing.assert_array_equal(np.asarray(jax.lax.convert_element_type(tiny, np.float32)), tiny)
+  assert not jnp.asarray(tiny).weak_type

@@ -187,7 +187,9 @@ def convert_element_type(operand, new_dtype, weak_type: bool = False):
   value = np.asarray(x)
   if isinstance(x, np.ndarray):  # as an argument to jit would be, e.g. float64 -> float32
     with np.errstate(over="ignore"):
-      value = value.astype(dtypes.canonicalize_dtype(value.dtype))
+      value = value.astype(dtypes.canonicalize_dtype(value.dtype), copy=False)
+  if value.dtype == new_dtype:  # nothing to convert: values (denormals too) kept as they are
+    return array.host_array(value, weak_type)
   result = host_convert(value, new_dtype)
   if _has_denormals(value) or (dtypes.is_inexact(value.dtype) and _has_denormals(result)):
     # The CPU backend reads denormals as zero and flushes denormal results, as
