@@ -77,12 +77,14 @@ class Config:
     self._tracing_overrides = 0
     self._lock = threading.Lock()
     self._tracing: tuple[str, ...] = ()  # names of the options that change tracing
+    self._trace_context: tuple | None = None  # their values, when no thread overrides one
 
   def define(self, name: str, default: Any, env_var: str, parse, help: str, *,
              choices=None, affects_tracing: bool = False):
     flag = _Flag(name, default, env_var, parse, help, choices, affects_tracing)
     self._flags[name] = flag
     self._tracing = tuple(n for n, f in self._flags.items() if f.affects_tracing)
+    self._trace_context = None
     value = default
     if env_var in os.environ:
       try:
@@ -95,6 +97,7 @@ class Config:
     if name not in self._flags:
       raise AttributeError(f"Unrecognized config option: {name}")
     self._values[name] = self._flags[name].check(value)
+    self._trace_context = None
     for watcher in self._watchers:
       watcher(name, value)
 
@@ -147,8 +150,11 @@ class Config:
     """The values of every option that changes what a function traces to (a cache key)."""
     overrides = _thread_overrides()
     if not overrides:
-      values = self._values
-      return tuple(values[n] for n in self._tracing)
+      context = self._trace_context
+      if context is None:
+        values = self._values
+        context = self._trace_context = tuple(values[n] for n in self._tracing)
+      return context
     return tuple(overrides[n] if n in overrides else self._values[n] for n in self._tracing)
 
   def add_watcher(self, fn: Callable[[str, Any], None]) -> None:
@@ -296,6 +302,10 @@ _BEHAVIOUR_OPTIONS = [
      "Raise RuntimeError when jit has to trace a function (to find retracing)."),
     ("jax_no_execution", False, _parse_bool, None, True,
      "Raise RuntimeError when a computation would run (to check code only traces)."),
+    ("jax_threefry_partitionable", True, _parse_bool, None, True,
+     "How the threefry PRNG splits keys and draws bits. True: each output element hashes "
+     "its own index (JAX's default since 0.5); False: the flat counter stream of JAX "
+     "before 0.5, whose draws and splits code written then reproduces."),
     ("jax_default_matmul_precision", None, _parse_optional_str, _PRECISIONS, True,
      "Default precision of dot and convolution when the call gives none. The CPU "
      "backend computes every float32 product in float32, which every choice allows."),
@@ -410,7 +420,6 @@ _STORED_OPTIONS = [
     ("jax_source_url_schema", None),
     ("jax_thread_guard", False),
     ("jax_threefry_gpu_kernel_lowering", False),
-    ("jax_threefry_partitionable", True),
     ("jax_traceback_filtering", "auto"),
     ("jax_traceback_in_locations_limit", 100),
     ("jax_tracer_error_num_traceback_frames", 5),

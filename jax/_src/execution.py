@@ -31,7 +31,7 @@ from jax._src import distributed
 from jax._src import donation
 from jax._src import dtypes
 from jax._src.array import ArrayImpl
-from jax._src.config import config, debug_checks, enable_x64
+from jax._src.config import config, debug_checks
 from jax._src.core import ShapedArray
 from jax._src.interpreters import physical
 # Placement is defined below this module; its names stay reachable from here.
@@ -267,8 +267,9 @@ def abstractify_value(leaf) -> core.ShapedArray:
 
 
 def config_key() -> tuple:
-  """The config values that change what a trace or a lowering produces."""
-  return (enable_x64(), config.read("jax_default_device"))
+  """The config values that change what a trace or a lowering produces (x64, the
+  default device, the PRNG's counter scheme, ...)."""
+  return config.trace_context()
 
 
 # ----------------------------------------------------------------------------- executables

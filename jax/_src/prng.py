@@ -1,9 +1,10 @@
 """The threefry2x32 PRNG: keys, the hash primitive, seeding, splitting, random bits.
 
-Bit-identical to JAX 0.10.2's default implementation (`threefry2x32`, with
-`jax_threefry_partitionable` on): a key is two uint32 words; `split` and
-`random_bits` hash a counter (the flat index of each output element, as the
-64-bit pair (hi, lo)) under the key; `fold_in` hashes the counter (0, data).
+Bit-identical to JAX 0.10.2's implementation (`threefry2x32`): a key is two uint32
+words; `fold_in` hashes the counter (0, data). With `jax_threefry_partitionable` on
+(the default), `split` and `random_bits` hash a counter per output element (its flat
+index as the 64-bit pair (hi, lo)); off, they hash the flat stream 0, 1, 2, ... of
+uint32 counters, its first half paired with its second (JAX before 0.5).
 
 Typed keys (`jax.random.key`) have the extended dtype `KeyTy` (`key<fry>`): arrays of
 it are `PRNGKeyArray` leaves holding their uint32[..., 2] data, and tracers of it pass
@@ -22,6 +23,7 @@ import numpy as np
 from jax._src import core
 from jax._src import dtypes
 from jax._src import execution
+from jax._src.config import config
 from jax._src.core import ShapedArray
 from jax._src.interpreters import ad
 from jax._src.interpreters import batching
@@ -138,9 +140,30 @@ def threefry_seed(seed):
   return lax_shape.concatenate([lax_shape.reshape(hi, (1,)), lax_shape.reshape(lo, (1,))], 0)
 
 
+def _hash_stream(k1, k2, n: int):
+  """The legacy counter stream: uint32 counters 0..n-1 and a 0 after them when n is odd,
+  the first half hashed paired with the second, the two results one after the other,
+  cut back to n words."""
+  if n >= 2 ** 32:
+    raise NotImplementedError("random arrays of 2**32 or more words are not supported yet")
+  half = (n + 1) // 2
+  counts = lax_shape.iota(UINT32, n)
+  if n % 2:
+    counts = lax_shape.concatenate([counts, lax_shape.full((1,), 0, UINT32)], 0)
+  b1, b2 = threefry2x32(k1, k2, lax_shape.slice(counts, (0,), (half,)),
+                        lax_shape.slice(counts, (half,), (2 * half,)))
+  return lax_shape.slice(lax_shape.concatenate([b1, b2], 0), (0,), (n,))
+
+
+def _partitionable() -> bool:
+  return bool(config.read("jax_threefry_partitionable"))
+
+
 def threefry_split(key, shape: Sequence[int]):
   """uint32[*shape, 2]: the keys hashed from counters 0..n-1."""
   k1, k2 = _key_words(key)
+  if not _partitionable():
+    return lax_shape.reshape(_hash_stream(k1, k2, 2 * math.prod(shape)), (*shape, 2))
   hi, lo = _counters(shape)
   b1, b2 = threefry2x32(k1, k2, hi, lo)
   nd = len(shape)
@@ -168,6 +191,8 @@ def threefry_random_bits(key, bit_width: int, shape: Sequence[int]):
   if bit_width not in UINT_DTYPES:
     raise TypeError(f"random bits of width {bit_width} are not supported (8, 16, 32 or 64)")
   k1, k2 = _key_words(key)
+  if not _partitionable():
+    return _stream_bits(k1, k2, bit_width, tuple(shape))
   hi, lo = _counters(tuple(shape))
   b1, b2 = threefry2x32(k1, k2, hi, lo)
   dtype = UINT_DTYPES[bit_width]
@@ -177,6 +202,30 @@ def threefry_random_bits(key, bit_width: int, shape: Sequence[int]):
     return ew.bitwise_or(ew.shift_left(high, lax_shape.full_like(high, 32)), low)
   bits = ew.bitwise_xor(b1, b2)
   return bits if bit_width == 32 else ew.convert_element_type(bits, dtype)
+
+
+def _stream_bits(k1, k2, bit_width: int, shape: tuple):
+  """Legacy random bits: the words of the counter stream, 64-bit values made of a word
+  of its first half (high) and one of its second (low), 8- and 16-bit ones cut from
+  each word low bits first."""
+  size = math.prod(shape)
+  words = -(-bit_width * size // 32)
+  bits = _hash_stream(k1, k2, words)
+  dtype = UINT_DTYPES[bit_width]
+  if bit_width == 64:
+    high = ew.convert_element_type(lax_shape.slice(bits, (0,), (size,)), dtype)
+    low = ew.convert_element_type(lax_shape.slice(bits, (size,), (2 * size,)), dtype)
+    bits = ew.bitwise_or(ew.shift_left(high, lax_shape.full_like(high, 32)), low)
+  elif bit_width in (8, 16):
+    per_word = 32 // bit_width
+    spread = lax_shape.broadcast_in_dim(bits, (words, per_word), (0,))
+    shifts = ew.mul(lax_shape.broadcasted_iota(UINT32, (words, per_word), 1),
+                    lax_shape.full((words, per_word), bit_width, UINT32))
+    parts = ew.bitwise_and(ew.shift_right_logical(spread, shifts),
+                           lax_shape.full((words, per_word), (1 << bit_width) - 1, UINT32))
+    bits = lax_shape.slice(lax_shape.reshape(ew.convert_element_type(parts, dtype),
+                                             (words * per_word,)), (0,), (size,))
+  return lax_shape.reshape(bits, shape)
 
 
 # ----------------------------------------------------------------------------- typed keys
