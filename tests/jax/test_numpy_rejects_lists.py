@@ -39,3 +39,12 @@ def test_sequence_functions_and_shapes_still_accept_lists():
 def test_refused_inside_jit_as_well():
   with pytest.raises(TypeError, match="requires ndarray"):
     jax.jit(lambda x: jnp.sin([x, x]))(1.)
+
+
+def test_refusal_names_the_type_as_jax_does():
+  # JAX 0.10.2: "multiply requires ndarray or scalar arguments, got <class 'list'> at
+  # position 0."
+  with pytest.raises(TypeError) as e:
+    jnp.multiply([1, 2], 3)
+  assert str(e.value) == ("multiply requires ndarray or scalar arguments, got <class 'list'> "
+                          "at position 0.")

@@ -26,7 +26,7 @@ def check_arraylike_strict(name: str, *args) -> None:
   """As JAX does: Python lists and tuples are not arrays (convert them explicitly)."""
   for i, a in enumerate(args):
     if not (core.is_valid_jaxval(a) or _has_jax_array(a)):
-      raise TypeError(f"{name} requires ndarray or scalar arguments, got {type(a).__name__} "
+      raise TypeError(f"{name} requires ndarray or scalar arguments, got {type(a)} "
                       f"at position {i}.")
 
 
