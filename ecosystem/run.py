@@ -638,7 +638,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                  help="seconds per suite (default 3600, or 300 with --quick)")
   p.add_argument("--resume", action="store_true",
                  help="a full suite that an earlier run stopped at its time bound goes on "
-                 "from where it stopped (its counts and seconds add up)")
+                 "from where it stopped (its counts and seconds add up; without its report "
+                 "log, from its counts: the first tests collected)")
   p.add_argument("--dist", default=os.path.join(REPO_ROOT, "dist"),
                  help="where our wheels are")
   p.add_argument("--ours-venv", default=os.path.join(cache_dir(), "ours"))
