@@ -134,8 +134,8 @@ def _arithmetic(name, prim, lax_fn, bool_fn):
   def fn(x, y, /):
     if _same_numeric_arrays(x, y):
       return prim.bind(x, y)
-    check_arraylike(name, x, y)
     if _plain_bool(x) != _plain_bool(y):
+      check_arraylike(name, x, y)  # before tracing, which would take a list as a pytree
       return with_boolean(x, y)
     return promoted(x, y)
   return fn
