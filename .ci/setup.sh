@@ -4,8 +4,13 @@
 #   - Debian packages: Bazel (Debian's bazel-bootstrap), LLVM 19, Eigen, zstd, zlib,
 #     libxml2, patchelf, debootstrap (the Debian 11 root of tests/wheels), Gloo
 #     (cross-process CPU collectives), and
-#     clang 19 with its sanitizer and libFuzzer runtimes (for .ci/fuzz.sh);
+#     clang 19 with its sanitizer and libFuzzer runtimes (for .ci/fuzz.sh), and
+#     protoc (protobuf-compiler) for the HLO and compile-options schemas;
 #     `apt-get update` runs once, and only if something is missing.
+#   - The protobuf 3.21.12 source tree (Debian's orig tarball, checksum pinned),
+#     unpacked under ~/.cache/jax-third-party: its lite runtime is compiled into
+#     our libraries privately (Debian ships it only as a non-PIC archive or a
+#     shared library, neither of which a hidden-visibility plugin may use).
 #   - For python3 (the build driver): the build tools (nanobind, auditwheel, patchelf,
 #     build) and the test tools (numpy, ml_dtypes, scipy, pytest).
 #   - For each CPython 3.10-3.13 that is found (python3.X on PATH or pyenv's): only
@@ -18,7 +23,8 @@ log() { printf '[setup] %s\n' "$*"; }
 
 # ---------------------------------------------------------------- Debian packages
 APT_PACKAGES=(bazel-bootstrap llvm-19-dev libeigen3-dev libzstd-dev zlib1g-dev libxml2-dev patchelf debootstrap
-              clang-19 libclang-rt-19-dev libgloo-dev openmpi-bin libopenmpi-dev)
+              clang-19 libclang-rt-19-dev libgloo-dev openmpi-bin libopenmpi-dev
+              protobuf-compiler)
 
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
@@ -34,6 +40,45 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
 else
   log "Debian packages: all present"
+fi
+
+# ---------------------------------------------------------------- protobuf sources
+# The version must match protoc's (generated code checks it at compile time).
+PROTOBUF_VERSION=3.21.12
+PROTOBUF_SHA256=930c2c3b5ecc6c9c12615cf5ad93f1cd6e12d0aba862b572e076259970ac3a53
+PROTOBUF_URL="http://deb.debian.org/debian/pool/main/p/protobuf/protobuf_${PROTOBUF_VERSION}.orig.tar.gz"
+THIRD_PARTY_CACHE="${JAX_THIRD_PARTY_CACHE:-$HOME/.cache/jax-third-party}"
+PROTOBUF_DIR="$THIRD_PARTY_CACHE/protobuf-$PROTOBUF_VERSION"
+
+# Unpacks into a temporary folder and renames it into place, so an interrupted
+# run never leaves a half tree that a later run would take as done.
+fetch_protobuf() {
+  local archive="$THIRD_PARTY_CACHE/protobuf_${PROTOBUF_VERSION}.orig.tar.gz"
+  mkdir -p "$THIRD_PARTY_CACHE"
+  if [ ! -f "$archive" ] || ! echo "$PROTOBUF_SHA256  $archive" | sha256sum -c --status; then
+    log "downloading $PROTOBUF_URL"
+    curl -fsSL --retry 3 -o "$archive.part" "$PROTOBUF_URL"
+    if ! echo "$PROTOBUF_SHA256  $archive.part" | sha256sum -c --status; then
+      log "checksum mismatch for $PROTOBUF_URL (expected $PROTOBUF_SHA256, got $(sha256sum "$archive.part" | cut -d' ' -f1)); refusing it"
+      rm -f "$archive.part"
+      exit 1
+    fi
+    mv "$archive.part" "$archive"
+  fi
+  local staging
+  staging=$(mktemp -d "$THIRD_PARTY_CACHE/.unpack.XXXXXX")
+  tar -xzf "$archive" -C "$staging"
+  rm -rf "$PROTOBUF_DIR"
+  mv "$staging/protobuf-$PROTOBUF_VERSION" "$PROTOBUF_DIR"
+  rm -rf "$staging"
+  echo "$PROTOBUF_SHA256" > "$PROTOBUF_DIR/.source-sha256"
+}
+
+if [ -f "$PROTOBUF_DIR/.source-sha256" ] && [ "$(cat "$PROTOBUF_DIR/.source-sha256")" = "$PROTOBUF_SHA256" ]; then
+  log "protobuf $PROTOBUF_VERSION sources: present"
+else
+  fetch_protobuf
+  log "protobuf $PROTOBUF_VERSION sources: unpacked in $PROTOBUF_DIR"
 fi
 
 # ---------------------------------------------------------------- Python packages

@@ -1,7 +1,8 @@
 """Repositories for the native dependencies, all found on the local machine.
 
-Nothing is downloaded: LLVM and Eigen come from Debian packages, Python
-headers from the machine's pyenv interpreters, nanobind from its PyPI package.
+Nothing is downloaded here: LLVM and Eigen come from Debian packages, Python
+headers from the machine's pyenv interpreters, nanobind from its PyPI package,
+and protobuf's sources from the folder .ci/setup.sh unpacks them into.
 """
 
 PYTHON_VERSIONS = ["3.10", "3.11", "3.12", "3.13"]
@@ -145,9 +146,91 @@ MINIMUM_JAXLIB_VERSION = "{m}"
 
 version_configure = repository_rule(implementation = _version_impl, local = True)
 
+PROTOBUF_VERSION = "3.21.12"
+
+# The lite runtime only: our schemas use optimize_for = LITE_RUNTIME, so no
+# descriptors, reflection or text format are linked into plugins.
+PROTOBUF_LITE_SRCS = [
+    "any_lite.cc",
+    "arena.cc",
+    "arenastring.cc",
+    "arenaz_sampler.cc",
+    "extension_set.cc",
+    "generated_enum_util.cc",
+    "generated_message_tctable_lite.cc",
+    "generated_message_util.cc",
+    "implicit_weak_message.cc",
+    "inlined_string_field.cc",
+    "io/coded_stream.cc",
+    "io/io_win32.cc",
+    "io/strtod.cc",
+    "io/zero_copy_stream.cc",
+    "io/zero_copy_stream_impl.cc",
+    "io/zero_copy_stream_impl_lite.cc",
+    "map.cc",
+    "message_lite.cc",
+    "parse_context.cc",
+    "repeated_field.cc",
+    "repeated_ptr_field.cc",
+    "stubs/bytestream.cc",
+    "stubs/common.cc",
+    "stubs/int128.cc",
+    "stubs/status.cc",
+    "stubs/statusor.cc",
+    "stubs/stringpiece.cc",
+    "stubs/stringprintf.cc",
+    "stubs/structurally_valid.cc",
+    "stubs/strutil.cc",
+    "stubs/time.cc",
+    "wire_format_lite.cc",
+]
+
+_PROTOBUF_SETUP_HINT = "Run .ci/setup.sh, which installs protobuf-compiler and unpacks the protobuf %s sources into ~/.cache/jax-third-party." % PROTOBUF_VERSION
+
+def _protobuf_impl(rctx):
+    cache = rctx.os.environ.get("JAX_THIRD_PARTY_CACHE", "")
+    if not cache:
+        cache = rctx.os.environ.get("HOME", "") + "/.cache/jax-third-party"
+    root = "%s/protobuf-%s" % (cache, PROTOBUF_VERSION)
+    if not rctx.path(root + "/src/google/protobuf/message_lite.cc").exists:
+        _fail_missing("The protobuf %s source tree (%s)" % (PROTOBUF_VERSION, root), _PROTOBUF_SETUP_HINT)
+    protoc = rctx.which("protoc")
+    if protoc == None:
+        _fail_missing("protoc", _PROTOBUF_SETUP_HINT)
+    res = rctx.execute([protoc, "--version"])
+    if res.return_code != 0 or res.stdout.strip() != "libprotoc " + PROTOBUF_VERSION:
+        fail("protoc at %s reports '%s'; generated code must match the protobuf %s runtime. %s" %
+             (protoc, res.stdout.strip(), PROTOBUF_VERSION, _PROTOBUF_SETUP_HINT))
+    # Only the C++ sources: the tree's own BUILD files must not become packages here.
+    rctx.symlink(root + "/src/google", "src/google")
+    rctx.symlink(protoc, "bin/protoc")
+    rctx.file("BUILD.bazel", """load("@//build:copts.bzl", "DEFAULT_COPTS")
+
+package(default_visibility = ["//visibility:public"])
+
+exports_files(["bin/protoc"])
+
+cc_library(
+    name = "protobuf_lite",
+    srcs = [{srcs}],
+    hdrs = glob(["src/google/protobuf/**/*.h", "src/google/protobuf/**/*.inc"]),
+    includes = ["src"],
+    copts = DEFAULT_COPTS + ["-DHAVE_PTHREAD", "-Wno-unused-variable", "-Wno-stringop-overflow", "-Wno-class-memaccess"],
+    linkopts = ["-lpthread"],
+)
+""".format(srcs = ", ".join(['"src/google/protobuf/%s"' % s for s in PROTOBUF_LITE_SRCS])))
+    rctx.file("WORKSPACE", 'workspace(name = "protobuf")\n')
+
+protobuf_configure = repository_rule(
+    implementation = _protobuf_impl,
+    environ = ["JAX_THIRD_PARTY_CACHE", "HOME", "PATH"],
+    local = True,
+)
+
 def jax_repositories():
     llvm_configure(name = "llvm")
     python_configure(name = "python")
     nanobind_configure(name = "nanobind")
     eigen_configure(name = "eigen")
     version_configure(name = "jax_version")
+    protobuf_configure(name = "protobuf")
