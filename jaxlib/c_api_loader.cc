@@ -95,20 +95,34 @@ void CheckElfIsComplete(const std::string& path) {
   std::fclose(f);
 }
 
-// Every function of the table, as far as the plugin's table reaches, must be
-// present: the loader and the client call them without further checks.
-void CheckTableHasNoNullEntries(const PJRT_Api* api, const std::string& path) {
-  constexpr size_t kFirst = offsetof(PJRT_Api, PJRT_Error_Destroy);
-  const size_t end = std::min(api->struct_size, sizeof(PJRT_Api));
-  const char* base = reinterpret_cast<const char*>(api);
-  for (size_t offset = kFirst; offset + sizeof(void (*)()) <= end; offset += sizeof(void (*)())) {
-    void (*fn)() = nullptr;
-    std::memcpy(&fn, base + offset, sizeof(fn));
-    if (fn != nullptr) continue;
-    throw PluginLoadError("plugin library " + path + " has no function in entry " +
-                          std::to_string((offset - kFirst) / sizeof(fn)) +
-                          " of its C API table (byte offset " + std::to_string(offset) +
-                          "); the plugin is incomplete or built against another C API");
+// The functions jaxlib calls without asking first; a plugin may leave any
+// other slot empty, as real PJRT plugins do.
+#define JAXLIB_REQUIRED_FUNCTIONS(V)                                                         \
+  V(PJRT_Error_Destroy) V(PJRT_Error_Message) V(PJRT_Error_GetCode)                         \
+  V(PJRT_Plugin_Initialize) V(PJRT_Plugin_Attributes) V(PJRT_Event_Destroy)                 \
+  V(PJRT_Event_Await) V(PJRT_Event_OnReady) V(PJRT_Client_Create) V(PJRT_Client_Destroy)    \
+  V(PJRT_Client_PlatformName) V(PJRT_Client_ProcessIndex) V(PJRT_Client_PlatformVersion)    \
+  V(PJRT_Client_Devices) V(PJRT_Client_Compile) V(PJRT_Client_BufferFromHostBuffer)         \
+  V(PJRT_DeviceDescription_Id) V(PJRT_DeviceDescription_ProcessIndex)                       \
+  V(PJRT_DeviceDescription_Kind) V(PJRT_DeviceDescription_DebugString)                      \
+  V(PJRT_DeviceDescription_ToString) V(PJRT_Device_GetDescription)                          \
+  V(PJRT_Device_IsAddressable) V(PJRT_Device_LocalHardwareId)                               \
+  V(PJRT_Executable_Destroy) V(PJRT_Executable_NumOutputs)                                  \
+  V(PJRT_LoadedExecutable_Destroy) V(PJRT_LoadedExecutable_GetExecutable)                   \
+  V(PJRT_LoadedExecutable_AddressableDevices) V(PJRT_LoadedExecutable_Execute)              \
+  V(PJRT_Buffer_Destroy) V(PJRT_Buffer_ElementType) V(PJRT_Buffer_Dimensions)               \
+  V(PJRT_Buffer_OnDeviceSizeInBytes) V(PJRT_Buffer_Device) V(PJRT_Buffer_Delete)            \
+  V(PJRT_Buffer_IsDeleted) V(PJRT_Buffer_ToHostBuffer) V(PJRT_Buffer_ReadyEvent)
+
+void CheckRequiredFunctions(const PJRT_Api* api, const std::string& path) {
+  std::string missing;
+#define JAXLIB_CHECK_PRESENT(fn) \
+  if (!PJRT_API_HAS(api, fn)) missing += std::string(missing.empty() ? "" : ", ") + #fn;
+  JAXLIB_REQUIRED_FUNCTIONS(JAXLIB_CHECK_PRESENT)
+#undef JAXLIB_CHECK_PRESENT
+  if (!missing.empty()) {
+    throw PluginLoadError("plugin library " + path + " lacks C API functions jaxlib needs: " +
+                          missing + "; the plugin is incomplete or built against another C API");
   }
 }
 
@@ -160,34 +174,23 @@ std::shared_ptr<Plugin> LoadPlugin(const std::string& path) {
   if (api == nullptr) {
     throw PluginLoadError("GetPjrtApi() of " + path + " returned NULL");
   }
-  int major = api->pjrt_api_version.major_version;
-  int minor = api->pjrt_api_version.minor_version;
-  if (major != PJRT_API_MAJOR) {
-    throw PluginLoadError(
-        "plugin library " + path + " implements C API version " + std::to_string(major) + "." +
-        std::to_string(minor) + ", but this jaxlib needs major version " +
-        std::to_string(PJRT_API_MAJOR) + " (it was built for " + std::to_string(PJRT_API_MAJOR) +
-        "." + std::to_string(PJRT_API_MINOR) +
-        "). Install a plugin from the same release as jaxlib.");
+  if (api->struct_size < PJRT_STRUCT_SIZE(PJRT_Api, pjrt_api_version)) {
+    throw PluginLoadError("plugin library " + path + " returned a C API table of " +
+                          std::to_string(api->struct_size) + " bytes, too small to be PJRT's");
   }
-  // A table from an older minor version is shorter: functions past its end are absent.
-  if (!PJRT_API_HAS(api, PJRT_LoadedExecutable_Execute)) {
-    throw PluginLoadError("plugin library " + path + " has a C API table of " +
-                          std::to_string(api->struct_size) +
-                          " bytes, too small for the functions jaxlib needs");
+  const int major = api->pjrt_api_version.major_version;
+  const int minor = api->pjrt_api_version.minor_version;
+  const std::string version = std::to_string(major) + "." + std::to_string(minor);
+  const std::string supported = std::to_string(PJRT_API_MAJOR) + "." +
+                                std::to_string(kMinPluginMinor) + " or newer (this jaxlib "
+                                "was built with " + std::to_string(PJRT_API_MAJOR) + "." +
+                                std::to_string(PJRT_API_MINOR) + ")";
+  if (major != PJRT_API_MAJOR || minor < kMinPluginMinor) {
+    throw PluginLoadError("plugin library " + path + " implements PJRT C API " + version +
+                          ", but this jaxlib drives PJRT C API " + supported +
+                          ". Install a newer build of the plugin.");
   }
-  // The table must hold the functions of every minor version up to the one it reports
-  // (1.3 appended struct fields only, so it adds nothing to check here).
-  const bool complete[] = {true, PJRT_API_HAS(api, PJRT_LoadedExecutable_Serialize),
-                           PJRT_API_HAS(api, PJRT_Buffer_DecreaseExternalReferenceCount), true};
-  for (int m = 1; m <= minor && m < static_cast<int>(std::size(complete)); ++m) {
-    if (complete[m]) continue;
-    throw PluginLoadError("plugin library " + path + " reports C API version 1." +
-                          std::to_string(minor) + " but its table of " +
-                          std::to_string(api->struct_size) + " bytes ends before version 1." +
-                          std::to_string(m) + "'s functions");
-  }
-  CheckTableHasNoNullEntries(api, path);
+  CheckRequiredFunctions(api, path);
   auto init = PjrtArgs<PJRT_Plugin_Initialize_Args>();
   ThrowIfError(api, api->PJRT_Plugin_Initialize(&init));
 
@@ -200,13 +203,49 @@ std::shared_ptr<Plugin> LoadPlugin(const std::string& path) {
   return plugin;
 }
 
-void RequireMinorVersion(const Plugin& plugin, int minor, const char* feature) {
-  if (plugin.api_minor >= minor) return;
-  throw XlaRuntimeError("UNIMPLEMENTED: " + std::string(feature) + " needs C API version " +
-                        std::to_string(PJRT_API_MAJOR) + "." + std::to_string(minor) +
-                        ", but the plugin library " + plugin.path + " implements " +
-                        std::to_string(PJRT_API_MAJOR) + "." + std::to_string(plugin.api_minor) +
-                        ". Install a plugin from the same release as jaxlib.");
+void RequireFunction(const Plugin& plugin, size_t slot_offset, const char* feature) {
+  const PJRT_Api* api = plugin.api;
+  void (*fn)() = nullptr;
+  if (slot_offset + sizeof(fn) <= api->struct_size) {
+    std::memcpy(&fn, reinterpret_cast<const char*>(api) + slot_offset, sizeof(fn));
+  }
+  if (fn != nullptr) return;
+  throw XlaRuntimeError("UNIMPLEMENTED: " + std::string(feature) + " is not supported by the "
+                        "plugin library " + plugin.path + " (PJRT C API " +
+                        std::to_string(api->pjrt_api_version.major_version) + "." +
+                        std::to_string(plugin.api_minor) + ")");
+}
+
+PJRT_Error_Code ConsumeErrorCode(const PJRT_Api* api, PJRT_Error* error) {
+  auto code = PjrtArgs<PJRT_Error_GetCode_Args>();
+  code.error = error;
+  PJRT_Error* code_error = api->PJRT_Error_GetCode(&code);
+  auto destroy = PjrtArgs<PJRT_Error_Destroy_Args>();
+  destroy.error = error;
+  api->PJRT_Error_Destroy(&destroy);
+  if (code_error != nullptr) {
+    destroy.error = code_error;
+    api->PJRT_Error_Destroy(&destroy);
+    return PJRT_Error_Code_UNKNOWN;
+  }
+  return code.code;
+}
+
+void DestroyEvent(const PJRT_Api* api, PJRT_Event* event) {
+  if (event == nullptr) return;
+  auto destroy = PjrtArgs<PJRT_Event_Destroy_Args>();
+  destroy.event = event;
+  PJRT_Error* error = api->PJRT_Event_Destroy(&destroy);
+  if (error != nullptr) ConsumeErrorCode(api, error);
+}
+
+void AwaitAndDestroy(const PJRT_Api* api, PJRT_Event* event) {
+  if (event == nullptr) return;
+  auto wait = PjrtArgs<PJRT_Event_Await_Args>();
+  wait.event = event;
+  PJRT_Error* error = api->PJRT_Event_Await(&wait);
+  DestroyEvent(api, event);
+  ThrowIfError(api, error);
 }
 
 }  // namespace jax

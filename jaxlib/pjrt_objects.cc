@@ -1,45 +1,100 @@
 #include "jaxlib/pjrt_objects.h"
 
+#include <algorithm>
+#include <cstddef>
 #include <stdexcept>
 
+#include "jaxlib/program_format.h"
 #include "jaxlib/status_casters.h"
 
 namespace jax {
 
 // ------------------------------------------------------------------ device
 
+namespace {
+
+std::string Str(const char* data, size_t size) { return std::string(data, size); }
+
+}  // namespace
+
 PyDevice::PyDevice(PyClient* client, PJRT_Device* device) : client_(client), device_(device) {
   const PJRT_Api* api = client->api();
-  auto info = PjrtArgs<PJRT_Device_Info_Args>();
-  info.device = device;
-  ThrowIfError(api, api->PJRT_Device_Info(&info));
-  id = info.id;
-  process_index = info.process_index;
-  local_hardware_id = info.local_hardware_id;
-  is_addressable = info.is_addressable;
-  kind.assign(info.kind, info.kind_size);
-  debug_string.assign(info.debug_string, info.debug_string_size);
+  auto desc = PjrtArgs<PJRT_Device_GetDescription_Args>();
+  desc.device = device;
+  ThrowIfError(api, api->PJRT_Device_GetDescription(&desc));
+  PJRT_DeviceDescription* d = desc.device_description;
+  auto id_args = PjrtArgs<PJRT_DeviceDescription_Id_Args>();
+  id_args.device_description = d;
+  ThrowIfError(api, api->PJRT_DeviceDescription_Id(&id_args));
+  id = id_args.id;
+  auto process = PjrtArgs<PJRT_DeviceDescription_ProcessIndex_Args>();
+  process.device_description = d;
+  ThrowIfError(api, api->PJRT_DeviceDescription_ProcessIndex(&process));
+  process_index = process.process_index;
+  auto kind_args = PjrtArgs<PJRT_DeviceDescription_Kind_Args>();
+  kind_args.device_description = d;
+  ThrowIfError(api, api->PJRT_DeviceDescription_Kind(&kind_args));
+  kind = Str(kind_args.device_kind, kind_args.device_kind_size);
+  auto debug = PjrtArgs<PJRT_DeviceDescription_DebugString_Args>();
+  debug.device_description = d;
+  ThrowIfError(api, api->PJRT_DeviceDescription_DebugString(&debug));
+  debug_string = Str(debug.debug_string, debug.debug_string_size);
+  auto repr = PjrtArgs<PJRT_DeviceDescription_ToString_Args>();
+  repr.device_description = d;
+  ThrowIfError(api, api->PJRT_DeviceDescription_ToString(&repr));
+  to_string = Str(repr.to_string, repr.to_string_size);
+  auto addressable = PjrtArgs<PJRT_Device_IsAddressable_Args>();
+  addressable.device = device;
+  ThrowIfError(api, api->PJRT_Device_IsAddressable(&addressable));
+  is_addressable = addressable.is_addressable;
+  auto hardware = PjrtArgs<PJRT_Device_LocalHardwareId_Args>();
+  hardware.device = device;
+  ThrowIfError(api, api->PJRT_Device_LocalHardwareId(&hardware));
+  local_hardware_id = hardware.local_hardware_id;
   platform = client->platform();
-  auto mem = PjrtArgs<PJRT_Device_Memories_Args>();
+  // Memories are optional in PJRT: a plugin without them has none to list.
+  if (!is_addressable || !PJRT_API_HAS(api, PJRT_Device_AddressableMemories) ||
+      !PJRT_API_HAS(api, PJRT_Memory_Kind)) {
+    return;
+  }
+  auto mem = PjrtArgs<PJRT_Device_AddressableMemories_Args>();
   mem.device = device;
-  ThrowIfError(api, api->PJRT_Device_Memories(&mem));
+  ThrowIfError(api, api->PJRT_Device_AddressableMemories(&mem));
+  PJRT_Memory* default_c_memory = nullptr;
+  if (PJRT_API_HAS(api, PJRT_Device_DefaultMemory)) {
+    auto def = PjrtArgs<PJRT_Device_DefaultMemory_Args>();
+    def.device = device;
+    PJRT_Error* error = api->PJRT_Device_DefaultMemory(&def);
+    if (error == nullptr) default_c_memory = def.memory;
+    else ConsumeErrorCode(api, error);
+  }
   for (size_t i = 0; i < mem.num_memories; ++i) {
-    auto minfo = PjrtArgs<PJRT_Memory_Info_Args>();
-    minfo.memory = mem.memories[i];
-    ThrowIfError(api, api->PJRT_Memory_Info(&minfo));
+    auto kind_of = PjrtArgs<PJRT_Memory_Kind_Args>();
+    kind_of.memory = mem.memories[i];
+    ThrowIfError(api, api->PJRT_Memory_Kind(&kind_of));
+    int memory_id = static_cast<int>(i);
+    if (PJRT_API_HAS(api, PJRT_Memory_Id)) {
+      auto id_of = PjrtArgs<PJRT_Memory_Id_Args>();
+      id_of.memory = mem.memories[i];
+      ThrowIfError(api, api->PJRT_Memory_Id(&id_of));
+      memory_id = id_of.id;
+    }
     auto m = std::make_shared<PyMemory>(
-        PyMemory{mem.memories[i], minfo.id, std::string(minfo.kind, minfo.kind_size)});
-    if (mem.memories[i] == mem.default_memory) default_memory = m;
+        PyMemory{mem.memories[i], memory_id, Str(kind_of.kind, kind_of.kind_size)});
+    if (mem.memories[i] == default_c_memory) default_memory = m;
     memories.push_back(std::move(m));
   }
 }
 
 PyDevice::MemoryStats PyDevice::GetMemoryStats() const {
   const PJRT_Api* api = client_->api();
+  RequireFunction(*client_->plugin(), offsetof(PJRT_Api, PJRT_Device_MemoryStats),
+                  "memory_stats()");
   auto args = PjrtArgs<PJRT_Device_MemoryStats_Args>();
   args.device = device_;
   ThrowIfError(api, api->PJRT_Device_MemoryStats(&args));
-  return MemoryStats{args.bytes_in_use, args.peak_bytes_in_use, args.num_allocs};
+  return MemoryStats{args.bytes_in_use, args.peak_bytes_in_use_is_set ? args.peak_bytes_in_use : 0,
+                     args.num_allocs_is_set ? args.num_allocs : 0};
 }
 
 std::shared_ptr<PyClient> PyDevice::client() const { return client_->shared_from_this(); }
@@ -54,11 +109,6 @@ std::shared_ptr<PyClient> PyClient::Create(std::shared_ptr<Plugin> plugin,
   args.create_options = options.data();
   args.num_options = options.size();
   if (kv != nullptr) {
-    if (plugin->api_minor < 4) {
-      throw XlaRuntimeError("INVALID_ARGUMENT: this plugin (C API 1." +
-                            std::to_string(plugin->api_minor) +
-                            ") has no multi-process clients; it needs C API 1.4 or newer");
-    }
     args.kv_get_callback = kv->get;
     args.kv_get_user_arg = kv->user_arg;
     args.kv_put_callback = kv->put;
@@ -138,44 +188,84 @@ std::shared_ptr<PyBuffer> PyClient::BufferFromHostBuffer(const void* data, PJRT_
   args.dims = dims;
   args.num_dims = num_dims;
   args.device = device;
-  args.host_buffer_semantics = PJRT_HostBufferSemantics_kImmutableOnlyDuringCall;
-  if (done_with_host_buffer != nullptr) {
-    args.host_buffer_semantics = PJRT_HostBufferSemantics_kImmutableZeroCopy;
-    args.done_with_host_buffer = done_with_host_buffer;
-    args.done_user_data = done_user_data;
+  args.host_buffer_semantics = done_with_host_buffer != nullptr
+                                   ? PJRT_HostBufferSemantics_kImmutableZeroCopy
+                                   : PJRT_HostBufferSemantics_kImmutableOnlyDuringCall;
+  PJRT_Error* error = api()->PJRT_Client_BufferFromHostBuffer(&args);
+  if (error != nullptr) {
+    if (done_with_host_buffer != nullptr) done_with_host_buffer(done_user_data);
+    ThrowIfError(api(), error);
   }
-  ThrowIfError(api(), api()->PJRT_Client_BufferFromHostBuffer(&args));
+  PJRT_Event* done = args.done_with_host_buffer;
+  if (done_with_host_buffer != nullptr) {
+    if (done == nullptr) {
+      done_with_host_buffer(done_user_data);  // the plugin copied before returning
+    } else {
+      auto on_ready = PjrtArgs<PJRT_Event_OnReady_Args>();
+      on_ready.event = done;
+      struct Release {
+        void (*fn)(void*);
+        void* arg;
+        const PJRT_Api* api;
+      };
+      on_ready.callback = [](PJRT_Error* error, void* user_arg) {
+        auto* release = static_cast<Release*>(user_arg);
+        release->fn(release->arg);
+        // A failed transfer shows in the buffer itself; the callback only frees.
+        if (error != nullptr) ConsumeErrorCode(release->api, error);
+        delete release;
+      };
+      on_ready.user_arg = new Release{done_with_host_buffer, done_user_data, api()};
+      PJRT_Error* hook = api()->PJRT_Event_OnReady(&on_ready);
+      if (hook != nullptr) {
+        // Without a callback, wait here: the data must outlive the plugin's use.
+        delete static_cast<Release*>(on_ready.user_arg);
+        ConsumeErrorCode(api(), hook);
+        auto wait = PjrtArgs<PJRT_Event_Await_Args>();
+        wait.event = done;
+        PJRT_Error* waited = api()->PJRT_Event_Await(&wait);
+        if (waited != nullptr) ConsumeErrorCode(api(), waited);
+        done_with_host_buffer(done_user_data);
+      }
+    }
+  }
+  DestroyEvent(api(), done);
   return std::make_shared<PyBuffer>(shared_from_this(), args.buffer);
 }
 
-std::shared_ptr<PyLoadedExecutable> PyClient::Compile(const std::string& format,
-                                                      const std::string& code,
-                                                      const std::vector<PJRT_Device*>& devices,
-                                                      const std::vector<PJRT_NamedValue>& options) {
+std::shared_ptr<PyLoadedExecutable> PyClient::Compile(
+    const std::string& hlo_module_proto, const std::string& options,
+    std::vector<std::shared_ptr<PyDevice>> devices) {
+  static const char kFormat[] = "hlo";
+  auto program = PjrtArgs<PJRT_Program>();
+  program.code = const_cast<char*>(hlo_module_proto.data());  // read only
+  program.code_size = hlo_module_proto.size();
+  program.format = kFormat;
+  program.format_size = sizeof(kFormat) - 1;
   auto args = PjrtArgs<PJRT_Client_Compile_Args>();
   args.client = client_;
-  args.format = format.data();
-  args.format_size = format.size();
-  args.code = code.data();
-  args.code_size = code.size();
+  args.program = &program;
   args.compile_options = options.data();
-  args.num_options = options.size();
-  args.devices = devices.data();
-  args.num_devices = devices.size();
+  args.compile_options_size = options.size();
   ThrowIfError(api(), api()->PJRT_Client_Compile(&args));
-  return std::make_shared<PyLoadedExecutable>(shared_from_this(), args.executable);
+  return std::make_shared<PyLoadedExecutable>(shared_from_this(), args.executable,
+                                              std::move(devices));
 }
 
 std::shared_ptr<PyLoadedExecutable> PyClient::DeserializeAndLoad(
-    const char* serialized, size_t size, const std::vector<PJRT_Device*>& devices) {
-  auto args = PjrtArgs<PJRT_Client_DeserializeAndLoad_Args>();
+    const char* serialized, size_t size, const std::string& options,
+    std::vector<std::shared_ptr<PyDevice>> devices) {
+  RequireFunction(*plugin_, offsetof(PJRT_Api, PJRT_Executable_DeserializeAndLoad),
+                  "loading a serialized executable");
+  auto args = PjrtArgs<PJRT_Executable_DeserializeAndLoad_Args>();
   args.client = client_;
-  args.serialized = serialized;
-  args.serialized_size = size;
-  args.devices = devices.data();
-  args.num_devices = devices.size();
-  ThrowIfError(api(), api()->PJRT_Client_DeserializeAndLoad(&args));
-  return std::make_shared<PyLoadedExecutable>(shared_from_this(), args.executable);
+  args.serialized_executable = serialized;
+  args.serialized_executable_size = size;
+  args.overridden_serialized_compile_options = options.data();
+  args.overridden_serialized_compile_options_size = options.size();
+  ThrowIfError(api(), api()->PJRT_Executable_DeserializeAndLoad(&args));
+  return std::make_shared<PyLoadedExecutable>(shared_from_this(), args.loaded_executable,
+                                              std::move(devices));
 }
 
 // ------------------------------------------------------------------ buffer
@@ -192,13 +282,23 @@ void PyClient::RemoveLiveBuffer(PyBuffer* buffer) {
 
 PyBuffer::PyBuffer(std::shared_ptr<PyClient> client, PJRT_Buffer* buffer)
     : client_(std::move(client)), buffer_(buffer) {
-  auto info = PjrtArgs<PJRT_Buffer_Info_Args>();
-  info.buffer = buffer;
-  ThrowIfError(client_->api(), client_->api()->PJRT_Buffer_Info(&info));
-  type_ = info.type;
-  dims_.assign(info.dims, info.dims + info.num_dims);
-  size_ = info.on_device_size;
-  device_ = client_->LookupDevice(info.device);
+  const PJRT_Api* api = client_->api();
+  auto type = PjrtArgs<PJRT_Buffer_ElementType_Args>();
+  type.buffer = buffer;
+  ThrowIfError(api, api->PJRT_Buffer_ElementType(&type));
+  type_ = type.type;
+  auto dims = PjrtArgs<PJRT_Buffer_Dimensions_Args>();
+  dims.buffer = buffer;
+  ThrowIfError(api, api->PJRT_Buffer_Dimensions(&dims));
+  dims_.assign(dims.dims, dims.dims + dims.num_dims);
+  auto size = PjrtArgs<PJRT_Buffer_OnDeviceSizeInBytes_Args>();
+  size.buffer = buffer;
+  ThrowIfError(api, api->PJRT_Buffer_OnDeviceSizeInBytes(&size));
+  size_ = size.on_device_size_in_bytes;
+  auto device = PjrtArgs<PJRT_Buffer_Device_Args>();
+  device.buffer = buffer;
+  ThrowIfError(api, api->PJRT_Buffer_Device(&device));
+  device_ = client_->LookupDevice(device.device);
   client_->AddLiveBuffer(this);
 }
 
@@ -215,10 +315,10 @@ PyBuffer::~PyBuffer() {
 }
 
 bool PyBuffer::is_deleted() const {
-  auto info = PjrtArgs<PJRT_Buffer_Info_Args>();
-  info.buffer = buffer_;
-  ThrowIfError(client_->api(), client_->api()->PJRT_Buffer_Info(&info));
-  return info.is_deleted;
+  auto args = PjrtArgs<PJRT_Buffer_IsDeleted_Args>();
+  args.buffer = buffer_;
+  ThrowIfError(client_->api(), client_->api()->PJRT_Buffer_IsDeleted(&args));
+  return args.is_deleted;
 }
 
 void PyBuffer::Delete() {
@@ -232,13 +332,7 @@ void PyBuffer::BlockUntilReady() const {
   auto args = PjrtArgs<PJRT_Buffer_ReadyEvent_Args>();
   args.buffer = buffer_;
   ThrowIfError(api, api->PJRT_Buffer_ReadyEvent(&args));
-  auto wait = PjrtArgs<PJRT_Event_Await_Args>();
-  wait.event = args.event;
-  PJRT_Error* error = api->PJRT_Event_Await(&wait);
-  auto destroy = PjrtArgs<PJRT_Event_Destroy_Args>();
-  destroy.event = args.event;
-  api->PJRT_Event_Destroy(&destroy);
-  ThrowIfError(api, error);
+  AwaitAndDestroy(api, args.event);
 }
 
 void PyBuffer::CopyToHost(void* dst) const {
@@ -248,18 +342,12 @@ void PyBuffer::CopyToHost(void* dst) const {
   args.dst = dst;
   args.dst_size = size_;
   ThrowIfError(api, api->PJRT_Buffer_ToHostBuffer(&args));
-  if (args.event != nullptr) {
-    auto wait = PjrtArgs<PJRT_Event_Await_Args>();
-    wait.event = args.event;
-    PJRT_Error* error = api->PJRT_Event_Await(&wait);
-    auto destroy = PjrtArgs<PJRT_Event_Destroy_Args>();
-    destroy.event = args.event;
-    api->PJRT_Event_Destroy(&destroy);
-    ThrowIfError(api, error);
-  }
+  AwaitAndDestroy(api, args.event);
 }
 
 uintptr_t PyBuffer::UnsafePointer() const {
+  RequireFunction(*client_->plugin(), offsetof(PJRT_Api, PJRT_Buffer_UnsafePointer),
+                  "unsafe_buffer_pointer()");
   auto args = PjrtArgs<PJRT_Buffer_UnsafePointer_Args>();
   args.buffer = buffer_;
   ThrowIfError(client_->api(), client_->api()->PJRT_Buffer_UnsafePointer(&args));
@@ -268,26 +356,26 @@ uintptr_t PyBuffer::UnsafePointer() const {
 
 bool PyBuffer::TryAcquireExternalReference() {
   const PJRT_Api* api = client_->api();
-  if (client_->plugin()->api_minor < 2) return false;
+  // Only host memory can be viewed in place: a GPU or TPU pointer cannot.
+  if (!PJRT_API_HAS(api, PJRT_Buffer_IncreaseExternalReferenceCount) ||
+      !PJRT_API_HAS(api, PJRT_Buffer_IsOnCpu) || !PJRT_API_HAS(api, PJRT_Buffer_UnsafePointer)) {
+    return false;
+  }
+  auto on_cpu = PjrtArgs<PJRT_Buffer_IsOnCpu_Args>();
+  on_cpu.buffer = buffer_;
+  if (PJRT_Error* error = api->PJRT_Buffer_IsOnCpu(&on_cpu)) {
+    ConsumeErrorCode(api, error);
+    return false;
+  }
+  if (!on_cpu.is_on_cpu) return false;
   auto args = PjrtArgs<PJRT_Buffer_IncreaseExternalReferenceCount_Args>();
   args.buffer = buffer_;
   PJRT_Error* error = api->PJRT_Buffer_IncreaseExternalReferenceCount(&args);
   if (error != nullptr) {
-    auto code = PjrtArgs<PJRT_Error_GetCode_Args>();
-    code.error = error;
-    PJRT_Error* code_error = api->PJRT_Error_GetCode(&code);
-    if (code_error == nullptr && code.code == PJRT_Error_Code_UNIMPLEMENTED) {
-      auto destroy = PjrtArgs<PJRT_Error_Destroy_Args>();
-      destroy.error = error;
-      api->PJRT_Error_Destroy(&destroy);
-      return false;
-    }
-    if (code_error != nullptr) {
-      auto destroy = PjrtArgs<PJRT_Error_Destroy_Args>();
-      destroy.error = code_error;
-      api->PJRT_Error_Destroy(&destroy);
-    }
-    ThrowIfError(api, error);
+    // Deleted buffers must say so; any other refusal means "no in-place view".
+    if (is_deleted()) ThrowIfError(api, error);
+    ConsumeErrorCode(api, error);
+    return false;
   }
   return true;
 }
@@ -301,33 +389,85 @@ void PyBuffer::ReleaseExternalReference() {
 // ------------------------------------------------------------------ executable
 
 PyLoadedExecutable::PyLoadedExecutable(std::shared_ptr<PyClient> client,
-                                       PJRT_LoadedExecutable* executable)
-    : client_(std::move(client)), executable_(executable) {
-  PJRT_LoadedExecutable_Info_Args info = Info();
-  num_outputs_ = info.num_outputs;
-  num_replicas_ = info.num_replicas;
-  optimized_hlo_.assign(info.optimized_hlo, info.optimized_hlo_size);
-  for (size_t i = 0; i < info.num_devices; ++i) {
-    devices_.push_back(client_->LookupDevice(info.devices[i]));
+                                       PJRT_LoadedExecutable* executable,
+                                       std::vector<std::shared_ptr<PyDevice>> devices)
+    : client_(std::move(client)), executable_(executable), compiled_(nullptr),
+      devices_(std::move(devices)) {
+  const PJRT_Api* api = client_->api();
+  auto get = PjrtArgs<PJRT_LoadedExecutable_GetExecutable_Args>();
+  get.loaded_executable = executable;
+  ThrowIfError(api, api->PJRT_LoadedExecutable_GetExecutable(&get));
+  compiled_ = get.executable;
+  auto outputs = PjrtArgs<PJRT_Executable_NumOutputs_Args>();
+  outputs.executable = compiled_;
+  ThrowIfError(api, api->PJRT_Executable_NumOutputs(&outputs));
+  num_outputs_ = outputs.num_outputs;
+  if (PJRT_API_HAS(api, PJRT_Executable_NumReplicas)) {
+    auto replicas = PjrtArgs<PJRT_Executable_NumReplicas_Args>();
+    replicas.executable = compiled_;
+    ThrowIfError(api, api->PJRT_Executable_NumReplicas(&replicas));
+    num_replicas_ = replicas.num_replicas;
   }
-}
-
-PJRT_LoadedExecutable_Info_Args PyLoadedExecutable::Info() const {
-  auto info = PjrtArgs<PJRT_LoadedExecutable_Info_Args>();
-  info.executable = executable_;
-  ThrowIfError(client_->api(), client_->api()->PJRT_LoadedExecutable_Info(&info));
-  return info;
+  auto addressable = PjrtArgs<PJRT_LoadedExecutable_AddressableDevices_Args>();
+  addressable.executable = executable;
+  ThrowIfError(api, api->PJRT_LoadedExecutable_AddressableDevices(&addressable));
+  addressable_devices_.assign(addressable.addressable_devices,
+                              addressable.addressable_devices + addressable.num_addressable_devices);
+  if (devices_.empty()) {
+    for (PJRT_Device* d : addressable_devices_) devices_.push_back(client_->LookupDevice(d));
+  }
 }
 
 PyLoadedExecutable::~PyLoadedExecutable() {
+  const PJRT_Api* api = client_->api();
+  if (compiled_ != nullptr) {
+    auto args = PjrtArgs<PJRT_Executable_Destroy_Args>();
+    args.executable = compiled_;
+    if (PJRT_Error* error = api->PJRT_Executable_Destroy(&args)) ConsumeErrorCode(api, error);
+  }
   auto args = PjrtArgs<PJRT_LoadedExecutable_Destroy_Args>();
   args.executable = executable_;
-  PJRT_Error* error = client_->api()->PJRT_LoadedExecutable_Destroy(&args);
-  if (error != nullptr) {
-    auto d = PjrtArgs<PJRT_Error_Destroy_Args>();
-    d.error = error;
-    client_->api()->PJRT_Error_Destroy(&d);
+  if (PJRT_Error* error = api->PJRT_LoadedExecutable_Destroy(&args)) ConsumeErrorCode(api, error);
+}
+
+const std::string& PyLoadedExecutable::optimized_program() const {
+  std::call_once(optimized_once_, [this] {
+    const PJRT_Api* api = client_->api();
+    RequireFunction(*client_->plugin(), offsetof(PJRT_Api, PJRT_Executable_OptimizedProgram),
+                    "the optimized program (as_text)");
+    auto program = PjrtArgs<PJRT_Program>();
+    auto args = PjrtArgs<PJRT_Executable_OptimizedProgram_Args>();
+    args.executable = compiled_;
+    args.program = &program;
+    ThrowIfError(api, api->PJRT_Executable_OptimizedProgram(&args));
+    std::string bytes(program.code_size, '\0');
+    program.code = bytes.data();
+    ThrowIfError(api, api->PJRT_Executable_OptimizedProgram(&args));
+    bytes.resize(program.code_size);
+    std::string format(program.format, program.format_size);
+    optimized_program_ = DecodeProgramFormat(format, std::move(bytes));
+  });
+  return optimized_program_;
+}
+
+PyLoadedExecutable::MemoryStats PyLoadedExecutable::GetMemoryStats() const {
+  const PJRT_Api* api = client_->api();
+  MemoryStats stats{0, 0, 0, 0, 0};
+  if (PJRT_API_HAS(api, PJRT_Executable_GetCompiledMemoryStats)) {
+    auto args = PjrtArgs<PJRT_Executable_GetCompiledMemoryStats_Args>();
+    args.executable = compiled_;
+    ThrowIfError(api, api->PJRT_Executable_GetCompiledMemoryStats(&args));
+    return MemoryStats{args.generated_code_size_in_bytes, args.temp_size_in_bytes,
+                       args.argument_size_in_bytes, args.output_size_in_bytes,
+                       args.alias_size_in_bytes};
   }
+  RequireFunction(*client_->plugin(), offsetof(PJRT_Api, PJRT_Executable_SizeOfGeneratedCodeInBytes),
+                  "get_compiled_memory_stats()");
+  auto args = PjrtArgs<PJRT_Executable_SizeOfGeneratedCodeInBytes_Args>();
+  args.executable = compiled_;
+  ThrowIfError(api, api->PJRT_Executable_SizeOfGeneratedCodeInBytes(&args));
+  stats.generated_code_size = args.size_in_bytes;
+  return stats;
 }
 
 std::vector<std::vector<std::shared_ptr<PyBuffer>>> PyLoadedExecutable::Execute(
@@ -346,30 +486,49 @@ std::vector<std::vector<std::shared_ptr<PyBuffer>>> PyLoadedExecutable::Execute(
   std::vector<std::vector<PJRT_Buffer*>> outs(num_devices, std::vector<PJRT_Buffer*>(num_outputs_));
   std::vector<PJRT_Buffer**> out_lists(num_devices);
   for (size_t d = 0; d < num_devices; ++d) out_lists[d] = outs[d].data();
+  // Donation is declared by the program (input_output_alias, buffer_donor);
+  // at run time the caller can only hold arguments back.
+  std::vector<int64_t> keep;
+  for (size_t i = 0; i < num_args; ++i) {
+    if (std::find(donated.begin(), donated.end(), static_cast<int64_t>(i)) == donated.end()) {
+      keep.push_back(static_cast<int64_t>(i));
+    }
+  }
+  auto options = PjrtArgs<PJRT_ExecuteOptions>();
+  options.non_donatable_input_indices = keep.data();
+  options.num_non_donatable_input_indices = keep.size();
+  std::vector<PJRT_Event*> done(num_devices, nullptr);
 
   auto exec = PjrtArgs<PJRT_LoadedExecutable_Execute_Args>();
   exec.executable = executable_;
+  exec.options = &options;
   exec.argument_lists = c_arg_lists.data();
   exec.num_devices = num_devices;
   exec.num_args = num_args;
-  exec.donated_args = donated.data();
-  exec.num_donated_args = donated.size();
   exec.output_lists = out_lists.data();
-  ThrowIfError(client_->api(), client_->api()->PJRT_LoadedExecutable_Execute(&exec));
+  exec.device_complete_events = done.data();
+  const PJRT_Api* api = client_->api();
+  ThrowIfError(api, api->PJRT_LoadedExecutable_Execute(&exec));
   std::vector<std::vector<std::shared_ptr<PyBuffer>>> result(num_devices);
   for (size_t d = 0; d < num_devices; ++d) {
     for (PJRT_Buffer* b : outs[d]) result[d].push_back(std::make_shared<PyBuffer>(client_, b));
   }
+  // Errors of the run itself reach the outputs; the events only tell when it ends.
+  for (PJRT_Event* e : done) DestroyEvent(api, e);
   return result;
 }
 
 std::string PyLoadedExecutable::Serialize() const {
-  RequireMinorVersion(*client_->plugin(), 1, "serializing an executable");
-  auto args = PjrtArgs<PJRT_LoadedExecutable_Serialize_Args>();
-  args.executable = executable_;
-  ThrowIfError(client_->api(), client_->api()->PJRT_LoadedExecutable_Serialize(&args));
-  std::string out(args.serialized, args.serialized_size);
-  args.serialized_deleter(args.serialized_opaque);
+  const PJRT_Api* api = client_->api();
+  RequireFunction(*client_->plugin(), offsetof(PJRT_Api, PJRT_Executable_Serialize),
+                  "serializing an executable");
+  auto args = PjrtArgs<PJRT_Executable_Serialize_Args>();
+  args.executable = compiled_;
+  ThrowIfError(api, api->PJRT_Executable_Serialize(&args));
+  std::string out(args.serialized_bytes, args.serialized_bytes_size);
+  if (args.serialized_executable_deleter != nullptr) {
+    args.serialized_executable_deleter(args.serialized_executable);
+  }
   return out;
 }
 

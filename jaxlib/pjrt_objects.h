@@ -35,7 +35,8 @@ class PyDevice {
   int process_index;
   int local_hardware_id;
   std::string kind;
-  std::string debug_string;
+  std::string debug_string;  // what str(device) prints
+  std::string to_string;     // what repr(device) prints
   std::string platform;
   std::vector<std::shared_ptr<PyMemory>> memories;
   std::shared_ptr<PyMemory> default_memory;
@@ -58,8 +59,8 @@ class PyClient : public std::enable_shared_from_this<PyClient> {
   // The key-value store of a multi-process group, as C API kv callbacks; `keep_alive`
   // holds what user_arg points to for the client's life.
   struct KvCallbacks {
-    PJRT_KeyValueGetCallback* get = nullptr;
-    PJRT_KeyValuePutCallback* put = nullptr;
+    PJRT_KeyValueGetCallback get = nullptr;
+    PJRT_KeyValuePutCallback put = nullptr;
     void* user_arg = nullptr;
     std::shared_ptr<void> keep_alive;
   };
@@ -84,19 +85,21 @@ class PyClient : public std::enable_shared_from_this<PyClient> {
   // A buffer on `device` (null: the default device) holding `data`: dense
   // row-major elements of `type` with shape `dims`. Copied during the call,
   // unless `done_with_host_buffer` is given: then the plugin may read `data` in
-  // place and calls it with `done_user_data` exactly once when it no longer does
-  // (also when the call fails).
+  // place, and `done_with_host_buffer(done_user_data)` runs exactly once when
+  // it no longer does (also when the call fails).
   std::shared_ptr<PyBuffer> BufferFromHostBuffer(const void* data, PJRT_Buffer_Type type,
                                                  const int64_t* dims, size_t num_dims,
                                                  PJRT_Device* device,
                                                  void (*done_with_host_buffer)(void*) = nullptr,
                                                  void* done_user_data = nullptr);
-  // Compiles `code` (in `format`, e.g. "hlo") for `devices`.
-  std::shared_ptr<PyLoadedExecutable> Compile(const std::string& format, const std::string& code,
-                                              const std::vector<PJRT_Device*>& devices,
-                                              const std::vector<PJRT_NamedValue>& options);
-  std::shared_ptr<PyLoadedExecutable> DeserializeAndLoad(const char* serialized, size_t size,
-                                                         const std::vector<PJRT_Device*>& devices);
+  // Compiles a program in PJRT's format (a serialized HloModuleProto) with
+  // serialized CompileOptionsProto `options`, for `devices` (replica order).
+  std::shared_ptr<PyLoadedExecutable> Compile(const std::string& hlo_module_proto,
+                                              const std::string& options,
+                                              std::vector<std::shared_ptr<PyDevice>> devices);
+  std::shared_ptr<PyLoadedExecutable> DeserializeAndLoad(
+      const char* serialized, size_t size, const std::string& options,
+      std::vector<std::shared_ptr<PyDevice>> devices);
 
   // Every PyBuffer of this client registers itself while it exists, so that
   // live_arrays() can list them.
@@ -146,6 +149,7 @@ class PyBuffer {
   bool TryAcquireExternalReference();
   void ReleaseExternalReference();
 
+
  private:
   std::shared_ptr<PyClient> client_;
   PJRT_Buffer* buffer_;
@@ -157,14 +161,21 @@ class PyBuffer {
 
 class PyLoadedExecutable {
  public:
-  PyLoadedExecutable(std::shared_ptr<PyClient> client, PJRT_LoadedExecutable* executable);
+  // `devices`: every device the program runs on, in replica order (those of
+  // other processes included).
+  PyLoadedExecutable(std::shared_ptr<PyClient> client, PJRT_LoadedExecutable* executable,
+                     std::vector<std::shared_ptr<PyDevice>> devices);
   ~PyLoadedExecutable();
   const std::shared_ptr<PyClient>& client() const { return client_; }
   const std::vector<std::shared_ptr<PyDevice>>& devices() const { return devices_; }
   size_t num_outputs() const { return num_outputs_; }
   size_t num_replicas() const { return num_replicas_; }
-  const std::string& optimized_hlo() const { return optimized_hlo_; }
-  PJRT_LoadedExecutable_Info_Args Info() const;
+  // The optimized program as a serialized HloModuleProto (fetched once).
+  const std::string& optimized_program() const;
+  struct MemoryStats {
+    int64_t generated_code_size, temp_size, argument_size, output_size, alias_size;
+  };
+  MemoryStats GetMemoryStats() const;
   // args[d][i] -> outputs[d][o]
   std::vector<std::vector<std::shared_ptr<PyBuffer>>> Execute(
       const std::vector<std::vector<PyBuffer*>>& args, const std::vector<int64_t>& donated);
@@ -173,10 +184,13 @@ class PyLoadedExecutable {
  private:
   std::shared_ptr<PyClient> client_;
   PJRT_LoadedExecutable* executable_;
+  PJRT_Executable* compiled_;  // the program behind executable_, owned
   std::vector<std::shared_ptr<PyDevice>> devices_;
+  std::vector<PJRT_Device*> addressable_devices_;  // execution order
   size_t num_outputs_ = 0;
   size_t num_replicas_ = 1;
-  std::string optimized_hlo_;
+  mutable std::once_flag optimized_once_;
+  mutable std::string optimized_program_;
 };
 
 }  // namespace jax

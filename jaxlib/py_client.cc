@@ -23,33 +23,40 @@ namespace jax {
 namespace {
 
 // The plugin calls these from its own threads: they take the GIL, call the Python
-// key-value store (jax.distributed's client), and turn a Python exception into the
-// callback's error text.
-bool KvGetCallback(void* user_arg, const char* key, size_t key_size, int64_t timeout_ms,
-                   PJRT_KeyValueSink* sink, void* sink_arg, char* error, size_t error_size) {
+// key-value store (jax.distributed's client), and turn a Python exception into an
+// error made by the plugin's own callback_error.
+PJRT_Error* KvError(PJRT_CallbackError* make_error, const char* what) {
+  std::string message = xla::ToValidUtf8(what);
+  if (make_error == nullptr || *make_error == nullptr) return nullptr;
+  return (*make_error)(PJRT_Error_Code_UNAVAILABLE, message.data(), message.size());
+}
+
+PJRT_Error* KvGetCallback(PJRT_KeyValueGetCallback_Args* args) {
   nb::gil_scoped_acquire gil;
   try {
-    auto* store = static_cast<nb::object*>(user_arg);
-    nb::bytes value = nb::cast<nb::bytes>(
-        store->attr("blocking_key_value_get_bytes")(nb::str(key, key_size), timeout_ms));
-    sink(sink_arg, value.c_str(), value.size());
-    return true;
+    auto* store = static_cast<nb::object*>(args->user_arg);
+    nb::bytes value = nb::cast<nb::bytes>(store->attr("blocking_key_value_get_bytes")(
+        nb::str(args->key, args->key_size), args->timeout_in_ms));
+    char* copy = new char[value.size() + 1];
+    std::memcpy(copy, value.c_str(), value.size());
+    args->value = copy;
+    args->value_size = value.size();
+    args->value_deleter_callback = [](char* v) { delete[] v; };
+    return nullptr;
   } catch (const std::exception& e) {
-    xla::CopyErrorText(e.what(), error, error_size);
-    return false;
+    return KvError(args->callback_error, e.what());
   }
 }
 
-bool KvPutCallback(void* user_arg, const char* key, size_t key_size, const char* value,
-                   size_t value_size, char* error, size_t error_size) {
+PJRT_Error* KvPutCallback(PJRT_KeyValuePutCallback_Args* args) {
   nb::gil_scoped_acquire gil;
   try {
-    auto* store = static_cast<nb::object*>(user_arg);
-    store->attr("key_value_set_bytes")(nb::str(key, key_size), nb::bytes(value, value_size));
-    return true;
+    auto* store = static_cast<nb::object*>(args->user_arg);
+    store->attr("key_value_set_bytes")(nb::str(args->key, args->key_size),
+                                       nb::bytes(args->value, args->value_size));
+    return nullptr;
   } catch (const std::exception& e) {
-    xla::CopyErrorText(e.what(), error, error_size);
-    return false;
+    return KvError(args->callback_error, e.what());
   }
 }
 

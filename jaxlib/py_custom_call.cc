@@ -9,7 +9,7 @@
 
 #include "jaxlib/c_api_loader.h"
 #include "jaxlib/status_casters.h"
-#include "xla/pjrt/c/pjrt_c_api.h"
+#include "xla/pjrt/c/pjrt_c_api_host_extensions.h"
 
 namespace nb = nanobind;
 
@@ -18,7 +18,7 @@ namespace {
 
 const PJRT_CustomCall_Extension* FindExtension(const PJRT_Api* api) {
   return jax::FindExtension<PJRT_CustomCall_Extension>(
-      api, PJRT_Extension_Type_CustomCall, PJRT_CustomCall_Extension_STRUCT_SIZE);
+      api, PJRT_Extension_Type_JaxCustomCall, PJRT_CustomCall_Extension_STRUCT_SIZE);
 }
 
 // The function pointer a PyCapsule holds, whatever its name.

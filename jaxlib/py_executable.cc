@@ -10,6 +10,7 @@
 
 #include "jaxlib/c_api_loader.h"
 #include "jaxlib/pjrt_objects.h"
+#include "jaxlib/program_format.h"
 
 namespace nb = nanobind;
 
@@ -29,15 +30,15 @@ void RegisterExecutable(nb::module_& m) {
       .def("_all_devices", &PyLoadedExecutable::devices)
       .def("_num_outputs", &PyLoadedExecutable::num_outputs)
       .def("_num_replicas", &PyLoadedExecutable::num_replicas)
-      .def("_optimized_hlo", &PyLoadedExecutable::optimized_hlo)
+      .def("_optimized_hlo", &PyLoadedExecutable::optimized_program)
       .def("_memory_stats", [](const PyLoadedExecutable& e) {
-        PJRT_LoadedExecutable_Info_Args info = e.Info();
+        PyLoadedExecutable::MemoryStats stats = e.GetMemoryStats();
         nb::dict d;
-        d["generated_code_size_in_bytes"] = info.generated_code_size;
-        d["temp_size_in_bytes"] = info.temp_size;
-        d["argument_size_in_bytes"] = info.argument_size;
-        d["output_size_in_bytes"] = info.output_size;
-        d["alias_size_in_bytes"] = info.alias_size;
+        d["generated_code_size_in_bytes"] = stats.generated_code_size;
+        d["temp_size_in_bytes"] = stats.temp_size;
+        d["argument_size_in_bytes"] = stats.argument_size;
+        d["output_size_in_bytes"] = stats.output_size;
+        d["alias_size_in_bytes"] = stats.alias_size;
         return d;
       })
       .def("_execute",
@@ -52,37 +53,36 @@ void RegisterExecutable(nb::module_& m) {
         return nb::bytes(s.data(), s.size());
       });
 
+  // `hlo_text` as jax lowers it; jaxlib turns it into PJRT's formats (an
+  // HloModuleProto and a CompileOptionsProto placing replica r on devices[r]).
   m.def("compile",
-        [](std::shared_ptr<PyClient> client, const std::string& format, const std::string& code,
-           std::vector<std::shared_ptr<PyDevice>> devices, std::vector<std::string> option_names,
-           std::vector<int64_t> option_values) {
-          std::vector<PJRT_Device*> c_devices;
-          for (const auto& d : devices) c_devices.push_back(d->c_device());
-          std::vector<PJRT_NamedValue> options(option_names.size());
-          for (size_t i = 0; i < options.size(); ++i) {
-            std::memset(&options[i], 0, sizeof(PJRT_NamedValue));
-            options[i].struct_size = PjrtStructSize<PJRT_NamedValue>::value;
-            options[i].name = option_names[i].data();
-            options[i].name_size = option_names[i].size();
-            options[i].type = PJRT_NamedValue_kInt64;
-            options[i].int64_value = option_values[i];
-            options[i].value_size = 1;
-          }
+        [](std::shared_ptr<PyClient> client, const std::string& hlo_text,
+           std::vector<std::shared_ptr<PyDevice>> devices, int64_t num_replicas) {
+          std::vector<int64_t> ids;
+          for (const auto& d : devices) ids.push_back(d->id);
           nb::gil_scoped_release release;
-          return client->Compile(format, code, c_devices, options);
+          std::string program = HloTextToModuleProto(hlo_text);
+          std::string options = ReplicatedCompileOptions(num_replicas, ids);
+          return client->Compile(program, options, std::move(devices));
         },
-        nb::arg("client"), nb::arg("format"), nb::arg("code"), nb::arg("devices"),
-        nb::arg("option_names") = std::vector<std::string>{},
-        nb::arg("option_values") = std::vector<int64_t>{});
+        nb::arg("client"), nb::arg("hlo_text"), nb::arg("devices"), nb::arg("num_replicas") = 1);
 
   m.def("deserialize_and_load",
         [](std::shared_ptr<PyClient> client, nb::bytes serialized,
-           std::vector<std::shared_ptr<PyDevice>> devices) {
-          std::vector<PJRT_Device*> c_devices;
-          for (const auto& d : devices) c_devices.push_back(d->c_device());
+           std::vector<std::shared_ptr<PyDevice>> devices, int64_t num_replicas) {
+          std::vector<int64_t> ids;
+          for (const auto& d : devices) ids.push_back(d->id);
+          std::string options = ReplicatedCompileOptions(num_replicas, ids);
           return client->DeserializeAndLoad(static_cast<const char*>(serialized.data()),
-                                            serialized.size(), c_devices);
-        });
+                                            serialized.size(), options, std::move(devices));
+        },
+        nb::arg("client"), nb::arg("serialized"), nb::arg("devices"), nb::arg("num_replicas") = 1);
+
+  // An optimized program as HLO text (tests and tools reading PJRT formats).
+  m.def("_decode_program", [](const std::string& format, nb::bytes bytes) {
+    return DecodeProgramFormat(format, std::string(static_cast<const char*>(bytes.data()),
+                                                   bytes.size()));
+  });
 }
 
 }  // namespace jax

@@ -21,7 +21,7 @@
 #include "jaxlib/c_api_loader.h"
 #include "jaxlib/pjrt_objects.h"
 #include "jaxlib/status_casters.h"
-#include "xla/pjrt/c/pjrt_c_api.h"
+#include "xla/pjrt/c/pjrt_c_api_host_extensions.h"
 #include "xla/pjrt/c/utf8.h"
 
 namespace nb = nanobind;
@@ -49,7 +49,7 @@ void ReleaseCallables() {
 
 const PJRT_HostCallback_Extension* FindExtension(const PJRT_Api* api) {
   return jax::FindExtension<PJRT_HostCallback_Extension>(
-      api, PJRT_Extension_Type_HostCallback, PJRT_HostCallback_Extension_STRUCT_SIZE);
+      api, PJRT_Extension_Type_JaxHostCallback, PJRT_HostCallback_Extension_STRUCT_SIZE);
 }
 
 nb::list MemoryViews(const void* const* buffers, const std::vector<int64_t>& nbytes,

@@ -327,20 +327,17 @@ def _compile_and_load(self: Client, computation, executable_devices=None, compil
                     f"{type(computation).__name__}")
   devices = list(executable_devices) if executable_devices is not None else self.devices()[:1]
   options = compile_options or CompileOptions()
-  names, values = [], []
-  if getattr(options, "num_replicas", 1) != 1:
-    names.append("num_replicas")
-    values.append(int(options.num_replicas))
   if getattr(options, "num_partitions", 1) != 1:
-    names.append("num_partitions")
-    values.append(int(options.num_partitions))
-  return _jax.compile(self, "hlo", computation, devices, names, values)
+    raise ValueError(f"num_partitions={options.num_partitions}: jax compiles replicated "
+                     "programs (it partitions them itself); use num_replicas")
+  return _jax.compile(self, computation, devices, int(getattr(options, "num_replicas", 1)))
 
 
 def _deserialize_executable(self: Client, serialized: bytes, executable_devices=None,
                             compile_options=None) -> LoadedExecutable:
   devices = list(executable_devices) if executable_devices is not None else self.devices()[:1]
-  return _jax.deserialize_and_load(self, serialized, devices)
+  num_replicas = int(getattr(compile_options, "num_replicas", len(devices) or 1))
+  return _jax.deserialize_and_load(self, serialized, devices, num_replicas)
 
 
 Client.buffer_from_pyval = _buffer_from_pyval

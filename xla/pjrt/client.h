@@ -1,7 +1,7 @@
 // The C++ interface every backend implements. c/c_api_wrapper.cc turns an
 // implementation of it into the C API table, so a backend is plain C++.
 //
-// A backend supplies three things: a compiler (HLO text -> Executable), buffers
+// A backend supplies three things: a compiler (HLO module -> Executable), buffers
 // (allocate, copy in, copy out) and an executable (launch). Objects are owned
 // by the C API wrapper through unique_ptr; devices and memories are owned by
 // their client and live as long as it.
@@ -16,6 +16,7 @@
 #include <variant>
 #include <vector>
 
+#include "xla/hlo/ir/module.h"
 #include "xla/hlo/ir/primitive_type.h"
 #include "xla/status.h"
 
@@ -87,7 +88,11 @@ class Executable {
   virtual const std::vector<Device*>& devices() const = 0;
   virtual size_t num_outputs() const = 0;
   virtual size_t num_replicas() const { return 1; }
+  virtual std::string name() const { return "module"; }
   virtual std::string optimized_hlo() const = 0;
+  // The parameters the module lets a caller donate (its input_output_alias
+  // and buffer_donor entries), ascending.
+  virtual std::vector<int64_t> donor_parameters() const { return {}; }
   struct MemoryStats {
     int64_t generated_code_size = 0;
     int64_t temp_size = 0;
@@ -114,10 +119,16 @@ class Client {
   virtual int process_index() const { return 0; }
   virtual const std::vector<Device*>& devices() const = 0;
   virtual const std::vector<Device*>& addressable_devices() const { return devices(); }
-  // format: "hlo" (HLO text). `devices` in replica order (may be empty: first device).
+  // `devices` in replica order (may be empty: the first device, or the first
+  // num_replicas devices).
   virtual StatusOr<std::unique_ptr<Executable>> Compile(
-      const std::string& format, const std::string& code, const Options& options,
+      std::unique_ptr<HloModule> module, const Options& options,
       const std::vector<Device*>& devices) = 0;
+  // Parses and verifies HLO text, then compiles it (for C++ callers and tests;
+  // programs reach a plugin through the C API as HloModuleProtos).
+  StatusOr<std::unique_ptr<Executable>> CompileText(const std::string& hlo_text,
+                                                    const Options& options,
+                                                    const std::vector<Device*>& devices);
   virtual StatusOr<std::unique_ptr<Executable>> DeserializeAndLoad(
       const std::string& serialized, const std::vector<Device*>& devices) {
     return Unimplemented("this backend cannot load serialized executables");

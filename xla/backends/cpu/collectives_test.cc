@@ -30,7 +30,7 @@ StatusOr<std::vector<std::vector<std::vector<uint8_t>>>> RunReplicated(const std
   Client& client = TestClient();
   Options options;
   options["num_replicas"] = kReplicas;
-  ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe, client.Compile("hlo", hlo, options, {}));
+  ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe, client.CompileText(hlo, options, {}));
   std::vector<std::unique_ptr<Buffer>> owned;
   std::vector<std::vector<Buffer*>> args(kReplicas);
   for (int64_t d = 0; d < kReplicas; ++d) {
@@ -167,7 +167,7 @@ ENTRY main {
 // error, not a hang.
 TEST(CollectiveWithoutReplicasFails) {
   Client& client = TestClient();
-  auto exe = client.Compile("hlo", R"(HloModule m
+  auto exe = client.CompileText(R"(HloModule m
 add {
   a = f32[] parameter(0)
   b = f32[] parameter(1)

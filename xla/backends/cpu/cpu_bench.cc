@@ -17,7 +17,7 @@ double Seconds(Clock::time_point a, Clock::time_point b) {
 void Bench(xla::Client& client, const char* label, const std::string& hlo,
            const std::vector<std::vector<int64_t>>& arg_dims, double work, const char* unit) {
   auto t0 = Clock::now();
-  auto exe = client.Compile("hlo", hlo, {}, {});
+  auto exe = client.CompileText(hlo, {}, {});
   auto t1 = Clock::now();
   if (!exe.ok()) {
     std::printf("%-28s compile failed: %s\n", label, exe.status().ToString().c_str());

@@ -245,8 +245,7 @@ StatusOr<std::vector<Device*>> CpuClient::ExecutionDevices(int64_t num_replicas,
   return targets;
 }
 
-StatusOr<std::unique_ptr<Executable>> CpuClient::Compile(const std::string& format,
-                                                         const std::string& code,
+StatusOr<std::unique_ptr<Executable>> CpuClient::Compile(std::unique_ptr<HloModule> module,
                                                          const Options& options,
                                                          const std::vector<Device*>& devices) {
   int64_t num_replicas = 1;
@@ -255,12 +254,7 @@ StatusOr<std::unique_ptr<Executable>> CpuClient::Compile(const std::string& form
     if (n == nullptr || *n < 1) return InvalidArgument("option num_replicas must be a positive integer");
     num_replicas = *n;
   }
-  if (format != "hlo") {
-    return InvalidArgument("the CPU backend compiles HLO text (format \"hlo\"), got format \"" +
-                           format + "\"");
-  }
   ASSIGN_OR_RETURN(std::vector<Device*> targets, ExecutionDevices(num_replicas, devices));
-  ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, ParseHloModule(code));
   if (Status passes = RunOptimizationPipeline(module.get(), CpuOptimizationOptions());
       !passes.ok()) {
     return passes.WithContext("optimizing module " + module->name());

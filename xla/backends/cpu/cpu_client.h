@@ -47,8 +47,7 @@ class CpuClient final : public Client {
     return addressable_devices_;
   }
   int process_index() const override { return process_index_; }
-  StatusOr<std::unique_ptr<Executable>> Compile(const std::string& format,
-                                                const std::string& code,
+  StatusOr<std::unique_ptr<Executable>> Compile(std::unique_ptr<HloModule> module,
                                                 const Options& options,
                                                 const std::vector<Device*>& devices) override;
   // Loads what CpuExecutable::Serialize wrote (serialized_executable.h).

@@ -69,7 +69,7 @@ StatusOr<std::vector<HostArray>> RunExecutable(Executable& exe, const std::vecto
 }
 
 StatusOr<std::vector<HostArray>> Run(const std::string& hlo, const std::vector<HostArray>& inputs) {
-  ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe, TestClient().Compile("hlo", hlo, {}, {}));
+  ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe, TestClient().CompileText(hlo, {}, {}));
   return RunExecutable(*exe, inputs);
 }
 
@@ -511,7 +511,7 @@ struct DonatedRun {
 
 DonatedRun RunDonated(const std::string& hlo, size_t which = 0) {
   Client& client = TestClient();
-  auto exe = client.Compile("hlo", hlo, {}, {});
+  auto exe = client.CompileText(hlo, {}, {});
   CHECK_OK(exe);
   std::vector<float> x = {1, 2, 3, 4};
   auto buf = client.BufferFromHost(x.data(), F32, {2, 2}, {}, client.devices()[0]);
@@ -613,7 +613,7 @@ ENTRY main {
 // four dots the first and third intermediate can use the same bytes.
 TEST(DeadTemporariesAreReused) {
   Client& client = TestClient();
-  auto exe = client.Compile("hlo", R"(HloModule m
+  auto exe = client.CompileText(R"(HloModule m
 ENTRY main {
   x = f32[64,64]{1,0} parameter(0)
   a = f32[64,64]{1,0} dot(x, x), lhs_contracting_dims={1}, rhs_contracting_dims={0}
@@ -710,7 +710,7 @@ HostArray SerializableInput() {
 
 TEST(SerializedExecutableRunsLikeTheOriginal) {
   Client& client = TestClient();
-  auto exe = client.Compile("hlo", kSerializableModule, {}, {});
+  auto exe = client.CompileText(kSerializableModule, {}, {});
   CHECK_OK(exe);
   auto bytes = (*exe)->Serialize();
   CHECK_OK(bytes);
@@ -730,7 +730,7 @@ TEST(SerializedExecutableRunsLikeTheOriginal) {
 
 TEST(SerializedExecutableOnOtherDevice) {
   Client& client = TestClient();
-  auto exe = client.Compile("hlo", "HloModule c\nENTRY e {\n  x = f32[2]{0} parameter(0)\n"
+  auto exe = client.CompileText("HloModule c\nENTRY e {\n  x = f32[2]{0} parameter(0)\n"
                                    "  ROOT y = f32[2]{0} add(x, x)\n}\n", {}, {});
   CHECK_OK(exe);
   auto bytes = (*exe)->Serialize();
@@ -744,7 +744,7 @@ TEST(DeserializeRefusesBadBytes) {
   Client& client = TestClient();
   auto r = client.DeserializeAndLoad("definitely not an executable", {});
   EXPECT_TRUE(!r.ok() && r.status().code() == StatusCode::kInvalidArgument);
-  auto exe = client.Compile("hlo", kSerializableModule, {}, {});
+  auto exe = client.CompileText(kSerializableModule, {}, {});
   CHECK_OK(exe);
   auto bytes = (*exe)->Serialize();
   CHECK_OK(bytes);
@@ -766,7 +766,7 @@ TEST(DeserializeRefusesBadBytes) {
 // the same size, so repeated calls write to warm pages.
 TEST(OutputsReuseFreedBuffers) {
   Client& client = TestClient();
-  auto exe = client.Compile("hlo", R"(HloModule m
+  auto exe = client.CompileText(R"(HloModule m
 ENTRY main {
   x = f32[512,512]{1,0} parameter(0)
   ROOT y = f32[512,512]{1,0} negate(x)

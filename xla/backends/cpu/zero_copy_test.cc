@@ -106,7 +106,7 @@ TEST(KernelsReadSixteenByteAlignedHostMemory) {
   HostFloats host(1000, 16);
   std::unique_ptr<Buffer> buf = Lend(host, {1000});
   EXPECT_EQ(buf->UnsafePointer(), reinterpret_cast<uintptr_t>(host.data()));
-  auto exe = client.Compile("hlo", R"(HloModule m
+  auto exe = client.CompileText(R"(HloModule m
 add {
   a = f32[] parameter(0)
   b = f32[] parameter(1)
@@ -135,7 +135,7 @@ TEST(DonatedZeroCopyBufferIsNeverWrittenOver) {
   Client& client = TestClient();
   HostFloats host(4, 0);
   std::unique_ptr<Buffer> buf = Lend(host, {2, 2});
-  auto exe = client.Compile("hlo", R"(HloModule m, input_output_alias={ {}: (0, {}, may-alias) }
+  auto exe = client.CompileText(R"(HloModule m, input_output_alias={ {}: (0, {}, may-alias) }
 ENTRY main {
   x = f32[2,2]{1,0} parameter(0)
   ROOT y = f32[2,2]{1,0} add(x, x)

@@ -48,7 +48,7 @@ ENTRY main {
 TEST(ElementwiseKernelIsPtxWithLibdeviceMath) {
   auto client = MockClient();
   CHECK_OK(client);
-  auto exe = (*client)->Compile("hlo", kTanhAdd, {}, {});
+  auto exe = (*client)->CompileText(kTanhAdd, {}, {});
   CHECK_OK(exe);
   std::string ptx = PtxOf(**exe);
   EXPECT_TRUE(Contains(ptx, ".target sm_80"));
@@ -69,7 +69,7 @@ TEST(ComputeCapabilityOption) {
   options["compute_capability"] = std::string("9.0");
   auto client = MockClient(options);
   CHECK_OK(client);
-  auto exe = (*client)->Compile("hlo", kTanhAdd, {}, {});
+  auto exe = (*client)->CompileText(kTanhAdd, {}, {});
   CHECK_OK(exe);
   EXPECT_TRUE(Contains(PtxOf(**exe), ".target sm_90"));
   options["compute_capability"] = std::string("sm_12");
@@ -104,7 +104,7 @@ TEST(ExecuteAndTransferFailClearly) {
   CHECK_TRUE(!buffer.ok());
   EXPECT_TRUE(Contains(buffer.status().message(), "compile-only client: no GPU"));
   EXPECT_TRUE(buffer.status().code() == StatusCode::kFailedPrecondition);
-  auto exe = (*client)->Compile("hlo", kTanhAdd, {}, {});
+  auto exe = (*client)->CompileText(kTanhAdd, {}, {});
   CHECK_OK(exe);
   auto run = (*exe)->Execute({{}}, {});
   CHECK_TRUE(!run.ok());
@@ -115,7 +115,7 @@ TEST(ExecuteAndTransferFailClearly) {
 TEST(DotIsBlasCallAndReduceIsKernel) {
   auto client = MockClient();
   CHECK_OK(client);
-  auto exe = (*client)->Compile("hlo", R"(HloModule dot_sum
+  auto exe = (*client)->CompileText(R"(HloModule dot_sum
 add {
   a = f32[] parameter(0)
   b = f32[] parameter(1)
@@ -139,7 +139,7 @@ ENTRY main {
 TEST(UnsupportedOpNamesOpAndBackend) {
   auto client = MockClient();
   CHECK_OK(client);
-  auto exe = (*client)->Compile("hlo", R"(HloModule s
+  auto exe = (*client)->CompileText(R"(HloModule s
 lt {
   a = f32[] parameter(0)
   b = f32[] parameter(1)
@@ -166,7 +166,7 @@ TEST(DumpToWritesPtx) {
   auto client = MockClient();
   unsetenv("XLA_FLAGS");
   CHECK_OK(client);
-  CHECK_OK((*client)->Compile("hlo", kTanhAdd, {}, {}));
+  CHECK_OK((*client)->CompileText(kTanhAdd, {}, {}));
   for (const char* ext : {".ptx", ".ll", ".after_optimizations.txt"}) {
     std::ifstream in(dir + "/tanh_add" + ext);
     std::stringstream text;

@@ -71,16 +71,11 @@ class CompileOnlyClient final : public Client {
   const std::string& platform_version() const override { return version_; }
   const std::vector<Device*>& devices() const override { return devices_.devices(); }
 
-  StatusOr<std::unique_ptr<Executable>> Compile(const std::string& format, const std::string& code,
+  StatusOr<std::unique_ptr<Executable>> Compile(std::unique_ptr<HloModule> module,
                                                 const Options& options,
                                                 const std::vector<Device*>& devices) override {
-    if (format != "hlo") {
-      return InvalidArgument("the " + target_->backend_name() +
-                             " compiles HLO text (format \"hlo\"), got format \"" + format + "\"");
-    }
     ASSIGN_OR_RETURN(std::vector<Device*> targets,
                      compile_only::CompileTargets(options, devices, devices_.devices(), platform_));
-    ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, ParseHloModule(code));
     GpuCompileOptions compile_options;
     compile_options.dump_dir = dump_dir_;
     auto compiled = CompileForGpu(module.get(), *target_, compile_options);

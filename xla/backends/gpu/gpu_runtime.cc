@@ -321,18 +321,15 @@ class GpuRuntimeClient final : public Client {
   const std::string& platform_version() const override { return version_; }
   const std::vector<Device*>& devices() const override { return devices_; }
 
-  StatusOr<std::unique_ptr<Executable>> Compile(const std::string& format, const std::string& code,
-                                                const Options&,
+  StatusOr<std::unique_ptr<Executable>> Compile(std::unique_ptr<HloModule> module, const Options&,
                                                 const std::vector<Device*>& devices) override {
     const std::string backend = driver_->backend_name() + " backend";
-    if (format != "hlo") return InvalidArgument("the " + backend + " compiles HLO text (format \"hlo\")");
     std::vector<GpuDevice*> targets;
     for (Device* d : devices) {
       ASSIGN_OR_RETURN(GpuDevice * device, Find(d, "Compile"));
       targets.push_back(device);
     }
     if (targets.empty()) targets.push_back(owned_[0].get());
-    ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, ParseHloModule(code));
     auto compiled = CompileForGpu(module.get(), *target_, {});
     if (!compiled.ok()) return compiled.status().WithContext("compiling module " + module->name());
     if (HasControlFlow(compiled->program)) {

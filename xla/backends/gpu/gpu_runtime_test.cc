@@ -311,7 +311,7 @@ TEST(ElementwiseModuleLaunchesItsKernel) {
   HostDriver* driver = nullptr;
   auto client = HostClient(&driver, &log);
   CHECK_OK(client);
-  auto exe = (*client)->Compile("hlo", R"(HloModule add
+  auto exe = (*client)->CompileText(R"(HloModule add
 ENTRY main {
   x = f32[1000]{0} parameter(0)
   y = f32[1000]{0} parameter(1)
@@ -351,7 +351,7 @@ TEST(DotRunsAsAGemm) {
   HostDriver* driver = nullptr;
   auto client = HostClient(&driver, &log);
   CHECK_OK(client);
-  auto exe = (*client)->Compile("hlo", R"(HloModule dot
+  auto exe = (*client)->CompileText(R"(HloModule dot
 ENTRY main {
   x = f32[2,3]{1,0} parameter(0)
   y = f32[3,2]{1,0} parameter(1)
@@ -379,7 +379,7 @@ TEST(ArgumentsMustLiveOnTheDevice) {
   auto client = HostClient(&driver, &log, 2);
   CHECK_OK(client);
   Device* dev0 = (*client)->devices()[0];
-  auto exe = (*client)->Compile("hlo", R"(HloModule neg
+  auto exe = (*client)->CompileText(R"(HloModule neg
 ENTRY main {
   x = f32[4]{0} parameter(0)
   ROOT n = f32[4]{0} negate(x)

@@ -42,7 +42,7 @@ TEST(ElementwiseKernelIsAmdgpuElf) {
     options["gfx_arch"] = std::string(arch);
     auto client = MockClient(options);
     CHECK_OK(client);
-    auto exe = (*client)->Compile("hlo", kExpMul, {}, {});
+    auto exe = (*client)->CompileText(kExpMul, {}, {});
     CHECK_OK(exe);
     std::string elf = CodeOf(**exe);
     CHECK_TRUE(elf.size() > 64);
@@ -58,7 +58,7 @@ TEST(ElementwiseKernelIsAmdgpuElf) {
 TEST(MathWithoutDeviceLibrariesIsRefusedByName) {
   auto client = MockClient();
   CHECK_OK(client);
-  auto exe = (*client)->Compile("hlo", R"(HloModule t
+  auto exe = (*client)->CompileText(R"(HloModule t
 ENTRY main {
   p0 = f64[4]{0} parameter(0)
   ROOT t = f64[4]{0} sine(p0)

@@ -70,16 +70,11 @@ class CompileOnlyTpuClient final : public Client {
   const std::string& platform_version() const override { return version_; }
   const std::vector<Device*>& devices() const override { return devices_.devices(); }
 
-  StatusOr<std::unique_ptr<Executable>> Compile(const std::string& format, const std::string& code,
+  StatusOr<std::unique_ptr<Executable>> Compile(std::unique_ptr<HloModule> module,
                                                 const Options& options,
                                                 const std::vector<Device*>& devices) override {
-    if (format != "hlo") {
-      return InvalidArgument("the TPU compiler compiles HLO text (format \"hlo\"), got format \"" +
-                             format + "\"");
-    }
     ASSIGN_OR_RETURN(std::vector<Device*> targets,
                      compile_only::CompileTargets(options, devices, devices_.devices(), platform_));
-    ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, ParseHloModule(code));
     auto compiled = CompileForTpu(module.get());
     if (!compiled.ok()) return compiled.status().WithContext("compiling module " + module->name());
     return std::unique_ptr<Executable>(new CompileOnlyTpuExecutable(

@@ -59,7 +59,7 @@ TEST(MockTopologyDevices) {
 // record; executing and transfers fail saying what would run them.
 TEST(CompilesButDoesNotExecute) {
   std::unique_ptr<Client> client = Mock("v4:2x2x1");
-  auto exe = client->Compile("hlo", kMatmul, {}, {});
+  auto exe = client->CompileText(kMatmul, {}, {});
   CHECK_OK(exe);
   EXPECT_TRUE(Contains((*exe)->optimized_hlo(), "bf16[8,32]{1,0:T(8,128)(2,1)} convert(a.1)"));
   EXPECT_EQ((*exe)->memory_stats().output_size, 4096);
@@ -87,14 +87,12 @@ TEST(CompilesButDoesNotExecute) {
 // Replicas come from the topology; bad input is refused by name.
 TEST(CompileAndOptionErrors) {
   std::unique_ptr<Client> client = Mock("v5e:2x2");
-  auto four = client->Compile("hlo", kMatmul, {{"num_replicas", int64_t{4}}}, {});
+  auto four = client->CompileText(kMatmul, {{"num_replicas", int64_t{4}}}, {});
   CHECK_OK(four);
   EXPECT_EQ((*four)->num_replicas(), size_t{4});
-  auto five = client->Compile("hlo", kMatmul, {{"num_replicas", int64_t{5}}}, {});
+  auto five = client->CompileText(kMatmul, {{"num_replicas", int64_t{5}}}, {});
   EXPECT_TRUE(!five.ok() && Contains(five.status().message(), "the topology has 4 devices"));
-  auto mlir = client->Compile("mlir", kMatmul, {}, {});
-  EXPECT_TRUE(!mlir.ok() && Contains(mlir.status().message(), "got format \"mlir\""));
-  auto bad_hlo = client->Compile("hlo", "HloModule m\nENTRY e {\n", {}, {});
+  auto bad_hlo = client->CompileText("HloModule m\nENTRY e {\n", {}, {});
   EXPECT_TRUE(!bad_hlo.ok() && Contains(bad_hlo.status().message(), "3:1: expected '}' to close computation"));
   auto topo = CreateTpuClient({{"mock", true}, {"topology", std::string("v5e:2x2x2")}});
   EXPECT_TRUE(!topo.ok() && Contains(topo.status().message(), "v5e takes 2 chip counts"));

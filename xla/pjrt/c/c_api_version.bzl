@@ -2,5 +2,5 @@
 manifests. Must equal PJRT_API_MAJOR / PJRT_API_MINOR; every plugin checks at
 initialisation that its manifest and its compiled extension agree."""
 
-PJRT_API_MAJOR = 1
-PJRT_API_MINOR = 4
+PJRT_API_MAJOR = 0
+PJRT_API_MINOR = 114

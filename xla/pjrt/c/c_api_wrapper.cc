@@ -1,91 +1,61 @@
+// Turns a C++ backend (xla/pjrt/client.h) into PJRT's C API table: errors,
+// events, plugin attributes, clients, devices and memories here; buffers in
+// c_api_buffers.cc, compiling and executables in c_api_executables.cc.
 #include "xla/pjrt/c/c_api_wrapper.h"
-#include "xla/pjrt/c/custom_call_registry.h"
-#include "xla/pjrt/c/host_callback_registry.h"
-#include "xla/pjrt/c/utf8.h"
 
+#include <algorithm>
 #include <cstring>
-#include <exception>
 #include <map>
-#include <mutex>
 #include <memory>
 #include <string>
 #include <vector>
 
-// The opaque C types are defined here, once, as thin holders of the C++ objects.
-struct PJRT_Error {
-  xla::Status status;
-};
+#include "xla/pjrt/c/c_api_internal.h"
+#include "xla/pjrt/c/custom_call_registry.h"
+#include "xla/pjrt/c/host_callback_registry.h"
+#include "xla/pjrt/c/pjrt_c_api_host_extensions.h"
 
-struct PJRT_Event {
-  xla::Status status;  // events complete synchronously in this wrapper
-};
+void EventState::Set(xla::Status s) {
+  std::vector<std::function<void(xla::Status)>> callbacks;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (ready) return;
+    ready = true;
+    status = std::move(s);
+    callbacks.swap(on_ready);
+  }
+  cv.notify_all();
+  for (auto& fn : callbacks) fn(status);
+}
 
-struct PJRT_Device;
-struct PJRT_Memory;
+xla::Status EventState::Await() {
+  std::unique_lock<std::mutex> lock(mu);
+  cv.wait(lock, [this] { return ready; });
+  return status;
+}
 
-struct PJRT_Client {
-  std::unique_ptr<xla::Client> client;
-  std::vector<PJRT_Device*> devices;  // C handles are the C++ pointers
-  std::vector<PJRT_Device*> addressable_devices;
-};
+void EventState::OnReady(std::function<void(xla::Status)> fn) {
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (!ready) {
+      on_ready.push_back(std::move(fn));
+      return;
+    }
+  }
+  fn(status);
+}
 
-struct PJRT_Buffer {
-  std::unique_ptr<xla::Buffer> buffer;
-  std::vector<int64_t> dims;  // keeps Info's dims pointer valid
-};
+namespace xla::c_api {
 
-struct PJRT_LoadedExecutable {
-  std::unique_ptr<xla::Executable> executable;
-  std::vector<PJRT_Device*> devices;
-  std::string optimized_hlo;
-};
+PJRT_Event* ReadyEvent(Status status) {
+  auto state = std::make_shared<EventState>();
+  state->Set(std::move(status));
+  return new PJRT_Event{std::move(state)};
+}
 
-namespace xla {
 namespace {
 
 const PluginInfo* g_info = nullptr;
-
-// PJRT_Device_Memories results, per device; dropped with the device's client.
-std::mutex g_memory_lists_mu;
-std::map<Device*, std::vector<PJRT_Memory*>>& MemoryLists() {
-  static auto* lists = new std::map<Device*, std::vector<PJRT_Memory*>>();
-  return *lists;
-}
-
-PJRT_Error* ToError(Status status) {
-  if (status.ok()) return nullptr;
-  return new PJRT_Error{Status(status.code(), ToValidUtf8(status.message()))};
-}
-
-// C++ exceptions must never cross the C boundary: each entry point runs its
-// body through this guard.
-template <typename F>
-PJRT_Error* Guard(const char* fn, F&& body) {
-  try {
-    return ToError(body());
-  } catch (const std::exception& e) {
-    return ToError(Internal(std::string(fn) + ": " + e.what()));
-  } catch (...) {
-    return ToError(Internal(std::string(fn) + ": unknown C++ exception"));
-  }
-}
-
-// Checks that the caller's struct is at least as large as the oldest layout
-// this plugin understands (the fields the call needs).
-#define CHECK_ARGS(type, args, last_needed)                                         \
-  do {                                                                              \
-    if (args == nullptr) return InvalidArgument(#type ": args is NULL");            \
-    if (args->struct_size < PJRT_STRUCT_SIZE(type, last_needed))                    \
-      return InvalidArgument(std::string(#type) + ": struct_size " +                \
-                             std::to_string(args->struct_size) + " is smaller than " \
-                             "the " + std::to_string(PJRT_STRUCT_SIZE(type, last_needed)) + \
-                             " bytes this call needs");                             \
-  } while (0)
-
-Device* D(PJRT_Device* d) { return reinterpret_cast<Device*>(d); }
-PJRT_Device* C(Device* d) { return reinterpret_cast<PJRT_Device*>(d); }
-Memory* M(PJRT_Memory* m) { return reinterpret_cast<Memory*>(m); }
-PJRT_Memory* C(Memory* m) { return reinterpret_cast<PJRT_Memory*>(m); }
 
 StatusOr<Options> ToOptions(const PJRT_NamedValue* values, size_t n) {
   Options options;
@@ -115,68 +85,6 @@ StatusOr<Options> ToOptions(const PJRT_NamedValue* values, size_t n) {
   return options;
 }
 
-PrimitiveType FromC(PJRT_Buffer_Type t) {
-  switch (t) {
-    case PJRT_Buffer_Type_PRED: return PrimitiveType::PRED;
-    case PJRT_Buffer_Type_S8: return PrimitiveType::S8;
-    case PJRT_Buffer_Type_S16: return PrimitiveType::S16;
-    case PJRT_Buffer_Type_S32: return PrimitiveType::S32;
-    case PJRT_Buffer_Type_S64: return PrimitiveType::S64;
-    case PJRT_Buffer_Type_U8: return PrimitiveType::U8;
-    case PJRT_Buffer_Type_U16: return PrimitiveType::U16;
-    case PJRT_Buffer_Type_U32: return PrimitiveType::U32;
-    case PJRT_Buffer_Type_U64: return PrimitiveType::U64;
-    case PJRT_Buffer_Type_F16: return PrimitiveType::F16;
-    case PJRT_Buffer_Type_F32: return PrimitiveType::F32;
-    case PJRT_Buffer_Type_F64: return PrimitiveType::F64;
-    case PJRT_Buffer_Type_BF16: return PrimitiveType::BF16;
-    case PJRT_Buffer_Type_C64: return PrimitiveType::C64;
-    case PJRT_Buffer_Type_C128: return PrimitiveType::C128;
-    case PJRT_Buffer_Type_F8E4M3FN: return PrimitiveType::F8E4M3FN;
-    case PJRT_Buffer_Type_F8E5M2: return PrimitiveType::F8E5M2;
-    case PJRT_Buffer_Type_F8E4M3FNUZ: return PrimitiveType::F8E4M3FNUZ;
-    case PJRT_Buffer_Type_F8E5M2FNUZ: return PrimitiveType::F8E5M2FNUZ;
-    case PJRT_Buffer_Type_F8E4M3B11FNUZ: return PrimitiveType::F8E4M3B11FNUZ;
-    case PJRT_Buffer_Type_F8E4M3: return PrimitiveType::F8E4M3;
-    case PJRT_Buffer_Type_F8E3M4: return PrimitiveType::F8E3M4;
-    case PJRT_Buffer_Type_S4: return PrimitiveType::S4;
-    case PJRT_Buffer_Type_U4: return PrimitiveType::U4;
-    case PJRT_Buffer_Type_TOKEN: return PrimitiveType::TOKEN;
-    default: return PrimitiveType::INVALID;
-  }
-}
-
-PJRT_Buffer_Type ToC(PrimitiveType t) {
-  switch (t) {
-    case PrimitiveType::PRED: return PJRT_Buffer_Type_PRED;
-    case PrimitiveType::S8: return PJRT_Buffer_Type_S8;
-    case PrimitiveType::S16: return PJRT_Buffer_Type_S16;
-    case PrimitiveType::S32: return PJRT_Buffer_Type_S32;
-    case PrimitiveType::S64: return PJRT_Buffer_Type_S64;
-    case PrimitiveType::U8: return PJRT_Buffer_Type_U8;
-    case PrimitiveType::U16: return PJRT_Buffer_Type_U16;
-    case PrimitiveType::U32: return PJRT_Buffer_Type_U32;
-    case PrimitiveType::U64: return PJRT_Buffer_Type_U64;
-    case PrimitiveType::F16: return PJRT_Buffer_Type_F16;
-    case PrimitiveType::F32: return PJRT_Buffer_Type_F32;
-    case PrimitiveType::F64: return PJRT_Buffer_Type_F64;
-    case PrimitiveType::BF16: return PJRT_Buffer_Type_BF16;
-    case PrimitiveType::C64: return PJRT_Buffer_Type_C64;
-    case PrimitiveType::C128: return PJRT_Buffer_Type_C128;
-    case PrimitiveType::F8E4M3FN: return PJRT_Buffer_Type_F8E4M3FN;
-    case PrimitiveType::F8E5M2: return PJRT_Buffer_Type_F8E5M2;
-    case PrimitiveType::F8E4M3FNUZ: return PJRT_Buffer_Type_F8E4M3FNUZ;
-    case PrimitiveType::F8E5M2FNUZ: return PJRT_Buffer_Type_F8E5M2FNUZ;
-    case PrimitiveType::F8E4M3B11FNUZ: return PJRT_Buffer_Type_F8E4M3B11FNUZ;
-    case PrimitiveType::F8E4M3: return PJRT_Buffer_Type_F8E4M3;
-    case PrimitiveType::F8E3M4: return PJRT_Buffer_Type_F8E3M4;
-    case PrimitiveType::S4: return PJRT_Buffer_Type_S4;
-    case PrimitiveType::U4: return PJRT_Buffer_Type_U4;
-    case PrimitiveType::TOKEN: return PJRT_Buffer_Type_TOKEN;
-    default: return PJRT_Buffer_Type_INVALID;
-  }
-}
-
 // ---------------------------------------------------------------- errors
 
 void ErrorDestroy(PJRT_Error_Destroy_Args* args) {
@@ -191,48 +99,60 @@ void ErrorMessage(PJRT_Error_Message_Args* args) {
 
 PJRT_Error* ErrorGetCode(PJRT_Error_GetCode_Args* args) {
   return Guard(__func__, [&]() -> Status {
-    CHECK_ARGS(PJRT_Error_GetCode_Args, args, code);
+    PJRT_CHECK_ARGS(PJRT_Error_GetCode_Args, args, code);
     args->code = static_cast<PJRT_Error_Code>(args->error->status.code());
     return OkStatus();
   });
 }
 
+// What a callback the caller runs for us (the key-value store) reports.
+PJRT_Error* MakeCallbackError(PJRT_Error_Code code, const char* message, size_t size) {
+  return new PJRT_Error{Status(static_cast<StatusCode>(code), std::string(message, size))};
+}
+PJRT_CallbackError g_callback_error = MakeCallbackError;
+
 // ---------------------------------------------------------------- plugin
 
-PJRT_Error* PluginInitialize(PJRT_Plugin_Initialize_Args* args) {
-  return nullptr;
+PJRT_Error* PluginInitialize(PJRT_Plugin_Initialize_Args* args) { return nullptr; }
+
+PJRT_NamedValue StringAttribute(const char* name, const std::string& value) {
+  PJRT_NamedValue v;
+  std::memset(&v, 0, sizeof(v));
+  v.struct_size = PJRT_NamedValue_STRUCT_SIZE;
+  v.name = name;
+  v.name_size = std::strlen(name);
+  v.type = PJRT_NamedValue_kString;
+  v.string_value = value.c_str();
+  v.value_size = value.size();
+  return v;
 }
 
+PJRT_NamedValue BoolAttribute(const char* name, bool value) {
+  PJRT_NamedValue v;
+  std::memset(&v, 0, sizeof(v));
+  v.struct_size = PJRT_NamedValue_STRUCT_SIZE;
+  v.name = name;
+  v.name_size = std::strlen(name);
+  v.type = PJRT_NamedValue_kBool;
+  v.bool_value = value;
+  v.value_size = 1;
+  return v;
+}
+
+// "plugin_version" and "platform_names" tell jax which of our releases and
+// backends this is; other plugins do not have them.
 PJRT_Error* PluginAttributes(PJRT_Plugin_Attributes_Args* args) {
   return Guard(__func__, [&]() -> Status {
-    CHECK_ARGS(PJRT_Plugin_Attributes_Args, args, num_attributes);
-    static const PJRT_NamedValue* attributes = [] {
-      auto* a = new PJRT_NamedValue[4];
-      std::memset(a, 0, sizeof(PJRT_NamedValue) * 4);
-      auto set_string = [](PJRT_NamedValue& v, const char* name, const std::string& s) {
-        v.struct_size = PJRT_NamedValue_STRUCT_SIZE;
-        v.name = name;
-        v.name_size = std::strlen(name);
-        v.type = PJRT_NamedValue_kString;
-        v.string_value = s.c_str();
-        v.value_size = s.size();
-      };
-      auto set_int = [](PJRT_NamedValue& v, const char* name, int64_t x) {
-        v.struct_size = PJRT_NamedValue_STRUCT_SIZE;
-        v.name = name;
-        v.name_size = std::strlen(name);
-        v.type = PJRT_NamedValue_kInt64;
-        v.int64_value = x;
-        v.value_size = 1;
-      };
-      set_string(a[0], "plugin_version", g_info->plugin_version);
-      set_string(a[1], "platform_names", g_info->platform_names);
-      set_int(a[2], "c_api_major", PJRT_API_MAJOR);
-      set_int(a[3], "c_api_minor", PJRT_API_MINOR);
+    PJRT_CHECK_ARGS(PJRT_Plugin_Attributes_Args, args, num_attributes);
+    static const std::vector<PJRT_NamedValue>* attributes = [] {
+      auto* a = new std::vector<PJRT_NamedValue>;
+      a->push_back(StringAttribute("plugin_version", g_info->plugin_version));
+      a->push_back(StringAttribute("platform_names", g_info->platform_names));
+      a->push_back(BoolAttribute("supports_executable_serialization", true));
       return a;
     }();
-    args->attributes = attributes;
-    args->num_attributes = 4;
+    args->attributes = attributes->data();
+    args->num_attributes = attributes->size();
     return OkStatus();
   });
 }
@@ -241,7 +161,7 @@ PJRT_Error* PluginAttributes(PJRT_Plugin_Attributes_Args* args) {
 
 PJRT_Error* EventDestroy(PJRT_Event_Destroy_Args* args) {
   return Guard(__func__, [&]() -> Status {
-    CHECK_ARGS(PJRT_Event_Destroy_Args, args, event);
+    PJRT_CHECK_ARGS(PJRT_Event_Destroy_Args, args, event);
     delete args->event;
     return OkStatus();
   });
@@ -249,75 +169,142 @@ PJRT_Error* EventDestroy(PJRT_Event_Destroy_Args* args) {
 
 PJRT_Error* EventIsReady(PJRT_Event_IsReady_Args* args) {
   return Guard(__func__, [&]() -> Status {
-    CHECK_ARGS(PJRT_Event_IsReady_Args, args, is_ready);
-    args->is_ready = true;
+    PJRT_CHECK_ARGS(PJRT_Event_IsReady_Args, args, is_ready);
+    std::lock_guard<std::mutex> lock(args->event->state->mu);
+    args->is_ready = args->event->state->ready;
     return OkStatus();
   });
 }
 
+PJRT_Error* EventError(PJRT_Event_Error_Args* args) {
+  if (args == nullptr || args->event == nullptr) {
+    return ToError(InvalidArgument("PJRT_Event_Error: no event"));
+  }
+  EventState& state = *args->event->state;
+  std::lock_guard<std::mutex> lock(state.mu);
+  if (!state.ready) return ToError(FailedPrecondition("PJRT_Event_Error: the event is not ready"));
+  return ToError(state.status);
+}
+
 PJRT_Error* EventAwait(PJRT_Event_Await_Args* args) {
+  if (args == nullptr || args->event == nullptr) {
+    return ToError(InvalidArgument("PJRT_Event_Await: no event"));
+  }
+  return ToError(args->event->state->Await());
+}
+
+PJRT_Error* EventOnReady(PJRT_Event_OnReady_Args* args) {
   return Guard(__func__, [&]() -> Status {
-    CHECK_ARGS(PJRT_Event_Await_Args, args, event);
-    return args->event->status;
+    PJRT_CHECK_ARGS(PJRT_Event_OnReady_Args, args, user_arg);
+    if (args->callback == nullptr) return InvalidArgument("PJRT_Event_OnReady: callback is NULL");
+    args->event->state->OnReady([callback = args->callback, user_arg = args->user_arg](Status s) {
+      callback(ToError(std::move(s)), user_arg);
+    });
+    return OkStatus();
   });
 }
 
 // ---------------------------------------------------------------- client
 
-// The caller's C key-value callbacks as the C++ store a plugin's client takes.
+// The caller's key-value callbacks as the C++ store a plugin's client takes.
 KeyValueStore KvStoreOf(const PJRT_Client_Create_Args& args) {
   KeyValueStore kv;
   kv.get = [get = args.kv_get_callback, arg = args.kv_get_user_arg](
                const std::string& key, int64_t timeout_ms) -> StatusOr<std::string> {
-    char error[2048] = "";
-    std::string value;
-    auto sink = [](void* out, const char* data, size_t size) {
-      static_cast<std::string*>(out)->assign(data, size);
-    };
-    if (!get(arg, key.data(), key.size(), timeout_ms, sink, &value, error, sizeof(error))) {
-      return Unavailable(std::string("key-value get '") + key + "': " + error);
+    PJRT_KeyValueGetCallback_Args a;
+    std::memset(&a, 0, sizeof(a));
+    a.struct_size = PJRT_KeyValueGetCallback_Args_STRUCT_SIZE;
+    a.key = key.data();
+    a.key_size = key.size();
+    a.timeout_in_ms = static_cast<int>(timeout_ms);
+    a.callback_error = &g_callback_error;
+    a.user_arg = arg;
+    if (PJRT_Error* error = get(&a)) {
+      Status s(error->status.code(), "key-value get '" + key + "': " + error->status.message());
+      delete error;
+      return s;
     }
+    std::string value(a.value, a.value_size);
+    if (a.value_deleter_callback != nullptr) a.value_deleter_callback(a.value);
     return value;
   };
   kv.put = [put = args.kv_put_callback, arg = args.kv_put_user_arg](
                const std::string& key, const std::string& value) -> Status {
-    char error[2048] = "";
-    if (!put(arg, key.data(), key.size(), value.data(), value.size(), error, sizeof(error))) {
-      return Unavailable(std::string("key-value put '") + key + "': " + error);
+    PJRT_KeyValuePutCallback_Args a;
+    std::memset(&a, 0, sizeof(a));
+    a.struct_size = PJRT_KeyValuePutCallback_Args_STRUCT_SIZE;
+    a.key = key.data();
+    a.key_size = key.size();
+    a.value = value.data();
+    a.value_size = value.size();
+    a.callback_error = &g_callback_error;
+    a.user_arg = arg;
+    if (PJRT_Error* error = put(&a)) {
+      Status s(error->status.code(), "key-value put '" + key + "': " + error->status.message());
+      delete error;
+      return s;
     }
     return OkStatus();
   };
   return kv;
 }
 
+// Devices and memories keep their lists in their client; a device finds its
+// client through this registry (handles are the backend's own pointers).
+std::mutex g_clients_mu;
+std::vector<PJRT_Client*>& Clients() {
+  static auto* clients = new std::vector<PJRT_Client*>();
+  return *clients;
+}
+
+PJRT_Client* WrapClient(std::unique_ptr<Client> client) {
+  auto* c = new PJRT_Client();
+  c->client = std::move(client);
+  for (Device* d : c->client->devices()) {
+    c->devices.push_back(C(d));
+    std::vector<PJRT_Memory*>& memories = c->device_memories[C(d)];
+    for (Memory* m : d->memories()) {
+      memories.push_back(C(m));
+      c->memory_devices[C(m)].push_back(C(d));
+    }
+  }
+  for (Device* d : c->client->addressable_devices()) {
+    c->addressable_devices.push_back(C(d));
+    for (Memory* m : d->memories()) {
+      if (std::find(c->addressable_memories.begin(), c->addressable_memories.end(), C(m)) ==
+          c->addressable_memories.end()) {
+        c->addressable_memories.push_back(C(m));
+      }
+    }
+  }
+  std::lock_guard<std::mutex> lock(g_clients_mu);
+  Clients().push_back(c);
+  return c;
+}
+
 PJRT_Error* ClientCreate(PJRT_Client_Create_Args* args) {
   return Guard(__func__, [&]() -> Status {
-    CHECK_ARGS(PJRT_Client_Create_Args, args, client);
+    PJRT_CHECK_ARGS(PJRT_Client_Create_Args, args, client);
     ASSIGN_OR_RETURN(Options options, ToOptions(args->create_options, args->num_options));
     std::unique_ptr<Client> client;
-    if (args->struct_size >= PJRT_STRUCT_SIZE(PJRT_Client_Create_Args, kv_put_user_arg) &&
-        args->kv_get_callback != nullptr && args->kv_put_callback != nullptr) {
-      if (g_info->create_distributed_client == nullptr) {
-        return Unimplemented("this plugin does not support multi-process clients");
-      }
+    if (args->kv_get_callback != nullptr && args->kv_put_callback != nullptr &&
+        g_info->create_distributed_client != nullptr) {
       ASSIGN_OR_RETURN(client, g_info->create_distributed_client(options, KvStoreOf(*args)));
     } else {
       ASSIGN_OR_RETURN(client, g_info->create_client(options));
     }
-    auto* c = new PJRT_Client{std::move(client), {}, {}};
-    for (Device* d : c->client->devices()) c->devices.push_back(C(d));
-    for (Device* d : c->client->addressable_devices()) c->addressable_devices.push_back(C(d));
-    args->client = c;
+    args->client = WrapClient(std::move(client));
     return OkStatus();
   });
 }
 
 PJRT_Error* ClientDestroy(PJRT_Client_Destroy_Args* args) {
   return Guard(__func__, [&]() -> Status {
-    CHECK_ARGS(PJRT_Client_Destroy_Args, args, client);
+    PJRT_CHECK_ARGS(PJRT_Client_Destroy_Args, args, client);
     {
-      std::lock_guard<std::mutex> lock(g_memory_lists_mu);
-      for (PJRT_Device* d : args->client->devices) MemoryLists().erase(D(d));
+      std::lock_guard<std::mutex> lock(g_clients_mu);
+      auto& clients = Clients();
+      clients.erase(std::remove(clients.begin(), clients.end(), args->client), clients.end());
     }
     delete args->client;
     return OkStatus();
@@ -326,7 +313,7 @@ PJRT_Error* ClientDestroy(PJRT_Client_Destroy_Args* args) {
 
 PJRT_Error* ClientPlatformName(PJRT_Client_PlatformName_Args* args) {
   return Guard(__func__, [&]() -> Status {
-    CHECK_ARGS(PJRT_Client_PlatformName_Args, args, platform_name_size);
+    PJRT_CHECK_ARGS(PJRT_Client_PlatformName_Args, args, platform_name_size);
     const std::string& s = args->client->client->platform_name();
     args->platform_name = s.data();
     args->platform_name_size = s.size();
@@ -336,7 +323,7 @@ PJRT_Error* ClientPlatformName(PJRT_Client_PlatformName_Args* args) {
 
 PJRT_Error* ClientPlatformVersion(PJRT_Client_PlatformVersion_Args* args) {
   return Guard(__func__, [&]() -> Status {
-    CHECK_ARGS(PJRT_Client_PlatformVersion_Args, args, platform_version_size);
+    PJRT_CHECK_ARGS(PJRT_Client_PlatformVersion_Args, args, platform_version_size);
     const std::string& s = args->client->client->platform_version();
     args->platform_version = s.data();
     args->platform_version_size = s.size();
@@ -346,7 +333,7 @@ PJRT_Error* ClientPlatformVersion(PJRT_Client_PlatformVersion_Args* args) {
 
 PJRT_Error* ClientProcessIndex(PJRT_Client_ProcessIndex_Args* args) {
   return Guard(__func__, [&]() -> Status {
-    CHECK_ARGS(PJRT_Client_ProcessIndex_Args, args, process_index);
+    PJRT_CHECK_ARGS(PJRT_Client_ProcessIndex_Args, args, process_index);
     args->process_index = args->client->client->process_index();
     return OkStatus();
   });
@@ -354,333 +341,278 @@ PJRT_Error* ClientProcessIndex(PJRT_Client_ProcessIndex_Args* args) {
 
 PJRT_Error* ClientDevices(PJRT_Client_Devices_Args* args) {
   return Guard(__func__, [&]() -> Status {
-    CHECK_ARGS(PJRT_Client_Devices_Args, args, num_devices);
+    PJRT_CHECK_ARGS(PJRT_Client_Devices_Args, args, num_devices);
     args->devices = args->client->devices.data();
     args->num_devices = args->client->devices.size();
     return OkStatus();
   });
 }
 
-PJRT_Error* ClientAddressableDevices(PJRT_Client_Devices_Args* args) {
+PJRT_Error* ClientAddressableDevices(PJRT_Client_AddressableDevices_Args* args) {
   return Guard(__func__, [&]() -> Status {
-    CHECK_ARGS(PJRT_Client_Devices_Args, args, num_devices);
-    args->devices = args->client->addressable_devices.data();
-    args->num_devices = args->client->addressable_devices.size();
+    PJRT_CHECK_ARGS(PJRT_Client_AddressableDevices_Args, args, num_addressable_devices);
+    args->addressable_devices = args->client->addressable_devices.data();
+    args->num_addressable_devices = args->client->addressable_devices.size();
     return OkStatus();
   });
 }
 
-std::vector<Device*> ToDevices(PJRT_Device* const* devices, size_t n) {
-  std::vector<Device*> out;
-  for (size_t i = 0; i < n; ++i) out.push_back(D(devices[i]));
-  return out;
-}
-
-PJRT_LoadedExecutable* WrapExecutable(std::unique_ptr<Executable> exe) {
-  auto* e = new PJRT_LoadedExecutable{std::move(exe), {}, {}};
-  for (Device* d : e->executable->devices()) e->devices.push_back(C(d));
-  e->optimized_hlo = e->executable->optimized_hlo();
-  return e;
-}
-
-PJRT_Error* ClientCompile(PJRT_Client_Compile_Args* args) {
+PJRT_Error* ClientLookupDevice(PJRT_Client_LookupDevice_Args* args) {
   return Guard(__func__, [&]() -> Status {
-    CHECK_ARGS(PJRT_Client_Compile_Args, args, executable);
-    ASSIGN_OR_RETURN(Options options, ToOptions(args->compile_options, args->num_options));
-    std::string format(args->format, args->format_size);
-    std::string code(args->code, args->code_size);
-    ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe,
-                     args->client->client->Compile(format, code, options,
-                                                   ToDevices(args->devices, args->num_devices)));
-    args->executable = WrapExecutable(std::move(exe));
-    return OkStatus();
-  });
-}
-
-PJRT_Error* ClientDeserializeAndLoad(PJRT_Client_DeserializeAndLoad_Args* args) {
-  return Guard(__func__, [&]() -> Status {
-    CHECK_ARGS(PJRT_Client_DeserializeAndLoad_Args, args, executable);
-    ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe,
-                     args->client->client->DeserializeAndLoad(
-                         std::string(args->serialized, args->serialized_size),
-                         ToDevices(args->devices, args->num_devices)));
-    args->executable = WrapExecutable(std::move(exe));
-    return OkStatus();
-  });
-}
-
-PJRT_Buffer* WrapBuffer(std::unique_ptr<Buffer> buffer) {
-  auto* b = new PJRT_Buffer{std::move(buffer), {}};
-  b->dims = b->buffer->dimensions();
-  return b;
-}
-
-// The caller's host memory, for as long as the backend reads it. The last
-// copy to go calls the caller's done_with_host_buffer (1.3), so it runs
-// exactly once whatever happens: a copy, an error, or a zero-copy buffer's end.
-std::shared_ptr<const void> HostBufferLease(const PJRT_Client_BufferFromHostBuffer_Args& args) {
-  const bool has_callback =
-      args.struct_size >= PJRT_Client_BufferFromHostBuffer_Args_STRUCT_SIZE &&
-      args.done_with_host_buffer != nullptr;
-  if (!has_callback) return std::shared_ptr<const void>(args.data, [](const void*) {});
-  return std::shared_ptr<const void>(
-      args.data, [done = args.done_with_host_buffer, user_data = args.done_user_data](
-                     const void*) { done(user_data); });
-}
-
-PJRT_Error* ClientBufferFromHostBuffer(PJRT_Client_BufferFromHostBuffer_Args* args) {
-  return Guard(__func__, [&]() -> Status {
-    CHECK_ARGS(PJRT_Client_BufferFromHostBuffer_Args, args, buffer);
-    std::shared_ptr<const void> host = HostBufferLease(*args);
-    PrimitiveType type = FromC(args->type);
-    if (!IsArrayType(type)) {
-      return InvalidArgument("BufferFromHostBuffer: unsupported element type " +
-                             std::to_string(args->type));
+    PJRT_CHECK_ARGS(PJRT_Client_LookupDevice_Args, args, device);
+    for (PJRT_Device* d : args->client->devices) {
+      if (D(d)->id() == args->id) {
+        args->device = d;
+        return OkStatus();
+      }
     }
-    std::vector<int64_t> dims(args->dims, args->dims + args->num_dims);
-    std::vector<int64_t> strides;
-    if (args->byte_strides != nullptr) {
-      strides.assign(args->byte_strides, args->byte_strides + args->num_byte_strides);
+    return InvalidArgument("no device with id " + std::to_string(args->id));
+  });
+}
+
+PJRT_Error* ClientLookupAddressableDevice(PJRT_Client_LookupAddressableDevice_Args* args) {
+  return Guard(__func__, [&]() -> Status {
+    PJRT_CHECK_ARGS(PJRT_Client_LookupAddressableDevice_Args, args, addressable_device);
+    for (PJRT_Device* d : args->client->addressable_devices) {
+      if (D(d)->local_hardware_id() == args->local_hardware_id) {
+        args->addressable_device = d;
+        return OkStatus();
+      }
     }
-    Device* device = args->device != nullptr ? D(args->device)
-                                             : args->client->client->devices().front();
-    const bool zero_copy =
-        args->struct_size >= PJRT_Client_BufferFromHostBuffer_Args_STRUCT_SIZE &&
-        args->host_buffer_semantics == PJRT_HostBufferSemantics_kImmutableZeroCopy &&
-        strides.empty();
-    Client* client = args->client->client.get();
-    ASSIGN_OR_RETURN(std::unique_ptr<Buffer> buffer,
-                     zero_copy ? client->BufferFromHostZeroCopy(std::move(host), type, dims, device)
-                               : client->BufferFromHost(args->data, type, dims, strides, device));
-    args->buffer = WrapBuffer(std::move(buffer));
+    return InvalidArgument("no addressable device with local hardware id " +
+                           std::to_string(args->local_hardware_id));
+  });
+}
+
+PJRT_Error* ClientAddressableMemories(PJRT_Client_AddressableMemories_Args* args) {
+  return Guard(__func__, [&]() -> Status {
+    PJRT_CHECK_ARGS(PJRT_Client_AddressableMemories_Args, args, num_addressable_memories);
+    args->addressable_memories = args->client->addressable_memories.data();
+    args->num_addressable_memories = args->client->addressable_memories.size();
+    return OkStatus();
+  });
+}
+
+PJRT_Error* ClientDefaultDeviceAssignment(PJRT_Client_DefaultDeviceAssignment_Args* args) {
+  return Guard(__func__, [&]() -> Status {
+    PJRT_CHECK_ARGS(PJRT_Client_DefaultDeviceAssignment_Args, args, default_assignment);
+    const auto& devices = args->client->addressable_devices;
+    const int64_t needed = int64_t{args->num_replicas} * args->num_partitions;
+    if (args->num_replicas < 1 || args->num_partitions < 1) {
+      return InvalidArgument("DefaultDeviceAssignment: replicas and partitions must be positive");
+    }
+    if (needed > static_cast<int64_t>(devices.size())) {
+      return InvalidArgument("DefaultDeviceAssignment: " + std::to_string(needed) +
+                             " devices needed, the client has " + std::to_string(devices.size()));
+    }
+    if (static_cast<int64_t>(args->default_assignment_size) < needed) {
+      return InvalidArgument("DefaultDeviceAssignment: the output holds " +
+                             std::to_string(args->default_assignment_size) + " ids, " +
+                             std::to_string(needed) + " are needed");
+    }
+    for (int64_t i = 0; i < needed; ++i) args->default_assignment[i] = D(devices[i])->id();
     return OkStatus();
   });
 }
 
 // ---------------------------------------------------------------- devices
 
-PJRT_Error* DeviceInfo(PJRT_Device_Info_Args* args) {
+// A device is its own description: PJRT_DeviceDescription handles are the
+// same pointers as the devices.
+PJRT_Error* DeviceGetDescription(PJRT_Device_GetDescription_Args* args) {
   return Guard(__func__, [&]() -> Status {
-    CHECK_ARGS(PJRT_Device_Info_Args, args, is_addressable);
-    Device* d = D(args->device);
-    args->id = d->id();
-    args->process_index = d->process_index();
-    args->local_hardware_id = d->local_hardware_id();
-    args->kind = d->kind().data();
-    args->kind_size = d->kind().size();
-    args->debug_string = d->debug_string().data();
-    args->debug_string_size = d->debug_string().size();
-    args->is_addressable = d->is_addressable();
+    PJRT_CHECK_ARGS(PJRT_Device_GetDescription_Args, args, device_description);
+    args->device_description = reinterpret_cast<PJRT_DeviceDescription*>(args->device);
     return OkStatus();
   });
 }
 
-PJRT_Error* DeviceMemories(PJRT_Device_Memories_Args* args) {
+PJRT_Error* DescriptionId(PJRT_DeviceDescription_Id_Args* args) {
   return Guard(__func__, [&]() -> Status {
-    CHECK_ARGS(PJRT_Device_Memories_Args, args, default_memory);
-    // The header promises the list lives as long as the client: keep one per
-    // device (a device's memories never change).
-    std::lock_guard<std::mutex> lock(g_memory_lists_mu);
-    std::vector<PJRT_Memory*>& list = MemoryLists()[D(args->device)];
-    if (list.empty()) {
-      for (Memory* m : D(args->device)->memories()) list.push_back(C(m));
-    }
-    args->memories = list.data();
-    args->num_memories = list.size();
-    args->default_memory = C(D(args->device)->default_memory());
+    PJRT_CHECK_ARGS(PJRT_DeviceDescription_Id_Args, args, id);
+    args->id = D(args->device_description)->id();
+    return OkStatus();
+  });
+}
+
+PJRT_Error* DescriptionProcessIndex(PJRT_DeviceDescription_ProcessIndex_Args* args) {
+  return Guard(__func__, [&]() -> Status {
+    PJRT_CHECK_ARGS(PJRT_DeviceDescription_ProcessIndex_Args, args, process_index);
+    args->process_index = D(args->device_description)->process_index();
+    return OkStatus();
+  });
+}
+
+PJRT_Error* DescriptionAttributes(PJRT_DeviceDescription_Attributes_Args* args) {
+  return Guard(__func__, [&]() -> Status {
+    PJRT_CHECK_ARGS(PJRT_DeviceDescription_Attributes_Args, args, attributes);
+    args->num_attributes = 0;
+    args->attributes = nullptr;
+    return OkStatus();
+  });
+}
+
+PJRT_Error* DescriptionKind(PJRT_DeviceDescription_Kind_Args* args) {
+  return Guard(__func__, [&]() -> Status {
+    PJRT_CHECK_ARGS(PJRT_DeviceDescription_Kind_Args, args, device_kind_size);
+    const std::string& s = D(args->device_description)->kind();
+    args->device_kind = s.data();
+    args->device_kind_size = s.size();
+    return OkStatus();
+  });
+}
+
+PJRT_Error* DescriptionDebugString(PJRT_DeviceDescription_DebugString_Args* args) {
+  return Guard(__func__, [&]() -> Status {
+    PJRT_CHECK_ARGS(PJRT_DeviceDescription_DebugString_Args, args, debug_string_size);
+    const std::string& s = D(args->device_description)->debug_string();
+    args->debug_string = s.data();
+    args->debug_string_size = s.size();
+    return OkStatus();
+  });
+}
+
+PJRT_Error* DescriptionToString(PJRT_DeviceDescription_ToString_Args* args) {
+  return Guard(__func__, [&]() -> Status {
+    PJRT_CHECK_ARGS(PJRT_DeviceDescription_ToString_Args, args, to_string_size);
+    const std::string& s = D(args->device_description)->debug_string();
+    args->to_string = s.data();
+    args->to_string_size = s.size();
+    return OkStatus();
+  });
+}
+
+PJRT_Error* DeviceIsAddressable(PJRT_Device_IsAddressable_Args* args) {
+  return Guard(__func__, [&]() -> Status {
+    PJRT_CHECK_ARGS(PJRT_Device_IsAddressable_Args, args, is_addressable);
+    args->is_addressable = D(args->device)->is_addressable();
+    return OkStatus();
+  });
+}
+
+PJRT_Error* DeviceLocalHardwareId(PJRT_Device_LocalHardwareId_Args* args) {
+  return Guard(__func__, [&]() -> Status {
+    PJRT_CHECK_ARGS(PJRT_Device_LocalHardwareId_Args, args, local_hardware_id);
+    Device* d = D(args->device);
+    args->local_hardware_id = d->is_addressable() ? d->local_hardware_id() : -1;
+    return OkStatus();
+  });
+}
+
+template <typename Key, typename Value>
+const Value* FindInClients(const std::map<Key, Value> PJRT_Client::*table, Key key) {
+  std::lock_guard<std::mutex> lock(g_clients_mu);
+  for (PJRT_Client* c : Clients()) {
+    auto it = (c->*table).find(key);
+    if (it != (c->*table).end()) return &it->second;
+  }
+  return nullptr;
+}
+
+PJRT_Error* DeviceAddressableMemories(PJRT_Device_AddressableMemories_Args* args) {
+  return Guard(__func__, [&]() -> Status {
+    PJRT_CHECK_ARGS(PJRT_Device_AddressableMemories_Args, args, num_memories);
+    const auto* list = FindInClients(&PJRT_Client::device_memories, args->device);
+    if (list == nullptr) return InvalidArgument("AddressableMemories: unknown device");
+    args->memories = list->data();
+    args->num_memories = list->size();
+    return OkStatus();
+  });
+}
+
+PJRT_Error* DeviceDefaultMemory(PJRT_Device_DefaultMemory_Args* args) {
+  return Guard(__func__, [&]() -> Status {
+    PJRT_CHECK_ARGS(PJRT_Device_DefaultMemory_Args, args, memory);
+    args->memory = C(D(args->device)->default_memory());
     return OkStatus();
   });
 }
 
 PJRT_Error* DeviceMemoryStats(PJRT_Device_MemoryStats_Args* args) {
   return Guard(__func__, [&]() -> Status {
-    CHECK_ARGS(PJRT_Device_MemoryStats_Args, args, num_allocs);
+    PJRT_CHECK_ARGS(PJRT_Device_MemoryStats_Args, args, num_allocs_is_set);
     Device::MemoryStats s = D(args->device)->memory_stats();
     args->bytes_in_use = s.bytes_in_use;
     args->peak_bytes_in_use = s.peak_bytes_in_use;
+    args->peak_bytes_in_use_is_set = true;
     args->num_allocs = s.num_allocs;
+    args->num_allocs_is_set = true;
     return OkStatus();
   });
 }
 
-PJRT_Error* MemoryInfo(PJRT_Memory_Info_Args* args) {
+// ---------------------------------------------------------------- memories
+
+PJRT_Error* MemoryId(PJRT_Memory_Id_Args* args) {
   return Guard(__func__, [&]() -> Status {
-    CHECK_ARGS(PJRT_Memory_Info_Args, args, kind_size);
-    Memory* m = M(args->memory);
-    args->id = m->id();
-    args->kind = m->kind().data();
-    args->kind_size = m->kind().size();
+    PJRT_CHECK_ARGS(PJRT_Memory_Id_Args, args, id);
+    args->id = M(args->memory)->id();
     return OkStatus();
   });
 }
 
-// ---------------------------------------------------------------- buffers
-
-PJRT_Error* BufferDestroy(PJRT_Buffer_Destroy_Args* args) {
+PJRT_Error* MemoryKind(PJRT_Memory_Kind_Args* args) {
   return Guard(__func__, [&]() -> Status {
-    CHECK_ARGS(PJRT_Buffer_Destroy_Args, args, buffer);
-    delete args->buffer;
+    PJRT_CHECK_ARGS(PJRT_Memory_Kind_Args, args, kind_size);
+    const std::string& s = M(args->memory)->kind();
+    args->kind = s.data();
+    args->kind_size = s.size();
     return OkStatus();
   });
 }
 
-PJRT_Error* BufferInfo(PJRT_Buffer_Info_Args* args) {
+// Kind ids number the kinds a plugin knows, in a fixed order.
+PJRT_Error* MemoryKindId(PJRT_Memory_Kind_Id_Args* args) {
   return Guard(__func__, [&]() -> Status {
-    CHECK_ARGS(PJRT_Buffer_Info_Args, args, is_deleted);
-    Buffer* b = args->buffer->buffer.get();
-    args->type = ToC(b->element_type());
-    args->dims = args->buffer->dims.data();
-    args->num_dims = args->buffer->dims.size();
-    args->on_device_size = b->size_in_bytes();
-    args->device = C(b->device());
-    args->is_deleted = b->is_deleted();
-    return OkStatus();
-  });
-}
-
-PJRT_Error* BufferToHostBuffer(PJRT_Buffer_ToHostBuffer_Args* args) {
-  return Guard(__func__, [&]() -> Status {
-    CHECK_ARGS(PJRT_Buffer_ToHostBuffer_Args, args, event);
-    Buffer* b = args->src->buffer.get();
-    size_t needed = b->size_in_bytes();
-    args->event = nullptr;
-    if (args->dst == nullptr) {
-      args->dst_size = needed;
-      return OkStatus();
-    }
-    if (args->dst_size < needed) {
-      return InvalidArgument("ToHostBuffer: destination holds " + std::to_string(args->dst_size) +
-                             " bytes, the buffer needs " + std::to_string(needed));
-    }
-    if (b->is_deleted()) return FailedPrecondition("ToHostBuffer: the buffer has been deleted");
-    RETURN_IF_ERROR(b->Await());
-    return b->ToHost(args->dst);
-  });
-}
-
-PJRT_Error* BufferDelete(PJRT_Buffer_Delete_Args* args) {
-  return Guard(__func__, [&]() -> Status {
-    CHECK_ARGS(PJRT_Buffer_Delete_Args, args, buffer);
-    args->buffer->buffer->Delete();
-    return OkStatus();
-  });
-}
-
-PJRT_Error* BufferReadyEvent(PJRT_Buffer_ReadyEvent_Args* args) {
-  return Guard(__func__, [&]() -> Status {
-    CHECK_ARGS(PJRT_Buffer_ReadyEvent_Args, args, event);
-    // A deleted buffer will never hold a value: waiting for it is an error.
-    Buffer* b = args->buffer->buffer.get();
-    args->event = new PJRT_Event{
-        b->is_deleted() ? FailedPrecondition("BlockUntilReady: the buffer has been deleted")
-                        : b->Await()};
-    return OkStatus();
-  });
-}
-
-PJRT_Error* BufferUnsafePointer(PJRT_Buffer_UnsafePointer_Args* args) {
-  return Guard(__func__, [&]() -> Status {
-    CHECK_ARGS(PJRT_Buffer_UnsafePointer_Args, args, buffer_pointer);
-    if (args->buffer->buffer->is_deleted()) {
-      return FailedPrecondition("UnsafeBufferPointer: the buffer has been deleted");
-    }
-    args->buffer_pointer = args->buffer->buffer->UnsafePointer();
-    return OkStatus();
-  });
-}
-
-PJRT_Error* BufferIncreaseExternalReferenceCount(
-    PJRT_Buffer_IncreaseExternalReferenceCount_Args* args) {
-  return Guard(__func__, [&]() -> Status {
-    CHECK_ARGS(PJRT_Buffer_IncreaseExternalReferenceCount_Args, args, buffer);
-    return args->buffer->buffer->AcquireExternalReference();
-  });
-}
-
-PJRT_Error* BufferDecreaseExternalReferenceCount(
-    PJRT_Buffer_DecreaseExternalReferenceCount_Args* args) {
-  return Guard(__func__, [&]() -> Status {
-    CHECK_ARGS(PJRT_Buffer_DecreaseExternalReferenceCount_Args, args, buffer);
-    return args->buffer->buffer->ReleaseExternalReference();
-  });
-}
-
-// ---------------------------------------------------------------- executables
-
-PJRT_Error* ExecutableDestroy(PJRT_LoadedExecutable_Destroy_Args* args) {
-  return Guard(__func__, [&]() -> Status {
-    CHECK_ARGS(PJRT_LoadedExecutable_Destroy_Args, args, executable);
-    delete args->executable;
-    return OkStatus();
-  });
-}
-
-PJRT_Error* ExecutableInfo(PJRT_LoadedExecutable_Info_Args* args) {
-  return Guard(__func__, [&]() -> Status {
-    CHECK_ARGS(PJRT_LoadedExecutable_Info_Args, args, alias_size);
-    Executable* e = args->executable->executable.get();
-    args->num_outputs = e->num_outputs();
-    args->num_replicas = e->num_replicas();
-    args->devices = args->executable->devices.data();
-    args->num_devices = args->executable->devices.size();
-    args->optimized_hlo = args->executable->optimized_hlo.data();
-    args->optimized_hlo_size = args->executable->optimized_hlo.size();
-    Executable::MemoryStats s = e->memory_stats();
-    args->generated_code_size = s.generated_code_size;
-    args->temp_size = s.temp_size;
-    args->argument_size = s.argument_size;
-    args->output_size = s.output_size;
-    args->alias_size = s.alias_size;
-    return OkStatus();
-  });
-}
-
-PJRT_Error* ExecutableExecute(PJRT_LoadedExecutable_Execute_Args* args) {
-  return Guard(__func__, [&]() -> Status {
-    CHECK_ARGS(PJRT_LoadedExecutable_Execute_Args, args, device_complete_events);
-    Executable* e = args->executable->executable.get();
-    std::vector<std::vector<Buffer*>> lists(args->num_devices);
-    for (size_t d = 0; d < args->num_devices; ++d) {
-      for (size_t i = 0; i < args->num_args; ++i) {
-        PJRT_Buffer* b = args->argument_lists[d][i];
-        if (b == nullptr) return InvalidArgument("Execute: argument " + std::to_string(i) + " is NULL");
-        if (b->buffer->is_deleted()) {
-          return InvalidArgument("Execute: argument " + std::to_string(i) + " on device " +
-                                 std::to_string(d) + " has been deleted (was it donated?)");
-        }
-        lists[d].push_back(b->buffer.get());
+    PJRT_CHECK_ARGS(PJRT_Memory_Kind_Id_Args, args, kind_id);
+    static const char* const kKinds[] = {"device", "pinned_host", "unpinned_host"};
+    const std::string& kind = M(args->memory)->kind();
+    for (int i = 0; i < 3; ++i) {
+      if (kind == kKinds[i]) {
+        args->kind_id = i;
+        return OkStatus();
       }
     }
-    std::vector<int64_t> donated(args->donated_args, args->donated_args + args->num_donated_args);
-    ASSIGN_OR_RETURN(auto outputs, e->Execute(lists, donated));
-    for (size_t d = 0; d < outputs.size() && d < args->num_devices; ++d) {
-      for (size_t o = 0; o < outputs[d].size(); ++o) {
-        args->output_lists[d][o] = WrapBuffer(std::move(outputs[d][o]));
-      }
-      if (args->device_complete_events != nullptr) {
-        args->device_complete_events[d] = new PJRT_Event{OkStatus()};
-      }
-    }
+    return Internal("memory kind '" + kind + "' has no id");
+  });
+}
+
+PJRT_Error* MemoryDebugString(PJRT_Memory_DebugString_Args* args) {
+  return Guard(__func__, [&]() -> Status {
+    PJRT_CHECK_ARGS(PJRT_Memory_DebugString_Args, args, debug_string_size);
+    const std::string& s = M(args->memory)->kind();
+    args->debug_string = s.data();
+    args->debug_string_size = s.size();
     return OkStatus();
   });
 }
 
-PJRT_Error* ExecutableSerialize(PJRT_LoadedExecutable_Serialize_Args* args) {
+PJRT_Error* MemoryToString(PJRT_Memory_ToString_Args* args) {
   return Guard(__func__, [&]() -> Status {
-    CHECK_ARGS(PJRT_LoadedExecutable_Serialize_Args, args, serialized_deleter);
-    ASSIGN_OR_RETURN(std::string bytes, args->executable->executable->Serialize());
-    auto* holder = new std::string(std::move(bytes));
-    args->serialized = holder->data();
-    args->serialized_size = holder->size();
-    args->serialized_opaque = holder;
-    args->serialized_deleter = [](void* p) { delete static_cast<std::string*>(p); };
+    PJRT_CHECK_ARGS(PJRT_Memory_ToString_Args, args, to_string_size);
+    const std::string& s = M(args->memory)->kind();
+    args->to_string = s.data();
+    args->to_string_size = s.size();
     return OkStatus();
   });
 }
+
+PJRT_Error* MemoryAddressableByDevices(PJRT_Memory_AddressableByDevices_Args* args) {
+  return Guard(__func__, [&]() -> Status {
+    PJRT_CHECK_ARGS(PJRT_Memory_AddressableByDevices_Args, args, num_devices);
+    const auto* list = FindInClients(&PJRT_Client::memory_devices, args->memory);
+    if (list == nullptr) return InvalidArgument("AddressableByDevices: unknown memory");
+    args->devices = list->data();
+    args->num_devices = list->size();
+    return OkStatus();
+  });
+}
+
+// ---------------------------------------------------------------- extensions
 
 PJRT_Error* CustomCallRegister(PJRT_CustomCall_Register_Args* args) {
   return Guard("PJRT_CustomCall_Register", [&]() -> Status {
-    CHECK_ARGS(PJRT_CustomCall_Register_Args, args, function);
+    PJRT_CHECK_ARGS(PJRT_CustomCall_Register_Args, args, function);
     if (args->name == nullptr) return InvalidArgument("PJRT_CustomCall_Register: name is null");
     return RegisterCustomCallTarget(std::string(args->name, args->name_size),
                                     CustomCallTarget{args->function, args->api_version});
@@ -693,7 +625,7 @@ PJRT_Extension_Base* Extensions() {
     PJRT_CustomCall_Extension e;
     std::memset(&e, 0, sizeof(e));
     e.base.struct_size = PJRT_CustomCall_Extension_STRUCT_SIZE;
-    e.base.type = PJRT_Extension_Type_CustomCall;
+    e.base.type = PJRT_Extension_Type_JaxCustomCall;
     e.base.next = HostCallbackExtension();
     e.register_custom_call = CustomCallRegister;
     return e;
@@ -703,50 +635,66 @@ PJRT_Extension_Base* Extensions() {
 
 }  // namespace
 
+void FillClientEntries(PJRT_Api& a) {
+  a.PJRT_Error_Destroy = ErrorDestroy;
+  a.PJRT_Error_Message = ErrorMessage;
+  a.PJRT_Error_GetCode = ErrorGetCode;
+  a.PJRT_Plugin_Initialize = PluginInitialize;
+  a.PJRT_Plugin_Attributes = PluginAttributes;
+  a.PJRT_Event_Destroy = EventDestroy;
+  a.PJRT_Event_IsReady = EventIsReady;
+  a.PJRT_Event_Error = EventError;
+  a.PJRT_Event_Await = EventAwait;
+  a.PJRT_Event_OnReady = EventOnReady;
+  a.PJRT_Client_Create = ClientCreate;
+  a.PJRT_Client_Destroy = ClientDestroy;
+  a.PJRT_Client_PlatformName = ClientPlatformName;
+  a.PJRT_Client_ProcessIndex = ClientProcessIndex;
+  a.PJRT_Client_PlatformVersion = ClientPlatformVersion;
+  a.PJRT_Client_Devices = ClientDevices;
+  a.PJRT_Client_AddressableDevices = ClientAddressableDevices;
+  a.PJRT_Client_LookupDevice = ClientLookupDevice;
+  a.PJRT_Client_LookupAddressableDevice = ClientLookupAddressableDevice;
+  a.PJRT_Client_AddressableMemories = ClientAddressableMemories;
+  a.PJRT_Client_DefaultDeviceAssignment = ClientDefaultDeviceAssignment;
+  a.PJRT_DeviceDescription_Id = DescriptionId;
+  a.PJRT_DeviceDescription_ProcessIndex = DescriptionProcessIndex;
+  a.PJRT_DeviceDescription_Attributes = DescriptionAttributes;
+  a.PJRT_DeviceDescription_Kind = DescriptionKind;
+  a.PJRT_DeviceDescription_DebugString = DescriptionDebugString;
+  a.PJRT_DeviceDescription_ToString = DescriptionToString;
+  a.PJRT_Device_GetDescription = DeviceGetDescription;
+  a.PJRT_Device_IsAddressable = DeviceIsAddressable;
+  a.PJRT_Device_LocalHardwareId = DeviceLocalHardwareId;
+  a.PJRT_Device_AddressableMemories = DeviceAddressableMemories;
+  a.PJRT_Device_DefaultMemory = DeviceDefaultMemory;
+  a.PJRT_Device_MemoryStats = DeviceMemoryStats;
+  a.PJRT_Memory_Id = MemoryId;
+  a.PJRT_Memory_Kind = MemoryKind;
+  a.PJRT_Memory_Kind_Id = MemoryKindId;
+  a.PJRT_Memory_DebugString = MemoryDebugString;
+  a.PJRT_Memory_ToString = MemoryToString;
+  a.PJRT_Memory_AddressableByDevices = MemoryAddressableByDevices;
+}
+
+}  // namespace xla::c_api
+
+namespace xla {
+
 const PJRT_Api* CreatePjrtApi(const PluginInfo* info) {
-  g_info = info;
+  c_api::g_info = info;
   static const PJRT_Api api = [] {
     PJRT_Api a;
     std::memset(&a, 0, sizeof(a));
     a.struct_size = PJRT_Api_STRUCT_SIZE;
-    a.extension_start = Extensions();
+    a.extension_start = c_api::Extensions();
     a.pjrt_api_version.struct_size = PJRT_Api_Version_STRUCT_SIZE;
     a.pjrt_api_version.major_version = PJRT_API_MAJOR;
     a.pjrt_api_version.minor_version = PJRT_API_MINOR;
-    a.PJRT_Error_Destroy = ErrorDestroy;
-    a.PJRT_Error_Message = ErrorMessage;
-    a.PJRT_Error_GetCode = ErrorGetCode;
-    a.PJRT_Plugin_Initialize = PluginInitialize;
-    a.PJRT_Plugin_Attributes = PluginAttributes;
-    a.PJRT_Event_Destroy = EventDestroy;
-    a.PJRT_Event_IsReady = EventIsReady;
-    a.PJRT_Event_Await = EventAwait;
-    a.PJRT_Client_Create = ClientCreate;
-    a.PJRT_Client_Destroy = ClientDestroy;
-    a.PJRT_Client_PlatformName = ClientPlatformName;
-    a.PJRT_Client_PlatformVersion = ClientPlatformVersion;
-    a.PJRT_Client_ProcessIndex = ClientProcessIndex;
-    a.PJRT_Client_Devices = ClientDevices;
-    a.PJRT_Client_AddressableDevices = ClientAddressableDevices;
-    a.PJRT_Client_Compile = ClientCompile;
-    a.PJRT_Client_BufferFromHostBuffer = ClientBufferFromHostBuffer;
-    a.PJRT_Client_DeserializeAndLoad = ClientDeserializeAndLoad;
-    a.PJRT_Device_Info = DeviceInfo;
-    a.PJRT_Device_Memories = DeviceMemories;
-    a.PJRT_Device_MemoryStats = DeviceMemoryStats;
-    a.PJRT_Memory_Info = MemoryInfo;
-    a.PJRT_Buffer_Destroy = BufferDestroy;
-    a.PJRT_Buffer_Info = BufferInfo;
-    a.PJRT_Buffer_ToHostBuffer = BufferToHostBuffer;
-    a.PJRT_Buffer_Delete = BufferDelete;
-    a.PJRT_Buffer_ReadyEvent = BufferReadyEvent;
-    a.PJRT_Buffer_UnsafePointer = BufferUnsafePointer;
-    a.PJRT_LoadedExecutable_Destroy = ExecutableDestroy;
-    a.PJRT_LoadedExecutable_Info = ExecutableInfo;
-    a.PJRT_LoadedExecutable_Execute = ExecutableExecute;
-    a.PJRT_LoadedExecutable_Serialize = ExecutableSerialize;
-    a.PJRT_Buffer_IncreaseExternalReferenceCount = BufferIncreaseExternalReferenceCount;
-    a.PJRT_Buffer_DecreaseExternalReferenceCount = BufferDecreaseExternalReferenceCount;
+    c_api::FillClientEntries(a);
+    c_api::FillBufferEntries(a);
+    c_api::FillExecutableEntries(a);
+    c_api::FillUnimplementedEntries(a);
     return a;
   }();
   return &api;

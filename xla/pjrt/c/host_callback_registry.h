@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "xla/pjrt/c/pjrt_c_api.h"
+#include "xla/pjrt/c/pjrt_c_api_host_extensions.h"
 #include "xla/status.h"
 
 namespace xla {

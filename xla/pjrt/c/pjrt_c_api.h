@@ -1,18 +1,22 @@
-/* The plugin C API: the only thing that crosses a plugin boundary.
+/* PJRT C API: the boundary between jaxlib and every hardware plugin.
  *
- * A plugin shared object exports one symbol, GetPjrtApi, returning a table of
- * function pointers (PJRT_Api). Rules that keep old and new callers and plugins
- * working together:
- *   - every argument struct starts with `struct_size`; the caller sets it to the
- *     size it was compiled with (PJRT_<Name>_Args_STRUCT_SIZE), and the callee
- *     reads only fields that fit inside it;
- *   - fields and functions are only ever appended; a minor version bump marks
- *     each addition, a major bump (a break) is refused by the loader;
- *   - errors are opaque PJRT_Error objects owned by the caller, who destroys them
- *     with PJRT_Error_Destroy; a NULL PJRT_Error* means success;
- *   - fields marked `// out` are written by the callee; every pointer says who
- *     owns it and how long it lives.
- * This header is C only: no C++ types, no STL, no Python.
+ * OpenXLA's PJRT C API, written for this project from its documented layout:
+ * names, field order, types, enum values and the order of the PJRT_Api table
+ * are PJRT's, so a plugin built against OpenXLA's header (libtpu, the CUDA and
+ * ROCm PJRT plugins, OpenXLA's CPU plugin, any vendor's) loads in our jaxlib,
+ * and any PJRT client drives our plugins. PJRT's rules:
+ *   - a plugin exports `const PJRT_Api* GetPjrtApi(void)`;
+ *   - every argument struct starts with struct_size (the caller's
+ *     <Name>_STRUCT_SIZE) and extension_start; the callee reads only fields
+ *     inside the caller's size, so either side may be some minors older;
+ *   - fields and slots are only appended; the major version is 0;
+ *   - NULL means success, else a PJRT_Error the caller destroys; `out`
+ *     objects belong to the caller, queried strings and arrays live as long
+ *     as the object they describe;
+ *   - optional features are extensions chained from extension_start;
+ *   - program format "hlo" is a serialized HloModuleProto; compile options
+ *     are a serialized CompileOptionsProto.
+ * C only: no C++ types, no STL, no Python.
  */
 #ifndef XLA_PJRT_C_PJRT_C_API_H_
 #define XLA_PJRT_C_PJRT_C_API_H_
@@ -21,141 +25,98 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-/* What each minor version appended to PJRT_Api:
- *   1.0  everything up to and including PJRT_LoadedExecutable_Execute
- *   1.1  PJRT_LoadedExecutable_Serialize
- *   1.2  PJRT_Buffer_IncreaseExternalReferenceCount,
- *        PJRT_Buffer_DecreaseExternalReferenceCount
- *   1.3  no new functions: PJRT_Client_BufferFromHostBuffer_Args gained
- *        host_buffer_semantics, done_with_host_buffer and done_user_data
- *        (zero-copy host buffers)
- *   1.4  no new functions: PJRT_Client_Create_Args gained the key-value callbacks
- *        (kv_get_callback, kv_put_callback and their user args) through which a
- *        client of a multi-process group meets its peers
- * A caller checks PJRT_API_HAS before calling a function newer than 1.0. */
-#define PJRT_API_MAJOR 1
-#define PJRT_API_MINOR 4
-
-/* Size of a struct up to and including `last_field`: what a caller built
- * against this header version fills in. */
+/* The bytes of `type` up to and including `last_field`: what a caller built
+ * against this header puts in struct_size (never sizeof, which would count
+ * trailing padding an older callee might take for a field). */
 #define PJRT_STRUCT_SIZE(type, last_field) \
   (offsetof(type, last_field) + sizeof(((type*)0)->last_field))
 
 #define PJRT_DEFINE_STRUCT_TRAITS(type, last_field) \
   enum { type##_STRUCT_SIZE = PJRT_STRUCT_SIZE(type, last_field) }
 
-/* Whether a plugin's table (possibly from an older minor version) holds `fn`. */
-#define PJRT_API_HAS(api, fn) ((api)->struct_size >= PJRT_STRUCT_SIZE(PJRT_Api, fn))
+#ifdef __cplusplus
+extern "C" {
+#endif
 
-/* ------------------------------- Extensions ------------------------------- */
+/* The table below is the 0.114 layout (138 functions); OpenXLA's CPU plugin
+ * (0.115) and libtpu (0.117) export tables of the same length. */
+#define PJRT_API_MAJOR 0
+#define PJRT_API_MINOR 114
+
+/* Whether a plugin's table (perhaps of an older minor version) has slot `fn`. */
+#define PJRT_API_HAS(api, fn) \
+  ((api)->struct_size >= PJRT_STRUCT_SIZE(PJRT_Api, fn) && (api)->fn != NULL)
+
+/* -------------------------------- Extensions ------------------------------ */
 
 typedef enum {
-  PJRT_Extension_Type_CustomCall = 0,
-  PJRT_Extension_Type_Collectives = 1,
-  PJRT_Extension_Type_Profiler = 2,
-  PJRT_Extension_Type_HostCallback = 3,
+  PJRT_Extension_Type_Gpu_Custom_Call = 0,
+  PJRT_Extension_Type_Profiler = 1,
+  PJRT_Extension_Type_Custom_Partitioner = 2,
+  PJRT_Extension_Type_Stream = 3,
+  PJRT_Extension_Type_Layouts = 4,
+  PJRT_Extension_Type_FFI = 5,
+  PJRT_Extension_Type_MemoryDescriptions = 6,
+  PJRT_Extension_Type_Triton = 7,
+  PJRT_Extension_Type_RawBuffer = 8,
+  PJRT_Extension_Type_PhaseCompile = 9,
+  PJRT_Extension_Type_Example = 10,
+  PJRT_Extension_Type_Unknown = 11,
+  PJRT_Extension_Type_CrossHostTransfers = 12,
+  PJRT_Extension_Type_ExecutableMetadata = 13,
+  PJRT_Extension_Type_Callback = 14,
+  PJRT_Extension_Type_HostAllocator = 15,
+  PJRT_Extension_Type_TpuTopology = 16,
+  PJRT_Extension_Type_TpuExecutable = 17,
+  PJRT_Extension_Type_Megascale = 18,
+  PJRT_Extension_Type_Shardings = 19,
+  PJRT_Extension_Type_AbiVersion = 20,
+  PJRT_Extension_Type_Collectives = 21,
+  PJRT_Extension_Type_MultiSlice = 22,
+  PJRT_Extension_Type_HostMemoryAllocator = 23,
+  PJRT_Extension_Type_XlaTransform = 24,
 } PJRT_Extension_Type;
 
-/* Optional features hang off PJRT_Api.extension_start as a linked list. */
 typedef struct PJRT_Extension_Base {
   size_t struct_size;
   PJRT_Extension_Type type;
-  struct PJRT_Extension_Base* next;  /* NULL ends the chain */
+  struct PJRT_Extension_Base* next; /* NULL ends the chain */
 } PJRT_Extension_Base;
 PJRT_DEFINE_STRUCT_TRAITS(PJRT_Extension_Base, next);
 
-/* --------------------------- Host callbacks extension ---------------------
- * Lets the process that loaded the plugin run its own code in the middle of a
- * computation. The caller registers a function and gets an index; an HLO
- * `custom-call` with custom_call_target="xla_ffi_python_cpu_callback",
- * api_version=API_VERSION_TYPED_FFI and backend_config={index = N : ui64}
- * then calls function N at run time with pointers to its operand buffers and
- * to its (already allocated) result buffers, dense row-major. The function
- * may be called from any runtime thread, and concurrently for several
- * devices. It returns true on success; on failure it writes a NUL-terminated
- * message into `error` (at most `error_size` bytes) and returns false, which
- * fails the execution with that message. */
-typedef bool PJRT_HostCallback_Function(void* user_data, const void* const* operands,
-                                        size_t num_operands, void* const* results,
-                                        size_t num_results, char* error, size_t error_size);
-
-typedef struct PJRT_HostCallback_Register_Args {
-  size_t struct_size;
-  PJRT_Extension_Base* extension_start;
-  PJRT_HostCallback_Function* callback;
-  void* user_data;  /* borrowed; must stay valid until unregistered */
-  uint64_t index;   /* out: the backend_config index that names this callback */
-} PJRT_HostCallback_Register_Args;
-PJRT_DEFINE_STRUCT_TRAITS(PJRT_HostCallback_Register_Args, index);
-
-typedef struct PJRT_HostCallback_Unregister_Args {
-  size_t struct_size;
-  PJRT_Extension_Base* extension_start;
-  uint64_t index;
-} PJRT_HostCallback_Unregister_Args;
-PJRT_DEFINE_STRUCT_TRAITS(PJRT_HostCallback_Unregister_Args, index);
-
-struct PJRT_Error;
-typedef struct PJRT_Error* PJRT_HostCallback_Register(PJRT_HostCallback_Register_Args* args);
-typedef struct PJRT_Error* PJRT_HostCallback_Unregister(PJRT_HostCallback_Unregister_Args* args);
-
-typedef struct PJRT_HostCallback_Extension {
-  PJRT_Extension_Base base;  /* type == PJRT_Extension_Type_HostCallback */
-  PJRT_HostCallback_Register* register_callback;
-  PJRT_HostCallback_Unregister* unregister_callback;
-} PJRT_HostCallback_Extension;
-PJRT_DEFINE_STRUCT_TRAITS(PJRT_HostCallback_Extension, unregister_callback);
-
-/* The target name host-callback custom-calls use. */
-#define PJRT_HOST_CALLBACK_TARGET "xla_ffi_python_cpu_callback"
-
-/* ---------------------------- Custom-call extension -----------------------
- * Registers a native function of the calling process as an HLO custom-call
- * target of this plugin: a `custom-call` with custom_call_target="<name>"
- * then calls it. api_version 0 is XLA's original untyped CPU convention,
- *   void function(void* out, const void** in);
- * `in` points to the operand buffers, and `out` is the result buffer, or, for
- * a tuple result, an array of pointers to the result buffers (all dense,
- * row-major). The call must use api_version=API_VERSION_ORIGINAL (the default).
- * The function may run on any runtime thread, concurrently for several
- * devices. Registering the same function under the same name again succeeds;
- * another function under a taken name fails with ALREADY_EXISTS. Functions
- * stay registered for the life of the process. */
-typedef struct PJRT_CustomCall_Register_Args {
-  size_t struct_size;
-  PJRT_Extension_Base* extension_start;
-  const char* name;
-  size_t name_size;
-  int api_version;
-  void* function;
-} PJRT_CustomCall_Register_Args;
-PJRT_DEFINE_STRUCT_TRAITS(PJRT_CustomCall_Register_Args, function);
-
-typedef struct PJRT_Error* PJRT_CustomCall_Register(PJRT_CustomCall_Register_Args* args);
-
-typedef struct PJRT_CustomCall_Extension {
-  PJRT_Extension_Base base;  /* type == PJRT_Extension_Type_CustomCall */
-  PJRT_CustomCall_Register* register_custom_call;
-} PJRT_CustomCall_Extension;
-PJRT_DEFINE_STRUCT_TRAITS(PJRT_CustomCall_Extension, register_custom_call);
-
-/* -------------------------------- Versions -------------------------------- */
+/* --------------------------------- Version -------------------------------- */
 
 typedef struct PJRT_Api_Version {
   size_t struct_size;
   PJRT_Extension_Base* extension_start;
-  int major_version;
-  int minor_version;
+  int major_version; /* the PJRT_API_MAJOR the plugin was built with */
+  int minor_version; /* the PJRT_API_MINOR the plugin was built with */
 } PJRT_Api_Version;
 PJRT_DEFINE_STRUCT_TRAITS(PJRT_Api_Version, minor_version);
 
-/* --------------------------------- Errors --------------------------------- */
+/* ---------------------------------- Errors -------------------------------- */
 
-/* Codes follow abseil's canonical codes. */
+typedef struct PJRT_Error PJRT_Error;
+
+typedef struct PJRT_Error_Destroy_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Error* error; /* may be NULL */
+} PJRT_Error_Destroy_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Error_Destroy_Args, error);
+typedef void PJRT_Error_Destroy(PJRT_Error_Destroy_Args* args);
+
+typedef struct PJRT_Error_Message_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  const PJRT_Error* error;
+  const char* message; /* out; lives as long as `error` */
+  size_t message_size; /* out */
+} PJRT_Error_Message_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Error_Message_Args, message_size);
+typedef void PJRT_Error_Message(PJRT_Error_Message_Args* args);
+
+/* abseil's canonical status codes. */
 typedef enum {
   PJRT_Error_Code_OK = 0,
   PJRT_Error_Code_CANCELLED = 1,
@@ -176,36 +137,21 @@ typedef enum {
   PJRT_Error_Code_UNAUTHENTICATED = 16,
 } PJRT_Error_Code;
 
-typedef struct PJRT_Error PJRT_Error;
-
-typedef struct PJRT_Error_Destroy_Args {
-  size_t struct_size;
-  PJRT_Extension_Base* extension_start;
-  PJRT_Error* error;  /* owned; destroyed by the call */
-} PJRT_Error_Destroy_Args;
-PJRT_DEFINE_STRUCT_TRAITS(PJRT_Error_Destroy_Args, error);
-typedef void PJRT_Error_Destroy(PJRT_Error_Destroy_Args* args);
-
-typedef struct PJRT_Error_Message_Args {
-  size_t struct_size;
-  PJRT_Extension_Base* extension_start;
-  const PJRT_Error* error;
-  const char* message;  /* out; owned by `error`, lives as long as it */
-  size_t message_size;  /* out */
-} PJRT_Error_Message_Args;
-PJRT_DEFINE_STRUCT_TRAITS(PJRT_Error_Message_Args, message_size);
-typedef void PJRT_Error_Message(PJRT_Error_Message_Args* args);
-
 typedef struct PJRT_Error_GetCode_Args {
   size_t struct_size;
   PJRT_Extension_Base* extension_start;
   const PJRT_Error* error;
-  PJRT_Error_Code code;  /* out */
+  PJRT_Error_Code code; /* out */
 } PJRT_Error_GetCode_Args;
 PJRT_DEFINE_STRUCT_TRAITS(PJRT_Error_GetCode_Args, code);
 typedef PJRT_Error* PJRT_Error_GetCode(PJRT_Error_GetCode_Args* args);
 
-/* ------------------------------ Named values ------------------------------ */
+/* Lets a callback the caller hands to a plugin report an error in the
+ * plugin's own PJRT_Error type; `message` is copied. */
+typedef PJRT_Error* (*PJRT_CallbackError)(PJRT_Error_Code code, const char* message,
+                                          size_t message_size);
+
+/* ------------------------------- Named values ----------------------------- */
 
 typedef enum {
   PJRT_NamedValue_kString = 0,
@@ -215,11 +161,10 @@ typedef enum {
   PJRT_NamedValue_kBool = 4,
 } PJRT_NamedValue_Type;
 
-/* Options and attributes travel as lists of named values. */
 typedef struct PJRT_NamedValue {
   size_t struct_size;
   PJRT_Extension_Base* extension_start;
-  const char* name;  /* not NUL-terminated necessarily: use name_size */
+  const char* name;
   size_t name_size;
   PJRT_NamedValue_Type type;
   union {
@@ -229,39 +174,37 @@ typedef struct PJRT_NamedValue {
     float float_value;
     bool bool_value;
   };
-  size_t value_size;  /* string length or list length; 1 for scalars */
+  size_t value_size; /* string or list length; 1 for a scalar */
 } PJRT_NamedValue;
 PJRT_DEFINE_STRUCT_TRAITS(PJRT_NamedValue, value_size);
 
-/* ---------------------------------- Plugin -------------------------------- */
+/* --------------------------------- Plugin --------------------------------- */
 
 typedef struct PJRT_Plugin_Initialize_Args {
   size_t struct_size;
   PJRT_Extension_Base* extension_start;
 } PJRT_Plugin_Initialize_Args;
 PJRT_DEFINE_STRUCT_TRAITS(PJRT_Plugin_Initialize_Args, extension_start);
-/* Called once after loading, before any other call. */
+/* Called once, before anything else. */
 typedef PJRT_Error* PJRT_Plugin_Initialize(PJRT_Plugin_Initialize_Args* args);
 
 typedef struct PJRT_Plugin_Attributes_Args {
   size_t struct_size;
   PJRT_Extension_Base* extension_start;
-  const PJRT_NamedValue* attributes;  /* out; owned by the plugin, static */
-  size_t num_attributes;              /* out */
+  const PJRT_NamedValue* attributes; /* out; live for the process */
+  size_t num_attributes;             /* out */
 } PJRT_Plugin_Attributes_Args;
 PJRT_DEFINE_STRUCT_TRAITS(PJRT_Plugin_Attributes_Args, num_attributes);
-/* Attributes include "plugin_version" (string), "platform_names" (string,
- * comma separated), "c_api_major"/"c_api_minor" (int64). */
 typedef PJRT_Error* PJRT_Plugin_Attributes(PJRT_Plugin_Attributes_Args* args);
 
-/* ---------------------------------- Events -------------------------------- */
+/* --------------------------------- Events --------------------------------- */
 
 typedef struct PJRT_Event PJRT_Event;
 
 typedef struct PJRT_Event_Destroy_Args {
   size_t struct_size;
   PJRT_Extension_Base* extension_start;
-  PJRT_Event* event;  /* owned; destroyed by the call */
+  PJRT_Event* event;
 } PJRT_Event_Destroy_Args;
 PJRT_DEFINE_STRUCT_TRAITS(PJRT_Event_Destroy_Args, event);
 typedef PJRT_Error* PJRT_Event_Destroy(PJRT_Event_Destroy_Args* args);
@@ -270,57 +213,124 @@ typedef struct PJRT_Event_IsReady_Args {
   size_t struct_size;
   PJRT_Extension_Base* extension_start;
   PJRT_Event* event;
-  bool is_ready;  /* out */
+  bool is_ready; /* out */
 } PJRT_Event_IsReady_Args;
 PJRT_DEFINE_STRUCT_TRAITS(PJRT_Event_IsReady_Args, is_ready);
 typedef PJRT_Error* PJRT_Event_IsReady(PJRT_Event_IsReady_Args* args);
 
+/* The event's error (a new PJRT_Error the caller destroys) once it is ready. */
+typedef struct PJRT_Event_Error_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Event* event;
+} PJRT_Event_Error_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Event_Error_Args, event);
+typedef PJRT_Error* PJRT_Event_Error(PJRT_Event_Error_Args* args);
+
+/* Blocks until the event is ready; returns its error. */
 typedef struct PJRT_Event_Await_Args {
   size_t struct_size;
   PJRT_Extension_Base* extension_start;
   PJRT_Event* event;
 } PJRT_Event_Await_Args;
 PJRT_DEFINE_STRUCT_TRAITS(PJRT_Event_Await_Args, event);
-/* Blocks until ready; returns the event's error, if any (caller owns it). */
 typedef PJRT_Error* PJRT_Event_Await(PJRT_Event_Await_Args* args);
 
-/* ---------------------------------- Client -------------------------------- */
+/* Runs once the event is ready, perhaps on a plugin thread, perhaps at once
+ * in the caller's thread; it owns (and must destroy) `error`. */
+typedef void (*PJRT_Event_OnReadyCallback)(PJRT_Error* error, void* user_arg);
+
+typedef struct PJRT_Event_OnReady_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Event* event;
+  PJRT_Event_OnReadyCallback callback;
+  void* user_arg;
+} PJRT_Event_OnReady_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Event_OnReady_Args, user_arg);
+typedef PJRT_Error* PJRT_Event_OnReady(PJRT_Event_OnReady_Args* args);
+
+/* ------------------------------ Opaque objects ---------------------------- */
 
 typedef struct PJRT_Client PJRT_Client;
 typedef struct PJRT_Device PJRT_Device;
 typedef struct PJRT_Memory PJRT_Memory;
-typedef struct PJRT_Buffer PJRT_Buffer;
+typedef struct PJRT_DeviceDescription PJRT_DeviceDescription;
+typedef struct PJRT_TopologyDescription PJRT_TopologyDescription;
+typedef struct PJRT_Executable PJRT_Executable;
 typedef struct PJRT_LoadedExecutable PJRT_LoadedExecutable;
+typedef struct PJRT_Buffer PJRT_Buffer;
+typedef struct PJRT_ExecuteContext PJRT_ExecuteContext;
+typedef struct PJRT_SerializedExecutable PJRT_SerializedExecutable;
+typedef struct PJRT_SerializedTopology PJRT_SerializedTopology;
+typedef struct PJRT_SerializedCompileOptions PJRT_SerializedCompileOptions;
+typedef struct PJRT_SerializedDeviceAssignment PJRT_SerializedDeviceAssignment;
 
-/* 1.4. The key-value store of a multi-process group (the coordinator that the
- * processes' launcher or jax.distributed runs), as the caller lends it to a client.
- * Both return true on success; on failure they write a NUL-terminated message into
- * `error` (at most `error_size` bytes). The get callback blocks until `key` is set or
- * `timeout_ms` passes, and hands the value to `sink` (which copies it during the
- * call). They may be called from any thread of the plugin. */
-typedef void PJRT_KeyValueSink(void* sink_arg, const char* value, size_t value_size);
-typedef bool PJRT_KeyValueGetCallback(void* user_arg, const char* key, size_t key_size,
-                                      int64_t timeout_ms, PJRT_KeyValueSink* sink,
-                                      void* sink_arg, char* error, size_t error_size);
-typedef bool PJRT_KeyValuePutCallback(void* user_arg, const char* key, size_t key_size,
-                                      const char* value, size_t value_size, char* error,
-                                      size_t error_size);
+/* ------------------------------ Key-value store ---------------------------
+ * A client of a multi-process group meets its peers through a store the
+ * caller lends at client creation. The callbacks are thread-safe; get blocks
+ * up to timeout_in_ms; try_get answers NOT_FOUND at once. */
+
+typedef void (*PJRT_KeyValueGetCallback_ValueDeleter)(char* value);
+
+typedef struct PJRT_KeyValueGetCallback_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  const char* key;
+  size_t key_size;
+  int timeout_in_ms;
+  PJRT_CallbackError* callback_error;
+  void* user_arg;
+  char* value;       /* out; released with value_deleter_callback */
+  size_t value_size; /* out */
+  PJRT_KeyValueGetCallback_ValueDeleter value_deleter_callback; /* out */
+} PJRT_KeyValueGetCallback_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_KeyValueGetCallback_Args, value_deleter_callback);
+typedef PJRT_Error* (*PJRT_KeyValueGetCallback)(PJRT_KeyValueGetCallback_Args* args);
+
+typedef struct PJRT_KeyValueTryGetCallback_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  const char* key;
+  size_t key_size;
+  PJRT_CallbackError* callback_error;
+  void* user_arg;
+  char* value;       /* out */
+  size_t value_size; /* out */
+  PJRT_KeyValueGetCallback_ValueDeleter value_deleter_callback; /* out */
+} PJRT_KeyValueTryGetCallback_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_KeyValueTryGetCallback_Args, value_deleter_callback);
+typedef PJRT_Error* (*PJRT_KeyValueTryGetCallback)(PJRT_KeyValueTryGetCallback_Args* args);
+
+typedef struct PJRT_KeyValuePutCallback_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  const char* key;
+  size_t key_size;
+  const char* value; /* borrowed for the call */
+  size_t value_size;
+  PJRT_CallbackError* callback_error;
+  void* user_arg;
+} PJRT_KeyValuePutCallback_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_KeyValuePutCallback_Args, user_arg);
+typedef PJRT_Error* (*PJRT_KeyValuePutCallback)(PJRT_KeyValuePutCallback_Args* args);
+
+/* --------------------------------- Client --------------------------------- */
 
 typedef struct PJRT_Client_Create_Args {
   size_t struct_size;
   PJRT_Extension_Base* extension_start;
-  const PJRT_NamedValue* create_options;  /* borrowed for the call */
+  const PJRT_NamedValue* create_options;
   size_t num_options;
-  PJRT_Client* client;  /* out; owned by the caller: PJRT_Client_Destroy */
-  /* 1.4. NULL for a single-process client. With the "num_nodes" option > 1 the
-   * plugin uses them to meet its peers; the caller keeps the user args valid until
-   * the client is destroyed. */
-  PJRT_KeyValueGetCallback* kv_get_callback;
+  PJRT_KeyValueGetCallback kv_get_callback; /* NULL: a single-process client */
   void* kv_get_user_arg;
-  PJRT_KeyValuePutCallback* kv_put_callback;
+  PJRT_KeyValuePutCallback kv_put_callback;
   void* kv_put_user_arg;
+  PJRT_Client* client; /* out */
+  PJRT_KeyValueTryGetCallback kv_try_get_callback;
+  void* kv_try_get_user_arg;
 } PJRT_Client_Create_Args;
-PJRT_DEFINE_STRUCT_TRAITS(PJRT_Client_Create_Args, kv_put_user_arg);
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Client_Create_Args, kv_try_get_user_arg);
 typedef PJRT_Error* PJRT_Client_Create(PJRT_Client_Create_Args* args);
 
 typedef struct PJRT_Client_Destroy_Args {
@@ -335,215 +345,901 @@ typedef struct PJRT_Client_PlatformName_Args {
   size_t struct_size;
   PJRT_Extension_Base* extension_start;
   PJRT_Client* client;
-  const char* platform_name;  /* out; owned by the client */
-  size_t platform_name_size;  /* out */
+  const char* platform_name; /* out: "cpu", "cuda", "tpu", ... */
+  size_t platform_name_size; /* out */
 } PJRT_Client_PlatformName_Args;
 PJRT_DEFINE_STRUCT_TRAITS(PJRT_Client_PlatformName_Args, platform_name_size);
 typedef PJRT_Error* PJRT_Client_PlatformName(PJRT_Client_PlatformName_Args* args);
-
-typedef struct PJRT_Client_PlatformVersion_Args {
-  size_t struct_size;
-  PJRT_Extension_Base* extension_start;
-  PJRT_Client* client;
-  const char* platform_version;  /* out; owned by the client */
-  size_t platform_version_size;  /* out */
-} PJRT_Client_PlatformVersion_Args;
-PJRT_DEFINE_STRUCT_TRAITS(PJRT_Client_PlatformVersion_Args, platform_version_size);
-typedef PJRT_Error* PJRT_Client_PlatformVersion(PJRT_Client_PlatformVersion_Args* args);
 
 typedef struct PJRT_Client_ProcessIndex_Args {
   size_t struct_size;
   PJRT_Extension_Base* extension_start;
   PJRT_Client* client;
-  int process_index;  /* out */
+  int process_index; /* out */
 } PJRT_Client_ProcessIndex_Args;
 PJRT_DEFINE_STRUCT_TRAITS(PJRT_Client_ProcessIndex_Args, process_index);
 typedef PJRT_Error* PJRT_Client_ProcessIndex(PJRT_Client_ProcessIndex_Args* args);
+
+typedef struct PJRT_Client_PlatformVersion_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Client* client;
+  const char* platform_version; /* out */
+  size_t platform_version_size; /* out */
+} PJRT_Client_PlatformVersion_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Client_PlatformVersion_Args, platform_version_size);
+typedef PJRT_Error* PJRT_Client_PlatformVersion(PJRT_Client_PlatformVersion_Args* args);
 
 typedef struct PJRT_Client_Devices_Args {
   size_t struct_size;
   PJRT_Extension_Base* extension_start;
   PJRT_Client* client;
-  PJRT_Device* const* devices;  /* out; owned by the client */
-  size_t num_devices;           /* out */
+  PJRT_Device* const* devices; /* out: every process's devices */
+  size_t num_devices;          /* out */
 } PJRT_Client_Devices_Args;
 PJRT_DEFINE_STRUCT_TRAITS(PJRT_Client_Devices_Args, num_devices);
 typedef PJRT_Error* PJRT_Client_Devices(PJRT_Client_Devices_Args* args);
-typedef PJRT_Error* PJRT_Client_AddressableDevices(PJRT_Client_Devices_Args* args);
 
-typedef enum {
-  PJRT_Buffer_Type_INVALID = 0,
-  PJRT_Buffer_Type_PRED,
-  PJRT_Buffer_Type_S8, PJRT_Buffer_Type_S16, PJRT_Buffer_Type_S32, PJRT_Buffer_Type_S64,
-  PJRT_Buffer_Type_U8, PJRT_Buffer_Type_U16, PJRT_Buffer_Type_U32, PJRT_Buffer_Type_U64,
-  PJRT_Buffer_Type_F16, PJRT_Buffer_Type_F32, PJRT_Buffer_Type_F64,
-  PJRT_Buffer_Type_BF16,
-  PJRT_Buffer_Type_C64, PJRT_Buffer_Type_C128,
-  /* 8-bit floats, one byte per element (ml_dtypes' float8_* layouts). */
-  PJRT_Buffer_Type_F8E5M2, PJRT_Buffer_Type_F8E4M3FN, PJRT_Buffer_Type_F8E4M3B11FNUZ,
-  PJRT_Buffer_Type_F8E5M2FNUZ, PJRT_Buffer_Type_F8E4M3FNUZ,
-  /* 4-bit integers, one byte per element (the low 4 bits, as ml_dtypes stores them). */
-  PJRT_Buffer_Type_S4, PJRT_Buffer_Type_U4,
-  PJRT_Buffer_Type_TOKEN,
-  /* 2-bit integers (reserved). */
-  PJRT_Buffer_Type_S2, PJRT_Buffer_Type_U2,
-  PJRT_Buffer_Type_F8E4M3, PJRT_Buffer_Type_F8E3M4,
-} PJRT_Buffer_Type;
+typedef struct PJRT_Client_AddressableDevices_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Client* client;
+  PJRT_Device* const* addressable_devices; /* out: this process's devices */
+  size_t num_addressable_devices;          /* out */
+} PJRT_Client_AddressableDevices_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Client_AddressableDevices_Args, num_addressable_devices);
+typedef PJRT_Error* PJRT_Client_AddressableDevices(PJRT_Client_AddressableDevices_Args* args);
+
+typedef struct PJRT_Client_LookupDevice_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Client* client;
+  int id;              /* global device id */
+  PJRT_Device* device; /* out */
+} PJRT_Client_LookupDevice_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Client_LookupDevice_Args, device);
+typedef PJRT_Error* PJRT_Client_LookupDevice(PJRT_Client_LookupDevice_Args* args);
+
+typedef struct PJRT_Client_LookupAddressableDevice_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Client* client;
+  int local_hardware_id;
+  PJRT_Device* addressable_device; /* out */
+} PJRT_Client_LookupAddressableDevice_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Client_LookupAddressableDevice_Args, addressable_device);
+typedef PJRT_Error* PJRT_Client_LookupAddressableDevice(
+    PJRT_Client_LookupAddressableDevice_Args* args);
+
+typedef struct PJRT_Client_AddressableMemories_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Client* client;
+  PJRT_Memory* const* addressable_memories; /* out */
+  size_t num_addressable_memories;          /* out */
+} PJRT_Client_AddressableMemories_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Client_AddressableMemories_Args, num_addressable_memories);
+typedef PJRT_Error* PJRT_Client_AddressableMemories(PJRT_Client_AddressableMemories_Args* args);
+
+/* A program: "hlo" (a serialized HloModuleProto), "hlo_with_config" (a
+ * serialized HloModuleProtoWithConfig) or "mlir" (StableHLO). */
+typedef struct PJRT_Program {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  char* code; /* for OptimizedProgram: NULL asks for code_size only */
+  size_t code_size;
+  const char* format;
+  size_t format_size;
+} PJRT_Program;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Program, format_size);
 
 typedef struct PJRT_Client_Compile_Args {
   size_t struct_size;
   PJRT_Extension_Base* extension_start;
   PJRT_Client* client;
-  const char* format;       /* "hlo": XLA HLO text */
-  size_t format_size;
-  const char* code;         /* borrowed for the call */
-  size_t code_size;
-  const PJRT_NamedValue* compile_options;  /* e.g. "num_replicas", "num_partitions" */
-  size_t num_options;
-  PJRT_Device* const* devices;  /* devices to load onto, in replica order */
-  size_t num_devices;
-  PJRT_LoadedExecutable* executable;  /* out; owned by the caller */
+  const PJRT_Program* program;
+  const char* compile_options; /* a serialized CompileOptionsProto */
+  size_t compile_options_size;
+  PJRT_LoadedExecutable* executable; /* out */
 } PJRT_Client_Compile_Args;
 PJRT_DEFINE_STRUCT_TRAITS(PJRT_Client_Compile_Args, executable);
 typedef PJRT_Error* PJRT_Client_Compile(PJRT_Client_Compile_Args* args);
 
-/* 1.3. How long the plugin may read the caller's host memory. */
+/* Device ids for a replicas x partitions computation, replica-major, written
+ * into the caller's array of default_assignment_size ints. */
+typedef struct PJRT_Client_DefaultDeviceAssignment_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Client* client;
+  int num_replicas;
+  int num_partitions;
+  size_t default_assignment_size;
+  int* default_assignment; /* out (caller-owned) */
+} PJRT_Client_DefaultDeviceAssignment_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Client_DefaultDeviceAssignment_Args, default_assignment);
+typedef PJRT_Error* PJRT_Client_DefaultDeviceAssignment(
+    PJRT_Client_DefaultDeviceAssignment_Args* args);
+
 typedef enum {
-  /* Copied before the call returns (what every plugin before 1.3 does). */
+  PJRT_Buffer_Type_INVALID = 0,
+  PJRT_Buffer_Type_PRED = 1,
+  PJRT_Buffer_Type_S8 = 2,
+  PJRT_Buffer_Type_S16 = 3,
+  PJRT_Buffer_Type_S32 = 4,
+  PJRT_Buffer_Type_S64 = 5,
+  PJRT_Buffer_Type_U8 = 6,
+  PJRT_Buffer_Type_U16 = 7,
+  PJRT_Buffer_Type_U32 = 8,
+  PJRT_Buffer_Type_U64 = 9,
+  PJRT_Buffer_Type_F16 = 10,
+  PJRT_Buffer_Type_F32 = 11,
+  PJRT_Buffer_Type_F64 = 12,
+  PJRT_Buffer_Type_BF16 = 13,
+  PJRT_Buffer_Type_C64 = 14,
+  PJRT_Buffer_Type_C128 = 15,
+  PJRT_Buffer_Type_F8E5M2 = 16,
+  PJRT_Buffer_Type_F8E4M3FN = 17,
+  PJRT_Buffer_Type_F8E4M3B11FNUZ = 18,
+  PJRT_Buffer_Type_F8E5M2FNUZ = 19,
+  PJRT_Buffer_Type_F8E4M3FNUZ = 20,
+  PJRT_Buffer_Type_S4 = 21,
+  PJRT_Buffer_Type_U4 = 22,
+  PJRT_Buffer_Type_TOKEN = 23,
+  PJRT_Buffer_Type_S2 = 24,
+  PJRT_Buffer_Type_U2 = 25,
+  PJRT_Buffer_Type_F8E4M3 = 26,
+  PJRT_Buffer_Type_F8E3M4 = 27,
+  PJRT_Buffer_Type_F8E8M0FNU = 28,
+  PJRT_Buffer_Type_F4E2M1FN = 29,
+  PJRT_Buffer_Type_S1 = 30,
+  PJRT_Buffer_Type_U1 = 31,
+  PJRT_Buffer_Type_F6E2M3FN = 32,
+  PJRT_Buffer_Type_F6E3M2FN = 33,
+} PJRT_Buffer_Type;
+
+typedef enum {
+  /* The data is copied before the call returns. */
   PJRT_HostBufferSemantics_kImmutableOnlyDuringCall = 0,
-  /* The plugin may use the memory as the buffer's own, without copying, and
-   * read it until it calls done_with_host_buffer; it never writes it. The
-   * caller keeps it valid and unchanged until then. A plugin that cannot use
-   * this memory in place (layout, alignment, device memory) copies it. */
-  PJRT_HostBufferSemantics_kImmutableZeroCopy = 1,
+  /* The data stays valid, unchanged, until done_with_host_buffer is ready. */
+  PJRT_HostBufferSemantics_kImmutableUntilTransferCompletes = 1,
+  /* The buffer may alias the data, which stays valid and unchanged until
+   * done_with_host_buffer is ready. */
+  PJRT_HostBufferSemantics_kImmutableZeroCopy = 2,
+  PJRT_HostBufferSemantics_kMutableZeroCopy = 3,
 } PJRT_HostBufferSemantics;
+
+typedef enum {
+  PJRT_Buffer_MemoryLayout_Type_Tiled = 0,
+  PJRT_Buffer_MemoryLayout_Type_Strides = 1,
+} PJRT_Buffer_MemoryLayout_Type;
+
+typedef struct PJRT_Buffer_MemoryLayout_Tiled {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  const int64_t* minor_to_major;
+  size_t minor_to_major_size;
+  const int64_t* tile_dims;     /* all tiles' dimensions, concatenated */
+  const size_t* tile_dim_sizes; /* the rank of each tile */
+  size_t num_tiles;
+} PJRT_Buffer_MemoryLayout_Tiled;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Buffer_MemoryLayout_Tiled, num_tiles);
+
+typedef struct PJRT_Buffer_MemoryLayout_Strides {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  const int64_t* byte_strides;
+  size_t num_byte_strides;
+} PJRT_Buffer_MemoryLayout_Strides;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Buffer_MemoryLayout_Strides, num_byte_strides);
+
+typedef struct PJRT_Buffer_MemoryLayout {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  union {
+    PJRT_Buffer_MemoryLayout_Tiled tiled;
+    PJRT_Buffer_MemoryLayout_Strides strides;
+  };
+  PJRT_Buffer_MemoryLayout_Type type;
+} PJRT_Buffer_MemoryLayout;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Buffer_MemoryLayout, type);
 
 typedef struct PJRT_Client_BufferFromHostBuffer_Args {
   size_t struct_size;
   PJRT_Extension_Base* extension_start;
   PJRT_Client* client;
-  const void* data;            /* borrowed; how long: host_buffer_semantics */
+  const void* data;
   PJRT_Buffer_Type type;
   const int64_t* dims;
   size_t num_dims;
-  const int64_t* byte_strides; /* NULL: dense row-major */
+  const int64_t* byte_strides; /* NULL: dense, major-to-minor */
   size_t num_byte_strides;
-  PJRT_Device* device;
-  PJRT_Buffer* buffer;         /* out; owned by the caller */
-  /* 1.3. A caller built against 1.3 whose struct_size covers these fields
-   * gets done_with_host_buffer(done_user_data) called exactly once, when the
-   * plugin no longer reads `data`: at once (before or after returning) if it
-   * copied or the call failed, else when the buffer's memory is released
-   * (after PJRT_Buffer_Delete or _Destroy and any running executions and
-   * external references). It may be called from any thread. A plugin before
-   * 1.3 ignores these fields and never calls it; check the plugin's minor
-   * version before relying on it. */
   PJRT_HostBufferSemantics host_buffer_semantics;
-  void (*done_with_host_buffer)(void* user_data); /* may be NULL */
-  void* done_user_data;
+  PJRT_Device* device;                     /* used when `memory` is NULL */
+  PJRT_Memory* memory;                     /* NULL: the device's default memory */
+  PJRT_Buffer_MemoryLayout* device_layout; /* NULL: the default layout */
+  PJRT_Event* done_with_host_buffer;       /* out: ready when `data` is free again */
+  PJRT_Buffer* buffer;                     /* out */
 } PJRT_Client_BufferFromHostBuffer_Args;
-PJRT_DEFINE_STRUCT_TRAITS(PJRT_Client_BufferFromHostBuffer_Args, done_user_data);
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Client_BufferFromHostBuffer_Args, buffer);
 typedef PJRT_Error* PJRT_Client_BufferFromHostBuffer(PJRT_Client_BufferFromHostBuffer_Args* args);
 
-/* ---------------------------------- Device -------------------------------- */
+typedef struct PJRT_Client_TopologyDescription_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Client* client;
+  PJRT_TopologyDescription* topology; /* out; owned by the client */
+} PJRT_Client_TopologyDescription_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Client_TopologyDescription_Args, topology);
+typedef PJRT_Error* PJRT_Client_TopologyDescription(PJRT_Client_TopologyDescription_Args* args);
 
-typedef struct PJRT_Device_Info_Args {
+/* ---------------------------- Device descriptions ------------------------- */
+
+typedef struct PJRT_DeviceDescription_Id_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_DeviceDescription* device_description;
+  int id; /* out: global id */
+} PJRT_DeviceDescription_Id_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_DeviceDescription_Id_Args, id);
+typedef PJRT_Error* PJRT_DeviceDescription_Id(PJRT_DeviceDescription_Id_Args* args);
+
+typedef struct PJRT_DeviceDescription_ProcessIndex_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_DeviceDescription* device_description;
+  int process_index; /* out */
+} PJRT_DeviceDescription_ProcessIndex_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_DeviceDescription_ProcessIndex_Args, process_index);
+typedef PJRT_Error* PJRT_DeviceDescription_ProcessIndex(
+    PJRT_DeviceDescription_ProcessIndex_Args* args);
+
+typedef struct PJRT_DeviceDescription_Attributes_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_DeviceDescription* device_description;
+  size_t num_attributes;             /* out */
+  const PJRT_NamedValue* attributes; /* out; live as long as the device */
+} PJRT_DeviceDescription_Attributes_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_DeviceDescription_Attributes_Args, attributes);
+typedef PJRT_Error* PJRT_DeviceDescription_Attributes(PJRT_DeviceDescription_Attributes_Args* args);
+
+typedef struct PJRT_DeviceDescription_Kind_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_DeviceDescription* device_description;
+  const char* device_kind; /* out: "cpu", "TPU v5 lite", ... */
+  size_t device_kind_size; /* out */
+} PJRT_DeviceDescription_Kind_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_DeviceDescription_Kind_Args, device_kind_size);
+typedef PJRT_Error* PJRT_DeviceDescription_Kind(PJRT_DeviceDescription_Kind_Args* args);
+
+typedef struct PJRT_DeviceDescription_DebugString_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_DeviceDescription* device_description;
+  const char* debug_string; /* out */
+  size_t debug_string_size; /* out */
+} PJRT_DeviceDescription_DebugString_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_DeviceDescription_DebugString_Args, debug_string_size);
+typedef PJRT_Error* PJRT_DeviceDescription_DebugString(
+    PJRT_DeviceDescription_DebugString_Args* args);
+
+typedef struct PJRT_DeviceDescription_ToString_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_DeviceDescription* device_description;
+  const char* to_string; /* out: what str(device) prints */
+  size_t to_string_size; /* out */
+} PJRT_DeviceDescription_ToString_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_DeviceDescription_ToString_Args, to_string_size);
+typedef PJRT_Error* PJRT_DeviceDescription_ToString(PJRT_DeviceDescription_ToString_Args* args);
+
+/* --------------------------------- Devices -------------------------------- */
+
+typedef struct PJRT_Device_GetDescription_Args {
   size_t struct_size;
   PJRT_Extension_Base* extension_start;
   PJRT_Device* device;
-  int id;                     /* out: global id */
-  int process_index;          /* out */
-  int local_hardware_id;      /* out */
-  const char* kind;           /* out; owned by the device, e.g. "cpu" */
-  size_t kind_size;           /* out */
-  const char* debug_string;   /* out; owned by the device, e.g. "cpu:0" */
-  size_t debug_string_size;   /* out */
-  bool is_addressable;        /* out */
-} PJRT_Device_Info_Args;
-PJRT_DEFINE_STRUCT_TRAITS(PJRT_Device_Info_Args, is_addressable);
-typedef PJRT_Error* PJRT_Device_Info(PJRT_Device_Info_Args* args);
+  PJRT_DeviceDescription* device_description; /* out; owned by the device */
+} PJRT_Device_GetDescription_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Device_GetDescription_Args, device_description);
+typedef PJRT_Error* PJRT_Device_GetDescription(PJRT_Device_GetDescription_Args* args);
 
-typedef struct PJRT_Device_Memories_Args {
+typedef struct PJRT_Device_IsAddressable_Args {
   size_t struct_size;
   PJRT_Extension_Base* extension_start;
   PJRT_Device* device;
-  PJRT_Memory* const* memories;  /* out; owned by the client */
-  size_t num_memories;           /* out */
-  PJRT_Memory* default_memory;   /* out */
-} PJRT_Device_Memories_Args;
-PJRT_DEFINE_STRUCT_TRAITS(PJRT_Device_Memories_Args, default_memory);
-typedef PJRT_Error* PJRT_Device_Memories(PJRT_Device_Memories_Args* args);
+  bool is_addressable; /* out */
+} PJRT_Device_IsAddressable_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Device_IsAddressable_Args, is_addressable);
+typedef PJRT_Error* PJRT_Device_IsAddressable(PJRT_Device_IsAddressable_Args* args);
 
-typedef struct PJRT_Memory_Info_Args {
+typedef struct PJRT_Device_LocalHardwareId_Args {
   size_t struct_size;
   PJRT_Extension_Base* extension_start;
-  PJRT_Memory* memory;
-  int id;                  /* out */
-  const char* kind;        /* out; owned by the client, e.g. "device" */
-  size_t kind_size;        /* out */
-} PJRT_Memory_Info_Args;
-PJRT_DEFINE_STRUCT_TRAITS(PJRT_Memory_Info_Args, kind_size);
-typedef PJRT_Error* PJRT_Memory_Info(PJRT_Memory_Info_Args* args);
+  PJRT_Device* device;
+  int local_hardware_id; /* out; -1 when not addressable */
+} PJRT_Device_LocalHardwareId_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Device_LocalHardwareId_Args, local_hardware_id);
+typedef PJRT_Error* PJRT_Device_LocalHardwareId(PJRT_Device_LocalHardwareId_Args* args);
 
+typedef struct PJRT_Device_AddressableMemories_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Device* device;
+  PJRT_Memory* const* memories; /* out */
+  size_t num_memories;          /* out */
+} PJRT_Device_AddressableMemories_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Device_AddressableMemories_Args, num_memories);
+typedef PJRT_Error* PJRT_Device_AddressableMemories(PJRT_Device_AddressableMemories_Args* args);
+
+typedef struct PJRT_Device_DefaultMemory_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Device* device;
+  PJRT_Memory* memory; /* out */
+} PJRT_Device_DefaultMemory_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Device_DefaultMemory_Args, memory);
+typedef PJRT_Error* PJRT_Device_DefaultMemory(PJRT_Device_DefaultMemory_Args* args);
+
+/* bytes_in_use is always set; each other statistic only with its _is_set. */
 typedef struct PJRT_Device_MemoryStats_Args {
   size_t struct_size;
   PJRT_Extension_Base* extension_start;
   PJRT_Device* device;
-  int64_t bytes_in_use;       /* out */
-  int64_t peak_bytes_in_use;  /* out */
-  int64_t num_allocs;         /* out */
+  int64_t bytes_in_use;
+  int64_t peak_bytes_in_use;
+  bool peak_bytes_in_use_is_set;
+  int64_t num_allocs;
+  bool num_allocs_is_set;
+  int64_t largest_alloc_size;
+  bool largest_alloc_size_is_set;
+  int64_t bytes_limit;
+  bool bytes_limit_is_set;
+  int64_t bytes_reserved;
+  bool bytes_reserved_is_set;
+  int64_t peak_bytes_reserved;
+  bool peak_bytes_reserved_is_set;
+  int64_t bytes_reservable_limit;
+  bool bytes_reservable_limit_is_set;
+  int64_t largest_free_block_bytes;
+  bool largest_free_block_bytes_is_set;
+  int64_t pool_bytes;
+  bool pool_bytes_is_set;
+  int64_t peak_pool_bytes;
+  bool peak_pool_bytes_is_set;
+  int64_t peak_allocated_bytes;
+  bool peak_allocated_bytes_is_set;
 } PJRT_Device_MemoryStats_Args;
-PJRT_DEFINE_STRUCT_TRAITS(PJRT_Device_MemoryStats_Args, num_allocs);
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Device_MemoryStats_Args, peak_allocated_bytes_is_set);
 typedef PJRT_Error* PJRT_Device_MemoryStats(PJRT_Device_MemoryStats_Args* args);
 
-/* ---------------------------------- Buffer -------------------------------- */
+/* -------------------------------- Memories -------------------------------- */
+
+typedef struct PJRT_Memory_Id_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Memory* memory;
+  int id; /* out */
+} PJRT_Memory_Id_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Memory_Id_Args, id);
+typedef PJRT_Error* PJRT_Memory_Id(PJRT_Memory_Id_Args* args);
+
+typedef struct PJRT_Memory_Kind_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Memory* memory;
+  const char* kind; /* out: "device", "pinned_host", "unpinned_host", ... */
+  size_t kind_size; /* out */
+} PJRT_Memory_Kind_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Memory_Kind_Args, kind_size);
+typedef PJRT_Error* PJRT_Memory_Kind(PJRT_Memory_Kind_Args* args);
+
+typedef struct PJRT_Memory_Kind_Id_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Memory* memory;
+  int kind_id; /* out */
+} PJRT_Memory_Kind_Id_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Memory_Kind_Id_Args, kind_id);
+typedef PJRT_Error* PJRT_Memory_Kind_Id(PJRT_Memory_Kind_Id_Args* args);
+
+typedef struct PJRT_Memory_DebugString_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Memory* memory;
+  const char* debug_string; /* out */
+  size_t debug_string_size; /* out */
+} PJRT_Memory_DebugString_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Memory_DebugString_Args, debug_string_size);
+typedef PJRT_Error* PJRT_Memory_DebugString(PJRT_Memory_DebugString_Args* args);
+
+typedef struct PJRT_Memory_ToString_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Memory* memory;
+  const char* to_string; /* out */
+  size_t to_string_size; /* out */
+} PJRT_Memory_ToString_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Memory_ToString_Args, to_string_size);
+typedef PJRT_Error* PJRT_Memory_ToString(PJRT_Memory_ToString_Args* args);
+
+typedef struct PJRT_Memory_AddressableByDevices_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Memory* memory;
+  PJRT_Device* const* devices; /* out */
+  size_t num_devices;          /* out */
+} PJRT_Memory_AddressableByDevices_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Memory_AddressableByDevices_Args, num_devices);
+typedef PJRT_Error* PJRT_Memory_AddressableByDevices(PJRT_Memory_AddressableByDevices_Args* args);
+
+/* ------------------------------- Executables ------------------------------
+ * A PJRT_Executable is a compiled program; a PJRT_LoadedExecutable is one
+ * loaded onto a client's devices, ready to run. */
+
+typedef struct PJRT_Executable_Destroy_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Executable* executable;
+} PJRT_Executable_Destroy_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Executable_Destroy_Args, executable);
+typedef PJRT_Error* PJRT_Executable_Destroy(PJRT_Executable_Destroy_Args* args);
+
+typedef struct PJRT_Executable_Name_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Executable* executable;
+  const char* executable_name; /* out */
+  size_t executable_name_size; /* out */
+} PJRT_Executable_Name_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Executable_Name_Args, executable_name_size);
+typedef PJRT_Error* PJRT_Executable_Name(PJRT_Executable_Name_Args* args);
+
+typedef struct PJRT_Executable_NumReplicas_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Executable* executable;
+  size_t num_replicas; /* out */
+} PJRT_Executable_NumReplicas_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Executable_NumReplicas_Args, num_replicas);
+typedef PJRT_Error* PJRT_Executable_NumReplicas(PJRT_Executable_NumReplicas_Args* args);
+
+typedef struct PJRT_Executable_NumPartitions_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Executable* executable;
+  size_t num_partitions; /* out */
+} PJRT_Executable_NumPartitions_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Executable_NumPartitions_Args, num_partitions);
+typedef PJRT_Error* PJRT_Executable_NumPartitions(PJRT_Executable_NumPartitions_Args* args);
+
+typedef struct PJRT_Executable_NumOutputs_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Executable* executable;
+  size_t num_outputs; /* out: flattened outputs per device */
+} PJRT_Executable_NumOutputs_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Executable_NumOutputs_Args, num_outputs);
+typedef PJRT_Error* PJRT_Executable_NumOutputs(PJRT_Executable_NumOutputs_Args* args);
+
+typedef struct PJRT_Executable_SizeOfGeneratedCodeInBytes_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Executable* executable;
+  int64_t size_in_bytes; /* out */
+} PJRT_Executable_SizeOfGeneratedCodeInBytes_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Executable_SizeOfGeneratedCodeInBytes_Args, size_in_bytes);
+typedef PJRT_Error* PJRT_Executable_SizeOfGeneratedCodeInBytes(
+    PJRT_Executable_SizeOfGeneratedCodeInBytes_Args* args);
+
+typedef struct PJRT_Executable_GetCostAnalysis_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Executable* executable;
+  size_t num_properties;             /* out */
+  const PJRT_NamedValue* properties; /* out; live as long as the executable */
+} PJRT_Executable_GetCostAnalysis_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Executable_GetCostAnalysis_Args, properties);
+typedef PJRT_Error* PJRT_Executable_GetCostAnalysis(PJRT_Executable_GetCostAnalysis_Args* args);
+
+typedef struct PJRT_Executable_OutputMemoryKinds_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Executable* executable;
+  size_t num_outputs;                   /* out */
+  const char* const* memory_kinds;      /* out */
+  const size_t* memory_kind_sizes;      /* out */
+} PJRT_Executable_OutputMemoryKinds_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Executable_OutputMemoryKinds_Args, memory_kind_sizes);
+typedef PJRT_Error* PJRT_Executable_OutputMemoryKinds(PJRT_Executable_OutputMemoryKinds_Args* args);
+
+typedef struct PJRT_Executable_ParameterMemoryKinds_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Executable* executable;
+  size_t num_parameters;                /* out */
+  const char* const* memory_kinds;      /* out */
+  const size_t* memory_kind_sizes;      /* out */
+} PJRT_Executable_ParameterMemoryKinds_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Executable_ParameterMemoryKinds_Args, memory_kind_sizes);
+typedef PJRT_Error* PJRT_Executable_ParameterMemoryKinds(
+    PJRT_Executable_ParameterMemoryKinds_Args* args);
+
+/* The optimized program, in two calls: with program->code NULL the callee
+ * sets code_size (and format); then with a caller buffer of that size it
+ * writes the bytes. */
+typedef struct PJRT_Executable_OptimizedProgram_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Executable* executable;
+  PJRT_Program* program; /* in/out */
+} PJRT_Executable_OptimizedProgram_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Executable_OptimizedProgram_Args, program);
+typedef PJRT_Error* PJRT_Executable_OptimizedProgram(PJRT_Executable_OptimizedProgram_Args* args);
+
+typedef struct PJRT_Executable_Serialize_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  const PJRT_Executable* executable;
+  const char* serialized_bytes; /* out; owned by serialized_executable */
+  size_t serialized_bytes_size; /* out */
+  PJRT_SerializedExecutable* serialized_executable; /* out */
+  void (*serialized_executable_deleter)(PJRT_SerializedExecutable* exec); /* out */
+} PJRT_Executable_Serialize_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Executable_Serialize_Args, serialized_executable_deleter);
+typedef PJRT_Error* PJRT_Executable_Serialize(PJRT_Executable_Serialize_Args* args);
+
+typedef struct PJRT_Executable_OutputElementTypes_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Executable* executable;
+  PJRT_Buffer_Type* output_types; /* out */
+  size_t num_output_types;        /* out */
+} PJRT_Executable_OutputElementTypes_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Executable_OutputElementTypes_Args, num_output_types);
+typedef PJRT_Error* PJRT_Executable_OutputElementTypes(
+    PJRT_Executable_OutputElementTypes_Args* args);
+
+typedef struct PJRT_Executable_OutputDimensions_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Executable* executable;
+  size_t num_outputs;       /* out */
+  const int64_t* dims;      /* out: every output's dimensions, concatenated */
+  const size_t* dim_sizes;  /* out: the rank of each output */
+} PJRT_Executable_OutputDimensions_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Executable_OutputDimensions_Args, dim_sizes);
+typedef PJRT_Error* PJRT_Executable_OutputDimensions(PJRT_Executable_OutputDimensions_Args* args);
+
+typedef struct PJRT_Executable_Fingerprint_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Executable* executable;
+  const char* executable_fingerprint; /* out */
+  size_t executable_fingerprint_size; /* out */
+} PJRT_Executable_Fingerprint_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Executable_Fingerprint_Args, executable_fingerprint_size);
+typedef PJRT_Error* PJRT_Executable_Fingerprint(PJRT_Executable_Fingerprint_Args* args);
+
+typedef struct PJRT_Executable_GetCompiledMemoryStats_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Executable* executable;
+  int64_t generated_code_size_in_bytes; /* out */
+  int64_t argument_size_in_bytes;       /* out */
+  int64_t output_size_in_bytes;         /* out */
+  int64_t alias_size_in_bytes;          /* out */
+  int64_t temp_size_in_bytes;           /* out */
+  int64_t host_generated_code_size_in_bytes;
+  int64_t host_argument_size_in_bytes;
+  int64_t host_output_size_in_bytes;
+  int64_t host_alias_size_in_bytes;
+  int64_t host_temp_size_in_bytes;
+  int64_t peak_memory_in_bytes;
+  int64_t total_size_in_bytes;
+  int64_t total_allocation_bytes;
+  int64_t indefinite_allocations;
+  int64_t peak_unpadded_heap_bytes;
+} PJRT_Executable_GetCompiledMemoryStats_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Executable_GetCompiledMemoryStats_Args, peak_unpadded_heap_bytes);
+typedef PJRT_Error* PJRT_Executable_GetCompiledMemoryStats(
+    PJRT_Executable_GetCompiledMemoryStats_Args* args);
+
+typedef struct PJRT_Executable_GetCompileOptions_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Executable* executable;
+  const char* serialized_bytes; /* out: a CompileOptionsProto */
+  size_t serialized_bytes_size; /* out */
+  PJRT_SerializedCompileOptions* serialized_compile_options; /* out */
+  void (*serialized_compile_options_deleter)(PJRT_SerializedCompileOptions* options); /* out */
+} PJRT_Executable_GetCompileOptions_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Executable_GetCompileOptions_Args,
+                          serialized_compile_options_deleter);
+typedef PJRT_Error* PJRT_Executable_GetCompileOptions(PJRT_Executable_GetCompileOptions_Args* args);
+
+/* --------------------------- Loaded executables --------------------------- */
+
+typedef struct PJRT_LoadedExecutable_Destroy_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_LoadedExecutable* executable;
+} PJRT_LoadedExecutable_Destroy_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_LoadedExecutable_Destroy_Args, executable);
+typedef PJRT_Error* PJRT_LoadedExecutable_Destroy(PJRT_LoadedExecutable_Destroy_Args* args);
+
+/* The compiled program behind a loaded one; the caller destroys it with
+ * PJRT_Executable_Destroy. */
+typedef struct PJRT_LoadedExecutable_GetExecutable_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_LoadedExecutable* loaded_executable;
+  PJRT_Executable* executable; /* out */
+} PJRT_LoadedExecutable_GetExecutable_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_LoadedExecutable_GetExecutable_Args, executable);
+typedef PJRT_Error* PJRT_LoadedExecutable_GetExecutable(
+    PJRT_LoadedExecutable_GetExecutable_Args* args);
+
+typedef struct PJRT_LoadedExecutable_AddressableDevices_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_LoadedExecutable* executable;
+  PJRT_Device* const* addressable_devices; /* out: in execution order */
+  size_t num_addressable_devices;          /* out */
+} PJRT_LoadedExecutable_AddressableDevices_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_LoadedExecutable_AddressableDevices_Args, num_addressable_devices);
+typedef PJRT_Error* PJRT_LoadedExecutable_AddressableDevices(
+    PJRT_LoadedExecutable_AddressableDevices_Args* args);
+
+typedef struct PJRT_LoadedExecutable_Delete_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_LoadedExecutable* executable;
+} PJRT_LoadedExecutable_Delete_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_LoadedExecutable_Delete_Args, executable);
+typedef PJRT_Error* PJRT_LoadedExecutable_Delete(PJRT_LoadedExecutable_Delete_Args* args);
+
+typedef struct PJRT_LoadedExecutable_IsDeleted_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_LoadedExecutable* executable;
+  bool is_deleted; /* out */
+} PJRT_LoadedExecutable_IsDeleted_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_LoadedExecutable_IsDeleted_Args, is_deleted);
+typedef PJRT_Error* PJRT_LoadedExecutable_IsDeleted(PJRT_LoadedExecutable_IsDeleted_Args* args);
+
+typedef struct PJRT_SendCallbackInfo PJRT_SendCallbackInfo;
+typedef struct PJRT_RecvCallbackInfo PJRT_RecvCallbackInfo;
+typedef struct PJRT_MultiSlice_Config PJRT_MultiSlice_Config;
+typedef struct PJRT_HloOutputCallbackInfo PJRT_HloOutputCallbackInfo;
+
+typedef struct PJRT_ExecuteOptions {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_SendCallbackInfo** send_callbacks; /* [device][op] */
+  PJRT_RecvCallbackInfo** recv_callbacks; /* [device][op] */
+  size_t num_send_ops;
+  size_t num_recv_ops;
+  int launch_id; /* the same in every process for one multi-process launch */
+  /* Arguments the program may alias but that must not be donated. */
+  const int64_t* non_donatable_input_indices;
+  size_t num_non_donatable_input_indices;
+  PJRT_ExecuteContext* context;
+  const char* call_location;
+  size_t num_tasks;
+  int* task_ids;
+  int64_t* incarnation_ids;
+  const PJRT_MultiSlice_Config* multi_slice_config;
+  bool use_major_to_minor_data_layout_for_callbacks;
+  PJRT_HloOutputCallbackInfo* hlo_output_callbacks;
+  size_t num_hlo_output_callbacks;
+} PJRT_ExecuteOptions;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_ExecuteOptions, num_hlo_output_callbacks);
+
+/* Runs on num_devices devices: argument_lists[d][i] is argument i on device
+ * d, in the order of PJRT_LoadedExecutable_AddressableDevices (or the one
+ * execute_device); output_lists[d] is a caller array of NumOutputs slots the
+ * callee fills with new buffers. A buffer the program donates (its module's
+ * input_output_alias or buffer_donor) is consumed. */
+typedef struct PJRT_LoadedExecutable_Execute_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_LoadedExecutable* executable;
+  PJRT_ExecuteOptions* options;
+  PJRT_Buffer* const* const* argument_lists;
+  size_t num_devices;
+  size_t num_args;
+  PJRT_Buffer** const* output_lists;   /* in/out */
+  PJRT_Event** device_complete_events; /* in/out: NULL or num_devices slots */
+  PJRT_Device* execute_device;         /* NULL: the executable's devices */
+} PJRT_LoadedExecutable_Execute_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_LoadedExecutable_Execute_Args, execute_device);
+typedef PJRT_Error* PJRT_LoadedExecutable_Execute(PJRT_LoadedExecutable_Execute_Args* args);
+
+typedef struct PJRT_LoadOptions PJRT_LoadOptions;
+
+typedef struct PJRT_Executable_DeserializeAndLoad_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Client* client;
+  const char* serialized_executable;
+  size_t serialized_executable_size;
+  PJRT_LoadedExecutable* loaded_executable; /* out */
+  const char* overridden_serialized_compile_options;
+  size_t overridden_serialized_compile_options_size;
+  PJRT_LoadOptions* load_options;
+} PJRT_Executable_DeserializeAndLoad_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Executable_DeserializeAndLoad_Args, load_options);
+typedef PJRT_Error* PJRT_Executable_DeserializeAndLoad(
+    PJRT_Executable_DeserializeAndLoad_Args* args);
+
+typedef struct PJRT_LoadedExecutable_Fingerprint_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_LoadedExecutable* executable;
+  const char* executable_fingerprint; /* out */
+  size_t executable_fingerprint_size; /* out */
+} PJRT_LoadedExecutable_Fingerprint_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_LoadedExecutable_Fingerprint_Args, executable_fingerprint_size);
+typedef PJRT_Error* PJRT_LoadedExecutable_Fingerprint(PJRT_LoadedExecutable_Fingerprint_Args* args);
+
+typedef struct PJRT_LoadedExecutable_GetDeviceAssignment_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_LoadedExecutable* executable;
+  const char* serialized_bytes; /* out: a DeviceAssignmentProto */
+  size_t serialized_bytes_size; /* out */
+  PJRT_SerializedDeviceAssignment* serialized_device_assignment; /* out */
+  void (*serialized_device_assignment_deleter)(PJRT_SerializedDeviceAssignment* da); /* out */
+} PJRT_LoadedExecutable_GetDeviceAssignment_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_LoadedExecutable_GetDeviceAssignment_Args,
+                          serialized_device_assignment_deleter);
+typedef PJRT_Error* PJRT_LoadedExecutable_GetDeviceAssignment(
+    PJRT_LoadedExecutable_GetDeviceAssignment_Args* args);
+
+/* --------------------------------- Buffers -------------------------------- */
 
 typedef struct PJRT_Buffer_Destroy_Args {
   size_t struct_size;
   PJRT_Extension_Base* extension_start;
-  PJRT_Buffer* buffer;  /* owned; destroyed by the call */
+  PJRT_Buffer* buffer;
 } PJRT_Buffer_Destroy_Args;
 PJRT_DEFINE_STRUCT_TRAITS(PJRT_Buffer_Destroy_Args, buffer);
 typedef PJRT_Error* PJRT_Buffer_Destroy(PJRT_Buffer_Destroy_Args* args);
 
-typedef struct PJRT_Buffer_Info_Args {
+typedef struct PJRT_Buffer_ElementType_Args {
   size_t struct_size;
   PJRT_Extension_Base* extension_start;
   PJRT_Buffer* buffer;
-  PJRT_Buffer_Type type;       /* out */
-  const int64_t* dims;         /* out; owned by the buffer */
-  size_t num_dims;             /* out */
-  size_t on_device_size;       /* out: bytes */
-  PJRT_Device* device;         /* out; owned by the client */
-  bool is_deleted;             /* out */
-} PJRT_Buffer_Info_Args;
-PJRT_DEFINE_STRUCT_TRAITS(PJRT_Buffer_Info_Args, is_deleted);
-typedef PJRT_Error* PJRT_Buffer_Info(PJRT_Buffer_Info_Args* args);
+  PJRT_Buffer_Type type; /* out */
+} PJRT_Buffer_ElementType_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Buffer_ElementType_Args, type);
+typedef PJRT_Error* PJRT_Buffer_ElementType(PJRT_Buffer_ElementType_Args* args);
 
+typedef struct PJRT_Buffer_Dimensions_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Buffer* buffer;
+  const int64_t* dims; /* out; live as long as the buffer */
+  size_t num_dims;     /* out */
+} PJRT_Buffer_Dimensions_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Buffer_Dimensions_Args, num_dims);
+typedef PJRT_Error* PJRT_Buffer_Dimensions(PJRT_Buffer_Dimensions_Args* args);
+
+typedef struct PJRT_Buffer_UnpaddedDimensions_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Buffer* buffer;
+  const int64_t* unpadded_dims; /* out */
+  size_t num_dims;              /* out */
+} PJRT_Buffer_UnpaddedDimensions_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Buffer_UnpaddedDimensions_Args, num_dims);
+typedef PJRT_Error* PJRT_Buffer_UnpaddedDimensions(PJRT_Buffer_UnpaddedDimensions_Args* args);
+
+typedef struct PJRT_Buffer_DynamicDimensionIndices_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Buffer* buffer;
+  const size_t* dynamic_dim_indices; /* out */
+  size_t num_dynamic_dims;           /* out */
+} PJRT_Buffer_DynamicDimensionIndices_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Buffer_DynamicDimensionIndices_Args, num_dynamic_dims);
+typedef PJRT_Error* PJRT_Buffer_DynamicDimensionIndices(
+    PJRT_Buffer_DynamicDimensionIndices_Args* args);
+
+typedef struct PJRT_Buffer_GetMemoryLayout_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Buffer* buffer;
+  PJRT_Buffer_MemoryLayout layout; /* out */
+} PJRT_Buffer_GetMemoryLayout_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Buffer_GetMemoryLayout_Args, layout);
+typedef PJRT_Error* PJRT_Buffer_GetMemoryLayout(PJRT_Buffer_GetMemoryLayout_Args* args);
+
+typedef struct PJRT_Buffer_OnDeviceSizeInBytes_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Buffer* buffer;
+  size_t on_device_size_in_bytes; /* out */
+} PJRT_Buffer_OnDeviceSizeInBytes_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Buffer_OnDeviceSizeInBytes_Args, on_device_size_in_bytes);
+typedef PJRT_Error* PJRT_Buffer_OnDeviceSizeInBytes(PJRT_Buffer_OnDeviceSizeInBytes_Args* args);
+
+typedef struct PJRT_Buffer_Device_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Buffer* buffer;
+  PJRT_Device* device; /* out */
+} PJRT_Buffer_Device_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Buffer_Device_Args, device);
+typedef PJRT_Error* PJRT_Buffer_Device(PJRT_Buffer_Device_Args* args);
+
+typedef struct PJRT_Buffer_Memory_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Buffer* buffer;
+  PJRT_Memory* memory; /* out */
+} PJRT_Buffer_Memory_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Buffer_Memory_Args, memory);
+typedef PJRT_Error* PJRT_Buffer_Memory(PJRT_Buffer_Memory_Args* args);
+
+/* Frees the device memory; the handle stays valid until destroyed. */
+typedef struct PJRT_Buffer_Delete_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Buffer* buffer;
+} PJRT_Buffer_Delete_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Buffer_Delete_Args, buffer);
+typedef PJRT_Error* PJRT_Buffer_Delete(PJRT_Buffer_Delete_Args* args);
+
+typedef struct PJRT_Buffer_IsDeleted_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Buffer* buffer;
+  bool is_deleted; /* out */
+} PJRT_Buffer_IsDeleted_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Buffer_IsDeleted_Args, is_deleted);
+typedef PJRT_Error* PJRT_Buffer_IsDeleted(PJRT_Buffer_IsDeleted_Args* args);
+
+typedef struct PJRT_Buffer_CopyToDevice_Args {
+  size_t struct_size;
+  PJRT_Extension_Base* extension_start;
+  PJRT_Buffer* buffer;
+  PJRT_Device* dst_device;
+  PJRT_Buffer* dst_buffer; /* out */
+} PJRT_Buffer_CopyToDevice_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Buffer_CopyToDevice_Args, dst_buffer);
+typedef PJRT_Error* PJRT_Buffer_CopyToDevice(PJRT_Buffer_CopyToDevice_Args* args);
+
+/* Copies to host memory; with dst NULL only sets dst_size. The copy is done
+ * when `event` is ready. */
 typedef struct PJRT_Buffer_ToHostBuffer_Args {
   size_t struct_size;
   PJRT_Extension_Base* extension_start;
   PJRT_Buffer* src;
-  void* dst;          /* caller-owned, dense row-major; NULL: only report dst_size */
-  size_t dst_size;    /* in: capacity; out: bytes needed */
-  PJRT_Event* event;  /* out; owned by the caller; NULL when done synchronously */
+  PJRT_Buffer_MemoryLayout* host_layout; /* NULL: dense, major-to-minor */
+  void* dst;
+  size_t dst_size;   /* in/out */
+  PJRT_Event* event; /* out */
 } PJRT_Buffer_ToHostBuffer_Args;
 PJRT_DEFINE_STRUCT_TRAITS(PJRT_Buffer_ToHostBuffer_Args, event);
 typedef PJRT_Error* PJRT_Buffer_ToHostBuffer(PJRT_Buffer_ToHostBuffer_Args* args);
 
-typedef struct PJRT_Buffer_Delete_Args {
+typedef struct PJRT_Buffer_IsOnCpu_Args {
   size_t struct_size;
   PJRT_Extension_Base* extension_start;
-  PJRT_Buffer* buffer;  /* frees device memory; the handle stays valid */
-} PJRT_Buffer_Delete_Args;
-PJRT_DEFINE_STRUCT_TRAITS(PJRT_Buffer_Delete_Args, buffer);
-typedef PJRT_Error* PJRT_Buffer_Delete(PJRT_Buffer_Delete_Args* args);
+  PJRT_Buffer* buffer;
+  bool is_on_cpu; /* out */
+} PJRT_Buffer_IsOnCpu_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Buffer_IsOnCpu_Args, is_on_cpu);
+typedef PJRT_Error* PJRT_Buffer_IsOnCpu(PJRT_Buffer_IsOnCpu_Args* args);
 
 typedef struct PJRT_Buffer_ReadyEvent_Args {
   size_t struct_size;
   PJRT_Extension_Base* extension_start;
   PJRT_Buffer* buffer;
-  PJRT_Event* event;  /* out; owned by the caller */
+  PJRT_Event* event; /* out */
 } PJRT_Buffer_ReadyEvent_Args;
 PJRT_DEFINE_STRUCT_TRAITS(PJRT_Buffer_ReadyEvent_Args, event);
 typedef PJRT_Error* PJRT_Buffer_ReadyEvent(PJRT_Buffer_ReadyEvent_Args* args);
@@ -552,21 +1248,17 @@ typedef struct PJRT_Buffer_UnsafePointer_Args {
   size_t struct_size;
   PJRT_Extension_Base* extension_start;
   PJRT_Buffer* buffer;
-  uintptr_t buffer_pointer;  /* out: host address when the memory is host memory */
+  uintptr_t buffer_pointer; /* out */
 } PJRT_Buffer_UnsafePointer_Args;
 PJRT_DEFINE_STRUCT_TRAITS(PJRT_Buffer_UnsafePointer_Args, buffer_pointer);
 typedef PJRT_Error* PJRT_Buffer_UnsafePointer(PJRT_Buffer_UnsafePointer_Args* args);
 
-/* 1.2. While a caller holds an external reference, the buffer's memory stays
- * valid at the address PJRT_Buffer_UnsafePointer gave, even if the buffer is
- * deleted (or donated: a referenced buffer is never aliased by an output); it
- * is freed when the last reference is dropped. The buffer handle must outlive
- * its references. Used for zero-copy views of host memory (numpy, DLPack).
- * Backends whose memory is not host memory return UNIMPLEMENTED. */
+/* While an external reference is held, the buffer's memory stays where it is
+ * (even after PJRT_Buffer_Delete) and no execution reuses it. */
 typedef struct PJRT_Buffer_IncreaseExternalReferenceCount_Args {
   size_t struct_size;
   PJRT_Extension_Base* extension_start;
-  PJRT_Buffer* buffer;  /* FAILED_PRECONDITION if it has been deleted */
+  PJRT_Buffer* buffer;
 } PJRT_Buffer_IncreaseExternalReferenceCount_Args;
 PJRT_DEFINE_STRUCT_TRAITS(PJRT_Buffer_IncreaseExternalReferenceCount_Args, buffer);
 typedef PJRT_Error* PJRT_Buffer_IncreaseExternalReferenceCount(
@@ -575,146 +1267,195 @@ typedef PJRT_Error* PJRT_Buffer_IncreaseExternalReferenceCount(
 typedef struct PJRT_Buffer_DecreaseExternalReferenceCount_Args {
   size_t struct_size;
   PJRT_Extension_Base* extension_start;
-  PJRT_Buffer* buffer;  /* FAILED_PRECONDITION if it holds no external reference */
+  PJRT_Buffer* buffer;
 } PJRT_Buffer_DecreaseExternalReferenceCount_Args;
 PJRT_DEFINE_STRUCT_TRAITS(PJRT_Buffer_DecreaseExternalReferenceCount_Args, buffer);
 typedef PJRT_Error* PJRT_Buffer_DecreaseExternalReferenceCount(
     PJRT_Buffer_DecreaseExternalReferenceCount_Args* args);
 
-/* ---------------------------- Loaded executable --------------------------- */
-
-typedef struct PJRT_LoadedExecutable_Destroy_Args {
+typedef struct PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args {
   size_t struct_size;
   PJRT_Extension_Base* extension_start;
-  PJRT_LoadedExecutable* executable;  /* owned; destroyed by the call */
-} PJRT_LoadedExecutable_Destroy_Args;
-PJRT_DEFINE_STRUCT_TRAITS(PJRT_LoadedExecutable_Destroy_Args, executable);
-typedef PJRT_Error* PJRT_LoadedExecutable_Destroy(PJRT_LoadedExecutable_Destroy_Args* args);
+  PJRT_Buffer* buffer;
+  void* device_memory_ptr; /* out */
+} PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args, device_memory_ptr);
+typedef PJRT_Error* PJRT_Buffer_OpaqueDeviceMemoryDataPointer(
+    PJRT_Buffer_OpaqueDeviceMemoryDataPointer_Args* args);
 
-typedef struct PJRT_LoadedExecutable_Info_Args {
+typedef struct PJRT_Buffer_CopyToMemory_Args {
   size_t struct_size;
   PJRT_Extension_Base* extension_start;
-  PJRT_LoadedExecutable* executable;
-  size_t num_outputs;                 /* out: flattened outputs per device */
-  size_t num_replicas;                /* out */
-  PJRT_Device* const* devices;        /* out; owned by the executable */
-  size_t num_devices;                 /* out */
-  const char* optimized_hlo;          /* out; owned by the executable: HLO text after passes */
-  size_t optimized_hlo_size;          /* out */
-  int64_t generated_code_size;        /* out: bytes */
-  int64_t temp_size;                  /* out: bytes of temporaries */
-  int64_t argument_size;              /* out */
-  int64_t output_size;                /* out */
-  int64_t alias_size;                 /* out */
-} PJRT_LoadedExecutable_Info_Args;
-PJRT_DEFINE_STRUCT_TRAITS(PJRT_LoadedExecutable_Info_Args, alias_size);
-typedef PJRT_Error* PJRT_LoadedExecutable_Info(PJRT_LoadedExecutable_Info_Args* args);
+  PJRT_Buffer* buffer;
+  PJRT_Memory* dst_memory;
+  PJRT_Buffer* dst_buffer; /* out */
+} PJRT_Buffer_CopyToMemory_Args;
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Buffer_CopyToMemory_Args, dst_buffer);
+typedef PJRT_Error* PJRT_Buffer_CopyToMemory(PJRT_Buffer_CopyToMemory_Args* args);
 
-typedef struct PJRT_LoadedExecutable_Execute_Args {
-  size_t struct_size;
-  PJRT_Extension_Base* extension_start;
-  PJRT_LoadedExecutable* executable;
-  /* argument_lists[d][i]: argument i on device d (num_devices lists of num_args). */
-  PJRT_Buffer* const* const* argument_lists;
-  size_t num_devices;
-  size_t num_args;
-  /* Arguments whose buffers the executable may reuse for outputs (donation).
-   * Donated buffers are deleted by the call. */
-  const int64_t* donated_args;
-  size_t num_donated_args;
-  /* Caller-allocated: num_devices arrays of num_outputs slots, filled with
-   * buffers the caller then owns. */
-  PJRT_Buffer** const* output_lists;  /* out */
-  PJRT_Event** device_complete_events; /* out, optional (NULL: not wanted) */
-} PJRT_LoadedExecutable_Execute_Args;
-PJRT_DEFINE_STRUCT_TRAITS(PJRT_LoadedExecutable_Execute_Args, device_complete_events);
-typedef PJRT_Error* PJRT_LoadedExecutable_Execute(PJRT_LoadedExecutable_Execute_Args* args);
+/* Topologies and compiling for them (needs the types above). */
+#include "xla/pjrt/c/pjrt_c_api_topology.h"  /* IWYU pragma: export */
 
-typedef struct PJRT_LoadedExecutable_Serialize_Args {
-  size_t struct_size;
-  PJRT_Extension_Base* extension_start;
-  PJRT_LoadedExecutable* executable;
-  const char* serialized;     /* out; valid until serialized_deleter is called */
-  size_t serialized_size;     /* out */
-  void* serialized_opaque;    /* out: pass to serialized_deleter */
-  void (*serialized_deleter)(void* opaque);  /* out */
-} PJRT_LoadedExecutable_Serialize_Args;
-PJRT_DEFINE_STRUCT_TRAITS(PJRT_LoadedExecutable_Serialize_Args, serialized_deleter);
-typedef PJRT_Error* PJRT_LoadedExecutable_Serialize(PJRT_LoadedExecutable_Serialize_Args* args);
+/* --------------------------------- The table ------------------------------ */
 
-typedef struct PJRT_Client_DeserializeAndLoad_Args {
-  size_t struct_size;
-  PJRT_Extension_Base* extension_start;
-  PJRT_Client* client;
-  const char* serialized;   /* borrowed for the call */
-  size_t serialized_size;
-  PJRT_Device* const* devices;
-  size_t num_devices;
-  PJRT_LoadedExecutable* executable;  /* out; owned by the caller */
-} PJRT_Client_DeserializeAndLoad_Args;
-PJRT_DEFINE_STRUCT_TRAITS(PJRT_Client_DeserializeAndLoad_Args, executable);
-typedef PJRT_Error* PJRT_Client_DeserializeAndLoad(PJRT_Client_DeserializeAndLoad_Args* args);
-
-/* ------------------------------- The table -------------------------------- */
-
-#define _PJRT_API_STRUCT_FIELD(fn_type) fn_type* fn_type
+#define PJRT_API_SLOT(fn) fn* fn
+/* A slot whose argument struct (PJRT_<Name>_Args) this project does not use
+ * yet: it keeps its place, and takes the struct as an untyped pointer. */
+#define PJRT_API_SLOT_BY_NAME(fn) PJRT_Error* (*fn)(void* args)
 
 typedef struct PJRT_Api {
   size_t struct_size;
   PJRT_Extension_Base* extension_start;
   PJRT_Api_Version pjrt_api_version;
-
-  _PJRT_API_STRUCT_FIELD(PJRT_Error_Destroy);
-  _PJRT_API_STRUCT_FIELD(PJRT_Error_Message);
-  _PJRT_API_STRUCT_FIELD(PJRT_Error_GetCode);
-
-  _PJRT_API_STRUCT_FIELD(PJRT_Plugin_Initialize);
-  _PJRT_API_STRUCT_FIELD(PJRT_Plugin_Attributes);
-
-  _PJRT_API_STRUCT_FIELD(PJRT_Event_Destroy);
-  _PJRT_API_STRUCT_FIELD(PJRT_Event_IsReady);
-  _PJRT_API_STRUCT_FIELD(PJRT_Event_Await);
-
-  _PJRT_API_STRUCT_FIELD(PJRT_Client_Create);
-  _PJRT_API_STRUCT_FIELD(PJRT_Client_Destroy);
-  _PJRT_API_STRUCT_FIELD(PJRT_Client_PlatformName);
-  _PJRT_API_STRUCT_FIELD(PJRT_Client_PlatformVersion);
-  _PJRT_API_STRUCT_FIELD(PJRT_Client_ProcessIndex);
-  _PJRT_API_STRUCT_FIELD(PJRT_Client_Devices);
-  _PJRT_API_STRUCT_FIELD(PJRT_Client_AddressableDevices);
-  _PJRT_API_STRUCT_FIELD(PJRT_Client_Compile);
-  _PJRT_API_STRUCT_FIELD(PJRT_Client_BufferFromHostBuffer);
-  _PJRT_API_STRUCT_FIELD(PJRT_Client_DeserializeAndLoad);
-
-  _PJRT_API_STRUCT_FIELD(PJRT_Device_Info);
-  _PJRT_API_STRUCT_FIELD(PJRT_Device_Memories);
-  _PJRT_API_STRUCT_FIELD(PJRT_Device_MemoryStats);
-  _PJRT_API_STRUCT_FIELD(PJRT_Memory_Info);
-
-  _PJRT_API_STRUCT_FIELD(PJRT_Buffer_Destroy);
-  _PJRT_API_STRUCT_FIELD(PJRT_Buffer_Info);
-  _PJRT_API_STRUCT_FIELD(PJRT_Buffer_ToHostBuffer);
-  _PJRT_API_STRUCT_FIELD(PJRT_Buffer_Delete);
-  _PJRT_API_STRUCT_FIELD(PJRT_Buffer_ReadyEvent);
-  _PJRT_API_STRUCT_FIELD(PJRT_Buffer_UnsafePointer);
-
-  _PJRT_API_STRUCT_FIELD(PJRT_LoadedExecutable_Destroy);
-  _PJRT_API_STRUCT_FIELD(PJRT_LoadedExecutable_Info);
-  _PJRT_API_STRUCT_FIELD(PJRT_LoadedExecutable_Execute);
-  _PJRT_API_STRUCT_FIELD(PJRT_LoadedExecutable_Serialize);
-  /* 1.2 */
-  _PJRT_API_STRUCT_FIELD(PJRT_Buffer_IncreaseExternalReferenceCount);
-  _PJRT_API_STRUCT_FIELD(PJRT_Buffer_DecreaseExternalReferenceCount);
+  PJRT_API_SLOT(PJRT_Error_Destroy);
+  PJRT_API_SLOT(PJRT_Error_Message);
+  PJRT_API_SLOT(PJRT_Error_GetCode);
+  PJRT_API_SLOT(PJRT_Plugin_Initialize);
+  PJRT_API_SLOT(PJRT_Plugin_Attributes);
+  PJRT_API_SLOT(PJRT_Event_Destroy);
+  PJRT_API_SLOT(PJRT_Event_IsReady);
+  PJRT_API_SLOT(PJRT_Event_Error);
+  PJRT_API_SLOT(PJRT_Event_Await);
+  PJRT_API_SLOT(PJRT_Event_OnReady);
+  PJRT_API_SLOT(PJRT_Client_Create);
+  PJRT_API_SLOT(PJRT_Client_Destroy);
+  PJRT_API_SLOT(PJRT_Client_PlatformName);
+  PJRT_API_SLOT(PJRT_Client_ProcessIndex);
+  PJRT_API_SLOT(PJRT_Client_PlatformVersion);
+  PJRT_API_SLOT(PJRT_Client_Devices);
+  PJRT_API_SLOT(PJRT_Client_AddressableDevices);
+  PJRT_API_SLOT(PJRT_Client_LookupDevice);
+  PJRT_API_SLOT(PJRT_Client_LookupAddressableDevice);
+  PJRT_API_SLOT(PJRT_Client_AddressableMemories);
+  PJRT_API_SLOT(PJRT_Client_Compile);
+  PJRT_API_SLOT(PJRT_Client_DefaultDeviceAssignment);
+  PJRT_API_SLOT(PJRT_Client_BufferFromHostBuffer);
+  PJRT_API_SLOT(PJRT_DeviceDescription_Id);
+  PJRT_API_SLOT(PJRT_DeviceDescription_ProcessIndex);
+  PJRT_API_SLOT(PJRT_DeviceDescription_Attributes);
+  PJRT_API_SLOT(PJRT_DeviceDescription_Kind);
+  PJRT_API_SLOT(PJRT_DeviceDescription_DebugString);
+  PJRT_API_SLOT(PJRT_DeviceDescription_ToString);
+  PJRT_API_SLOT(PJRT_Device_GetDescription);
+  PJRT_API_SLOT(PJRT_Device_IsAddressable);
+  PJRT_API_SLOT(PJRT_Device_LocalHardwareId);
+  PJRT_API_SLOT(PJRT_Device_AddressableMemories);
+  PJRT_API_SLOT(PJRT_Device_DefaultMemory);
+  PJRT_API_SLOT(PJRT_Device_MemoryStats);
+  PJRT_API_SLOT(PJRT_Memory_Id);
+  PJRT_API_SLOT(PJRT_Memory_Kind);
+  PJRT_API_SLOT(PJRT_Memory_DebugString);
+  PJRT_API_SLOT(PJRT_Memory_ToString);
+  PJRT_API_SLOT(PJRT_Memory_AddressableByDevices);
+  PJRT_API_SLOT(PJRT_Executable_Destroy);
+  PJRT_API_SLOT(PJRT_Executable_Name);
+  PJRT_API_SLOT(PJRT_Executable_NumReplicas);
+  PJRT_API_SLOT(PJRT_Executable_NumPartitions);
+  PJRT_API_SLOT(PJRT_Executable_NumOutputs);
+  PJRT_API_SLOT(PJRT_Executable_SizeOfGeneratedCodeInBytes);
+  PJRT_API_SLOT(PJRT_Executable_GetCostAnalysis);
+  PJRT_API_SLOT(PJRT_Executable_OutputMemoryKinds);
+  PJRT_API_SLOT(PJRT_Executable_OptimizedProgram);
+  PJRT_API_SLOT(PJRT_Executable_Serialize);
+  PJRT_API_SLOT(PJRT_LoadedExecutable_Destroy);
+  PJRT_API_SLOT(PJRT_LoadedExecutable_GetExecutable);
+  PJRT_API_SLOT(PJRT_LoadedExecutable_AddressableDevices);
+  PJRT_API_SLOT(PJRT_LoadedExecutable_Delete);
+  PJRT_API_SLOT(PJRT_LoadedExecutable_IsDeleted);
+  PJRT_API_SLOT(PJRT_LoadedExecutable_Execute);
+  PJRT_API_SLOT(PJRT_Executable_DeserializeAndLoad);
+  PJRT_API_SLOT(PJRT_LoadedExecutable_Fingerprint);
+  PJRT_API_SLOT(PJRT_Buffer_Destroy);
+  PJRT_API_SLOT(PJRT_Buffer_ElementType);
+  PJRT_API_SLOT(PJRT_Buffer_Dimensions);
+  PJRT_API_SLOT(PJRT_Buffer_UnpaddedDimensions);
+  PJRT_API_SLOT(PJRT_Buffer_DynamicDimensionIndices);
+  PJRT_API_SLOT(PJRT_Buffer_GetMemoryLayout);
+  PJRT_API_SLOT(PJRT_Buffer_OnDeviceSizeInBytes);
+  PJRT_API_SLOT(PJRT_Buffer_Device);
+  PJRT_API_SLOT(PJRT_Buffer_Memory);
+  PJRT_API_SLOT(PJRT_Buffer_Delete);
+  PJRT_API_SLOT(PJRT_Buffer_IsDeleted);
+  PJRT_API_SLOT(PJRT_Buffer_CopyToDevice);
+  PJRT_API_SLOT(PJRT_Buffer_ToHostBuffer);
+  PJRT_API_SLOT(PJRT_Buffer_IsOnCpu);
+  PJRT_API_SLOT(PJRT_Buffer_ReadyEvent);
+  PJRT_API_SLOT(PJRT_Buffer_UnsafePointer);
+  PJRT_API_SLOT(PJRT_Buffer_IncreaseExternalReferenceCount);
+  PJRT_API_SLOT(PJRT_Buffer_DecreaseExternalReferenceCount);
+  PJRT_API_SLOT(PJRT_Buffer_OpaqueDeviceMemoryDataPointer);
+  PJRT_API_SLOT_BY_NAME(PJRT_CopyToDeviceStream_Destroy);
+  PJRT_API_SLOT_BY_NAME(PJRT_CopyToDeviceStream_AddChunk);
+  PJRT_API_SLOT_BY_NAME(PJRT_CopyToDeviceStream_TotalBytes);
+  PJRT_API_SLOT_BY_NAME(PJRT_CopyToDeviceStream_GranuleSize);
+  PJRT_API_SLOT_BY_NAME(PJRT_CopyToDeviceStream_CurrentBytes);
+  PJRT_API_SLOT(PJRT_TopologyDescription_Create);
+  PJRT_API_SLOT(PJRT_TopologyDescription_Destroy);
+  PJRT_API_SLOT(PJRT_TopologyDescription_PlatformName);
+  PJRT_API_SLOT(PJRT_TopologyDescription_PlatformVersion);
+  PJRT_API_SLOT(PJRT_TopologyDescription_GetDeviceDescriptions);
+  PJRT_API_SLOT(PJRT_TopologyDescription_Serialize);
+  PJRT_API_SLOT(PJRT_TopologyDescription_Attributes);
+  PJRT_API_SLOT(PJRT_Compile);
+  PJRT_API_SLOT(PJRT_Executable_OutputElementTypes);
+  PJRT_API_SLOT(PJRT_Executable_OutputDimensions);
+  PJRT_API_SLOT(PJRT_Buffer_CopyToMemory);
+  PJRT_API_SLOT_BY_NAME(PJRT_Client_CreateViewOfDeviceBuffer);
+  PJRT_API_SLOT(PJRT_Executable_Fingerprint);
+  PJRT_API_SLOT(PJRT_Client_TopologyDescription);
+  PJRT_API_SLOT(PJRT_Executable_GetCompiledMemoryStats);
+  PJRT_API_SLOT(PJRT_Memory_Kind_Id);
+  PJRT_API_SLOT_BY_NAME(PJRT_ExecuteContext_Create);
+  PJRT_API_SLOT_BY_NAME(PJRT_ExecuteContext_Destroy);
+  PJRT_API_SLOT_BY_NAME(PJRT_Buffer_CopyRawToHost);
+  PJRT_API_SLOT_BY_NAME(PJRT_AsyncHostToDeviceTransferManager_Destroy);
+  PJRT_API_SLOT_BY_NAME(PJRT_AsyncHostToDeviceTransferManager_TransferData);
+  PJRT_API_SLOT_BY_NAME(PJRT_Client_CreateBuffersForAsyncHostToDevice);
+  PJRT_API_SLOT_BY_NAME(PJRT_AsyncHostToDeviceTransferManager_RetrieveBuffer);
+  PJRT_API_SLOT_BY_NAME(PJRT_AsyncHostToDeviceTransferManager_Device);
+  PJRT_API_SLOT_BY_NAME(PJRT_AsyncHostToDeviceTransferManager_BufferCount);
+  PJRT_API_SLOT_BY_NAME(PJRT_AsyncHostToDeviceTransferManager_BufferSize);
+  PJRT_API_SLOT_BY_NAME(PJRT_AsyncHostToDeviceTransferManager_SetBufferError);
+  PJRT_API_SLOT_BY_NAME(PJRT_AsyncHostToDeviceTransferManager_AddMetadata);
+  PJRT_API_SLOT_BY_NAME(PJRT_Client_DmaMap);
+  PJRT_API_SLOT_BY_NAME(PJRT_Client_DmaUnmap);
+  PJRT_API_SLOT_BY_NAME(PJRT_Client_CreateUninitializedBuffer);
+  PJRT_API_SLOT_BY_NAME(PJRT_Client_UpdateGlobalProcessInfo);
+  PJRT_API_SLOT_BY_NAME(PJRT_TopologyDescription_Deserialize);
+  PJRT_API_SLOT_BY_NAME(PJRT_Client_CreateAliasBuffer);
+  PJRT_API_SLOT_BY_NAME(PJRT_Client_FulfillAliasBuffer);
+  PJRT_API_SLOT(PJRT_LoadedExecutable_GetDeviceAssignment);
+  PJRT_API_SLOT_BY_NAME(PJRT_Client_CreateErrorBuffer);
+  PJRT_API_SLOT_BY_NAME(PJRT_AsyncHostToDeviceTransferManager_TransferLiteral);
+  PJRT_API_SLOT_BY_NAME(PJRT_Buffer_CopyRawToHostFuture);
+  PJRT_API_SLOT_BY_NAME(PJRT_Device_PoisonExecution);
+  PJRT_API_SLOT_BY_NAME(PJRT_Device_CreateAsyncTrackingEvent);
+  PJRT_API_SLOT_BY_NAME(PJRT_AsyncTrackingEvent_Destroy);
+  PJRT_API_SLOT(PJRT_Executable_GetCompileOptions);
+  PJRT_API_SLOT_BY_NAME(PJRT_Buffer_DonateWithControlDependency);
+  PJRT_API_SLOT_BY_NAME(PJRT_Event_Create);
+  PJRT_API_SLOT_BY_NAME(PJRT_Event_Set);
+  PJRT_API_SLOT_BY_NAME(PJRT_Device_GetAttributes);
+  PJRT_API_SLOT_BY_NAME(PJRT_Client_Load);
+  PJRT_API_SLOT_BY_NAME(PJRT_LoadedExecutable_AddressableDeviceLogicalIds);
+  PJRT_API_SLOT_BY_NAME(PJRT_Buffer_Bitcast);
+  PJRT_API_SLOT_BY_NAME(PJRT_Error_ForEachPayload);
+  PJRT_API_SLOT_BY_NAME(PJRT_TopologyDescription_Fingerprint);
+  PJRT_API_SLOT(PJRT_Executable_ParameterMemoryKinds);
+  PJRT_API_SLOT_BY_NAME(PJRT_Device_ClearMemoryStats);
+  PJRT_API_SLOT_BY_NAME(PJRT_TopologyDescription_MakeCanonicalShapeForMemorySpace);
+  PJRT_API_SLOT_BY_NAME(PJRT_TopologyDescription_GetMemorySpaceKindIds);
 } PJRT_Api;
-PJRT_DEFINE_STRUCT_TRAITS(PJRT_Api, PJRT_Buffer_DecreaseExternalReferenceCount);
+PJRT_DEFINE_STRUCT_TRAITS(PJRT_Api, PJRT_TopologyDescription_GetMemorySpaceKindIds);
 
-#undef _PJRT_API_STRUCT_FIELD
+#undef PJRT_API_SLOT
+#undef PJRT_API_SLOT_BY_NAME
 
-/* The one exported symbol of every plugin. */
+/* The one symbol every plugin exports. */
 typedef const PJRT_Api* (*PJRT_GetPjrtApi_Fn)(void);
 
 #ifdef __cplusplus
 }
 #endif
 
-#endif  /* XLA_PJRT_C_PJRT_C_API_H_ */
+#endif /* XLA_PJRT_C_PJRT_C_API_H_ */

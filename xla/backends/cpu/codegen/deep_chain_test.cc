@@ -34,7 +34,7 @@ TEST(TenThousandOpChainCompilesAndMatchesTheHost) {
   auto client = CpuPluginInfo().create_client({});
   CHECK_OK(client);
   Client& c = **client;
-  auto exe = c.Compile("hlo", ChainModule(), {}, {});
+  auto exe = c.CompileText(ChainModule(), {}, {});
   CHECK_OK(exe);
   std::vector<float> x(kSize);
   for (int64_t i = 0; i < kSize; ++i) x[i] = -1.0f + 2.0f * static_cast<float>(i) / (kSize - 1);

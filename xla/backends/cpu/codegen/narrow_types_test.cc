@@ -40,7 +40,7 @@ StatusOr<std::vector<uint8_t>> RunUnary(const std::string& op, PrimitiveType in,
                           dims + " parameter(0)\n  ROOT y = " +
                           std::string(PrimitiveTypeName(out)) + dims + " " + op + "(x)\n}\n";
   Client& client = TestClient();
-  ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe, client.Compile("hlo", hlo, {}, {}));
+  ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe, client.CompileText(hlo, {}, {}));
   ASSIGN_OR_RETURN(std::unique_ptr<Buffer> arg,
                    client.BufferFromHost(data, in, {n}, {}, client.devices()[0]));
   ASSIGN_OR_RETURN(auto outs, exe->Execute({{arg.get()}}, {}));

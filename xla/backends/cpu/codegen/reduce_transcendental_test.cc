@@ -34,7 +34,7 @@ template <typename Out, typename In>
 StatusOr<std::vector<Out>> Run(const std::string& hlo, PrimitiveType in_type,
                                const std::vector<int64_t>& dims, const std::vector<In>& input) {
   Client& client = TestClient();
-  ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe, client.Compile("hlo", hlo, {}, {}));
+  ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe, client.CompileText(hlo, {}, {}));
   ASSIGN_OR_RETURN(std::unique_ptr<Buffer> arg,
                    client.BufferFromHost(input.data(), in_type, dims, {}, client.devices()[0]));
   ASSIGN_OR_RETURN(auto outs, exe->Execute({{arg.get()}}, {}));

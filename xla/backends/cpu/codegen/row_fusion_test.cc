@@ -157,7 +157,7 @@ StatusOr<std::vector<float>> Run(const std::string& hlo, const std::vector<float
   auto client = CpuPluginInfo().create_client({});
   if (!client.ok()) return client.status();
   Client& c = **client;
-  ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe, c.Compile("hlo", hlo, {}, {}));
+  ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe, c.CompileText(hlo, {}, {}));
   ASSIGN_OR_RETURN(std::unique_ptr<Buffer> arg,
                    c.BufferFromHost(x.data(), PrimitiveType::F32, {kRows, kCols}, {},
                                     c.devices()[0]));

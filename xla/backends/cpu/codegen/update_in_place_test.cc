@@ -185,7 +185,7 @@ StatusOr<std::vector<std::vector<float>>> Run(const std::string& hlo, const std:
   auto client = CpuPluginInfo().create_client({});
   if (!client.ok()) return client.status();
   Client& c = **client;
-  ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe, c.Compile("hlo", hlo, {}, {}));
+  ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe, c.CompileText(hlo, {}, {}));
   ASSIGN_OR_RETURN(std::unique_ptr<Buffer> arg,
                    c.BufferFromHost(x.data(), PrimitiveType::F32, dims, {}, c.devices()[0]));
   ASSIGN_OR_RETURN(auto outs, exe->Execute({{arg.get()}}, {}));

@@ -37,7 +37,7 @@ void FillElement(PrimitiveType type, int64_t i, char* dst) {
 
 Outcome CompileAndRun(Client& client, std::string_view text, size_t max_input_bytes) {
   Device* device = client.devices()[0];
-  auto exe = client.Compile("hlo", std::string(text), {}, {device});
+  auto exe = client.CompileText(std::string(text), {}, {device});
   if (!exe.ok()) return Outcome::kRefused;
   if (text.find("while(") != std::string_view::npos) return Outcome::kCompiled;
   auto module = ParseHloModule(text);

@@ -1,5 +1,6 @@
 #include "xla/backends/cpu/runtime/cpu_executable.h"
 
+#include <algorithm>
 #include <thread>
 
 #include "xla/backends/cpu/collectives/cross_process_group.h"
@@ -251,6 +252,14 @@ StatusOr<std::unique_ptr<CrossProcessPlan>> CpuExecutable::MakeCrossProcessPlan(
     return group->AllToAll(in, send, out, recv);
   };
   return plan;
+}
+
+std::vector<int64_t> CpuExecutable::donor_parameters() const {
+  std::vector<int64_t> params;
+  for (const auto& [param, output] : declared_aliases_) params.push_back(param);
+  std::sort(params.begin(), params.end());
+  params.erase(std::unique(params.begin(), params.end()), params.end());
+  return params;
 }
 
 }  // namespace xla::cpu

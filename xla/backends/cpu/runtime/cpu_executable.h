@@ -30,7 +30,9 @@ class CpuExecutable final : public Executable {
   const std::vector<Device*>& devices() const override { return devices_; }
   size_t num_outputs() const override { return program_.outputs.size(); }
   size_t num_replicas() const override { return static_cast<size_t>(num_replicas_); }
+  std::string name() const override { return name_; }
   std::string optimized_hlo() const override { return hlo_text_; }
+  std::vector<int64_t> donor_parameters() const override;
   MemoryStats memory_stats() const override;
   StatusOr<std::vector<std::vector<std::unique_ptr<Buffer>>>> Execute(
       const std::vector<std::vector<Buffer*>>& args,

@@ -9,7 +9,7 @@
 
 #include "xla/backends/cpu/runtime/custom_call_registry.h"
 #include "xla/backends/cpu/runtime/thunk.h"
-#include "xla/pjrt/c/pjrt_c_api.h"
+#include "xla/pjrt/c/pjrt_c_api_host_extensions.h"
 #include "xla/status.h"
 
 namespace xla::cpu {

@@ -9,7 +9,7 @@
 #include "xla/backends/cpu/runtime/host_callback_thunk.h"
 #include "xla/hlo/testing/check.h"
 #include "xla/pjrt/c/host_callback_registry.h"
-#include "xla/pjrt/c/pjrt_c_api.h"
+#include "xla/pjrt/c/pjrt_c_api_host_extensions.h"
 
 namespace xla::cpu {
 namespace {
@@ -40,7 +40,7 @@ bool AddFloats(void* user_data, const void* const* operands, size_t num_operands
 
 uint64_t RegisterThroughExtension(AddContext* ctx) {
   const auto* ext = reinterpret_cast<const PJRT_HostCallback_Extension*>(HostCallbackExtension());
-  CHECK_TRUE(ext->base.type == PJRT_Extension_Type_HostCallback);
+  CHECK_TRUE(ext->base.type == PJRT_Extension_Type_JaxHostCallback);
   PJRT_HostCallback_Register_Args args;
   std::memset(&args, 0, sizeof(args));
   args.struct_size = PJRT_HostCallback_Register_Args_STRUCT_SIZE;

@@ -67,7 +67,7 @@ Outcome RunCase(Client& client, const std::string& dir, std::string* why) {
     *why = "parse: " + module.status().ToString();
     return Outcome::kError;
   }
-  auto exe = client.Compile("hlo", hlo, {}, {});
+  auto exe = client.CompileText(hlo, {}, {});
   if (!exe.ok()) {
     *why = exe.status().ToString();
     return exe.status().code() == StatusCode::kUnimplemented ? Outcome::kUnimplemented
