@@ -245,6 +245,12 @@ StatusOr<std::string> ApiVersionFromProto(int value) {
   return std::string(kApiVersionSpellings[value]);
 }
 
+ComparisonType ImpliedComparisonType(PrimitiveType type) {
+  if (IsFloatingPoint(type) || IsComplex(type)) return ComparisonType::kFloat;
+  if (IsSignedInteger(type)) return ComparisonType::kSigned;
+  return ComparisonType::kUnsigned;
+}
+
 StatusOr<wire::FftType> FftTypeToProto(FftType type) {
   switch (type) {
     case FftType::kFft: return wire::FFT;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "xla/hlo/ir/attributes.h"
+#include "xla/hlo/ir/primitive_type.h"
 #include "xla/hlo/proto/hlo.pb.h"
 #include "xla/hlo/proto/xla_data.pb.h"
 #include "xla/status.h"
@@ -43,6 +44,10 @@ StatusOr<std::vector<std::string>> PrecisionFromProto(const wire::PrecisionConfi
 // Custom-call api_version as HLO text spells it ("" = the original API).
 StatusOr<wire::CustomCallApiVersion> ApiVersionToProto(const std::string& spelling);
 StatusOr<std::string> ApiVersionFromProto(int value);
+
+// The comparison type XLA implies for an operand element type; XLA writes it
+// always and its text leaves it out.
+ComparisonType ImpliedComparisonType(PrimitiveType type);
 
 StatusOr<wire::FftType> FftTypeToProto(FftType type);
 StatusOr<FftType> FftTypeFromProto(int value);

@@ -169,7 +169,9 @@ Status SetCompare(const wire::HloInstructionProto& p, HloInstruction* instr) {
     if (!type || *type == ComparisonType::kDefault) {
       return InvalidArgument("comparison_type '" + p.comparison_type() + "' is not defined");
     }
-    instr->set_comparison_type(*type);
+    // XLA always writes the type; the implied one reads as no type, as its text prints it.
+    PrimitiveType operand_type = instr->operand(0)->shape().element_type();
+    if (*type != ImpliedComparisonType(operand_type)) instr->set_comparison_type(*type);
   }
   return OkStatus();
 }

@@ -54,7 +54,7 @@ cond {
   c = (s32[], f32[2,3]{1,0}) parameter(0)
   i = s32[] get-tuple-element(c), index=0
   n = s32[] constant(3)
-  ROOT lt = pred[] compare(i, n), direction=LT, type=SIGNED
+  ROOT lt = pred[] compare(i, n), direction=LT
 }
 
 body {
@@ -254,6 +254,32 @@ wire::HloInstructionProto* FindInstruction(wire::HloModuleProto* proto, const st
   return nullptr;
 }
 
+std::vector<std::string> InstructionNames(const HloModule& module) {
+  std::vector<std::string> names;
+  for (const HloComputation* c : module.computations()) {
+    for (const HloInstruction* i : c->instructions()) names.push_back(i->name());
+  }
+  return names;
+}
+
+bool HasModuleUniqueNames(const HloModule& module) {
+  std::vector<std::string> names = InstructionNames(module);
+  std::sort(names.begin(), names.end());
+  return std::adjacent_find(names.begin(), names.end()) == names.end();
+}
+
+// Instructions of `after` whose name is neither the original one nor the
+// original with a ".N" suffix (positions match: same computations, same order).
+size_t RenamedAway(const HloModule& after, const HloModule& before) {
+  std::vector<std::string> a = InstructionNames(after), b = InstructionNames(before);
+  if (a.size() != b.size()) return a.size() + b.size();
+  size_t bad = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i] != b[i] && a[i].rfind(b[i] + ".", 0) != 0) ++bad;
+  }
+  return bad;
+}
+
 TEST(EveryInlineModuleRoundTripsThroughBytes) {
   for (const char* text : kModules) {
     std::unique_ptr<HloModule> module = Parse(text);
@@ -263,8 +289,11 @@ TEST(EveryInlineModuleRoundTripsThroughBytes) {
     }
     auto back = ParseHloModuleProto(Serialize(*module));
     CHECK_OK(back);
-    EXPECT_EQ((*back)->ToString(), module->ToString());
-    // A second trip writes the same bytes: ids and order are deterministic.
+    // Names repeated across computations are renamed for XLA; the rest is equal.
+    if (HasModuleUniqueNames(*module)) EXPECT_EQ((*back)->ToString(), module->ToString());
+    EXPECT_TRUE(HasModuleUniqueNames(**back));
+    EXPECT_EQ(RenamedAway(**back, *module), size_t{0});
+    // A second trip writes the same bytes: ids, names and order are deterministic.
     EXPECT_TRUE(Serialize(**back) == Serialize(*module));
   }
 }
@@ -309,6 +338,19 @@ TEST(WireFieldsFollowXlaConventions) {
   EXPECT_EQ(FindInstruction(&c, "ar")->replica_groups(1).replica_ids(0), int64_t{2});
   EXPECT_EQ(FindInstruction(&c, "fu")->fusion_kind(), std::string("kLoop"));
   EXPECT_TRUE(c.computations(1).is_fusion_computation());
+}
+
+TEST(RepeatedNamesAreMadeUniqueForXla) {
+  wire::HloModuleProto proto = Decode(Serialize(*Parse(kStructured)));
+  std::vector<std::string> names;
+  for (const auto& c : proto.computations()) {
+    for (const auto& i : c.instructions()) names.push_back(i.name());
+  }
+  // cond's "i" keeps its name; body's becomes "i.1".
+  EXPECT_EQ(proto.computations(0).instructions(1).name(), std::string("i"));
+  EXPECT_EQ(proto.computations(1).instructions(1).name(), std::string("i.1"));
+  std::sort(names.begin(), names.end());
+  EXPECT_TRUE(std::adjacent_find(names.begin(), names.end()) == names.end());
 }
 
 TEST(LiteralPayloadsUseXlaFields) {

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <limits>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "xla/hlo/proto/attribute_proto.h"
 #include "xla/hlo/proto/hlo.pb.h"
@@ -30,6 +31,39 @@ class IdTable {
  private:
   int64_t next_ = 1;
   std::unordered_map<const void*, int64_t> ids_;
+};
+
+// XLA requires instruction names unique across the module; ours need only be
+// unique within a computation. A repeated name gets the first free ".N" suffix.
+class NameTable {
+ public:
+  explicit NameTable(const HloModule& module) {
+    for (const HloComputation* c : module.computations()) {
+      for (const HloInstruction* instr : c->instructions()) taken_.insert(instr->name());
+    }
+  }
+  const std::string& Unique(const HloInstruction* instr) {
+    std::string name = instr->name();
+    // Candidates that are some other instruction's own name are skipped too.
+    for (int n = 1; given_.count(name); ++n) {
+      do {
+        name = instr->name() + "." + std::to_string(n++);
+      } while (taken_.count(name));
+      --n;
+    }
+    given_.insert(name);
+    return written_[instr] = name;
+  }
+  // The name Unique() gave `instr`.
+  std::string WrittenName(const HloInstruction* instr) const {
+    auto it = written_.find(instr);
+    return it == written_.end() ? instr->name() : it->second;
+  }
+
+ private:
+  std::unordered_set<std::string> taken_;  // every name in the module
+  std::unordered_set<std::string> given_;  // names already written
+  std::unordered_map<const HloInstruction*, std::string> written_;
 };
 
 // XLA's while keeps its body first and its condition second; our IR keeps
@@ -89,7 +123,11 @@ Status SetOpcodeAttributes(const HloInstruction& instr, wire::HloInstructionProt
       break;
     case HloOpcode::kCompare:
       p->set_comparison_direction(std::string(ToString(instr.comparison_direction())));
-      p->set_comparison_type(std::string(ToString(instr.comparison_type())));
+      // Written always, as XLA does: readers need not know the implied type.
+      p->set_comparison_type(std::string(ToString(
+          instr.comparison_type() != ComparisonType::kDefault || instr.operand_count() == 0
+              ? instr.comparison_type()
+              : ImpliedComparisonType(instr.operand(0)->shape().element_type()))));
       break;
     case HloOpcode::kSlice:
       for (size_t i = 0; i < instr.slice_starts().size(); ++i) {
@@ -183,12 +221,17 @@ Status SetOpcodeAttributes(const HloInstruction& instr, wire::HloInstructionProt
   return OkStatus();
 }
 
-Status InstructionToProto(const HloInstruction& instr, const IdTable& ids,
+Status InstructionToProto(const HloInstruction& instr, const IdTable& ids, NameTable* names,
                           wire::HloInstructionProto* p) {
   p->set_id(ids.Get(&instr));
-  p->set_name(instr.name());
+  p->set_name(names->Unique(&instr));
   p->set_opcode(std::string(HloOpcodeString(instr.opcode())));
-  ShapeToProto(instr.shape(), p->mutable_shape());
+  Shape shape = instr.shape();
+  // A constant's shape must match its literal's, which XLA wants laid out.
+  if (instr.opcode() == HloOpcode::kConstant && shape.IsArray() && !shape.has_layout()) {
+    shape.SetDefaultLayout();
+  }
+  ShapeToProto(shape, p->mutable_shape());
   for (const HloInstruction* operand : instr.operands()) p->add_operand_ids(ids.Get(operand));
   for (const HloComputation* callee : CalleesInWireOrder(instr)) {
     p->add_called_computation_ids(ids.Get(callee));
@@ -199,25 +242,27 @@ Status InstructionToProto(const HloInstruction& instr, const IdTable& ids,
 }
 
 void ProgramShapeToProto(const std::vector<Shape>& parameters, const Shape& result,
-                         const HloComputation& computation, wire::ProgramShapeProto* p) {
+                         const HloComputation& computation, const NameTable& names,
+                         wire::ProgramShapeProto* p) {
   for (size_t i = 0; i < parameters.size(); ++i) {
     ShapeToProto(parameters[i], p->add_parameters());
     const HloInstruction* param = computation.parameter_instruction(static_cast<int64_t>(i));
-    p->add_parameter_names(param != nullptr ? param->name() : "");
+    p->add_parameter_names(param != nullptr ? names.WrittenName(param) : "");
   }
   ShapeToProto(result, p->mutable_result());
 }
 
-void ComputationShapeToProto(const HloComputation& computation, wire::ProgramShapeProto* p) {
+void ComputationShapeToProto(const HloComputation& computation, const NameTable& names,
+                             wire::ProgramShapeProto* p) {
   std::vector<Shape> parameters;
   for (const HloInstruction* param : computation.parameter_instructions()) {
     parameters.push_back(param != nullptr ? param->shape() : Shape());
   }
-  ProgramShapeToProto(parameters, computation.root_instruction()->shape(), computation, p);
+  ProgramShapeToProto(parameters, computation.root_instruction()->shape(), computation, names, p);
 }
 
 Status ComputationToProto(const HloComputation& computation, bool is_fusion, IdTable* ids,
-                          wire::HloComputationProto* p) {
+                          NameTable* names, wire::HloComputationProto* p) {
   p->set_id(ids->Get(&computation));
   p->set_name(computation.name());
   // XLA schedules work by thread name; everything of ours runs on the main one.
@@ -229,11 +274,11 @@ Status ComputationToProto(const HloComputation& computation, bool is_fusion, IdT
   std::vector<HloInstruction*> order = computation.MakeInstructionPostOrder();
   for (const HloInstruction* instr : order) ids->Assign(instr);
   for (const HloInstruction* instr : order) {
-    RETURN_IF_ERROR(InstructionToProto(*instr, *ids, p->add_instructions())
+    RETURN_IF_ERROR(InstructionToProto(*instr, *ids, names, p->add_instructions())
                         .WithContext("computation '" + computation.name() + "'"));
   }
   p->set_root_id(ids->Get(computation.root_instruction()));
-  ComputationShapeToProto(computation, p->mutable_program_shape());
+  ComputationShapeToProto(computation, *names, p->mutable_program_shape());
   return OkStatus();
 }
 
@@ -308,17 +353,18 @@ StatusOr<std::string> SerializeHloModuleProto(const HloModule& module) {
   IdTable ids;
   for (const HloComputation* c : order) ids.Assign(c);
   std::vector<const HloComputation*> fusion_bodies = FusionBodies(module);
+  NameTable names(module);
   for (const HloComputation* c : order) {
     bool is_fusion = std::find(fusion_bodies.begin(), fusion_bodies.end(), c) != fusion_bodies.end();
-    RETURN_IF_ERROR(ComputationToProto(*c, is_fusion, &ids, proto.add_computations()));
+    RETURN_IF_ERROR(ComputationToProto(*c, is_fusion, &ids, &names, proto.add_computations()));
   }
   proto.set_entry_computation_name(entry->name());
   proto.set_entry_computation_id(ids.Get(entry));
   if (const auto& layout = module.entry_computation_layout()) {
-    ProgramShapeToProto(layout->parameter_shapes, layout->result_shape, *entry,
+    ProgramShapeToProto(layout->parameter_shapes, layout->result_shape, *entry, names,
                         proto.mutable_host_program_shape());
   } else {
-    ComputationShapeToProto(*entry, proto.mutable_host_program_shape());
+    ComputationShapeToProto(*entry, names, proto.mutable_host_program_shape());
   }
   ModuleExtrasToProto(module, &proto);
   std::string bytes;

@@ -298,7 +298,9 @@ void ShapeToProto(const Shape& shape, wire::ShapeProto* proto) {
   }
   if (!shape.IsArray()) return;
   for (int64_t d : shape.dimensions()) proto->add_dimensions(d);
-  if (!shape.has_layout()) return;
+  // A scalar's layout is empty, so writing one never changes its meaning;
+  // XLA insists on it where it checks literal shapes against instructions.
+  if (!shape.has_layout() && shape.rank() > 0) return;
   wire::LayoutProto* layout = proto->mutable_layout();
   for (int64_t d : shape.minor_to_major()) layout->add_minor_to_major(d);
   for (const std::vector<int64_t>& tile : shape.tiles()) {
@@ -330,7 +332,11 @@ StatusOr<Shape> ShapeFromProto(const wire::ShapeProto& proto) {
 }
 
 void LiteralToProto(const Literal& literal, wire::LiteralProto* proto) {
-  ShapeToProto(literal.shape(), proto->mutable_shape());
+  // XLA refuses literals without a layout; ours may have none (a scalar
+  // written "f32[]"), and storage is row-major either way.
+  Shape shape = literal.shape();
+  if (shape.IsArray() && !shape.has_layout()) shape.SetDefaultLayout();
+  ShapeToProto(shape, proto->mutable_shape());
   if (literal.IsTuple()) {
     for (const Literal& element : literal.tuple_elements()) {
       LiteralToProto(element, proto->add_tuple_literals());
