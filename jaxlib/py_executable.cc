@@ -78,6 +78,19 @@ void RegisterExecutable(nb::module_& m) {
         },
         nb::arg("client"), nb::arg("serialized"), nb::arg("devices"), nb::arg("num_replicas") = 1);
 
+  // HLO text as the serialized HloModuleProto jaxlib sends plugins (for tools
+  // and tests that drive a plugin through the C API themselves).
+  m.def("_hlo_text_to_module_proto", [](const std::string& hlo_text) {
+    std::string bytes = HloTextToModuleProto(hlo_text);
+    return nb::bytes(bytes.data(), bytes.size());
+  });
+  m.def("_replicated_compile_options",
+        [](int64_t num_replicas, std::vector<int64_t> device_ids) {
+          std::string bytes = ReplicatedCompileOptions(num_replicas, device_ids);
+          return nb::bytes(bytes.data(), bytes.size());
+        },
+        nb::arg("num_replicas") = 1, nb::arg("device_ids") = std::vector<int64_t>{});
+
   // An optimized program as HLO text (tests and tools reading PJRT formats).
   m.def("_decode_program", [](const std::string& format, nb::bytes bytes) {
     return DecodeProgramFormat(format, std::string(static_cast<const char*>(bytes.data()),

@@ -41,6 +41,9 @@ class PluginRegistration:
   source: str = ""               # "namespace" or "entry point"
   module: str = ""
   factory: Any = None            # a callable making the client (jax.extend.backend)
+  # Not one of this project's plugins (a vendor's, libtpu, OpenXLA's): it has no
+  # release version of ours, and jaxlib checks its PJRT C API version range.
+  foreign: bool = False
 
 
 class BackendError(RuntimeError):
@@ -71,17 +74,58 @@ def add_registration(registration: PluginRegistration) -> None:
     _registrations[registration.name] = registration
 
 
-def register_plugin(name: str, *, priority: int = 400, library_path: str,
-                    platform_names: tuple[str, ...] = (), version: str = "",
-                    c_api_version: tuple[int, int] = (0, 0),
-                    options: dict[str, Any] | None = None) -> None:
-  """Called by a plugin's initialize(): records its library; loading happens later."""
+def register_plugin(plugin_name: str, *, priority: int = 400, library_path: str | None = None,
+                    options: dict[str, Any] | None = None, c_api: Any = None,
+                    platform_names: tuple[str, ...] = (), version: str | None = None,
+                    c_api_version: tuple[int, int] | None = None) -> Any:
+  """Registers a PJRT plugin library as backend `plugin_name`, as JAX's does.
+
+  Any PJRT plugin (a vendor's, Google's libtpu, OpenXLA's own) is registered
+  with its library path (or a `name:path` entry of PJRT_NAMES_AND_LIBRARY_PATHS)
+  and create `options`; its library is loaded now, and its PJRT C API version
+  must be in the range jaxlib drives. The loaded plugin is returned.
+
+  This project's own plugins also pass their manifest (`version`,
+  `c_api_version`, `platform_names`): their release must equal jaxlib's, which
+  is checked before their library is ever loaded, so they load on first use.
+  """
+  del c_api  # a pre-loaded C API table: jaxlib loads plugins by path
+  if library_path is None:
+    library_path = _library_paths_from_env().get(plugin_name)
+    if library_path is None:
+      raise ValueError(f"register_plugin('{plugin_name}') needs library_path (or a "
+                       f"'{plugin_name}:<path>' entry in PJRT_NAMES_AND_LIBRARY_PATHS)")
+  foreign = version is None
   with _lock:
-    if name in _registrations:
-      return  # the same plugin found twice (namespace and entry point)
-    _registrations[name] = PluginRegistration(
-        name, priority, library_path, tuple(platform_names) or (name,), version,
-        tuple(c_api_version), options)
+    if plugin_name in _registrations:
+      existing = _registrations[plugin_name]
+      if existing.library_path != library_path:
+        warnings.warn(f"Plugin '{plugin_name}' is registered twice: keeping "
+                      f"{existing.library_path}, ignoring {library_path}", RuntimeWarning,
+                      stacklevel=2)
+      return None  # the same plugin found twice (namespace and entry point)
+    _registrations[plugin_name] = PluginRegistration(
+        plugin_name, priority, library_path, tuple(platform_names) or (plugin_name,),
+        version or "", tuple(c_api_version or (0, 0)), options, foreign=foreign)
+  if not foreign:
+    return None
+  from jax._src import lib  # loading a library needs jaxlib; importing jax does not
+  try:
+    return lib.plugin_support.load_pjrt_plugin_dynamically(plugin_name, library_path)
+  except Exception:
+    with _lock:
+      del _registrations[plugin_name]
+    raise
+
+
+def _library_paths_from_env() -> dict[str, str]:
+  """PJRT_NAMES_AND_LIBRARY_PATHS: 'name:path,name:path', as JAX reads it."""
+  out = {}
+  for entry in os.environ.get("PJRT_NAMES_AND_LIBRARY_PATHS", "").split(","):
+    name, sep, path = entry.strip().partition(":")
+    if name and sep and path:
+      out[name] = path
+  return out
 
 
 def _requested_platforms() -> list[str] | None:
@@ -193,9 +237,27 @@ def discover_plugins() -> None:
                       f"{', file ' + entry.get('file', '') if entry.get('file') else ''}) "
                       f"failed to initialize and is skipped: {e}", RuntimeWarning, stacklevel=3)
       _discovered.append(entry)
+    for name, path in _library_paths_from_env().items():
+      if name in _registrations or not _wanted(name, requested):
+        continue
+      entry = {"module": name, "source": "PJRT_NAMES_AND_LIBRARY_PATHS", "file": path}
+      try:
+        register_plugin(name, library_path=path)
+        _registrations[name].source = entry["source"]
+        entry["status"] = "registered"
+      except Exception as e:  # as for plugin modules: skip it, say why
+        entry["status"] = f"failed: {type(e).__name__}: {e}"
+        warnings.warn(f"PJRT plugin '{name}' ({path}, from PJRT_NAMES_AND_LIBRARY_PATHS) "
+                      f"failed to load and is skipped: {e}", RuntimeWarning, stacklevel=3)
+      _discovered.append(entry)
 
 
 def _check_plugin_version(reg: PluginRegistration) -> None:
+  """Our plugins: the same release as jaxlib, and its C API major. Another
+  project's plugin has no release of ours; jaxlib checks its PJRT version
+  range when it loads the library."""
+  if reg.foreign:
+    return
   from jax._src import lib  # jaxlib is read only when a plugin is loaded
   lib.plugin_support.check_plugin_version(reg.name, reg.version, lib.version_str)
   major = lib._jax.pjrt_c_api_major

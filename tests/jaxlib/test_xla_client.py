@@ -183,7 +183,8 @@ def test_extension_version_and_plugin_attributes(client):
   attrs = client.plugin.attributes
   assert attrs["plugin_version"] == version.__version__
   assert attrs["platform_names"] == "cpu"
-  assert (attrs["c_api_major"], attrs["c_api_minor"]) == client.plugin.c_api_version
+  # PJRT's layout: major 0, and the minor this jaxlib's header declares.
+  assert client.plugin.c_api_version == (_jax.pjrt_c_api_major, _jax.pjrt_c_api_minor) == (0, 114)
 
 
 def test_num_devices_option_makes_virtual_devices():

@@ -1,4 +1,4 @@
-"""Zero-copy transfers from numpy (HostBufferSemantics.ZERO_COPY, C API 1.3):
+"""Zero-copy transfers from numpy (HostBufferSemantics.ZERO_COPY; PJRT kImmutableZeroCopy):
 an aligned C-contiguous array becomes the CPU buffer's memory, stays alive as
 long as the buffer reads it, and is never written; everything else is copied."""
 

@@ -79,6 +79,43 @@ def workdir(bullseye_root):
   shutil.rmtree(host, ignore_errors=True)
 
 
+ADD_MODULE = """HloModule add
+ENTRY main {
+  x = f32[2] parameter(0)
+  y = f32[2] parameter(1)
+  ROOT s = f32[2] add(x, y)
+}
+"""
+# A custom call no plugin of ours registers: compiling it must fail with a message.
+UNKNOWN_TARGET_MODULE = """HloModule unknown
+ENTRY main {
+  x = f32[2] parameter(0)
+  ROOT y = f32[2] custom-call(x), custom_call_target="no_such_target_anywhere"
+}
+"""
+# 4 GB of result: more than a 3.5 GB address space holds.
+HUGE_RESULT_MODULE = """HloModule huge
+ENTRY main {
+  ROOT i = f32[1000000000] iota(), iota_dimension=0
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def programs(workdir):
+  """The smoke program's modules as jaxlib sends them (serialized HloModuleProto),
+  by name, as paths inside the root."""
+  from jaxlib import _jax
+  host, inside = workdir
+  out = {}
+  for name, text in [("add", ADD_MODULE), ("unknown", UNKNOWN_TARGET_MODULE),
+                     ("huge", HUGE_RESULT_MODULE)]:
+    with open(os.path.join(host, name + ".pb"), "wb") as f:
+      f.write(_jax._hlo_text_to_module_proto(text))
+    out[name] = f"{inside}/{name}.pb"
+  return out
+
+
 @pytest.fixture(scope="module")
 def smoke(workdir):
   """The C API smoke program, built here against the glibc 2.28 stubs (the same
@@ -190,29 +227,31 @@ def test_stub_tables_agree_with_a_real_old_glibc(bullseye_root):
 
 
 @pytest.mark.parametrize("plugin", sorted(PLUGINS))
-def test_plugin_runs_in_debian_11(plugin, dist_wheel, bullseye_root, workdir, smoke):
+def test_plugin_runs_in_debian_11(plugin, dist_wheel, bullseye_root, workdir, smoke, programs):
   member, arguments = PLUGINS[plugin]
   host, inside = workdir
   library = _extract(dist_wheel(plugin), member, host)
-  proc = _chroot(bullseye_root, smoke, inside + "/" + os.path.basename(library), *arguments)
+  mode, options = arguments[0], arguments[1:]
+  proc = _chroot(bullseye_root, smoke, inside + "/" + os.path.basename(library), mode,
+                 programs["add"], *options)
   assert proc.returncode == 0 and proc.stdout.startswith("ok: "), proc.stdout + proc.stderr
 
 
-def test_cpu_compiler_exception_is_caught_in_debian_11(dist_wheel, bullseye_root, workdir, smoke):
-  """The HLO parser allocates a constant's literal before reading its values;
-  under a 3.5 GB address-space limit a 4 GB constant makes operator new throw
-  std::bad_alloc deep in the compiler, which the C API entry point catches and
-  returns as an error. Unwinding through the plugin needs libgcc's frame lookup
-  (_dl_find_object, which glibc 2.31 lacks: ours is used)."""
+def test_cpu_plugin_errors_reach_a_c_caller_in_debian_11(dist_wheel, bullseye_root, workdir,
+                                                         smoke, programs):
+  """Failures come back through the C API as errors with messages, in the old
+  root too: a custom-call target nobody registered at compile time, and a 4 GB
+  result under a 3.5 GB address-space limit at run time."""
   host, inside = workdir
-  library = _extract(dist_wheel("jaxlib-cpu"), PLUGINS["jaxlib-cpu"][0], host)
-  with open(os.path.join(host, "huge_constant.hlo"), "w") as f:
-    f.write("HloModule huge\nENTRY main {\n  ROOT c = f32[1000000000] constant({1, 2})\n}\n")
-  command = (f"ulimit -v 3500000; exec {smoke} {inside}/{os.path.basename(library)} "
-             f"error {inside}/huge_constant.hlo")
+  library = f"{inside}/" + os.path.basename(
+      _extract(dist_wheel("jaxlib-cpu"), PLUGINS["jaxlib-cpu"][0], host))
+  proc = _chroot(bullseye_root, smoke, library, "error", programs["unknown"])
+  assert proc.returncode == 0, proc.stdout + proc.stderr
+  assert "no_such_target_anywhere" in proc.stdout, proc.stdout
+  command = f"ulimit -v 3500000; exec {smoke} {library} oom {programs['huge']}"
   proc = _chroot(bullseye_root, "/bin/sh", "-c", command)
   assert proc.returncode == 0, proc.stdout + proc.stderr
-  assert "bad_alloc" in proc.stdout, proc.stdout
+  assert "RESOURCE_EXHAUSTED" in proc.stdout or "out of host memory" in proc.stdout, proc.stdout
 
 
 def test_jaxlib_extension_needs_only_what_debian_11_has(dist_wheels, bullseye_root):

@@ -127,11 +127,8 @@ class EmulatedGpuClient final : public Client {
     return host_->BufferFromHost(data, type, dims, byte_strides, device);
   }
 
-  StatusOr<std::unique_ptr<Executable>> Compile(const std::string& format, const std::string& code,
-                                                const Options&,
+  StatusOr<std::unique_ptr<Executable>> Compile(std::unique_ptr<HloModule> module, const Options&,
                                                 const std::vector<Device*>&) override {
-    if (format != "hlo") return InvalidArgument("the emulated GPU compiles HLO text");
-    ASSIGN_OR_RETURN(std::unique_ptr<HloModule> module, ParseHloModule(code));
     ASSIGN_OR_RETURN(GpuCompiledModule compiled, CompileForGpu(module.get(), *target_, {}));
     auto context = std::make_unique<llvm::LLVMContext>();
     llvm::SMDiagnostic diagnostic;
