@@ -14,6 +14,9 @@ import statistics
 OURS = "ours"
 REALJAX = "realjax"
 NUMPY = "numpy"
+# OpenXLA's own XLA:CPU PJRT plugin, driven by our jax in our virtualenv: the same
+# programs compiled by our CPU compiler and by XLA's, in one process.
+OPENXLA = "openxla"
 SIDES = (OURS, REALJAX)
 
 
@@ -36,9 +39,27 @@ class Figure:
   higher_is_better: bool
   target: Target | None = None
   quick: bool = True    # measured in --quick runs too
+  against: str = REALJAX  # the side `ratio` divides ours by (REALJAX or OPENXLA)
 
 
 _COPY = dict(numpy_ref="numpy_copy_1e7", numpy_factor=1.5)
+
+# The compiler-against-compiler group: run only in our virtualenv, where run.py also
+# installs OpenXLA's CPU plugin; each figure is measured on our CPU plugin's device
+# and on the OpenXLA plugin's, and the ratio is ours / OpenXLA XLA:CPU.
+OPENXLA_GROUP = "openxla"
+OPENXLA_TITLE = "OpenXLA XLA:CPU"
+# The plugin's wheel (installed with --no-deps: it declares Google's jax as a
+# dependency, which would replace ours) and the module giving its library's path.
+OPENXLA_WHEEL = "lammps-jax-pjrt-cpu==0.11.2"
+OPENXLA_MODULE = "lammps_jax_pjrt_cpu"
+
+
+def _vs_xla(name: str, title: str, unit: str, higher_is_better: bool, ratio: float,
+            quick: bool = True) -> Figure:
+  return Figure(name, OPENXLA_GROUP, title, unit, higher_is_better, Target(ratio),
+                quick=quick, against=OPENXLA)
+
 
 # Wheels whose clean and incremental Bazel builds run.py --build-times measures.
 BUILD_WHEELS = ("jax", "jaxlib", "jaxlib-cpu", "jaxlib-cuda12", "jaxlib-rocm6", "jaxlib-tpu")
@@ -80,6 +101,16 @@ FIGURES = [
            False, Target(2.0)),
     Figure("peak_rss_mlp", "memory", "peak RSS, MLP training script", "MB", False,
            Target(1.0)),
+    # Ours against OpenXLA's CPU compiler under the same jax (same jaxprs, same HLO);
+    # the targets are those of the matching figures against real JAX, whose CPU
+    # backend is the same compiler.
+    _vs_xla("xla_matmul_1024", "matmul f32 1024", "GFLOP/s", True, 0.8),
+    _vs_xla("xla_conv_3x3_nhwc", "conv 3x3 NHWC 8x64x64x32 -> 32", "ms", False, 1.2),
+    _vs_xla("xla_fused_elementwise_1e7", "fused elementwise, f32[1e7]", "GB/s", True, 1.0),
+    _vs_xla("xla_mlp_step", "jit(value_and_grad) MLP 784-512-512-10, b128", "ms", False,
+            1.2),
+    _vs_xla("xla_compile_mid", "first call (trace + compile) of a fresh jit, "
+            "grad of an 8-layer MLP", "ms", False, 1.0),
     # Measured by run.py itself, not by suite.py.
     Figure("wheel_size", "wheels", "wheel sizes: jax + jaxlib + CPU backend", "MB", False),
 ] + [
@@ -92,10 +123,16 @@ BY_NAME = {f.name: f for f in FIGURES}
 GROUPS = list(dict.fromkeys(f.group for f in FIGURES))
 HARNESS_GROUPS = ("wheels", "build")   # measured by run.py
 SUITE_GROUPS = [g for g in GROUPS if g not in HARNESS_GROUPS]
+OURS_ONLY_GROUPS = (OPENXLA_GROUP,)   # suite.py runs them in our virtualenv alone
 
 
 def figures_of(group: str, quick: bool = False) -> list[Figure]:
   return [f for f in FIGURES if f.group == group and (f.quick or not quick)]
+
+
+def sides_of(group: str) -> tuple[str, ...]:
+  """The installs whose virtualenvs run `group` of suite.py."""
+  return (OURS,) if group in OURS_ONLY_GROUPS else SIDES
 
 
 def select_groups(only: str | None) -> list[str]:
@@ -175,10 +212,10 @@ def evaluate(samples: dict[str, dict[str, list[float]]], errors: dict[str, dict[
     if figure.name not in samples and figure.name not in errors:
       continue
     per_side = samples.get(figure.name, {})
-    entry = {side: summarize(per_side.get(side, [])) for side in (*SIDES, NUMPY)}
+    entry = {side: summarize(per_side.get(side, [])) for side in (*SIDES, NUMPY, OPENXLA)}
     entry["errors"] = dict(errors.get(figure.name, {}))
     entry["unsupported"] = (figure.name, OURS) in unsupported
-    entry["ratio"] = ratio(entry[OURS], entry[REALJAX])
+    entry["ratio"] = ratio(entry[OURS], entry[figure.against])
     entries[figure.name] = entry
   numpy_medians = {name: e[NUMPY]["median"] for name, e in entries.items() if e[NUMPY]}
   for name, entry in entries.items():
@@ -206,22 +243,41 @@ def _num(x: float) -> str:
 
 
 COLUMNS = ["figure", "unit", "ours", "real JAX", "numpy", "ours/JAX", "target", "status"]
+# The separate table of the figures measured against OpenXLA's CPU plugin.
+OPENXLA_COLUMNS = ["figure", "unit", "ours", OPENXLA_TITLE, "ours/OpenXLA", "target",
+                   "status"]
+
+
+def _cell(entry: dict, side: str) -> str:
+  if entry.get(side) is None and entry["errors"].get(side):
+    return "unsupported" if side == OURS and entry["unsupported"] else "error"
+  return format_value(entry.get(side))
 
 
 def table_rows(entries: dict[str, dict]) -> list[list[str]]:
+  """The main table: figures compared with real JAX (and numpy)."""
   rows = []
   for figure in FIGURES:
     entry = entries.get(figure.name)
-    if entry is None:
+    if entry is None or figure.against != REALJAX:
       continue
-    ours = format_value(entry[OURS])
-    if entry[OURS] is None and entry["errors"].get(OURS):
-      ours = "unsupported" if entry["unsupported"] else "error"
-    real = format_value(entry[REALJAX])
-    if entry[REALJAX] is None and entry["errors"].get(REALJAX):
-      real = "error"
     r = entry["ratio"]
-    rows.append([figure.title, figure.unit, ours, real, format_value(entry[NUMPY]),
+    rows.append([figure.title, figure.unit, _cell(entry, OURS), _cell(entry, REALJAX),
+                 format_value(entry[NUMPY]), "-" if r is None else f"{r:.2f}x",
+                 target_text(figure) or "-", entry["status"] or "-"])
+  return rows
+
+
+def openxla_rows(entries: dict[str, dict]) -> list[list[str]]:
+  """The compiler-against-compiler table: our CPU plugin and OpenXLA's, both under
+  our jax, on the same programs (OPENXLA_COLUMNS)."""
+  rows = []
+  for figure in FIGURES:
+    entry = entries.get(figure.name)
+    if entry is None or figure.against != OPENXLA:
+      continue
+    r = entry["ratio"]
+    rows.append([figure.title, figure.unit, _cell(entry, OURS), _cell(entry, OPENXLA),
                  "-" if r is None else f"{r:.2f}x", target_text(figure) or "-",
                  entry["status"] or "-"])
   return rows
@@ -267,6 +323,8 @@ def misses_section(entries: dict[str, dict], notes: dict[str, str]) -> str:
     if not entry or entry["status"] not in ("MISS", "unsupported", "error"):
       continue
     why = entry["why"].splitlines()[0] if entry["why"] else ""
+    if figure.against == OPENXLA and entry["status"] == "MISS":
+      why = f"against {OPENXLA_TITLE}: {why}"
     note = notes.get(figure.name)
     if not note:
       note = (f"_No explanation yet: add a `## {figure.name}` section to "

@@ -4,6 +4,7 @@
     python3 benchmarks/run.py                 # full run; rewrites benchmarks/RESULTS.md
     python3 benchmarks/run.py --quick         # smoke test, under 2 minutes
     python3 benchmarks/run.py --only dispatch,matmul_1024
+    python3 benchmarks/run.py --quick --only openxla   # ours vs OpenXLA's XLA:CPU plugin
     python3 benchmarks/run.py --build-times   # also clean/incremental Bazel builds (slow)
 
 Two virtualenvs, made when missing and reused after (default under
@@ -14,7 +15,8 @@ every round) so drift of the machine falls on both. The table gives medians with
 (min-max) over all samples; ours/JAX divides the medians (for times lower is
 better, for throughputs higher). Each run is kept as JSON in benchmarks/results/;
 a full run also rewrites RESULTS.md, whose explanations of missed targets come
-from notes.md.
+from notes.md. The `openxla` group runs in our virtualenv only, with OpenXLA's own
+CPU plugin installed there beside ours, and has its own table (ours / OpenXLA).
 """
 
 from __future__ import annotations
@@ -145,6 +147,26 @@ def ensure_ours(path: str, dist: str, progress: Progress) -> str:
   return python
 
 
+def ensure_openxla_plugin(python: str, progress: Progress) -> str | None:
+  """OpenXLA's CPU plugin in our virtualenv, for the compiler-against-compiler
+  group: pip-installed from the index without its dependencies (it declares
+  Google's jax, which would replace ours). Returns why it could not be installed,
+  or None; suite.py then reports OpenXLA's side of each figure as an error."""
+  code = f"import importlib.util as u; print(u.find_spec({harness.OPENXLA_MODULE!r}) is not None)"
+  proc = subprocess.run([python, "-c", code], capture_output=True, text=True,
+                        cwd=tempfile.gettempdir(), env=clean_env())
+  if proc.stdout.strip() == "True":
+    return None
+  wheel = harness.OPENXLA_WHEEL
+  progress.step(f"pip install --no-deps {wheel} into {os.path.dirname(os.path.dirname(python))}")
+  proc = subprocess.run([python, "-m", "pip", "--disable-pip-version-check", "install", "-q",
+                         "--no-deps", wheel], capture_output=True, text=True, env=clean_env())
+  if proc.returncode != 0:
+    last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+    return f"pip install --no-deps {wheel} failed: {last}"
+  return None
+
+
 def ensure_realjax(path: str, progress: Progress) -> str:
   """Real JAX's virtualenv: made, or completed, with pip from the package index."""
   python = os.path.join(path, "bin", "python")
@@ -204,6 +226,8 @@ def run_suite(python: str, group: str, quick: bool, repeats: int | None,
 
 
 def failed_group(group: str, quick: bool, message: str) -> dict:
+  """Every figure of the group as an error of this install ("jax" is the side
+  that ran suite.py)."""
   names = [f.name for f in harness.figures_of(group, quick)]
   return {"group": group, "figures": {}, "unsupported": [],
           "errors": {n: {"jax": message} for n in names}}
@@ -224,13 +248,26 @@ class Collected:
         self.versions.setdefault(side, {})[key] = result[key]
     for name, sources in result["figures"].items():
       for source, values in sources.items():
-        who = side if source == "jax" else harness.NUMPY
-        self.samples.setdefault(name, {}).setdefault(who, []).extend(values)
+        self.samples.setdefault(name, {}).setdefault(who(side, source), []).extend(values)
     for name, sources in result["errors"].items():
       for source, message in sources.items():
-        self.errors.setdefault(name, {})[side if source == "jax" else harness.NUMPY] = message
+        self.errors.setdefault(name, {})[who(side, source)] = message
     for name in result.get("unsupported", []):
       self.unsupported.add((name, side))
+
+
+def who(side: str, source: str) -> str:
+  """suite.py's source of a sample -> the harness's side: "jax" is the install that
+  ran it, "numpy" and "openxla" (OpenXLA's CPU plugin, in our virtualenv) are
+  themselves."""
+  return {"jax": side, "numpy": harness.NUMPY, "openxla": harness.OPENXLA}[source]
+
+
+def needs_realjax(groups: list[str]) -> bool:
+  """Whether any selected group runs in real JAX's virtualenv (or needs it, as the
+  wheel sizes do): a run of our-virtualenv-only groups makes none."""
+  return "wheels" in groups or any(
+      harness.REALJAX in harness.sides_of(g) for g in groups if g in harness.SUITE_GROUPS)
 
 
 def run_rounds(pythons: dict[str, str], groups: list[str], args, collected: Collected,
@@ -240,7 +277,7 @@ def run_rounds(pythons: dict[str, str], groups: list[str], args, collected: Coll
   for r in range(rounds):
     order = harness.SIDES if r % 2 == 0 else harness.SIDES[::-1]
     for group in (g for g in groups if g in harness.SUITE_GROUPS):
-      for side in order:
+      for side in (s for s in order if s in harness.sides_of(group)):
         start = time.monotonic()
         result = run_suite(pythons[side], group, args.quick, args.repeats, timeout)
         collected.add(side, result)
@@ -372,7 +409,13 @@ def load_average() -> str | None:
 
 def print_table(entries: dict) -> None:
   print()
-  print(harness.format_table(harness.COLUMNS, harness.table_rows(entries)))
+  rows = harness.table_rows(entries)
+  if rows:
+    print(harness.format_table(harness.COLUMNS, rows))
+  xla_rows = harness.openxla_rows(entries)
+  if xla_rows:
+    print(("\n" if rows else "") + f"Against {harness.OPENXLA_TITLE}, both under our jax:")
+    print(harness.format_table(harness.OPENXLA_COLUMNS, xla_rows))
   for name, entry in entries.items():
     for side, message in entry["errors"].items():
       print(f"  {name} [{side}]: {message}")
@@ -414,9 +457,29 @@ taken in both installs' processes.
 
 {table}
 {build_times_line(report)}{chr(10).join(["", "Messages:", ""] + errors) if errors else ""}
+{openxla_section(report)}
 ## Misses
 
 {harness.misses_section(report["entries"], notes)}
+"""
+
+
+def openxla_section(report: dict) -> str:
+  """Our CPU compiler against OpenXLA's (its own table: one install, two plugins)."""
+  rows = harness.openxla_rows(report["entries"])
+  head = f"## Against {harness.OPENXLA_TITLE}\n\n"
+  if not rows:
+    return head + ("Not measured in this run (the `openxla` group runs OpenXLA's CPU "
+                   "plugin beside ours in our virtualenv).\n")
+  table = harness.format_table(harness.OPENXLA_COLUMNS, rows, markdown=True)
+  return head + f"""Our CPU plugin against OpenXLA's own XLA:CPU PJRT plugin (the PyPI wheel
+installed beside ours without its dependencies), both loaded by our jax in one
+process: the same jitted functions, hence the same HLO, compiled by each, with
+inputs placed on one device of each plugin and the two taking turns sample by
+sample. `ours/OpenXLA` divides the medians (lower is better for ms, higher for
+GB/s and GFLOP/s); the targets are those of the matching figures against real JAX.
+
+{table}
 """
 
 
@@ -542,21 +605,30 @@ def main(argv: list[str] | None = None) -> int:
   version = python_version()
   dist = os.path.abspath(args.dist_dir)
   try:
-    pythons = {
-        harness.OURS: ensure_ours(os.path.abspath(args.ours_venv or os.path.join(
-            cache_dir(), f"ours-py{version}")), dist, progress),
-        harness.REALJAX: ensure_realjax(os.path.abspath(args.realjax_venv or os.path.join(
-            cache_dir(), f"realjax-{REALJAX_VERSION}-py{version}")), progress),
-    }
+    pythons = {harness.OURS: ensure_ours(os.path.abspath(args.ours_venv or os.path.join(
+        cache_dir(), f"ours-py{version}")), dist, progress)}
+    if needs_realjax(groups):
+      pythons[harness.REALJAX] = ensure_realjax(os.path.abspath(
+          args.realjax_venv or os.path.join(cache_dir(), f"realjax-{REALJAX_VERSION}-py{version}")),
+          progress)
   except (HarnessError, build_driver.BuildError) as e:
     print(f"error: {e}", file=sys.stderr)
     return 1
   for side, python in pythons.items():
     progress.step(f"{side}: {python}")
+  plugin_error = None
+  if harness.OPENXLA_GROUP in groups:
+    plugin_error = ensure_openxla_plugin(pythons[harness.OURS], progress)
+    if plugin_error:
+      progress.step(f"{plugin_error}; OpenXLA's side of the {harness.OPENXLA_GROUP} group "
+                    "is left out")
 
   machine = machine_info()
   collected = Collected()
   run_rounds(pythons, groups, args, collected, progress)
+  if plugin_error:
+    for figure in harness.figures_of(harness.OPENXLA_GROUP, args.quick):
+      collected.errors.setdefault(figure.name, {})[harness.OPENXLA] = plugin_error
   wheels = wheel_sizes(dist, pythons[harness.REALJAX], collected) if "wheels" in groups else {}
   if "build" in groups:
     build_times(collected, progress, build_wheels)

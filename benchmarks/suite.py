@@ -9,6 +9,8 @@ and reads the JSON object on the last line of stdout:
    "errors": {name: {"jax" or "numpy": message}}, "unsupported": [name, ...]}
 Samples are in the figure's unit (harness.FIGURES). A benchmark whose API our jax
 lacks is reported as unsupported with the exception's message, not a crash.
+The "openxla" group runs in our virtualenv only and adds a third source,
+"openxla": the same functions on a device of OpenXLA's CPU plugin.
 """
 
 from __future__ import annotations
@@ -339,11 +341,179 @@ def peak_rss_mb(cmd: list[str]) -> float:
   return usage.ru_maxrss / 1024
 
 
+# ---------------------------------------------------------------------------- vs OpenXLA
+
+OPENXLA_PLATFORM = "openxla_cpu"   # the name OpenXLA's CPU plugin is registered under
+
+
+def openxla_devices() -> dict:
+  """Source -> device: "jax" is our CPU plugin's first device, "openxla" the first
+  of OpenXLA's CPU plugin, registered as any vendor's plugin is, with a priority
+  below ours so that ours stays the default backend. Must run before anything
+  initialises jax's backends. Raises when OpenXLA's plugin is missing."""
+  import importlib  # pylint: disable=import-outside-toplevel
+  plugin = importlib.import_module(harness.OPENXLA_MODULE)
+  from jax._src import xla_bridge  # pylint: disable=import-outside-toplevel
+  xla_bridge.register_plugin(OPENXLA_PLATFORM, library_path=str(plugin.PLUGIN_PATH),
+                             priority=0)
+  import jax  # pylint: disable=import-outside-toplevel
+  return {"jax": jax.devices("cpu")[0], "openxla": jax.devices(OPENXLA_PLATFORM)[0]}
+
+
+def interleaved_per_call_seconds(calls: dict, cfg: Config) -> dict[str, list[float]]:
+  """per_call_seconds for several calls at once, taking turns sample by sample (the
+  first call flips every sample) so drift in the machine's load falls on each.
+  Every call is warmed up first."""
+  number = {}
+  for source, call in calls.items():
+    call()
+    start = time.perf_counter()
+    call()
+    once = time.perf_counter() - start
+    number[source] = max(1, min(200_000, int(cfg.sample_time / max(once, 1e-7))))
+  samples = {source: [] for source in calls}
+  order = list(calls)
+  for i in range(cfg.repeats):
+    for source in (order if i % 2 == 0 else order[::-1]):
+      call, n = calls[source], number[source]
+      start = time.perf_counter()
+      for _ in range(n):
+        call()
+      samples[source].append((time.perf_counter() - start) / n)
+  return samples
+
+
+def _record_pair(rec: Recorder, cfg: Config, name: str, devices: dict, failed: dict,
+                 make_call, convert) -> None:
+  """One figure measured on every device in turn. make_call(device) -> a blocking
+  call on inputs placed there; a source that failed before (`failed`) or whose call
+  cannot be made or warmed up is recorded as that source's error, and the others
+  are still measured."""
+  if name not in rec.active:
+    return
+  errors, calls = dict(failed), {}
+  for source, device in devices.items():
+    try:
+      call = make_call(device)
+      call()
+      calls[source] = call
+    except Exception as e:  # pylint: disable=broad-except
+      errors[source] = e
+  for source, e in errors.items():
+    rec.run(name, source, lambda e=e: _raise(e))
+  if calls:
+    samples = interleaved_per_call_seconds(calls, cfg)
+    for source in calls:
+      rec.run(name, source, lambda s=samples[source]: convert(s))
+
+
+def _raise(e: BaseException):
+  raise e
+
+
+def bench_openxla(rec: Recorder, cfg: Config) -> None:
+  """Our CPU compiler against OpenXLA's, both plugins in this process under our
+  jax: each figure jits one function and runs it on inputs placed on one device of
+  each plugin, so both compile the same HLO."""
+  import jax
+  import jax.numpy as jnp
+  import mlp_train
+
+  failed: dict[str, BaseException] = {}
+  try:
+    devices = openxla_devices()
+  except Exception as e:  # pylint: disable=broad-except
+    devices = {"jax": jax.devices("cpu")[0]}
+    failed["openxla"] = RuntimeError(
+        f"OpenXLA's CPU plugin ({harness.OPENXLA_WHEEL}) unavailable: {type(e).__name__}: {e}")
+
+  def on(device, fn, *args):
+    placed = jax.device_put(args, device)
+    return lambda: jax.block_until_ready(fn(*placed))
+
+  def pair(name, make_call, convert):
+    _record_pair(rec, cfg, name, devices, failed, make_call, convert)
+
+  n = 1024
+  matmul = jax.jit(jnp.matmul)
+  a, b = random_f32(n, n, seed=0), random_f32(n, n, seed=1)
+  pair("xla_matmul_1024", lambda d: on(d, matmul, a, b), lambda s: rate(s, 2 * n**3))
+
+  conv = jax.jit(lambda x, w: jax.lax.conv_general_dilated(
+      x, w, window_strides=(1, 1), padding="SAME",
+      dimension_numbers=("NHWC", "HWIO", "NHWC")))
+  x, w = random_f32(8, 64, 64, 32), random_f32(3, 3, 32, 32, seed=1)
+  pair("xla_conv_3x3_nhwc", lambda d: on(d, conv, x, w), lambda s: scaled(s, "ms"))
+
+  size = 10**7
+  fused = jax.jit(lambda p, q: jnp.maximum(p * 2.0 + q * 0.5 - 1.0, 0.0))
+  p, q = random_f32(size, seed=0), random_f32(size, seed=1)
+  pair("xla_fused_elementwise_1e7", lambda d: on(d, fused, p, q),
+       lambda s: rate(s, 3 * 4 * size))
+  del p, q
+
+  params = mlp_train.init_params()
+  batch_x, batch_y = mlp_train.make_batch()
+  step = jax.jit(jax.value_and_grad(mlp_train.loss_fn))
+  pair("xla_mlp_step", lambda d: on(d, step, params, batch_x, batch_y),
+       lambda s: scaled(s, "ms"))
+
+  if "xla_compile_mid" in rec.active:
+    _record_compile_mid(rec, cfg, devices, failed)
+
+
+def _mid_size_fn(i: int):
+  """A new function each call (so nothing is cached): the gradient of an 8-layer
+  MLP (128 wide) with layer norm and a log-softmax loss, about a thousand lines of
+  HLO text, most of the first call's time spent compiling."""
+  import jax
+  import jax.numpy as jnp
+
+  def loss(weights, x):
+    h = x
+    for k, w in enumerate(weights):
+      h = jnp.tanh(h @ w + float(i + k))
+      mean = jnp.mean(h, axis=-1, keepdims=True)
+      h = (h - mean) / jnp.sqrt(jnp.var(h, axis=-1, keepdims=True) + 1e-5)
+    return -jnp.mean(jax.nn.log_softmax(h)[:, 0])
+
+  return jax.jit(jax.grad(loss))
+
+
+def _record_compile_mid(rec: Recorder, cfg: Config, devices: dict, failed: dict) -> None:
+  """First-call latency (trace, lower, compile, run) of fresh jits on each device,
+  the devices taking turns; one throw-away compile each first (backend start-up)."""
+  import jax
+  weights = [random_f32(128, 128, seed=k) * np.float32(0.1) for k in range(8)]
+  x = random_f32(32, 128, seed=9)
+  placed, errors = {}, dict(failed)
+  for source, device in devices.items():
+    try:
+      placed[source] = jax.device_put((weights, x), device)
+      jax.block_until_ready(_mid_size_fn(-1)(*placed[source]))
+    except Exception as e:  # pylint: disable=broad-except
+      errors[source] = e
+      placed.pop(source, None)
+  for source, e in errors.items():
+    rec.run("xla_compile_mid", source, lambda e=e: _raise(e))
+  times = {source: [] for source in placed}
+  order = list(placed)
+  for i in range(cfg.repeats):
+    for source in (order if i % 2 == 0 else order[::-1]):
+      fn = _mid_size_fn(i)
+      start = time.perf_counter()
+      jax.block_until_ready(fn(*placed[source]))
+      times[source].append(time.perf_counter() - start)
+  for source, values in times.items():
+    rec.run("xla_compile_mid", source, lambda v=values: scaled(v, "ms"))
+
+
 GROUPS = {
     "import": bench_import, "dispatch": bench_dispatch, "compile": bench_compile,
     "elementwise": bench_elementwise, "reduce": bench_reduce, "matmul": bench_matmul,
     "mlp": bench_mlp, "vmap": bench_vmap, "softmax": bench_softmax, "conv": bench_conv,
     "random": bench_random, "scan": bench_scan, "memory": bench_memory,
+    "openxla": bench_openxla,
 }
 assert list(GROUPS) == harness.SUITE_GROUPS, "suite.GROUPS and harness.FIGURES disagree"
 

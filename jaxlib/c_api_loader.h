@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "xla/pjrt/c/pjrt_c_api.h"
+#include "xla/pjrt/c/pjrt_c_api_host_extensions.h"
 
 namespace jax {
 
@@ -36,13 +37,17 @@ std::shared_ptr<Plugin> LoadPlugin(const std::string& path);
 // table has no function in `slot_offset` (offsetof(PJRT_Api, <function>)).
 void RequireFunction(const Plugin& plugin, size_t slot_offset, const char* feature);
 
-// The plugin's extension of `type` (PJRT_Extension_Type_*) as struct `T`, or
-// null when the chain has none at least `min_size` bytes long.
+// The plugin's extension of `type` (a PJRT_Extension_Type value, or one of
+// ours) as struct `T`, or null when the chain has none at least `min_size`
+// bytes long. Types are compared as integers: a chain may hold types newer
+// than this header's enum.
 template <typename T>
-const T* FindExtension(const PJRT_Api* api, PJRT_Extension_Type type, size_t min_size) {
+const T* FindExtension(const PJRT_Api* api, uint32_t type, size_t min_size) {
   if (api->struct_size < PJRT_STRUCT_SIZE(PJRT_Api, extension_start)) return nullptr;
   for (PJRT_Extension_Base* e = api->extension_start; e != nullptr; e = e->next) {
-    if (e->type == type && e->struct_size >= min_size) return reinterpret_cast<const T*>(e);
+    if (PJRT_ExtensionTypeOf(e) == type && e->struct_size >= min_size) {
+      return reinterpret_cast<const T*>(e);
+    }
   }
   return nullptr;
 }

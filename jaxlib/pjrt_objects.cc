@@ -169,6 +169,22 @@ std::vector<std::shared_ptr<PyDevice>> PyClient::addressable_devices() const {
   return out;
 }
 
+bool PyClient::Owns(PJRT_Device* device) const {
+  for (const auto& d : devices_) {
+    if (d->c_device() == device) return true;
+  }
+  return false;
+}
+
+void PyClient::CheckOwns(PJRT_Device* device, const char* what) const {
+  if (device == nullptr || Owns(device)) return;
+  // A plugin trusts the handles it gets: another plugin's device must never
+  // reach it (it would read that plugin's memory as its own).
+  throw XlaRuntimeError(std::string("INVALID_ARGUMENT: ") + what + ": the device belongs to "
+                        "another client than this " + platform_ + " client (" + plugin_->path +
+                        "); use that device's own client");
+}
+
 std::shared_ptr<PyDevice> PyClient::LookupDevice(PJRT_Device* device) const {
   for (const auto& d : devices_) {
     if (d->c_device() == device) return std::shared_ptr<PyDevice>(shared_from_this(), d.get());
@@ -181,6 +197,10 @@ std::shared_ptr<PyBuffer> PyClient::BufferFromHostBuffer(const void* data, PJRT_
                                                          PJRT_Device* device,
                                                          void (*done_with_host_buffer)(void*),
                                                          void* done_user_data) {
+  if (device != nullptr && !Owns(device)) {
+    if (done_with_host_buffer != nullptr) done_with_host_buffer(done_user_data);
+    CheckOwns(device, "buffer_from_pyval");
+  }
   auto args = PjrtArgs<PJRT_Client_BufferFromHostBuffer_Args>();
   args.client = client_;
   args.data = data;
@@ -236,6 +256,7 @@ std::shared_ptr<PyBuffer> PyClient::BufferFromHostBuffer(const void* data, PJRT_
 std::shared_ptr<PyLoadedExecutable> PyClient::Compile(
     const std::string& hlo_module_proto, const std::string& options,
     std::vector<std::shared_ptr<PyDevice>> devices) {
+  for (const auto& d : devices) CheckOwns(d->c_device(), "compile");
   static const char kFormat[] = "hlo";
   auto program = PjrtArgs<PJRT_Program>();
   program.code = const_cast<char*>(hlo_module_proto.data());  // read only
@@ -257,6 +278,7 @@ std::shared_ptr<PyLoadedExecutable> PyClient::DeserializeAndLoad(
     std::vector<std::shared_ptr<PyDevice>> devices) {
   RequireFunction(*plugin_, offsetof(PJRT_Api, PJRT_Executable_DeserializeAndLoad),
                   "loading a serialized executable");
+  for (const auto& d : devices) CheckOwns(d->c_device(), "deserialize_and_load");
   auto args = PjrtArgs<PJRT_Executable_DeserializeAndLoad_Args>();
   args.client = client_;
   args.serialized_executable = serialized;
@@ -480,7 +502,16 @@ std::vector<std::vector<std::shared_ptr<PyBuffer>>> PyLoadedExecutable::Execute(
     if (args[d].size() != num_args) {
       throw std::invalid_argument("execute: every device needs the same number of arguments");
     }
-    for (PyBuffer* b : args[d]) c_args[d].push_back(b->c_buffer());
+    for (PyBuffer* b : args[d]) {
+      if (b->client().get() != client_.get()) {
+        throw XlaRuntimeError("INVALID_ARGUMENT: execute: an argument lives on " +
+                              b->client()->platform() + " client of " +
+                              b->client()->plugin()->path + ", not on this executable's " +
+                              client_->platform() + " client of " + client_->plugin()->path +
+                              "; move it with jax.device_put first");
+      }
+      c_args[d].push_back(b->c_buffer());
+    }
     c_arg_lists[d] = c_args[d].data();
   }
   std::vector<std::vector<PJRT_Buffer*>> outs(num_devices, std::vector<PJRT_Buffer*>(num_outputs_));

@@ -81,6 +81,10 @@ class PyClient : public std::enable_shared_from_this<PyClient> {
   // This process's devices (all of devices() unless the client spans processes).
   std::vector<std::shared_ptr<PyDevice>> addressable_devices() const;
   std::shared_ptr<PyDevice> LookupDevice(PJRT_Device* device) const;
+  bool Owns(PJRT_Device* device) const;
+  // Throws INVALID_ARGUMENT naming `what` unless `device` (null: none) is this
+  // client's.
+  void CheckOwns(PJRT_Device* device, const char* what) const;
 
   // A buffer on `device` (null: the default device) holding `data`: dense
   // row-major elements of `type` with shape `dims`. Copied during the call,

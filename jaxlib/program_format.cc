@@ -52,6 +52,11 @@ std::string ReplicatedCompileOptions(int64_t num_replicas, const std::vector<int
   options.num_replicas = num_replicas;
   options.num_partitions = 1;
   for (int64_t id : device_ids) options.device_assignment.push_back({id});
+  // jax's semantics, which XLA's CPU compiler relaxes by default: min, max and
+  // clamp propagate NaN. (Our own plugins always do; they ignore the entry.)
+  options.env_option_overrides.emplace(
+      "xla_cpu_enable_fast_min_max",
+      xla::CompileOptions::OptionValue(std::in_place_type<bool>, false));
   return xla::SerializeCompileOptions(options);
 }
 

@@ -18,7 +18,7 @@ namespace {
 
 const PJRT_CustomCall_Extension* FindExtension(const PJRT_Api* api) {
   return jax::FindExtension<PJRT_CustomCall_Extension>(
-      api, PJRT_Extension_Type_JaxCustomCall, PJRT_CustomCall_Extension_STRUCT_SIZE);
+      api, PJRT_EXTENSION_JAX_CUSTOM_CALL, PJRT_CustomCall_Extension_STRUCT_SIZE);
 }
 
 // The function pointer a PyCapsule holds, whatever its name.

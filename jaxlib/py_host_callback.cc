@@ -49,7 +49,7 @@ void ReleaseCallables() {
 
 const PJRT_HostCallback_Extension* FindExtension(const PJRT_Api* api) {
   return jax::FindExtension<PJRT_HostCallback_Extension>(
-      api, PJRT_Extension_Type_JaxHostCallback, PJRT_HostCallback_Extension_STRUCT_SIZE);
+      api, PJRT_EXTENSION_JAX_HOST_CALLBACK, PJRT_HostCallback_Extension_STRUCT_SIZE);
 }
 
 nb::list MemoryViews(const void* const* buffers, const std::vector<int64_t>& nbytes,

@@ -6,6 +6,7 @@ Everything here drives a plugin through the C API bindings in `_jax`.
 from __future__ import annotations
 
 import enum
+import os
 from typing import Any, Sequence
 
 import numpy as np
@@ -267,6 +268,29 @@ class GlooCollectives:
 
 def make_gloo_tcp_collectives(distributed_client, hostname=None, interface=None):
   return GlooCollectives(distributed_client, hostname, interface)
+
+
+def generate_pjrt_gpu_plugin_options() -> dict[str, Any]:
+  """Create options of a PJRT GPU plugin from the environment, as JAX reads them:
+  XLA_PYTHON_CLIENT_ALLOCATOR ("default", "platform", "bfc", "cuda_async"),
+  XLA_CLIENT_MEM_FRACTION (or XLA_PYTHON_CLIENT_MEM_FRACTION),
+  XLA_PYTHON_CLIENT_PREALLOCATE and XLA_PYTHON_CLIENT_COLLECTIVE_MEM_SIZE_MB."""
+  options: dict[str, Any] = {"platform_name": "cuda"}
+  allocator = os.getenv("XLA_PYTHON_CLIENT_ALLOCATOR", "default").lower()
+  if allocator not in ("default", "platform", "bfc", "cuda_async"):
+    raise ValueError(f"XLA_PYTHON_CLIENT_ALLOCATOR={allocator!r}: expected one of default, "
+                     "platform, bfc, cuda_async")
+  options["allocator"] = allocator
+  fraction = os.getenv("XLA_CLIENT_MEM_FRACTION") or os.getenv("XLA_PYTHON_CLIENT_MEM_FRACTION")
+  if fraction:
+    options["memory_fraction"] = float(fraction)
+  preallocate = os.getenv("XLA_PYTHON_CLIENT_PREALLOCATE")
+  if preallocate:
+    options["preallocate"] = preallocate not in ("0", "false", "False")
+  collective = os.getenv("XLA_PYTHON_CLIENT_COLLECTIVE_MEM_SIZE_MB")
+  if collective:
+    options["collective_memory_size"] = int(collective) * (1 << 20)
+  return options
 
 
 def make_gpu_client(distributed_client=None, node_id=0, num_nodes=1, platform_name=None,

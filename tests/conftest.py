@@ -22,6 +22,7 @@ import glob
 import importlib.util
 import os
 import shutil
+import subprocess
 import sys
 
 import pytest
@@ -258,3 +259,23 @@ def conformance_dir() -> str:
         f"conformance corpus not found at {root}: set CONFORMANCE_DIR to the folder holding "
         f"hlo/ and frontend/")
   return root
+
+
+# OpenXLA's own XLA:CPU PJRT plugin, as XLA builds it (Apache-2.0, PJRT 0.115,
+# four CPU devices). The wheel declares `jax<=0.11.2`, which pip would satisfy
+# by replacing our jax with Google's: it is installed without dependencies.
+OPENXLA_CPU_WHEEL = "lammps-jax-pjrt-cpu==0.11.2"
+
+
+@pytest.fixture(scope="session")
+def openxla_cpu_env(wheel_venv):
+  """Python of a venv after `pip install jax` from our wheels, with OpenXLA's CPU
+  plugin beside it (its library: `lammps_jax_pjrt_cpu.PLUGIN_PATH`)."""
+  python = wheel_venv("%d.%d" % sys.version_info[:2], ["jax"])
+  proc = subprocess.run([python, "-m", "pip", "install", "--no-deps", "--quiet",
+                         "--disable-pip-version-check", OPENXLA_CPU_WHEEL],
+                        capture_output=True, text=True, timeout=900)
+  if proc.returncode != 0:
+    pytest.fail(f"pip install --no-deps {OPENXLA_CPU_WHEEL} failed:\n{proc.stdout}\n"
+                f"{proc.stderr}", pytrace=False)
+  return python

@@ -629,3 +629,26 @@ def make_user_context(default_value=None) -> UserConfig:
   trace, lower and compile again (`with ctx(value): ...`, or `ctx.set_global(value)`)."""
   hash(default_value)
   return UserConfig(default_value)
+
+
+class FlagHolder:
+  """An option as a module attribute, `config.jax_platforms.value`, as JAX's
+  holders read (plugins written for JAX read options this way)."""
+
+  __slots__ = ("_name",)
+
+  def __init__(self, name: str):
+    self._name = name
+
+  @property
+  def value(self):
+    return config.read(self._name)
+
+  def __repr__(self):
+    return f"FlagHolder({self._name}={self.value!r})"
+
+
+def __getattr__(name: str) -> FlagHolder:
+  if name.startswith("jax_") and name in config._flags:
+    return FlagHolder(name)
+  raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

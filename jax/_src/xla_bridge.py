@@ -28,6 +28,14 @@ logger = logging.getLogger(__name__)
 # Aliases the user may name in JAX_PLATFORMS.
 _ALIASES = {"gpu": ("cuda", "rocm")}
 
+# Which GPUs a GPU plugin may use ("all", or a comma-separated list of ids).
+CUDA_VISIBLE_DEVICES = config.FlagHolder("jax_cuda_visible_devices")
+
+
+def expand_platform_alias(platform: str) -> list[str]:
+  """The platforms a JAX_PLATFORMS entry names: "gpu" is "cuda" and "rocm"."""
+  return list(_ALIASES.get(platform, (platform,)))
+
 
 @dataclasses.dataclass
 class PluginRegistration:
@@ -232,10 +240,12 @@ def discover_plugins() -> None:
           _registrations[name].module = module_name
         entry["status"] = "registered"
       except Exception as e:  # a broken plugin must not break the others
-        entry["status"] = f"failed: {type(e).__name__}: {e}"
+        reason = f"{type(e).__name__}: {e}" if str(e) else _describe_bare_exception(e)
+        entry["status"] = f"failed: {reason}"
         warnings.warn(f"Plugin {module_name} (found as {source}"
                       f"{', file ' + entry.get('file', '') if entry.get('file') else ''}) "
-                      f"failed to initialize and is skipped: {e}", RuntimeWarning, stacklevel=3)
+                      f"failed to initialize and is skipped: {reason}", RuntimeWarning,
+                      stacklevel=3)
       _discovered.append(entry)
     for name, path in _library_paths_from_env().items():
       if name in _registrations or not _wanted(name, requested):
@@ -250,6 +260,15 @@ def discover_plugins() -> None:
         warnings.warn(f"PJRT plugin '{name}' ({path}, from PJRT_NAMES_AND_LIBRARY_PATHS) "
                       f"failed to load and is skipped: {e}", RuntimeWarning, stacklevel=3)
       _discovered.append(entry)
+
+
+def _describe_bare_exception(e: BaseException) -> str:
+  """An exception without a message (a plugin's failed assert) named by where
+  it was raised, so the warning still says something."""
+  import traceback
+  frames = traceback.extract_tb(e.__traceback__)
+  where = f" at {frames[-1].filename}:{frames[-1].lineno} ({frames[-1].line})" if frames else ""
+  return f"{type(e).__name__}{where}"
 
 
 def _check_plugin_version(reg: PluginRegistration) -> None:

@@ -325,3 +325,158 @@ def test_suite_runs_under_real_jax(tmp_path):
   result = json.loads(proc.stdout.strip().splitlines()[-1])
   assert result["jax_version"] == run.REALJAX_VERSION
   assert set(result["figures"]) == {"eager_add_f32_16", "jit_add1_f32_16", "jit_dict10_f32_16"}
+
+
+# ---------------------------------------------------------------------------- vs OpenXLA
+
+
+def test_openxla_figures_divide_by_openxla_and_keep_their_own_table():
+  names = [f.name for f in harness.figures_of(harness.OPENXLA_GROUP)]
+  assert names == ["xla_matmul_1024", "xla_conv_3x3_nhwc", "xla_fused_elementwise_1e7",
+                   "xla_mlp_step", "xla_compile_mid"]
+  assert all(harness.BY_NAME[n].against == harness.OPENXLA for n in names)
+  assert all(f.against == harness.REALJAX for f in harness.FIGURES
+             if f.group != harness.OPENXLA_GROUP)
+  entries = harness.evaluate(
+      {"xla_matmul_1024": {harness.OURS: [90.0, 110.0], harness.OPENXLA: [200.0]},
+       "xla_mlp_step": {harness.OURS: [3.0], harness.OPENXLA: [2.0]},
+       "mlp_step": {harness.OURS: [2.0], harness.REALJAX: [2.5]}},
+      {"xla_conv_3x3_nhwc": {harness.OPENXLA: "RuntimeError: plugin missing"}})
+  assert entries["xla_matmul_1024"]["ratio"] == pytest.approx(0.5)
+  assert entries["xla_matmul_1024"]["status"] == "MISS"           # >= 0.8x
+  assert entries["xla_mlp_step"]["status"] == "MISS"              # 1.5x vs <= 1.2x
+  assert entries["mlp_step"]["ratio"] == pytest.approx(0.8)       # still against real JAX
+  assert [r[0] for r in harness.table_rows(entries)] == [harness.BY_NAME["mlp_step"].title]
+  rows = harness.openxla_rows(entries)
+  assert rows[0] == ["matmul f32 1024", "GFLOP/s", "100 (90.0-110)", "200 (200-200)", "0.50x",
+                     ">=0.8x", "MISS"]
+  assert rows[1][2:4] == ["-", "error"] and rows[1][-1] == "-"   # ours not measured
+  assert len(rows[0]) == len(harness.OPENXLA_COLUMNS) == 7
+  text = harness.misses_section(entries, {})
+  assert "(`xla_matmul_1024`, MISS: against OpenXLA XLA:CPU: 0.50x vs >=0.8x)" in text
+  assert "add a `## xla_mlp_step` section" in text
+
+
+def test_openxla_group_runs_only_in_our_virtualenv():
+  assert harness.sides_of(harness.OPENXLA_GROUP) == (harness.OURS,)
+  assert harness.sides_of("matmul") == harness.SIDES
+  assert harness.select_groups("xla_mlp_step") == [harness.OPENXLA_GROUP]
+  assert harness.OPENXLA_GROUP in harness.select_groups(None)
+  assert harness.OPENXLA_GROUP in suite.GROUPS
+  assert not run.needs_realjax([harness.OPENXLA_GROUP])
+  assert run.needs_realjax([harness.OPENXLA_GROUP, "matmul"])
+  assert run.needs_realjax(["wheels"])
+
+
+def test_rounds_run_the_openxla_group_in_our_virtualenv_alone(monkeypatch):
+  calls = []
+
+  def fake_run_suite(python, group, quick, repeats, timeout):
+    calls.append((python, group))
+    return {"group": group, "figures": {}, "errors": {}, "unsupported": []}
+
+  monkeypatch.setattr(run, "run_suite", fake_run_suite)
+  args = type("Args", (), {"rounds": 2, "quick": True, "repeats": 1})()
+  run.run_rounds({harness.OURS: "ours-python", harness.REALJAX: "real-python"},
+                 [harness.OPENXLA_GROUP, "dispatch"], args, run.Collected(),
+                 run.Progress())
+  assert calls == [("ours-python", "openxla"), ("ours-python", "dispatch"),
+                   ("real-python", "dispatch"), ("ours-python", "openxla"),
+                   ("real-python", "dispatch"), ("ours-python", "dispatch")]
+  calls.clear()
+  run.run_rounds({harness.OURS: "ours-python"}, [harness.OPENXLA_GROUP], args,
+                 run.Collected(), run.Progress())
+  assert calls == [("ours-python", "openxla")] * 2
+
+
+def test_collected_maps_the_openxla_source_to_its_side():
+  collected = run.Collected()
+  collected.add(harness.OURS, {"figures": {"xla_mlp_step": {"jax": [3.0], "openxla": [2.0]}},
+                               "errors": {"xla_matmul_1024": {"openxla": "RuntimeError: x"}}})
+  assert collected.samples["xla_mlp_step"] == {harness.OURS: [3.0], harness.OPENXLA: [2.0]}
+  assert collected.errors == {"xla_matmul_1024": {harness.OPENXLA: "RuntimeError: x"}}
+
+
+def _report(entries):
+  return {"machine": {"cpu": "Test CPU", "cores": 2, "memory": "1 GiB", "os": "Linux",
+                      "python": "3.11"},
+          "sides": {}, "date": "2030-01-01 00:00", "rounds": 3, "entries": entries}
+
+
+def test_results_markdown_has_a_section_against_openxla():
+  entries = harness.evaluate({"mlp_step": {harness.OURS: [2.0], harness.REALJAX: [4.0]},
+                              "xla_conv_3x3_nhwc": {harness.OURS: [4.0],
+                                                    harness.OPENXLA: [5.0]}}, {})
+  text = run.results_markdown(_report(entries), {})
+  section = text[text.index("## Against OpenXLA XLA:CPU"):text.index("## Misses")]
+  assert "| figure | unit | ours | OpenXLA XLA:CPU | ours/OpenXLA | target | status |" in section
+  assert "| conv 3x3 NHWC 8x64x64x32 -> 32 | ms | 4 (4-4) | 5 (5-5) | 0.80x | <=1.2x | ok |" \
+      in section
+  main_table = text[:text.index("## Against OpenXLA XLA:CPU")]
+  assert "0.80x" not in main_table and "| jit(value_and_grad) MLP" in main_table
+  text = run.results_markdown(_report(harness.evaluate(
+      {"mlp_step": {harness.OURS: [2.0], harness.REALJAX: [2.5]}}, {})), {})
+  assert "## Against OpenXLA XLA:CPU\n\nNot measured in this run" in text
+
+
+def test_interleaved_samples_take_turns():
+  log = []
+  cfg = suite.Config(repeats=4, sample_time=0.0005)
+  samples = suite.interleaved_per_call_seconds(
+      {"jax": lambda: log.append("a"), "openxla": lambda: log.append("b")}, cfg)
+  assert [len(v) for v in samples.values()] == [4, 4]
+  assert all(s > 0 for v in samples.values() for s in v)
+  runs = [log[0]]                   # collapse each sample's loop into one letter
+  for item in log[1:]:
+    if item != runs[-1]:
+      runs.append(item)
+  # warm-ups (a, b), then samples a b | b a | a b | b a
+  assert runs == ["a", "b", "a", "b", "a", "b", "a"]
+
+
+def test_a_failing_plugin_is_that_sources_error_only():
+  rec = suite.Recorder(harness.OPENXLA_GROUP, suite.Config(quick=True))
+  cfg = suite.Config(repeats=2, sample_time=0.0005, quick=True)
+
+  def make_call(device):
+    if device == "theirs":
+      raise RuntimeError("BufferFromHost: device is not a CPU device of this client")
+    return lambda: None
+
+  suite._record_pair(rec, cfg, "xla_mlp_step", {"jax": "ours", "openxla": "theirs"}, {},
+                     make_call, lambda s: suite.scaled(s, "ms"))
+  assert len(rec.figures["xla_mlp_step"]["jax"]) == 2
+  assert "openxla" not in rec.figures["xla_mlp_step"]
+  assert rec.errors["xla_mlp_step"] == {
+      "openxla": "RuntimeError: BufferFromHost: device is not a CPU device of this client"}
+  assert rec.unsupported == []
+  missing = {"openxla": RuntimeError("OpenXLA's CPU plugin unavailable")}
+  suite._record_pair(rec, cfg, "xla_matmul_1024", {"jax": "ours"}, missing, make_call,
+                     lambda s: s)
+  assert rec.errors["xla_matmul_1024"] == {"openxla": "RuntimeError: OpenXLA's CPU plugin "
+                                                      "unavailable"}
+  assert len(rec.figures["xla_matmul_1024"]["jax"]) == 2
+
+
+def test_openxla_plugin_install_is_skipped_when_present(tmp_path):
+  fake = tmp_path / "python"
+  fake.write_text("#!/bin/sh\necho True\n")          # find_spec says it is there
+  fake.chmod(0o755)
+  assert run.ensure_openxla_plugin(str(fake), run.Progress()) is None
+  failing = tmp_path / "python2"
+  failing.write_text("#!/bin/sh\necho 'ERROR: no index' >&2\nexit 1\n")
+  failing.chmod(0o755)
+  message = run.ensure_openxla_plugin(str(failing), run.Progress())
+  assert message == f"pip install --no-deps {harness.OPENXLA_WHEEL} failed: ERROR: no index"
+
+
+def test_openxla_group_runs_with_both_plugins():
+  _jax_backend()
+  pytest.importorskip(harness.OPENXLA_MODULE)
+  result = run.run_suite(sys.executable, harness.OPENXLA_GROUP, quick=True, repeats=1,
+                         timeout=600)
+  assert not result["errors"], result["errors"]
+  for figure in harness.figures_of(harness.OPENXLA_GROUP, quick=True):
+    sources = result["figures"][figure.name]
+    assert set(sources) == {"jax", "openxla"} and all(
+        len(v) == 1 and v[0] > 0 for v in sources.values()), figure.name

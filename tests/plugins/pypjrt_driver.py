@@ -5,17 +5,17 @@ our wheels and pypjrt installed; prints one JSON report on stdout. Each section
 records its own failure, so one broken entry point does not hide the others.
 
 pypjrt compiles StableHLO text only (format "mlir"); our plugin reads format
-"hlo", a serialized HloModuleProto. So the programs here are HloModuleProtos
-written by a small encoder below (field numbers from OpenXLA's hlo.proto and
-xla_data.proto), checked against their HLO text with jaxlib's own reader, and
-handed to the plugin through pypjrt's argument structs with format "hlo".
+"hlo", a serialized HloModuleProto. So the programs here are written as HLO
+text, serialized by jaxlib (_hlo_text_to_module_proto), read back by jaxlib's
+own reader for the test to compare, and handed to the plugin through pypjrt's
+argument structs with format "hlo". Compile options naming a device come from
+jaxlib too (_replicated_compile_options).
 """
 
 import ctypes
 import importlib.util
 import json
 import os
-import struct
 import sys
 import traceback
 
@@ -26,136 +26,61 @@ from pypjrt.typing import F32 as PJRT_F32, S32 as PJRT_S32
 
 from jaxlib import _jax
 
-# ---------------------------------------------------------------- protobuf wire
+# ---------------------------------------------------------------- programs
 
 
-def _varint(n: int) -> bytes:
-  if n < 0:
-    n += 1 << 64  # int32/int64 fields: negative numbers take ten bytes
-  out = bytearray()
-  while True:
-    low = n & 0x7F
-    n >>= 7
-    if n:
-      out.append(low | 0x80)
-    else:
-      out.append(low)
-      return bytes(out)
+def shape(etype: str, dims) -> str:
+  """An HLO shape with the row-major layout ({n-1,...,0})."""
+  layout = ",".join(str(d) for d in reversed(range(len(dims))))
+  return f"{etype}[{','.join(str(d) for d in dims)}]{{{layout}}}"
 
 
-def _int(field: int, value: int) -> bytes:
-  return _varint(field << 3) + _varint(value)
+def module(name: str, params, result: str, body: str, callees: str = "") -> bytes:
+  """A module whose entry computation `main` takes `params` ((name, shape)
+  pairs, in parameter order), written as HLO text and serialized by jaxlib."""
+  layout = f"({', '.join(s for _, s in params)})->{result}"
+  decls = "".join(f"  {p} = {s} parameter({i})\n" for i, (p, s) in enumerate(params))
+  text = (f"HloModule {name}, entry_computation_layout={{{layout}}}\n\n{callees}"
+          f"ENTRY main {{\n{decls}{body}}}\n")
+  return _jax._hlo_text_to_module_proto(text)
 
 
-def _len(field: int, payload: bytes) -> bytes:
-  return _varint(field << 3 | 2) + _varint(len(payload)) + payload
+def binary_program(opcode: str, etype: str, dims) -> bytes:
+  s = shape(etype, dims)
+  return module(f"jit_{opcode}", [("a", s), ("b", s)], s,
+                f"  ROOT {opcode} = {s} {opcode}(a, b)\n")
 
 
-def _ints(field: int, values) -> bytes:
-  values = list(values)
-  return _len(field, b"".join(_varint(v) for v in values)) if values else b""
+def dot_program(etype: str, lhs, rhs) -> bytes:
+  out = shape(etype, [lhs[0], rhs[1]])
+  return module("jit_dot", [("a", shape(etype, lhs)), ("b", shape(etype, rhs))], out,
+                f"  ROOT dot = {out} dot(a, b), lhs_contracting_dims={{1}}, "
+                "rhs_contracting_dims={0}\n")
 
 
-# -------------------------------------------------------------- HloModuleProto
-
-PRED, S32, F32 = 1, 4, 11  # xla.PrimitiveType
-
-
-def shape_proto(etype: int, dims) -> bytes:
-  """ShapeProto with the row-major layout ({n-1,...,0})."""
-  return (_int(2, etype) + _ints(3, dims) +
-          _len(5, _ints(1, reversed(range(len(dims))))))
-
-
-def scalar_literal(etype: int, value) -> bytes:
-  payload = {F32: lambda v: _len(8, struct.pack("<f", v)),
-             S32: lambda v: _ints(4, [v])}[etype](value)
-  return _len(1, shape_proto(etype, [])) + payload
+def reduce_program(opcode: str, etype: str, dims, axis: int, init) -> bytes:
+  scalar = shape(etype, [])
+  region = (f"region_{opcode} {{\n  x = {scalar} parameter(0)\n  y = {scalar} parameter(1)\n"
+            f"  ROOT {opcode} = {scalar} {opcode}(x, y)\n}}\n\n")
+  out = shape(etype, [d for i, d in enumerate(dims) if i != axis])
+  return module(f"jit_reduce_{opcode}", [("a", shape(etype, dims))], out,
+                f"  init = {scalar} constant({init})\n"
+                f"  ROOT reduce = {out} reduce(a, init), dimensions={{{axis}}}, "
+                f"to_apply=region_{opcode}\n", callees=region)
 
 
-class Computation:
-  """Instructions of one HloComputationProto; ids are unique in the module."""
-
-  def __init__(self, module: "Module", name: str):
-    self.module, self.name = module, name
-    self.id = module.new_id()
-    self.instructions: list[bytes] = []
-    self.params: list[bytes] = []
-
-  def op(self, name: str, opcode: str, shape: bytes, operands=(), extra: bytes = b"") -> int:
-    iid = self.module.new_id()
-    self.instructions.append(
-        _len(1, name.encode()) + _len(2, opcode.encode()) + _len(3, shape) +
-        _int(35, iid) + _ints(36, operands) + extra)
-    return iid
-
-  def param(self, number: int, name: str, shape: bytes) -> int:
-    self.params.append(shape)
-    return self.op(name, "parameter", shape, extra=_int(9, number))
-
-  def program_shape(self, result: bytes) -> bytes:
-    return b"".join(_len(1, p) for p in self.params) + _len(2, result)
-
-  def finish(self, root: int, result: bytes) -> bytes:
-    self.root, self.result = root, result
-    return (_len(1, self.name.encode()) + b"".join(_len(2, i) for i in self.instructions) +
-            _len(4, self.program_shape(result)) + _int(5, self.id) + _int(6, root))
-
-
-class Module:
-
-  def __init__(self, name: str):
-    self.name = name
-    self._next = 0
-    self.computations: list[bytes] = []
-
-  def new_id(self) -> int:
-    self._next += 1
-    return self._next
-
-  def add(self, computation: Computation, root: int, result: bytes) -> None:
-    self.computations.append(computation.finish(root, result))
-
-  def serialize(self, entry: Computation) -> bytes:
-    """The entry is the last computation added (callees come first)."""
-    return (_len(1, self.name.encode()) + _len(2, entry.name.encode()) +
-            b"".join(_len(3, c) for c in self.computations) +
-            _len(4, entry.program_shape(entry.result)) + _int(5, 1) + _int(6, entry.id))
-
-
-def binary_program(opcode: str, etype: int, dims) -> bytes:
-  m = Module(f"jit_{opcode}")
-  e = Computation(m, "main")
-  s = shape_proto(etype, dims)
-  a, b = e.param(0, "a", s), e.param(1, "b", s)
-  m.add(e, e.op(opcode, opcode, s, [a, b]), s)
-  return m.serialize(e)
-
-
-def dot_program(etype: int, lhs, rhs) -> bytes:
-  m = Module("jit_dot")
-  e = Computation(m, "main")
-  a = e.param(0, "a", shape_proto(etype, lhs))
-  b = e.param(1, "b", shape_proto(etype, rhs))
-  out = shape_proto(etype, [lhs[0], rhs[1]])
-  numbers = _len(30, _ints(1, [1]) + _ints(2, [0]))  # DotDimensionNumbers
-  m.add(e, e.op("dot", "dot", out, [a, b], numbers), out)
-  return m.serialize(e)
-
-
-def reduce_program(opcode: str, etype: int, dims, axis: int, init) -> bytes:
-  m = Module(f"jit_reduce_{opcode}")
-  r = Computation(m, f"region_{opcode}")
-  scalar = shape_proto(etype, [])
-  x, y = r.param(0, "x", scalar), r.param(1, "y", scalar)
-  m.add(r, r.op(opcode, opcode, scalar, [x, y]), scalar)
-  e = Computation(m, "main")
-  a = e.param(0, "a", shape_proto(etype, dims))
-  c = e.op("init", "constant", scalar, extra=_len(8, scalar_literal(etype, init)))
-  out_dims = [d for i, d in enumerate(dims) if i != axis]
-  out = shape_proto(etype, out_dims)
-  m.add(e, e.op("reduce", "reduce", out, [a, c], _ints(14, [axis]) + _ints(38, [r.id])), out)
-  return m.serialize(e)
+def patched(program: bytes, before: bytes, after: bytes) -> bytes:
+  """`program` with the bytes in which the serialized programs `before` and
+  `after` differ changed as in `after`. All three have the same length, so
+  every length prefix in `program` stays valid."""
+  assert len(program) == len(before) == len(after), (len(program), len(before), len(after))
+  out = bytearray(program)
+  for i, (x, y) in enumerate(zip(before, after)):
+    if x != y:
+      assert out[i] == x, i
+      out[i] = y
+  assert out != program
+  return bytes(out)
 
 
 # ------------------------------------------------------------------ pypjrt glue
@@ -170,13 +95,17 @@ class HloClient(pypjrt.Client):
   """pypjrt's Client, compiling programs in PJRT's "hlo" format.
 
   Client.compile sends format "mlir"; this builds the same PJRT_Program and
-  PJRT_Client_Compile_Args through pypjrt's own struct layouts with format "hlo"
-  and the compile options pypjrt encodes.
+  PJRT_Client_Compile_Args through pypjrt's own struct layouts with format "hlo".
+  `options` is a serialized CompileOptionsProto, or pypjrt.CompileOptions
+  (default: pypjrt's defaults) for pypjrt to encode.
   """
 
   def compile(self, program, *, options=None, cache=None):
     code = program.encode() if isinstance(program, str) else bytes(program)
-    opts = (options or pypjrt.CompileOptions()).encode(self._plugin.abi)
+    if isinstance(options, bytes):
+      opts = options
+    else:
+      opts = (options or pypjrt.CompileOptions()).encode(self._plugin.abi)
     keep = [ctypes.create_string_buffer(b, len(b)) for b in (code, b"hlo", opts)]
     prog = self._plugin.args("PJRT_Program",
                              code=ctypes.cast(keep[0], ctypes.c_void_p), code_size=len(code),
@@ -247,14 +176,15 @@ def section_round_trip(report, client):
 
 def section_execute(report, client):
   """Every program on every device: device 0 with pypjrt's default compile
-  options, the others with a device assignment naming them."""
+  options, the others with jaxlib's compile options placing the one replica
+  on them."""
   results = {}
   with client.devices() as devices:
     for name, (proto, args) in PROGRAMS.items():
       for device in devices:
         options = pypjrt.CompileOptions()
         if device is not devices[0]:
-          options = pypjrt.CompileOptions(device_assignment=device_assignment_proto(device.id))
+          options = _jax._replicated_compile_options(num_replicas=1, device_ids=[device.id])
         with client.compile(proto, options=options) as exe:
           bufs = [upload(client, a, device) for a in args]
           (out,) = exe.execute_sharded([bufs])[0]
@@ -282,28 +212,30 @@ def section_serialize(report, client):
       b.close()
 
 
-def device_assignment_proto(device_id: int) -> bytes:
-  """DeviceAssignmentProto: one replica, one computation, on `device_id`."""
-  return _int(1, 1) + _int(2, 1) + _len(3, _ints(1, [device_id]))
-
-
 def section_errors(report, client):
-  """Programs that cannot compile or run must come back as PJRT errors."""
+  """Programs that cannot compile or run must come back as PJRT errors.
+
+  jaxlib serializes valid programs only, so the invalid ones are valid ones
+  with bytes replaced in place by bytes of the same length."""
   cases = {}
-  bad_shapes = Module("jit_bad")
-  e = Computation(bad_shapes, "main")
-  a = e.param(0, "a", shape_proto(F32, [3]))
-  b = e.param(1, "b", shape_proto(F32, [4]))
-  bad_shapes.add(e, e.op("add", "add", shape_proto(F32, [3]), [a, b]), shape_proto(F32, [3]))
-  unknown = Module("jit_unknown")
-  e2 = Computation(unknown, "main")
-  p = e2.param(0, "a", shape_proto(F32, [3]))
-  unknown.add(e2, e2.op("frobnicate", "frobnicate", shape_proto(F32, [3]), [p]),
-              shape_proto(F32, [3]))
+  # f32[3] + f32[4]: a valid f32[3] + f32[3] add, with parameter b's dimension
+  # bytes taken from two programs that differ only in that dimension (3 or 4).
+  f32_3 = shape("f32", [3])
+
+  def bad(b_dim, operands):
+    return module("jit_bad", [("a", f32_3), ("b", shape("f32", [b_dim]))], f32_3,
+                  f"  ROOT add = {f32_3} add({operands})\n")
+
+  shape_mismatch = patched(bad(3, "a, b"), bad(3, "a, a"), bad(4, "a, a"))
+  # An opcode of the length of "frobnicate" renamed to it.
+  s32_3 = shape("s32", [3])
+  shift = module("jit_unknown", [("a", s32_3), ("b", s32_3)], s32_3,
+                 f"  ROOT shifted = {s32_3} shift-left(a, b)\n")
+  assert shift.count(b"shift-left") == 1
   programs = {"garbage_bytes": b"\xff\xff\xff\xff this is not a protobuf",
               "empty_program": b"",
-              "shape_mismatch": bad_shapes.serialize(e),
-              "unknown_opcode": unknown.serialize(e2)}
+              "shape_mismatch": shape_mismatch,
+              "unknown_opcode": shift.replace(b"shift-left", b"frobnicate")}
   for name, proto in programs.items():
     try:
       client.compile(proto).close()
@@ -311,7 +243,7 @@ def section_errors(report, client):
     except errors.PjrtError as err:
       cases[name] = error_info(err)
   try:
-    HloClient.__mro__[1].compile(client, "module { }").close()  # pypjrt's own: "mlir"
+    pypjrt.Client.compile(client, "module { }").close()  # format "mlir"
     cases["mlir_format"] = {"type": None}
   except errors.PjrtError as err:
     cases["mlir_format"] = error_info(err)
@@ -343,7 +275,7 @@ def section_conformance(report, plugin, hlo: bool):
   """pypjrt's conformance suite, as shipped, or with programs in format "hlo"."""
   saved = conform.ADD_MLIR, conform.Client
   if hlo:
-    conform.ADD_MLIR = binary_program("add", F32, [4])
+    conform.ADD_MLIR = binary_program("add", "f32", [4])
     conform.Client = HloClient
   try:
     rep = conform.run(plugin)
@@ -357,7 +289,7 @@ def section_conformance(report, plugin, hlo: bool):
 F32_A = (np.arange(6, dtype=np.float32).reshape(2, 3) - 2.5) * 1.25
 F32_B = np.arange(6, 12, dtype=np.float32).reshape(2, 3) / 3
 S32_A = np.array([3, -4, 2147483000, -7, 0], np.int32)
-S32_B = np.array([9, 4, 600, -2147483000, 11], np.int32)
+S32_B = np.array([9, 4, 700, -2147483000, 11], np.int32)  # 2147483000 + 700 wraps
 DOT_A = np.arange(6, dtype=np.float32).reshape(2, 3) - 1
 DOT_B = np.arange(12, dtype=np.float32).reshape(3, 4) / 2
 S32_M = np.array([[4, -9, 7], [-1, -20, 3], [8, -5, -6], [0, -3, 2]], np.int32)
@@ -365,13 +297,13 @@ S32_DOT_A = np.array([[1, -2, 3], [4, 5, -6]], np.int32)
 S32_DOT_B = np.arange(12, dtype=np.int32).reshape(3, 4) - 5
 
 PROGRAMS = {
-    "add_f32": (binary_program("add", F32, [2, 3]), [F32_A, F32_B]),
-    "add_s32": (binary_program("add", S32, [5]), [S32_A, S32_B]),
-    "multiply_f32": (binary_program("multiply", F32, [2, 3]), [F32_A, F32_B]),
-    "dot_f32": (dot_program(F32, [2, 3], [3, 4]), [DOT_A, DOT_B]),
-    "dot_s32": (dot_program(S32, [2, 3], [3, 4]), [S32_DOT_A, S32_DOT_B]),
-    "reduce_sum_f32": (reduce_program("add", F32, [2, 3], 1, 0.0), [F32_A]),
-    "reduce_max_s32": (reduce_program("maximum", S32, [4, 3], 0, -2147483648), [S32_M]),
+    "add_f32": (binary_program("add", "f32", [2, 3]), [F32_A, F32_B]),
+    "add_s32": (binary_program("add", "s32", [5]), [S32_A, S32_B]),
+    "multiply_f32": (binary_program("multiply", "f32", [2, 3]), [F32_A, F32_B]),
+    "dot_f32": (dot_program("f32", [2, 3], [3, 4]), [DOT_A, DOT_B]),
+    "dot_s32": (dot_program("s32", [2, 3], [3, 4]), [S32_DOT_A, S32_DOT_B]),
+    "reduce_sum_f32": (reduce_program("add", "f32", [2, 3], 1, 0), [F32_A]),
+    "reduce_max_s32": (reduce_program("maximum", "s32", [4, 3], 0, -2147483648), [S32_M]),
 }
 
 

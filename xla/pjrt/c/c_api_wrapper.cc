@@ -625,7 +625,7 @@ PJRT_Extension_Base* Extensions() {
     PJRT_CustomCall_Extension e;
     std::memset(&e, 0, sizeof(e));
     e.base.struct_size = PJRT_CustomCall_Extension_STRUCT_SIZE;
-    e.base.type = PJRT_Extension_Type_JaxCustomCall;
+    PJRT_SetExtensionType(&e.base, PJRT_EXTENSION_JAX_CUSTOM_CALL);
     e.base.next = HostCallbackExtension();
     e.register_custom_call = CustomCallRegister;
     return e;

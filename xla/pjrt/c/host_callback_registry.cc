@@ -71,7 +71,7 @@ PJRT_Extension_Base* HostCallbackExtension() {
     PJRT_HostCallback_Extension e;
     std::memset(&e, 0, sizeof(e));
     e.base.struct_size = PJRT_HostCallback_Extension_STRUCT_SIZE;
-    e.base.type = PJRT_Extension_Type_JaxHostCallback;
+    PJRT_SetExtensionType(&e.base, PJRT_EXTENSION_JAX_HOST_CALLBACK);
     e.base.next = nullptr;
     e.register_callback = Register;
     e.unregister_callback = Unregister;

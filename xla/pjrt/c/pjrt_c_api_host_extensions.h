@@ -26,15 +26,30 @@
 #ifndef XLA_PJRT_C_PJRT_C_API_HOST_EXTENSIONS_H_
 #define XLA_PJRT_C_PJRT_C_API_HOST_EXTENSIONS_H_
 
+#include <string.h>
+
 #include "xla/pjrt/c/pjrt_c_api.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* "JA" in the high bytes: ids of this project's own extensions. */
-#define PJRT_Extension_Type_JaxHostCallback ((PJRT_Extension_Type)0x4A410001)
-#define PJRT_Extension_Type_JaxCustomCall ((PJRT_Extension_Type)0x4A410002)
+/* "JA" in the high bytes: ids of this project's own extensions. They lie
+ * outside PJRT_Extension_Type's enumerators (as do the ids of extensions newer
+ * than a reader's header), so the type field is read and written as the 32-bit
+ * integer it is, never as an enum value. */
+#define PJRT_EXTENSION_JAX_HOST_CALLBACK 0x4A410001u
+#define PJRT_EXTENSION_JAX_CUSTOM_CALL 0x4A410002u
+
+static inline uint32_t PJRT_ExtensionTypeOf(const PJRT_Extension_Base* e) {
+  uint32_t type;
+  memcpy(&type, &e->type, sizeof type);
+  return type;
+}
+
+static inline void PJRT_SetExtensionType(PJRT_Extension_Base* e, uint32_t type) {
+  memcpy(&e->type, &type, sizeof type);
+}
 
 /* The target name host-callback custom-calls use. */
 #define PJRT_HOST_CALLBACK_TARGET "xla_ffi_python_cpu_callback"
@@ -63,7 +78,7 @@ typedef PJRT_Error* PJRT_HostCallback_Register(PJRT_HostCallback_Register_Args* 
 typedef PJRT_Error* PJRT_HostCallback_Unregister(PJRT_HostCallback_Unregister_Args* args);
 
 typedef struct PJRT_HostCallback_Extension {
-  PJRT_Extension_Base base; /* type == PJRT_Extension_Type_JaxHostCallback */
+  PJRT_Extension_Base base; /* type PJRT_EXTENSION_JAX_HOST_CALLBACK */
   PJRT_HostCallback_Register* register_callback;
   PJRT_HostCallback_Unregister* unregister_callback;
 } PJRT_HostCallback_Extension;
@@ -82,7 +97,7 @@ PJRT_DEFINE_STRUCT_TRAITS(PJRT_CustomCall_Register_Args, function);
 typedef PJRT_Error* PJRT_CustomCall_Register(PJRT_CustomCall_Register_Args* args);
 
 typedef struct PJRT_CustomCall_Extension {
-  PJRT_Extension_Base base; /* type == PJRT_Extension_Type_JaxCustomCall */
+  PJRT_Extension_Base base; /* type PJRT_EXTENSION_JAX_CUSTOM_CALL */
   PJRT_CustomCall_Register* register_custom_call;
 } PJRT_CustomCall_Extension;
 PJRT_DEFINE_STRUCT_TRAITS(PJRT_CustomCall_Extension, register_custom_call);

@@ -40,7 +40,7 @@ bool AddFloats(void* user_data, const void* const* operands, size_t num_operands
 
 uint64_t RegisterThroughExtension(AddContext* ctx) {
   const auto* ext = reinterpret_cast<const PJRT_HostCallback_Extension*>(HostCallbackExtension());
-  CHECK_TRUE(ext->base.type == PJRT_Extension_Type_JaxHostCallback);
+  CHECK_TRUE(PJRT_ExtensionTypeOf(&ext->base) == PJRT_EXTENSION_JAX_HOST_CALLBACK);
   PJRT_HostCallback_Register_Args args;
   std::memset(&args, 0, sizeof(args));
   args.struct_size = PJRT_HostCallback_Register_Args_STRUCT_SIZE;
