@@ -7,6 +7,7 @@
 #include "xla/hlo/parser/parser.h"
 #include "xla/hlo/proto/compile_options.h"
 #include "xla/hlo/proto/hlo_proto.h"
+#include "xla/pjrt/c/utf8.h"
 
 namespace jax {
 namespace {
@@ -14,8 +15,9 @@ namespace {
 template <typename T>
 T ValueOrThrow(xla::StatusOr<T> value, const std::string& context) {
   if (!value.ok()) {
+    // Python decodes messages strictly; the text may quote any bytes it was given.
     throw XlaRuntimeError(std::string(xla::StatusCodeName(value.status().code())) + ": " +
-                          context + value.status().message());
+                          context + xla::ToValidUtf8(value.status().message()));
   }
   return std::move(value).value();
 }
@@ -43,7 +45,7 @@ std::string ModuleOfModuleWithConfig(const std::string& bytes) {
 
 std::string HloTextToModuleProto(const std::string& hlo_text) {
   std::unique_ptr<xla::HloModule> module =
-      ValueOrThrow(xla::ParseHloModule(hlo_text), "parsing the HLO program: ");
+      ValueOrThrow(xla::ParseHloModule(hlo_text), "");  // says line and column itself
   return ValueOrThrow(xla::SerializeHloModuleProto(*module), "serializing the HLO program: ");
 }
 

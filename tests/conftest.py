@@ -268,10 +268,19 @@ OPENXLA_CPU_WHEEL = "lammps-jax-pjrt-cpu==0.11.2"
 
 
 @pytest.fixture(scope="session")
-def openxla_cpu_env(wheel_venv):
-  """Python of a venv after `pip install jax` from our wheels, with OpenXLA's CPU
-  plugin beside it (its library: `lammps_jax_pjrt_cpu.PLUGIN_PATH`)."""
-  python = wheel_venv("%d.%d" % sys.version_info[:2], ["jax"])
+def openxla_cpu_env(tmp_path_factory, dist_dir, dist_wheel, python_for):
+  """Python of a venv of its own (the plugin's unmet `jax<=0.11.2` would fail
+  `pip check` in the shared one) after `pip install jax` from our wheels, with
+  OpenXLA's CPU plugin beside it (its library: `lammps_jax_pjrt_cpu.PLUGIN_PATH`)."""
+  version = "%d.%d" % sys.version_info[:2]
+  dist_wheel("jax")
+  dist_wheel("jaxlib", python=version)
+  dist_wheel("jaxlib-cpu")
+  path = tmp_path_factory.mktemp("venv-openxla-cpu")
+  try:
+    python = build_driver.make_venv(str(path / "venv"), python_for(version), ["jax"], dist_dir)
+  except build_driver.BuildError as e:
+    pytest.fail(str(e), pytrace=False)
   proc = subprocess.run([python, "-m", "pip", "install", "--no-deps", "--quiet",
                          "--disable-pip-version-check", OPENXLA_CPU_WHEEL],
                         capture_output=True, text=True, timeout=900)

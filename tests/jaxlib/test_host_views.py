@@ -20,6 +20,11 @@ ENTRY main.1 {
 }
 """
 
+# The same, declaring its parameter a donor: as in PJRT, a program says which
+# arguments it may consume, and a call can only hold them back.
+DOUBLE_DONATING = DOUBLE.replace(
+    "HloModule double,", "HloModule double, input_output_alias={ {}: (0, {}, may-alias) },")
+
 
 @pytest.fixture(scope="module")
 def client():
@@ -70,7 +75,7 @@ def test_copies_where_asked_or_needed(client):
 
 
 def test_viewed_buffer_is_not_reused_by_donation(client):
-  exe = client.compile_and_load(DOUBLE, client.devices()[:1])
+  exe = client.compile_and_load(DOUBLE_DONATING, client.devices()[:1])
   x = _put(client, np.array([1, 2, 3, 4], np.float32))
   view = np.asarray(x)
   (out,) = exe.execute([x], donated=[0])
