@@ -8,13 +8,14 @@
 #include "jaxlib/py_device_list.h"
 #include "jaxlib/py_executable.h"
 #include "jaxlib/py_host_callback.h"
+#include "jaxlib/py_topology.h"
 #include "jaxlib/pytree.h"
 #include "jaxlib/status_casters.h"
 
 namespace nb = nanobind;
 
 // Bumped whenever the extension gains a feature that jax may test for.
-#define JAXLIB_EXTENSION_VERSION 5
+#define JAXLIB_EXTENSION_VERSION 6
 
 NB_MODULE(_jax, m) {
   m.doc() = "jaxlib's native core: loads plugins and drives them through the C API.";
@@ -27,6 +28,7 @@ NB_MODULE(_jax, m) {
   static nb::exception<jax::XlaRuntimeError> xla_runtime_error(m, "XlaRuntimeError", PyExc_RuntimeError);
   static nb::exception<jax::PluginLoadError> plugin_load_error(m, "PluginLoadError", PyExc_RuntimeError);
   jax::RegisterClient(m);
+  jax::RegisterTopology(m);
   jax::RegisterDeviceList(m);
   jax::RegisterArray(m);
   jax::RegisterExecutable(m);

@@ -17,32 +17,28 @@ std::string Str(const char* data, size_t size) { return std::string(data, size);
 
 }  // namespace
 
+static void CopyDescription(PyDevice* d, const DeviceDescriptionInfo& info) {
+  d->id = info.id;
+  d->process_index = info.process_index;
+  d->kind = info.kind;
+  d->debug_string = info.debug_string;
+  d->to_string = info.to_string;
+  d->attributes = info.attributes;
+}
+
+PyDevice::PyDevice(PyClient* client, const DeviceDescriptionInfo& description)
+    : client_(client), device_(nullptr) {
+  CopyDescription(this, description);
+  local_hardware_id = -1;
+  platform = client->platform();
+}
+
 PyDevice::PyDevice(PyClient* client, PJRT_Device* device) : client_(client), device_(device) {
   const PJRT_Api* api = client->api();
   auto desc = PjrtArgs<PJRT_Device_GetDescription_Args>();
   desc.device = device;
   ThrowIfError(api, api->PJRT_Device_GetDescription(&desc));
-  PJRT_DeviceDescription* d = desc.device_description;
-  auto id_args = PjrtArgs<PJRT_DeviceDescription_Id_Args>();
-  id_args.device_description = d;
-  ThrowIfError(api, api->PJRT_DeviceDescription_Id(&id_args));
-  id = id_args.id;
-  auto process = PjrtArgs<PJRT_DeviceDescription_ProcessIndex_Args>();
-  process.device_description = d;
-  ThrowIfError(api, api->PJRT_DeviceDescription_ProcessIndex(&process));
-  process_index = process.process_index;
-  auto kind_args = PjrtArgs<PJRT_DeviceDescription_Kind_Args>();
-  kind_args.device_description = d;
-  ThrowIfError(api, api->PJRT_DeviceDescription_Kind(&kind_args));
-  kind = Str(kind_args.device_kind, kind_args.device_kind_size);
-  auto debug = PjrtArgs<PJRT_DeviceDescription_DebugString_Args>();
-  debug.device_description = d;
-  ThrowIfError(api, api->PJRT_DeviceDescription_DebugString(&debug));
-  debug_string = Str(debug.debug_string, debug.debug_string_size);
-  auto repr = PjrtArgs<PJRT_DeviceDescription_ToString_Args>();
-  repr.device_description = d;
-  ThrowIfError(api, api->PJRT_DeviceDescription_ToString(&repr));
-  to_string = Str(repr.to_string, repr.to_string_size);
+  CopyDescription(this, ReadDeviceDescription(api, desc.device_description));
   auto addressable = PjrtArgs<PJRT_Device_IsAddressable_Args>();
   addressable.device = device;
   ThrowIfError(api, api->PJRT_Device_IsAddressable(&addressable));
@@ -88,6 +84,11 @@ PyDevice::PyDevice(PyClient* client, PJRT_Device* device) : client_(client), dev
 
 PyDevice::MemoryStats PyDevice::GetMemoryStats() const {
   const PJRT_Api* api = client_->api();
+  if (device_ == nullptr) {
+    throw XlaRuntimeError("FAILED_PRECONDITION: " + debug_string +
+                          " is a compile-only device (a topology's description): it has no "
+                          "memory to report");
+  }
   RequireFunction(*client_->plugin(), offsetof(PJRT_Api, PJRT_Device_MemoryStats),
                   "memory_stats()");
   auto args = PjrtArgs<PJRT_Device_MemoryStats_Args>();
@@ -140,6 +141,30 @@ std::shared_ptr<PyClient> PyClient::Create(std::shared_ptr<Plugin> plugin,
   }
   return c;
 }
+
+std::shared_ptr<PyClient> PyClient::CreateCompileOnly(std::shared_ptr<PjrtTopology> topology) {
+  std::shared_ptr<PyClient> c(new PyClient());
+  c->plugin_ = topology->plugin();
+  c->platform_ = topology->platform();
+  c->platform_version_ = topology->platform_version();
+  for (const DeviceDescriptionInfo& info : topology->devices()) {
+    c->devices_.push_back(std::make_shared<PyDevice>(c.get(), info));
+  }
+  c->topology_ = std::move(topology);
+  return c;
+}
+
+namespace {
+
+[[noreturn]] void ThrowCompileOnly(const PyClient& client, const std::string& what) {
+  throw XlaRuntimeError("FAILED_PRECONDITION: " + what + ": the " + client.platform() +
+                        " devices of topology '" + client.topology()->name() +
+                        "' are compile-only (described, not attached), so nothing can be " +
+                        "transferred to them or run on them; compile for them ahead of time " +
+                        "and run the serialized executable where the devices are");
+}
+
+}  // namespace
 
 PyClient::~PyClient() {
   if (client_ == nullptr) return;
@@ -197,6 +222,10 @@ std::shared_ptr<PyBuffer> PyClient::BufferFromHostBuffer(const void* data, PJRT_
                                                          PJRT_Device* device,
                                                          void (*done_with_host_buffer)(void*),
                                                          void* done_user_data) {
+  if (topology_ != nullptr) {
+    if (done_with_host_buffer != nullptr) done_with_host_buffer(done_user_data);
+    ThrowCompileOnly(*this, "cannot place an array on a compile-only device");
+  }
   if (device != nullptr && !Owns(device)) {
     if (done_with_host_buffer != nullptr) done_with_host_buffer(done_user_data);
     CheckOwns(device, "buffer_from_pyval");
@@ -257,6 +286,10 @@ std::shared_ptr<PyLoadedExecutable> PyClient::Compile(
     const std::string& hlo_module_proto, const std::string& options,
     std::vector<std::shared_ptr<PyDevice>> devices) {
   for (const auto& d : devices) CheckOwns(d->c_device(), "compile");
+  if (topology_ != nullptr) {
+    PJRT_Executable* compiled = topology_->Compile(hlo_module_proto, options);
+    return std::make_shared<PyLoadedExecutable>(shared_from_this(), compiled, std::move(devices));
+  }
   static const char kFormat[] = "hlo";
   auto program = PjrtArgs<PJRT_Program>();
   program.code = const_cast<char*>(hlo_module_proto.data());  // read only
@@ -276,6 +309,7 @@ std::shared_ptr<PyLoadedExecutable> PyClient::Compile(
 std::shared_ptr<PyLoadedExecutable> PyClient::DeserializeAndLoad(
     const char* serialized, size_t size, const std::string& options,
     std::vector<std::shared_ptr<PyDevice>> devices) {
+  if (topology_ != nullptr) ThrowCompileOnly(*this, "cannot load a serialized executable");
   RequireFunction(*plugin_, offsetof(PJRT_Api, PJRT_Executable_DeserializeAndLoad),
                   "loading a serialized executable");
   for (const auto& d : devices) CheckOwns(d->c_device(), "deserialize_and_load");
@@ -440,6 +474,23 @@ PyLoadedExecutable::PyLoadedExecutable(std::shared_ptr<PyClient> client,
   }
 }
 
+PyLoadedExecutable::PyLoadedExecutable(std::shared_ptr<PyClient> client, PJRT_Executable* compiled,
+                                       std::vector<std::shared_ptr<PyDevice>> devices)
+    : client_(std::move(client)), executable_(nullptr), compiled_(compiled),
+      devices_(std::move(devices)) {
+  const PJRT_Api* api = client_->api();
+  auto outputs = PjrtArgs<PJRT_Executable_NumOutputs_Args>();
+  outputs.executable = compiled_;
+  ThrowIfError(api, api->PJRT_Executable_NumOutputs(&outputs));
+  num_outputs_ = outputs.num_outputs;
+  if (PJRT_API_HAS(api, PJRT_Executable_NumReplicas)) {
+    auto replicas = PjrtArgs<PJRT_Executable_NumReplicas_Args>();
+    replicas.executable = compiled_;
+    ThrowIfError(api, api->PJRT_Executable_NumReplicas(&replicas));
+    num_replicas_ = replicas.num_replicas;
+  }
+}
+
 PyLoadedExecutable::~PyLoadedExecutable() {
   const PJRT_Api* api = client_->api();
   if (compiled_ != nullptr) {
@@ -447,6 +498,7 @@ PyLoadedExecutable::~PyLoadedExecutable() {
     args.executable = compiled_;
     if (PJRT_Error* error = api->PJRT_Executable_Destroy(&args)) ConsumeErrorCode(api, error);
   }
+  if (executable_ == nullptr) return;  // compile only: nothing was loaded
   auto args = PjrtArgs<PJRT_LoadedExecutable_Destroy_Args>();
   args.executable = executable_;
   if (PJRT_Error* error = api->PJRT_LoadedExecutable_Destroy(&args)) ConsumeErrorCode(api, error);
@@ -492,8 +544,19 @@ PyLoadedExecutable::MemoryStats PyLoadedExecutable::GetMemoryStats() const {
   return stats;
 }
 
+int64_t PyLoadedExecutable::SizeOfGeneratedCodeInBytes() const {
+  const PJRT_Api* api = client_->api();
+  RequireFunction(*client_->plugin(), offsetof(PJRT_Api, PJRT_Executable_SizeOfGeneratedCodeInBytes),
+                  "the size of the generated code");
+  auto args = PjrtArgs<PJRT_Executable_SizeOfGeneratedCodeInBytes_Args>();
+  args.executable = compiled_;
+  ThrowIfError(api, api->PJRT_Executable_SizeOfGeneratedCodeInBytes(&args));
+  return args.size_in_bytes;
+}
+
 std::vector<std::vector<std::shared_ptr<PyBuffer>>> PyLoadedExecutable::Execute(
     const std::vector<std::vector<PyBuffer*>>& args, const std::vector<int64_t>& donated) {
+  if (executable_ == nullptr) ThrowCompileOnly(*client_, "cannot execute");
   const size_t num_devices = args.size();
   const size_t num_args = num_devices ? args[0].size() : 0;
   std::vector<std::vector<PJRT_Buffer*>> c_args(num_devices);

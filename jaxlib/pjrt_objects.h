@@ -4,6 +4,7 @@
 #define JAXLIB_PJRT_OBJECTS_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "jaxlib/c_api_loader.h"
+#include "jaxlib/pjrt_topology.h"
 #include "xla/pjrt/c/pjrt_c_api.h"
 
 namespace jax {
@@ -28,6 +30,9 @@ struct PyMemory {
 class PyDevice {
  public:
   PyDevice(PyClient* client, PJRT_Device* device);
+  // A device of a compile-only client: described by a topology, not present
+  // (c_device() is null; it has no memories and runs nothing).
+  PyDevice(PyClient* client, const DeviceDescriptionInfo& description);
   bool is_addressable = true;  // false: a device of another process
   PJRT_Device* c_device() const { return device_; }
   std::shared_ptr<PyClient> client() const;
@@ -38,6 +43,8 @@ class PyDevice {
   std::string debug_string;  // what str(device) prints
   std::string to_string;     // what repr(device) prints
   std::string platform;
+  // Plugin-defined facts (PJRT_DeviceDescription_Attributes), e.g. TPU coords.
+  std::map<std::string, AttributeValue> attributes;
   std::vector<std::shared_ptr<PyMemory>> memories;
   std::shared_ptr<PyMemory> default_memory;
 
@@ -68,9 +75,15 @@ class PyClient : public std::enable_shared_from_this<PyClient> {
   static std::shared_ptr<PyClient> Create(std::shared_ptr<Plugin> plugin,
                                           const std::vector<PJRT_NamedValue>& options,
                                           const KvCallbacks* kv = nullptr);
+  // A compile-only client over `topology`: its devices are the topology's, it
+  // compiles with PJRT_Compile (no PJRT_Client), and it refuses transfers,
+  // loading serialized executables and running.
+  static std::shared_ptr<PyClient> CreateCompileOnly(std::shared_ptr<PjrtTopology> topology);
   ~PyClient();
   const PJRT_Api* api() const { return plugin_->api; }
   PJRT_Client* c_client() const { return client_; }
+  // Non-null for a compile-only client.
+  const std::shared_ptr<PjrtTopology>& topology() const { return topology_; }
   const std::shared_ptr<Plugin>& plugin() const { return plugin_; }
   const std::string& platform() const { return platform_; }
   const std::string& platform_version() const { return platform_version_; }
@@ -123,6 +136,7 @@ class PyClient : public std::enable_shared_from_this<PyClient> {
   std::unordered_set<PyBuffer*> live_buffers_;
   std::shared_ptr<Plugin> plugin_;
   PJRT_Client* client_ = nullptr;
+  std::shared_ptr<PjrtTopology> topology_;
   std::string platform_;
   std::string platform_version_;
   int process_index_ = 0;
@@ -169,11 +183,17 @@ class PyLoadedExecutable {
   // other processes included).
   PyLoadedExecutable(std::shared_ptr<PyClient> client, PJRT_LoadedExecutable* executable,
                      std::vector<std::shared_ptr<PyDevice>> devices);
+  // A program compiled for a compile-only client's topology (owned): it has
+  // everything but the ability to run.
+  PyLoadedExecutable(std::shared_ptr<PyClient> client, PJRT_Executable* compiled,
+                     std::vector<std::shared_ptr<PyDevice>> devices);
   ~PyLoadedExecutable();
   const std::shared_ptr<PyClient>& client() const { return client_; }
   const std::vector<std::shared_ptr<PyDevice>>& devices() const { return devices_; }
   size_t num_outputs() const { return num_outputs_; }
   size_t num_replicas() const { return num_replicas_; }
+  bool is_compile_only() const { return executable_ == nullptr; }
+  int64_t SizeOfGeneratedCodeInBytes() const;
   // The optimized program as a serialized HloModuleProto (fetched once).
   const std::string& optimized_program() const;
   struct MemoryStats {

@@ -75,10 +75,7 @@ PyClient::KvCallbacks KvCallbacksOf(nb::object store) {
 }
 
 }  // namespace
-namespace {
 
-// Converts a Python dict of options into named values; `storage` keeps the
-// strings and lists alive for the duration of the call.
 std::vector<PJRT_NamedValue> ToNamedValues(const nb::dict& options, std::deque<std::string>& strings,
                                            std::deque<std::vector<int64_t>>& lists) {
   std::vector<PJRT_NamedValue> out;
@@ -119,8 +116,6 @@ std::vector<PJRT_NamedValue> ToNamedValues(const nb::dict& options, std::deque<s
   return out;
 }
 
-}  // namespace
-
 void RegisterClient(nb::module_& m) {
   nb::class_<Plugin>(m, "Plugin", "A loaded plugin library (never unloaded).")
       .def_ro("path", &Plugin::path)
@@ -149,6 +144,8 @@ void RegisterClient(nb::module_& m) {
       .def_ro("_is_addressable", &PyDevice::is_addressable)
       .def_ro("platform", &PyDevice::platform)
       .def_ro("device_kind", &PyDevice::kind)
+      .def_prop_ro("_attributes", [](const PyDevice& d) { return d.attributes; },
+                   "Plugin-defined facts about the device (e.g. TPU coords, core_on_chip).")
       .def_prop_ro("client", &PyDevice::client)
       .def("default_memory", [](const PyDevice& d) { return d.default_memory; })
       .def("addressable_memories", [](const PyDevice& d) { return d.memories; })

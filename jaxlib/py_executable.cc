@@ -31,6 +31,9 @@ void RegisterExecutable(nb::module_& m) {
       .def("_num_outputs", &PyLoadedExecutable::num_outputs)
       .def("_num_replicas", &PyLoadedExecutable::num_replicas)
       .def("_optimized_hlo", &PyLoadedExecutable::optimized_program)
+      .def_prop_ro("is_compile_only", &PyLoadedExecutable::is_compile_only)
+      .def("size_of_generated_code_in_bytes",
+           &PyLoadedExecutable::SizeOfGeneratedCodeInBytes)
       .def("_memory_stats", [](const PyLoadedExecutable& e) {
         PyLoadedExecutable::MemoryStats stats = e.GetMemoryStats();
         nb::dict d;
