@@ -505,7 +505,9 @@ PyLoadedExecutable::~PyLoadedExecutable() {
 }
 
 const std::string& PyLoadedExecutable::optimized_program() const {
-  std::call_once(optimized_once_, [this] {
+  std::lock_guard<std::mutex> lock(optimized_mu_);
+  if (optimized_done_) return optimized_program_;
+  {
     const PJRT_Api* api = client_->api();
     RequireFunction(*client_->plugin(), offsetof(PJRT_Api, PJRT_Executable_OptimizedProgram),
                     "the optimized program (as_text)");
@@ -520,7 +522,8 @@ const std::string& PyLoadedExecutable::optimized_program() const {
     bytes.resize(program.code_size);
     std::string format(program.format, program.format_size);
     optimized_program_ = DecodeProgramFormat(format, std::move(bytes));
-  });
+    optimized_done_ = true;
+  }
   return optimized_program_;
 }
 

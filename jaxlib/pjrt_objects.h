@@ -213,7 +213,10 @@ class PyLoadedExecutable {
   std::vector<PJRT_Device*> addressable_devices_;  // execution order
   size_t num_outputs_ = 0;
   size_t num_replicas_ = 1;
-  mutable std::once_flag optimized_once_;
+  // Not a std::once_flag: an exception thrown inside std::call_once aborts the
+  // process with libstdc++ on glibc, and decoding a plugin's program may throw.
+  mutable std::mutex optimized_mu_;
+  mutable bool optimized_done_ = false;
   mutable std::string optimized_program_;
 };
 

@@ -145,6 +145,11 @@ void RegisterArray(nb::module_& m) {
         [](std::shared_ptr<PyClient> client, nb::ndarray<const uint8_t, nb::c_contig, nb::device::cpu> data,
            int type, std::vector<int64_t> dims, std::shared_ptr<PyDevice> device,
            nb::object zero_copy_owner) {
+          if (device && device->client() != client) {
+            throw nb::value_error(("buffer_from_bytes: device " + device->debug_string +
+                                   " belongs to another client than the one asked (" +
+                                   client->platform() + ")").c_str());
+          }
           void (*done)(void*) = nullptr;
           void* done_data = nullptr;
           if (!zero_copy_owner.is_none() && PluginHasZeroCopy(*client)) {

@@ -164,7 +164,10 @@ class SingleDeviceSharding(Sharding):
 
   @property
   def memory_kind(self) -> str | None:
-    return self._memory_kind or self._device.default_memory().kind
+    if self._memory_kind is not None:
+      return self._memory_kind
+    default = self._device.default_memory()  # None on a compile-only device
+    return None if default is None else default.kind
 
   @property
   def is_fully_replicated(self) -> bool:

@@ -38,6 +38,7 @@ Device = _jax.Device
 Memory = _jax.Memory
 Buffer = _jax.Buffer
 LoadedExecutable = _jax.LoadedExecutable
+TopologyDescription = _jax.TopologyDescription
 DeviceList = _jax.DeviceList
 
 
@@ -227,6 +228,24 @@ def make_c_api_client(plugin_name: str, options: dict[str, Any] | None = None,
   return Client.create(plugin, dict(options or {}), distributed_client)
 
 
+def make_c_api_device_topology(plugin_name: str, topology_name: str = "",
+                               **options) -> TopologyDescription:
+  """The topology `topology_name` (e.g. "v5e:2x2" for libtpu) as the plugin describes
+  it, made without a client or any device present (PJRT_TopologyDescription_Create);
+  `options` are the plugin's topology options. The plugin must be loaded already."""
+  plugin = plugin_support.loaded_plugin(plugin_name)
+  if plugin is None:
+    raise RuntimeError(f"plugin '{plugin_name}' is not loaded; call "
+                       "plugin_support.load_pjrt_plugin_dynamically first")
+  return _jax.make_topology(plugin, topology_name, dict(options))
+
+
+def make_compile_only_client(topology: TopologyDescription) -> Client:
+  """A client whose devices are `topology`'s: programs compile for them (ahead of
+  time, through the plugin), but nothing is transferred to them or run on them."""
+  return _jax.make_compile_only_client(topology)
+
+
 def make_cpu_client(asynchronous=True, distributed_client=None, node_id=0, num_nodes=1,
                     collectives=None, num_devices=None, get_local_topology_timeout_minutes=None,
                     get_global_topology_timeout_minutes=None, transfer_server_factory=None) -> Client:
@@ -340,6 +359,17 @@ def _buffer_from_pyval(self: Client, pyval, device: Device | None = None, force_
   # `raw` is a view of `array`: holding it holds the array's memory.
   return _jax.buffer_from_bytes(self, raw, int(etype), list(array.shape), device,
                                 raw if zero_copy else None)
+
+
+def _device_getattr(self: Device, name: str):
+  """A plugin-defined fact about the device (e.g. a TPU's `coords`, `core_on_chip`)."""
+  attributes = self._attributes
+  if name in attributes:
+    return attributes[name]
+  raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+
+Device.__getattr__ = _device_getattr
 
 
 def _compile_and_load(self: Client, computation, executable_devices=None, compile_options=None,
