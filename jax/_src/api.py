@@ -92,6 +92,10 @@ class _Stage:
 
   # The public constructors take JAX's parameters; the jit path builds stages with _make.
   _no_kwargs = False
+  # The one device the arguments are placed on (their shardings'), when they name one;
+  # None: the default device. A compile-only device (jax.experimental.topologies)
+  # makes its topology's compile-only client compile the program.
+  _devices: tuple | None = None
 
   @classmethod
   def _make(cls, jit_fn: PjitFunction | None, closed: core.ClosedJaxpr | None, hoisted, in_tree,
@@ -158,7 +162,23 @@ class _Stage:
     stage = cls._make(self._jit_fn, self._closed, self._hoisted, self.in_tree, self.out_tree,
                       self._in_leaf_avals, self._out_leaf_avals, self._name, self._donated)
     stage._no_kwargs = self._no_kwargs
+    stage._devices = self._devices
     return stage
+
+
+def _placement_device(leaves) -> tuple | None:
+  """(device,) when the arguments that carry a sharding (arrays, ShapeDtypeStructs)
+  all sit on that one device; None when none do, or when they span or disagree on
+  devices (those programs place themselves)."""
+  found = set()
+  for x in leaves:
+    assignment = getattr(getattr(x, "sharding", None), "_device_assignment", None)
+    if assignment is None:
+      continue
+    if len(assignment) != 1:
+      return None
+    found.add(assignment[0])
+  return (found.pop(),) if len(found) == 1 else None
 
 
 def _closed_jaxpr(value, what: str) -> core.ClosedJaxpr:
@@ -258,7 +278,8 @@ class Lowered(_Stage):
     if jit_primitive.has_shard_map(closed):
       exe = shard_map_jit.compile_program(closed, self._name)
     else:
-      exe = execution.compile_jaxpr(closed, self._name, donated=self._donated_invars())
+      exe = execution.compile_jaxpr(closed, self._name, devices=self._devices,
+                                    donated=self._donated_invars())
     if closed is not self._closed:
       exe = physical.LogicalCallable(exe, self._closed.out_avals)
     compiled = self._same(Compiled)
@@ -312,7 +333,8 @@ class Compiled(_Stage):
     return getattr(self._exe, "loaded", None)
 
   def _default_sharding(self):
-    return sharding.SingleDeviceSharding(execution.default_device())
+    devices = getattr(self._exe, "devices", ())
+    return sharding.SingleDeviceSharding(devices[0] if devices else execution.default_device())
 
   @property
   def input_shardings(self):
@@ -650,8 +672,11 @@ class PjitFunction(_jax.jit.JitFunction):
       raise NotImplementedError("jit(f).trace/lower with jax.Ref arguments is not supported "
                                 "here; call the jitted function, or pass the Ref's value")
     donated = self._donated_invars(args, kwargs, len(hoisted))
-    return Traced._make(self, closed, hoisted, in_tree, out_tree, [_abstractify(x) for x in leaves],
-                  donated=donated[len(hoisted):] if donated else None)
+    traced = Traced._make(self, closed, hoisted, in_tree, out_tree,
+                          [_abstractify(x) for x in leaves],
+                          donated=donated[len(hoisted):] if donated else None)
+    traced._devices = _placement_device(leaves)
+    return traced
 
   def lower(self, *args, **kwargs) -> Lowered:
     return self.trace(*args, **kwargs).lower()

@@ -32,9 +32,7 @@ def default_device():
 
 def buffer_from_numpy(value: np.ndarray, device=None):
   device = device or default_device()
-  # The device's own client: with several plugins loaded (ours and a vendor's CPU
-  # plugin, say) the default backend's client cannot place a buffer on another
-  # plugin's device (a plugin may not even check, and crash on the foreign device).
-  client = getattr(device, "client", None) or get_backend()
+  # The device's own client: with several plugins loaded (ours and a vendor's,
+  # say) only it may place a buffer there; a compile-only one refuses, saying why.
   # Copied: a jax Array must not change when the numpy array it came from does.
-  return client.buffer_from_pyval(np.asarray(value), device, force_copy=True)
+  return device.client.buffer_from_pyval(np.asarray(value), device, force_copy=True)

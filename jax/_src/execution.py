@@ -379,9 +379,13 @@ def _raise_if_process_lost(error: Exception) -> None:
 def compile_hlo(hlo_text: str, name: str, in_avals, out_avals, devices: Sequence | None = None,
                 donated: Sequence[int] = (), consts: Sequence = ()) -> Executable:
   """Compile HLO text for `devices` (default: the default device), logging the compile.
-  The module's first `len(consts)` parameters take `consts` (see `Executable`)."""
-  client = get_backend()
+  The module's first `len(consts)` parameters take `consts` (see `Executable`).
+
+  The devices' own client compiles: the default backend's, another backend's, or
+  the compile-only client of a topology's devices (jax.experimental.topologies),
+  whose executables compile and report but refuse to run."""
   devices = list(devices) if devices is not None else [default_device()]
+  client = devices[0].client
   if config.jax_dump_hlo:
     print(hlo_text)
   log = config.jax_log_compiles

@@ -392,6 +392,53 @@ def _raise_if_plugin_failed_to_register(platform: str) -> None:
           f"({entry.get('file') or entry['source']}) {entry['status']}")
 
 
+def make_pjrt_topology(platform: str, topology_name: str = "", **options):
+  """The compile-only topology `topology_name` of the plugin providing `platform`
+  (jaxlib's TopologyDescription), made through the plugin's C API without a client:
+  no device need be present. A plugin that JAX_PLATFORMS excludes from running is
+  still used here, since describing devices does not initialise them."""
+  from jax._src import lib  # as in _make_client
+  with _lock:
+    discover_plugins()
+    reg = _registration_for(platform)
+    if reg is None:
+      _register_excluded_plugins(platform)
+      reg = _registration_for(platform)
+    if reg is None:
+      _raise_if_plugin_failed_to_register(platform)
+      raise BackendError(f"No installed plugin provides platform '{platform}' for a "
+                         f"compile-only topology. Fix: pip install \"jax[{_extra_for(platform)}]\"")
+  _check_plugin_version(reg)
+  lib.plugin_support.load_pjrt_plugin_dynamically(reg.name, reg.library_path)
+  try:
+    return lib.xla_client.make_c_api_device_topology(reg.name, topology_name, **options)
+  except lib.xla_client.XlaRuntimeError as e:
+    if str(e).startswith("UNIMPLEMENTED"):
+      raise NotImplementedError(f"The {reg.name} plugin ({reg.library_path}) cannot describe "
+                                f"compile-only topologies: {e}") from e
+    raise
+
+
+def _registration_for(platform: str) -> PluginRegistration | None:
+  matches = [r for r in _registrations.values() if _platform_matches(r, platform.lower())]
+  return max(matches, key=lambda r: r.priority) if matches else None
+
+
+def _register_excluded_plugins(platform: str) -> None:
+  """Initialises the plugin modules of `platform` that discovery skipped because
+  JAX_PLATFORMS left them out (they register; no client is made)."""
+  for module_name, source, ep in _iter_plugin_modules():
+    if not _wanted(module_name, [platform.lower()]):
+      continue
+    module = ep.load() if ep is not None else importlib.import_module(module_name)
+    before = set(_registrations)
+    if hasattr(module, "initialize"):
+      module.initialize()
+    for name in set(_registrations) - before:
+      _registrations[name].source = source
+      _registrations[name].module = module_name
+
+
 def _extra_for(platform: str) -> str:
   return {"cuda": "cuda12", "gpu": "cuda12", "rocm": "rocm6"}.get(platform, platform)
 
