@@ -54,7 +54,7 @@ BUILD_EDITS = {
     "jaxlib-cpu": ("xla/backends/cpu/cpu_client.cc", "\n// benchmark edit\n"),
     "jaxlib-cuda12": ("xla/backends/gpu/cuda_client.cc", "\n// benchmark edit\n"),
     "jaxlib-rocm6": ("xla/backends/gpu/rocm_client.cc", "\n// benchmark edit\n"),
-    "jaxlib-tpu": ("xla/backends/tpu/tpu_client.cc", "\n// benchmark edit\n"),
+    "jaxlib-tpu": ("plugins/tpu/jax_plugins/xla_tpu/__init__.py", "\n# benchmark edit\n"),
 }
 
 

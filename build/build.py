@@ -45,9 +45,11 @@ WHEELS = {
     "jaxlib-rocm6": "//plugins/rocm:wheel",
     "jaxlib-tpu": "//plugins/tpu:wheel",
 }
-PURE_WHEELS = {"jax"}                      # py3-none-any: no auditwheel
+# py3-none-any: no auditwheel. jaxlib-tpu ships no native code: it registers the
+# user's libtpu (Google's, never shipped by us).
+PURE_WHEELS = {"jax", "jaxlib-tpu"}
 PER_PYTHON_WHEELS = {"jaxlib"}             # cp3XY-cp3XY, one per Python
-PLUGIN_WHEELS = {"jaxlib-cpu", "jaxlib-cuda12", "jaxlib-rocm6", "jaxlib-tpu"}  # cp310-abi3
+PLUGIN_WHEELS = {"jaxlib-cpu", "jaxlib-cuda12", "jaxlib-rocm6"}  # cp310-abi3
 
 # The plugin C API entry point: the only symbol a plugin library may export.
 # Engine libraries a plugin opens with dlopen, beside it in its wheel: their one export.

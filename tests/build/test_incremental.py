@@ -164,7 +164,8 @@ def targets_of(wheel_targets: dict[str, str], kind: set[str]) -> list[str]:
   return sorted(t for t, wheel in wheel_targets.items() if wheel in kind)
 
 
-PLUGINS = {"jaxlib-cpu", "jaxlib-cuda12", "jaxlib-rocm6", "jaxlib-tpu"}
+# The plugin wheels built from our compiler (jaxlib-tpu is pure Python: it registers libtpu).
+PLUGINS = {"jaxlib-cpu", "jaxlib-cuda12", "jaxlib-rocm6"}
 
 
 # ---------------------------------------------------------------------------- fast tests

@@ -36,8 +36,9 @@ def test_every_plugin_exports_only_get_pjrt_api(all_plugins_env):
   libs = []
   for root, _, files in os.walk(os.path.join(site, "jax_plugins")):
     libs += [os.path.join(root, f) for f in files if f.endswith("_plugin.so")]
+  # jaxlib-tpu ships no library of its own: it registers the user's libtpu.
   assert sorted(os.path.basename(lib) for lib in libs) == [
-      "xla_cpu_plugin.so", "xla_cuda_plugin.so", "xla_rocm_plugin.so", "xla_tpu_plugin.so"]
+      "xla_cpu_plugin.so", "xla_cuda_plugin.so", "xla_rocm_plugin.so"]
   for lib in libs:
     out = subprocess.run(["nm", "-D", "--extern-only", "--defined-only", lib], capture_output=True, text=True,
                          check=True).stdout
@@ -72,8 +73,9 @@ def test_cpu_and_cuda_plugins_in_one_process(gpu_env):
 
 
 def test_every_plugin_in_one_process(all_plugins_env):
-  # Four libraries, each with its own XLA and LLVM: CPU runs, the others compile
-  # through their compile-only clients, and plain jax still runs on the CPU.
+  # Our three libraries, each with its own XLA and LLVM, and Google's libtpu: CPU
+  # runs, the others compile through their compile-only clients (libtpu's for a
+  # topology), and plain jax still runs on the CPU.
   proc = _run(all_plugins_env, """
       import warnings
       import numpy as np
@@ -87,8 +89,9 @@ def test_every_plugin_in_one_process(all_plugins_env):
       cpu = xc.make_cpu_client()
       cuda = xc.make_gpu_client(platform_name="cuda", mock=True)
       rocm = xc.make_gpu_client(platform_name="rocm", mock=True)
+      tpu.configure_environment()
       ps.load_pjrt_plugin_dynamically("tpu", tpu.library_path())
-      tpu_client = xc.make_c_api_client("tpu", {"mock": True, "topology": "v5e:1x1"})
+      tpu_client = xc.make_compile_only_client(xc.make_c_api_device_topology("tpu", "v5e:1x1"))
       for client in (cuda, rocm, tpu_client):
         exe = client.compile_and_load(TEXT, client.devices()[:1])
         print(client.platform, "compiled", "add(" in exe.as_text())

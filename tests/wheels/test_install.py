@@ -31,6 +31,8 @@ PLUGINS = {  # distribution -> extra of jax that pins it
     "jaxlib-rocm6": "rocm6",
     "jaxlib-tpu": "tpu",
 }
+# The plugins that carry a library of our own (jaxlib-tpu registers the user's libtpu).
+NATIVE_PLUGINS = sorted(set(PLUGINS) - {"jaxlib-tpu"})
 # One manylinux tag, PEP 600 style or a legacy alias (manylinux2014_x86_64); a
 # wheel may carry several, joined by dots.
 MANYLINUX = r"manylinux(_\d+_\d+|1|2010|2014)_x86_64"
@@ -185,7 +187,7 @@ def test_installed_jaxlib_has_typing_stubs(wheel_venv, wheel_python):
   assert proc.stdout.strip() == "True", proc.stdout + proc.stderr
 
 
-@pytest.mark.parametrize("plugin", sorted(PLUGINS))
+@pytest.mark.parametrize("plugin", NATIVE_PLUGINS)
 def test_plugin_wheel_metadata(dist_wheel, plugin, jax_version):
   path = dist_wheel(plugin)
   assert re.fullmatch(rf"{plugin.replace('-', '_')}-.+-cp310-abi3-{MANYLINUX}(\.{MANYLINUX})*\.whl",
@@ -204,6 +206,24 @@ def test_plugin_wheel_metadata(dist_wheel, plugin, jax_version):
   assert entries and all(l.split("=", 1)[1].strip().startswith("jax_plugins.") for l in entries)
 
 
+def test_tpu_wheel_is_pure_python_and_requires_libtpu(dist_wheel, jax_version):
+  path = dist_wheel("jaxlib-tpu")
+  assert os.path.basename(path).endswith("-py3-none-any.whl"), path
+  with zipfile.ZipFile(path) as whl:
+    names = whl.namelist()
+  assert "jax_plugins/xla_tpu/__init__.py" in names
+  assert not [n for n in names if n.endswith(".so")], names  # libtpu is never shipped
+  reqs = requirements(path)
+  assert specifiers(reqs["jaxlib"]) == {f"=={jax_version}"}
+  libtpu = reqs["libtpu"]
+  assert specifiers(libtpu) == {">=0.0.52"}
+  # libtpu 0.0.52 (PJRT 0.117) exists for Python 3.11 and newer only.
+  assert libtpu.marker.evaluate({"python_version": "3.11"})
+  assert not libtpu.marker.evaluate({"python_version": "3.10"})
+  entry_points = dist_info_file(path, "entry_points.txt") or ""
+  assert "[jax_plugins]\nxla_tpu = jax_plugins.xla_tpu" in entry_points, entry_points
+
+
 # The cross-process collectives engine beside the CPU plugin (opened with dlopen only by
 # multi-process clients, after the system's libgloo): its one export. Nothing is grafted:
 # Gloo is not vendored (it would raise the wheel above manylinux_2_28).
@@ -216,7 +236,7 @@ def _needed(path) -> list[str]:
   return re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", out)
 
 
-@pytest.mark.parametrize("plugin", sorted(PLUGINS))
+@pytest.mark.parametrize("plugin", NATIVE_PLUGINS)
 def test_plugin_libraries_export_only_get_pjrt_api(dist_wheel, plugin):
   path = dist_wheel(plugin)
   objects = shared_objects(path)

@@ -32,12 +32,12 @@ SMOKE_SOURCE = os.path.join(REPO, "tests", "wheels", "old_glibc_smoke.c")
 STUB_TOOL = os.path.join(REPO, "build", "manylinux", "make_glibc_stubs.py")
 LIBDIR = "lib/x86_64-linux-gnu"
 
-# distribution -> (library inside the wheel, smoke program arguments)
+# distribution -> (library inside the wheel, smoke program arguments). jaxlib-tpu
+# ships no native code (it registers the user's libtpu), so it has nothing here.
 PLUGINS = {
     "jaxlib-cpu": ("jax_plugins/xla_cpu/xla_cpu_plugin.so", ["run"]),
     "jaxlib-cuda12": ("jax_plugins/xla_cuda/xla_cuda_plugin.so", ["compile", "mock=true"]),
     "jaxlib-rocm6": ("jax_plugins/xla_rocm/xla_rocm_plugin.so", ["compile", "mock=true"]),
-    "jaxlib-tpu": ("jax_plugins/xla_tpu/xla_tpu_plugin.so", ["compile", "mock=true"]),
 }
 # The real libraries of the root that our objects may name as NEEDED.
 ROOT_LIBRARIES = ["libc.so.6", "libm.so.6", "libpthread.so.0", "libdl.so.2", "librt.so.1",

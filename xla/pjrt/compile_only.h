@@ -1,5 +1,5 @@
 // Pieces shared by the compile-only clients (the GPU plugins' mock=True
-// clients and the TPU plugin's): mock devices that can be compiled for but
+// clients): mock devices that can be compiled for but
 // hold no memory, and the choice of devices a Compile call targets.
 #ifndef XLA_PJRT_COMPILE_ONLY_H_
 #define XLA_PJRT_COMPILE_ONLY_H_
@@ -19,7 +19,7 @@ constexpr int64_t kMaxDevices = 4096;
 // One mock device with a single "device" memory.
 class MockDevice final : public Device {
  public:
-  // kind: e.g. "TPU v5 lite (compile-only)"; debug_string: e.g. "tpu:0".
+  // kind: e.g. "NVIDIA H100 (compile-only)"; debug_string: e.g. "cuda:0".
   MockDevice(int id, std::string kind, std::string debug_string);
   int id() const override { return id_; }
   int process_index() const override { return 0; }

@@ -1,5 +1,5 @@
-// Plugin descriptions of the GPU backends (CUDA, ROCm); the TPU plugin's is
-// xla/backends/tpu/tpu_client.h.
+// Plugin descriptions of the GPU backends (CUDA, ROCm). (TPUs run Google's
+// libtpu, registered by the jaxlib-tpu wheel: plugins/tpu.)
 //
 // Client creation opens the vendor driver with dlopen, so the plugins build
 // and load without vendor SDKs; without a driver or a device it fails with a
