@@ -145,10 +145,12 @@ void RegisterArray(nb::module_& m) {
         [](std::shared_ptr<PyClient> client, nb::ndarray<const uint8_t, nb::c_contig, nb::device::cpu> data,
            int type, std::vector<int64_t> dims, std::shared_ptr<PyDevice> device,
            nb::object zero_copy_owner) {
-          if (device && device->client() != client) {
-            throw nb::value_error(("buffer_from_bytes: device " + device->debug_string +
-                                   " belongs to another client than the one asked (" +
-                                   client->platform() + ")").c_str());
+          if (device && device->c_device() == nullptr) {
+            // A topology's device: only its compile-only client knows it, and that
+            // client refuses with the reason (a plugin would see no device at all).
+            return device->client()->BufferFromHostBuffer(
+                data.data(), static_cast<PJRT_Buffer_Type>(type), dims.data(), dims.size(),
+                nullptr, nullptr, nullptr);
           }
           void (*done)(void*) = nullptr;
           void* done_data = nullptr;

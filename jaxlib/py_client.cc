@@ -168,6 +168,9 @@ void RegisterClient(nb::module_& m) {
       })
       .def("__str__", [](const PyDevice& d) { return d.debug_string; })
       .def("__repr__", [](const PyDevice& d) {
+        // A plugin's own repr (libtpu: "TpuDevice(id=0, process_index=0, coords=...)"),
+        // when it gives one apart from the debug string.
+        if (!d.to_string.empty() && d.to_string != d.debug_string) return d.to_string;
         return d.kind == "cpu" ? "CpuDevice(id=" + std::to_string(d.id) + ")"
                                : d.platform + "Device(id=" + std::to_string(d.id) + ")";
       })
@@ -196,6 +199,10 @@ void RegisterClient(nb::module_& m) {
       .def_prop_ro("platform", &PyClient::platform)
       .def_prop_ro("platform_version", &PyClient::platform_version)
       .def_prop_ro("runtime_type", [](const PyClient&) { return "pjrt_c_api"; })
+      .def_prop_ro("is_compile_only",
+                   [](const PyClient& c) { return c.topology() != nullptr; },
+                   "True for a topology's compile-only client: it compiles, but loads and "
+                   "runs nothing.")
       .def_prop_ro("plugin", &PyClient::plugin)
       .def("process_index", &PyClient::process_index)
       .def("devices", [](const PyClient& c) { return c.devices(); })

@@ -172,12 +172,12 @@ def _placement_device(leaves) -> tuple | None:
   devices (those programs place themselves)."""
   found = set()
   for x in leaves:
-    assignment = getattr(getattr(x, "sharding", None), "_device_assignment", None)
-    if assignment is None:
+    devices = getattr(getattr(x, "sharding", None), "device_set", None)
+    if devices is None:
       continue
-    if len(assignment) != 1:
+    if len(devices) != 1:
       return None
-    found.add(assignment[0])
+    found |= devices
   return (found.pop(),) if len(found) == 1 else None
 
 

@@ -72,7 +72,9 @@ def compile_or_get_cached(client, hlo_text: str, devices: Sequence, options: Any
     return compiler.backend_compile_and_load(client, hlo_text, devices, options)
 
   # Host callbacks are numbered per process in the HLO text: never reuse those.
-  if not is_cache_used() or _uses_host_callbacks(hlo_text):
+  # A compile-only client (a topology's) cannot load what the cache holds.
+  if (not is_cache_used() or _uses_host_callbacks(hlo_text)
+      or getattr(client, "is_compile_only", False)):
     return compile()
   folder = config.jax_compilation_cache_dir
   name = _module_name(hlo_text)

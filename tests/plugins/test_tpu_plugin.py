@@ -154,6 +154,7 @@ def test_topology_devices(tpu_env):
                      d.core_on_chip] for d in topo.devices],
         "mesh": [[d.id for d in row] for row in mesh.devices],
         "axis_names": list(mesh.axis_names),
+        "repr": repr(device),
         "default": jax.default_backend(),
         "attached": [d.platform for d in topologies.get_attached_topology().devices]}))
   """, env={"JAX_PLATFORMS": "cpu"})
@@ -164,6 +165,7 @@ def test_topology_devices(tpu_env):
       [2, 0, "tpu", "TPU v5 lite", "TPU_2(process=0,(0,1,0,0))", [0, 1, 0], 0],
       [3, 0, "tpu", "TPU v5 lite", "TPU_3(process=0,(1,1,0,0))", [1, 1, 0], 0]]
   assert sorted(sum(out["mesh"], [])) == [0, 1, 2, 3] and out["axis_names"] == ["x", "y"]
+  assert out["repr"] == "TpuDevice(id=0, process_index=0, coords=(0,0,0), core_on_chip=0)"
   assert out["default"] == "cpu" and out["attached"] == ["cpu"]
 
 
@@ -181,7 +183,7 @@ def test_aot_compile_memory_analysis_matches_real_jax(tpu_env):
         "code_size": exe.size_of_generated_code_in_bytes(),
         "serialized": len(exe.serialize()),
         "compile_only": exe.is_compile_only,
-        "input_device": str(compiled.input_shardings[0][0]._device)}))
+        "input_device": str(*compiled.input_shardings[0][0].device_set)}))
   """)
   out = _json_of(proc)
   assert out["memory"] == REAL_JAX_MEMORY
@@ -245,3 +247,22 @@ def test_programs_compile_for_v5e(tpu_env):
     assert r["code"] > 0, (name, r)
   assert out["elementwise"]["arguments"] == 2 * 256 * 256 * 4
   assert out["dot"]["arguments"] == (256 * 512 + 512 * 128) * 2
+
+
+def test_compile_only_compiles_bypass_the_persistent_cache(tpu_env, tmp_path):
+  # A compile-only client cannot load an executable: with a cache folder set, its
+  # compiles neither read nor write entries (and warn about nothing).
+  code = _TOPOLOGY + f"""
+    jax.config.update("jax_compilation_cache_dir", {str(tmp_path)!r})
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
+    with warnings.catch_warnings(record=True) as caught:
+      warnings.simplefilter("always")
+      arg = jax.ShapeDtypeStruct((128, 128), jnp.float32, sharding=one_device)
+      stats = jax.jit(lambda x: jnp.sin(x) @ x.T).lower(arg).compile().memory_analysis()
+    print(json.dumps({{"code": stats.generated_code_size_in_bytes,
+                      "warnings": [str(w.message) for w in caught]}}))
+  """
+  for _ in range(2):
+    out = _json_of(_run(tpu_env, code))
+    assert out == {"code": REAL_JAX_MEMORY["generated_code_size_in_bytes"], "warnings": []}
+  assert os.listdir(tmp_path) == []
