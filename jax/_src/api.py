@@ -6,6 +6,7 @@ import contextlib
 import functools
 import inspect
 import types
+import warnings
 import weakref
 from typing import Any, Callable, NamedTuple, Protocol, Sequence, runtime_checkable
 
@@ -315,8 +316,10 @@ class Compiled(_Stage):
     if callable(optimized):
       try:
         return optimized()
-      except Exception:  # a backend without the optimized-HLO query
-        pass
+      except Exception as e:
+        if not str(e).startswith("UNIMPLEMENTED"):  # not merely a plugin without the query
+          warnings.warn(f"the optimized program of {self._name} cannot be shown ({e}); "
+                        "showing the program as lowered", RuntimeWarning, stacklevel=2)
     return self._exe.hlo_text
 
   # An SPMD program (a function holding shard_map) knows its per-device costs.
