@@ -266,3 +266,27 @@ def test_compile_only_compiles_bypass_the_persistent_cache(tpu_env, tmp_path):
     out = _json_of(_run(tpu_env, code))
     assert out == {"code": REAL_JAX_MEMORY["generated_code_size_in_bytes"], "warnings": []}
   assert os.listdir(tmp_path) == []
+
+
+def test_topology_errors_say_what_is_wrong(tpu_env):
+  proc = _run(tpu_env, """
+    import json, warnings
+    warnings.simplefilter("ignore")
+    from jax.experimental import topologies
+    out = {}
+    for name, platform in [("v9z:2x2", "tpu"), ("x", "cpu"), ("v5e:2x2", "nosuch")]:
+      try:
+        topologies.get_topology_desc(name, platform)
+        out[platform] = None
+      except Exception as e:
+        out[platform] = f"{type(e).__name__}: {e}"
+    print(json.dumps(out))
+  """)
+  out = _json_of(proc)
+  # libtpu's own reason for a name it does not know.
+  assert out["tpu"].startswith("XlaRuntimeError: INVALID_ARGUMENT"), out
+  assert "v9z" in out["tpu"], out
+  # Our CPU plugin describes no topologies.
+  assert out["cpu"].startswith("NotImplementedError: The cpu plugin"), out
+  assert "PJRT_TopologyDescription_Create" in out["cpu"], out
+  assert out["nosuch"].startswith("BackendError: No installed plugin provides platform 'nosuch'")
