@@ -70,6 +70,7 @@ void Shape::set_minor_to_major(std::vector<int64_t> m2m) {
 void Shape::clear_layout() {
   minor_to_major_.clear();
   tiles_.clear();
+  memory_space_ = 0;
   has_layout_ = false;
   for (Shape& s : tuple_shapes_) s.clear_layout();
 }
@@ -101,15 +102,18 @@ std::string Shape::ToString(bool print_layout) const {
     out += std::to_string(dimensions_[i]);
   }
   out += "]";
-  // Scalars print no layout ("f32[]"), as XLA does.
-  if (print_layout && has_layout_ && !dimensions_.empty()) {
+  // Scalars print no layout ("f32[]") unless it has tiles or a memory space
+  // ("f32[]{:T(128)}"), as XLA does.
+  const bool details = !tiles_.empty() || memory_space_ != 0;
+  if (print_layout && has_layout_ && (!dimensions_.empty() || details)) {
     out += "{";
     for (size_t i = 0; i < minor_to_major_.size(); ++i) {
       if (i > 0) out += ",";
       out += std::to_string(minor_to_major_[i]);
     }
-    // XLA's form: ":T" once, then every tile in parentheses.
-    if (!tiles_.empty()) out += ":T";
+    // XLA's form: ":", then "T" once with every tile in parentheses, then S(n).
+    if (details) out += ":";
+    if (!tiles_.empty()) out += "T";
     for (const std::vector<int64_t>& tile : tiles_) {
       out += "(";
       for (size_t i = 0; i < tile.size(); ++i) {
@@ -118,6 +122,7 @@ std::string Shape::ToString(bool print_layout) const {
       }
       out += ")";
     }
+    if (memory_space_ != 0) out += "S(" + std::to_string(memory_space_) + ")";
     out += "}";
   }
   return out;
@@ -129,7 +134,7 @@ bool Shape::operator==(const Shape& other) const {
   if (dimensions_ != other.dimensions_) return false;
   if (rank() == 0) return true;
   return has_layout_ == other.has_layout_ && minor_to_major_ == other.minor_to_major_ &&
-         tiles_ == other.tiles_;
+         tiles_ == other.tiles_ && memory_space_ == other.memory_space_;
 }
 
 bool Shape::Compatible(const Shape& other) const {

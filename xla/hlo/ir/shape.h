@@ -9,7 +9,10 @@
 // A layout may also carry tiles, as TPU layouts do: f32[3,5]{1,0:T(8,128)}
 // stores the array in 8x128 tiles of its two minor-most dimensions, and a
 // further tile applies inside the previous one (bf16[..]{1,0:T(8,128)(2,1)}).
-// Tiles change the storage size (padding), never the values.
+// Tiles change the storage size (padding), never the values. A tile may have
+// more dimensions than the array (a TPU scalar: f32[]{:T(128)}). A layout may
+// also name a memory space other than the default 0 (f32[8]{0:S(1)}), as
+// backends that place values in several memories print their programs.
 #ifndef XLA_HLO_IR_SHAPE_H_
 #define XLA_HLO_IR_SHAPE_H_
 
@@ -58,6 +61,9 @@ class Shape {
   // Tiles, outermost first; each lists sizes for the minor-most dimensions.
   const std::vector<std::vector<int64_t>>& tiles() const { return tiles_; }
   void set_tiles(std::vector<std::vector<int64_t>> tiles) { tiles_ = std::move(tiles); }
+  // The layout's memory space (0: the default memory).
+  int64_t memory_space() const { return memory_space_; }
+  void set_memory_space(int64_t memory_space) { memory_space_ = memory_space; }
   void clear_layout();
   // Sets the default row-major layout (recursively for tuples).
   void SetDefaultLayout();
@@ -84,6 +90,7 @@ class Shape {
   std::vector<int64_t> minor_to_major_;
   bool has_layout_ = false;
   std::vector<std::vector<int64_t>> tiles_;
+  int64_t memory_space_ = 0;
   std::vector<Shape> tuple_shapes_;
 };
 

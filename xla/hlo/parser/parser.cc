@@ -366,24 +366,29 @@ StatusOr<Shape> HloParser::ParseShape(int depth) {
   // Everything after the parser counts elements and bytes in int64.
   if (Status size = CheckArraySize(*type, dims); !size.ok()) return ErrorAt(tok, size.message());
   Shape shape(*type, dims);
-  // A layout is "{" followed by a number or "}"; anything else after "{" is
-  // a computation body following a signature's result shape.
+  // A layout is "{" followed by a number, ":" (a scalar's tiles or memory
+  // space) or "}"; anything else after "{" is a computation body following a
+  // signature's result shape.
   TokenKind after = lexer_.PeekSecond().kind;
   if (lexer_.Peek().kind != TokenKind::kLBrace ||
-      (after != TokenKind::kNumber && after != TokenKind::kRBrace)) {
+      (after != TokenKind::kNumber && after != TokenKind::kRBrace &&
+       after != TokenKind::kColon)) {
     shape.clear_layout();
     return shape;
   }
   Token brace = lexer_.Next();
   std::vector<int64_t> m2m;
   std::vector<std::vector<int64_t>> tiles;
+  int64_t memory_space = 0;
   if (!TryConsume(TokenKind::kRBrace)) {
-    do {
-      ASSIGN_OR_RETURN(int64_t d, ParseInt64());
-      m2m.push_back(d);
-    } while (TryConsume(TokenKind::kComma));
+    if (lexer_.Peek().kind != TokenKind::kColon) {
+      do {
+        ASSIGN_OR_RETURN(int64_t d, ParseInt64());
+        m2m.push_back(d);
+      } while (TryConsume(TokenKind::kComma));
+    }
     if (TryConsume(TokenKind::kColon)) {
-      ASSIGN_OR_RETURN(tiles, ParseTiles(static_cast<int>(dims.size())));
+      ASSIGN_OR_RETURN(tiles, ParseLayoutDetails(&memory_space));
     }
     Token close = lexer_.Next();
     if (close.kind != TokenKind::kRBrace) {
@@ -405,20 +410,49 @@ StatusOr<Shape> HloParser::ParseShape(int depth) {
   }
   shape.set_minor_to_major(std::move(m2m));
   shape.set_tiles(std::move(tiles));
+  shape.set_memory_space(memory_space);
   return shape;
 }
 
-StatusOr<std::vector<std::vector<int64_t>>> HloParser::ParseTiles(int rank) {
-  Token t = lexer_.Next();
-  if (t.kind != TokenKind::kName || t.text != "T") {
-    // XLA also writes memory spaces (S(1)), element sizes (E(4)) and others here.
-    return ErrorAt(t, "only tiles (\"T(8,128)\") are supported after ':' in a layout, got " +
-                          Describe(t));
-  }
+StatusOr<std::vector<std::vector<int64_t>>> HloParser::ParseLayoutDetails(int64_t* memory_space) {
   std::vector<std::vector<int64_t>> tiles;
-  size_t limit = static_cast<size_t>(rank);  // a tile covers at most the enclosing dimensions
+  bool any = false;
+  while (lexer_.Peek().kind == TokenKind::kName) {
+    Token t = lexer_.Peek();
+    if (t.text == "T" && tiles.empty()) {
+      lexer_.Next();
+      ASSIGN_OR_RETURN(tiles, ParseTiles());
+    } else if (t.text == "S" && *memory_space == 0) {
+      lexer_.Next();
+      RETURN_IF_ERROR(Expect(TokenKind::kLParen, "'(' after S").status());
+      Token space_tok = lexer_.Peek();
+      ASSIGN_OR_RETURN(*memory_space, ParseInt64());
+      if (*memory_space < 0) {
+        return ErrorAt(space_tok, "memory space " + std::to_string(*memory_space) +
+                                      " must not be negative");
+      }
+      RETURN_IF_ERROR(Expect(TokenKind::kRParen, "')' after the memory space").status());
+    } else {
+      break;
+    }
+    any = true;
+  }
+  if (!any) {
+    // XLA also writes element sizes (E(4)) and others here.
+    Token t = lexer_.Peek();
+    return ErrorAt(t, "only tiles (\"T(8,128)\") and memory spaces (\"S(1)\") are supported "
+                      "after ':' in a layout, got " + Describe(t));
+  }
+  return tiles;
+}
+
+StatusOr<std::vector<std::vector<int64_t>>> HloParser::ParseTiles() {
+  std::vector<std::vector<int64_t>> tiles;
+  // A tile may have more dimensions than the array (a scalar's T(128)), and a
+  // later tile more than the one before (T(256)(8,128)): each tiles the shape
+  // the tiles before it made.
   while (lexer_.Peek().kind == TokenKind::kLParen) {
-    Token open = lexer_.Next();
+    lexer_.Next();
     std::vector<int64_t> tile;
     do {
       Token size_tok = lexer_.Peek();
@@ -427,11 +461,6 @@ StatusOr<std::vector<std::vector<int64_t>>> HloParser::ParseTiles(int rank) {
       tile.push_back(size);
     } while (TryConsume(TokenKind::kComma));
     RETURN_IF_ERROR(Expect(TokenKind::kRParen, "',' or ')' in a tile").status());
-    if (tile.size() > limit) {
-      return ErrorAt(open, "tile (" + JoinInts(tile) + ") has " + std::to_string(tile.size()) +
-                               " dimensions; at most " + std::to_string(limit) + " fit here");
-    }
-    limit = tile.size();
     tiles.push_back(std::move(tile));
   }
   if (tiles.empty()) return ErrorAt(lexer_.Peek(), "expected '(' to open a tile after T");

@@ -48,8 +48,11 @@ class HloParser {
   Status ParseInstruction(HloComputation* comp, std::unordered_map<std::string, HloInstruction*>* names,
                           HloInstruction** root);
   StatusOr<Shape> ParseShape(int depth = 0);
-  // After "{1,0:" in a layout: "T(8,128)(2,1)"; `rank` is the array's.
-  StatusOr<std::vector<std::vector<int64_t>>> ParseTiles(int rank);
+  // After "{1,0:" in a layout: tiles ("T(8,128)(2,1)") and a memory space
+  // ("S(1)"), each optional, in that order; returns the tiles.
+  StatusOr<std::vector<std::vector<int64_t>>> ParseLayoutDetails(int64_t* memory_space);
+  // After "T": "(8,128)(2,1)".
+  StatusOr<std::vector<std::vector<int64_t>>> ParseTiles();
   StatusOr<Literal> ParseLiteral(const Shape& shape, int depth = 0);
   Status ParseArrayLiteral(const Shape& shape, int dim, int depth, Literal* out, int64_t* next);
   Status ParseLiteralElement(Literal* out, int64_t index);

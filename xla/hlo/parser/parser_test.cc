@@ -193,6 +193,29 @@ ENTRY e {
   EXPECT_TRUE(untiled.Compatible(c->shape()));
 }
 
+// A TPU program's scalar tiles and memory spaces, as libtpu's optimized
+// programs carry them, parse and print back byte for byte.
+TEST(ScalarTilesAndMemorySpacesRoundTrip) {
+  constexpr char kSpaces[] = R"(HloModule m, entry_computation_layout={(f32[8,128]{1,0:T(8,128)S(1)}, f32[]{:T(128)}, bf16[128]{0:T(256)(128)(2,1)})->u32[]{:S(2)}}
+
+ENTRY e {
+  a = f32[8,128]{1,0:T(8,128)S(1)} parameter(0)
+  b = f32[]{:T(128)} parameter(1)
+  t = bf16[128]{0:T(256)(128)(2,1)} parameter(2)
+  c = f32[1,8]{1,0:S(1)} slice(a), slice={[0:1], [0:8]}
+  ROOT r = u32[]{:S(2)} constant(1)
+}
+
+)";
+  auto m = ParseHloModule(kSpaces);
+  CHECK_OK(m);
+  const HloComputation* e = (*m)->entry_computation();
+  EXPECT_EQ(e->GetInstructionWithName("a")->shape().memory_space(), int64_t{1});
+  EXPECT_EQ(e->GetInstructionWithName("b")->shape().tiles().size(), size_t{1});
+  EXPECT_EQ(e->GetInstructionWithName("r")->shape().memory_space(), int64_t{2});
+  EXPECT_EQ(ToString(**m), std::string(kSpaces));
+}
+
 struct BadCase {
   const char* text;
   const char* message;  // the full expected Status message
@@ -252,15 +275,16 @@ TEST(MalformedInputs) {
       {"HloModule m\nENTRY e {\n  ROOT %%x = f32[2]{0} parameter(0)\n}\n",
        "3:8: expected an instruction name, got '%'\n  ROOT %%x = f32[2]{0} parameter(0)\n"
        "       ^"},
-      {"HloModule m\nENTRY e {\n  ROOT p = f32[2,3]{1,0:S(1)} parameter(0)\n}\n",
-       "3:25: only tiles (\"T(8,128)\") are supported after ':' in a layout, got 'S'\n"
-       "  ROOT p = f32[2,3]{1,0:S(1)} parameter(0)\n                        ^"},
+      {"HloModule m\nENTRY e {\n  ROOT p = f32[2,3]{1,0:E(4)} parameter(0)\n}\n",
+       "3:25: only tiles (\"T(8,128)\") and memory spaces (\"S(1)\") are supported after ':' "
+       "in a layout, got 'E'\n"
+       "  ROOT p = f32[2,3]{1,0:E(4)} parameter(0)\n                        ^"},
       {"HloModule m\nENTRY e {\n  ROOT p = f32[2,3]{1,0:T(8,0)} parameter(0)\n}\n",
        "3:29: tile size 0 must be positive\n"
        "  ROOT p = f32[2,3]{1,0:T(8,0)} parameter(0)\n                            ^"},
-      {"HloModule m\nENTRY e {\n  ROOT p = f32[3]{0:T(8,128)} parameter(0)\n}\n",
-       "3:22: tile (8,128) has 2 dimensions; at most 1 fit here\n"
-       "  ROOT p = f32[3]{0:T(8,128)} parameter(0)\n                     ^"},
+      {"HloModule m\nENTRY e {\n  ROOT p = f32[3]{0:T()} parameter(0)\n}\n",
+       "3:23: expected an integer, got ')'\n"
+       "  ROOT p = f32[3]{0:T()} parameter(0)\n                      ^"},
       {"HloModule m\nENTRY e {\n  ROOT p = f32[2,3]{1,0:T} parameter(0)\n}\n",
        "3:26: expected '(' to open a tile after T\n"
        "  ROOT p = f32[2,3]{1,0:T} parameter(0)\n                         ^"},

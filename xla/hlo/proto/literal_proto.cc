@@ -229,20 +229,17 @@ Status CheckLayout(const wire::LayoutProto& layout, PrimitiveType type, int rank
     return InvalidArgument("layout element size of " + std::to_string(layout.element_size_in_bits()) +
                            " bits for " + std::string(PrimitiveTypeName(type)) + " is not supported");
   }
-  if (layout.memory_space() != 0) {
+  if (layout.memory_space() < 0) {
     return InvalidArgument("layout memory space " + std::to_string(layout.memory_space()) +
-                           " is not supported");
+                           " must not be negative");
   }
-  size_t limit = static_cast<size_t>(rank);
+  // A tile may have more dimensions than the array (a TPU scalar's T(128)), and
+  // a later tile more than the one before: each tiles what the others made.
   for (const wire::TileProto& tile : layout.tiles()) {
-    if (tile.dimensions_size() == 0 || static_cast<size_t>(tile.dimensions_size()) > limit) {
-      return InvalidArgument("a layout tile must have 1 to " + std::to_string(limit) +
-                             " dimensions, has " + std::to_string(tile.dimensions_size()));
-    }
+    if (tile.dimensions_size() == 0) return InvalidArgument("a layout tile has no dimensions");
     for (int64_t size : tile.dimensions()) {
       if (size < 1) return InvalidArgument("tile size " + std::to_string(size) + " must be positive");
     }
-    limit = tile.dimensions_size();
   }
   return OkStatus();
 }
@@ -268,6 +265,7 @@ StatusOr<Shape> ArrayShapeFromProto(const wire::ShapeProto& proto, PrimitiveType
     tiles.emplace_back(tile.dimensions().begin(), tile.dimensions().end());
   }
   shape.set_tiles(std::move(tiles));
+  shape.set_memory_space(proto.layout().memory_space());
   return shape;
 }
 
@@ -307,6 +305,7 @@ void ShapeToProto(const Shape& shape, wire::ShapeProto* proto) {
     wire::TileProto* t = layout->add_tiles();
     for (int64_t size : tile) t->add_dimensions(size);
   }
+  if (shape.memory_space() != 0) layout->set_memory_space(shape.memory_space());
 }
 
 StatusOr<Shape> ShapeFromProto(const wire::ShapeProto& proto) {
