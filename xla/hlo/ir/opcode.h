@@ -40,6 +40,8 @@ namespace xla {
   V(kConvert, "convert", 1)                                        \
   V(kConvolution, "convolution", 2)                                \
   V(kCopy, "copy", 1)                                              \
+  V(kCopyDone, "copy-done", 1)                                     \
+  V(kCopyStart, "copy-start", 1)                                   \
   V(kCos, "cosine", 1)                                             \
   V(kCustomCall, "custom-call", -1)                                \
   V(kDivide, "divide", 2)                                          \
@@ -118,7 +120,7 @@ enum class HloOpcode : uint8_t {
 inline constexpr int kHloOpcodeCount = 0 XLA_HLO_OPCODES(XLA_HLO_OPCODE_COUNT);
 #undef XLA_HLO_OPCODE_COUNT
 // Update this when adding an op, so an accidental edit of the list shows up.
-static_assert(kHloOpcodeCount == 93, "opcode list changed: update the count");
+static_assert(kHloOpcodeCount == 95, "opcode list changed: update the count");
 
 // "add", "get-tuple-element", ...
 std::string_view HloOpcodeString(HloOpcode opcode);

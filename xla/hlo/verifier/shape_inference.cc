@@ -756,6 +756,27 @@ StatusOr<Shape> InferShape(const HloInstruction& instr) {
       return operand(0);
     case HloOpcode::kCopy: case HloOpcode::kOptimizationBarrier:
       return operand(0);
+    // An asynchronous copy, as backends schedule them (libtpu's optimized
+    // programs): copy-start gives (destination, source, u32[] context) and
+    // copy-done the destination. Layouts (memory spaces) are the backend's.
+    case HloOpcode::kCopyStart: {
+      if (!declared.IsTuple() || declared.tuple_shapes_size() < 3 ||
+          !declared.tuple_shapes(0).Compatible(operand(0)) ||
+          !declared.tuple_shapes(1).Compatible(operand(0)) ||
+          declared.tuple_shapes(2).element_type() != PrimitiveType::U32 ||
+          declared.tuple_shapes(2).rank() != 0) {
+        return Fail("copy-start of " + S(operand(0)) + " must give (destination, source, u32[] "
+                    "context) shaped like it, not " + S(declared));
+      }
+      return declared;
+    }
+    case HloOpcode::kCopyDone: {
+      const Shape& t = operand(0);
+      if (!t.IsTuple() || t.tuple_shapes_size() < 2) {
+        return Fail("copy-done takes a copy-start's tuple, not " + S(t));
+      }
+      return t.tuple_shapes(0);
+    }
     case HloOpcode::kSlice: {
       const Shape& in = operand(0);
       if (static_cast<int>(instr.slice_starts().size()) != in.rank()) {
