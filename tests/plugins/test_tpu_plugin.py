@@ -237,14 +237,26 @@ def test_programs_compile_for_v5e(tpu_env):
     for name, (fn, args) in programs.items():
       compiled = jax.jit(fn).lower(*args).compile()
       stats = compiled.memory_analysis()
+      try:
+        text = compiled.runtime_executable()._optimized_hlo()
+      except Exception as e:
+        text = str(e)
       report[name] = {"code": stats.generated_code_size_in_bytes,
-                      "arguments": stats.argument_size_in_bytes}
+                      "arguments": stats.argument_size_in_bytes, "text": text}
     print(json.dumps(report))
   """)
   out = _json_of(proc)
   assert sorted(out) == ["conv", "dot", "elementwise", "reduce", "scan", "softmax"]
   for name, r in out.items():
     assert r["code"] > 0, (name, r)
+  # libtpu's optimized programs read back as HLO text: TPU tiles, memory spaces
+  # (S(1)), asynchronous copies. The conv program's copies change precision
+  # (f32 to bf16), which XLA's verifier allows TPU programs and ours does not.
+  for name in ("elementwise", "dot", "reduce", "scan", "softmax"):
+    assert out[name]["text"].startswith("HloModule "), (name, out[name]["text"][:500])
+    assert ":T(" in out[name]["text"], name
+  assert "S(1)" in out["dot"]["text"] and "copy-start(" in out["dot"]["text"]
+  assert "does not match the inferred shape" in out["conv"]["text"], out["conv"]["text"][:500]
   assert out["elementwise"]["arguments"] == 2 * 256 * 256 * 4
   assert out["dot"]["arguments"] == (256 * 512 + 512 * 128) * 2
 
