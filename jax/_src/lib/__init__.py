@@ -56,8 +56,9 @@ from jaxlib import xla_client as xla_client  # noqa: E402
 jaxlib_extension_version: int = _jax._version
 
 # The oldest extension this jax runs on: 5 brought the per-thread staging flag
-# and x64 flag of the jit fast path (jit.set_thread_staging, jit.set_x64).
-_minimum_extension_version = 5
+# and x64 flag of the jit fast path (jit.set_thread_staging, jit.set_x64); 6
+# compile-only topologies (make_topology, make_compile_only_client).
+_minimum_extension_version = 6
 if jaxlib_extension_version < _minimum_extension_version:
   raise JaxlibVersionError(
       f"jax {_jax_version._version} needs the jaxlib extension version "
