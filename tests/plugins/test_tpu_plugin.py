@@ -156,7 +156,8 @@ def test_topology_devices(tpu_env):
         "axis_names": list(mesh.axis_names),
         "repr": repr(device),
         "default": jax.default_backend(),
-        "attached": [d.platform for d in topologies.get_attached_topology().devices]}))
+        "attached": [d.platform for d in topologies.get_attached_topology().devices],
+        "cpu_devices": jax.device_count()}))
   """, env={"JAX_PLATFORMS": "cpu"})
   out = _json_of(proc)
   assert out["devices"] == [
@@ -166,7 +167,9 @@ def test_topology_devices(tpu_env):
       [3, 0, "tpu", "TPU v5 lite", "TPU_3(process=0,(1,1,0,0))", [1, 1, 0], 0]]
   assert sorted(sum(out["mesh"], [])) == [0, 1, 2, 3] and out["axis_names"] == ["x", "y"]
   assert out["repr"] == "TpuDevice(id=0, process_index=0, coords=(0,0,0), core_on_chip=0)"
-  assert out["default"] == "cpu" and out["attached"] == ["cpu"]
+  # The attached topology is the default backend's devices (as many as the
+  # environment asks the CPU plugin for).
+  assert out["default"] == "cpu" and out["attached"] == ["cpu"] * out["cpu_devices"]
 
 
 def test_aot_compile_memory_analysis_matches_real_jax(tpu_env):
