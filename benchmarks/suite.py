@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import importlib
 import json
 import os
 import platform
@@ -351,8 +352,10 @@ def openxla_devices() -> dict:
   of OpenXLA's CPU plugin, registered as any vendor's plugin is, with a priority
   below ours so that ours stays the default backend. Must run before anything
   initialises jax's backends. Raises when OpenXLA's plugin is missing."""
-  import importlib  # pylint: disable=import-outside-toplevel
   plugin = importlib.import_module(harness.OPENXLA_MODULE)
+  # jax is imported inside each benchmark, as everywhere in this file: the
+  # import group measures a fresh `import jax`, and one install's suite must not
+  # import the other's jax at module load.
   from jax._src import xla_bridge  # pylint: disable=import-outside-toplevel
   xla_bridge.register_plugin(OPENXLA_PLATFORM, library_path=str(plugin.PLUGIN_PATH),
                              priority=0)

@@ -33,23 +33,7 @@ const char* CodeName(int code) {
 std::map<std::string, AttributeValue> ReadAttributes(const PJRT_Api* api) {
   auto args = PjrtArgs<PJRT_Plugin_Attributes_Args>();
   ThrowIfError(api, api->PJRT_Plugin_Attributes(&args));
-  std::map<std::string, AttributeValue> out;
-  for (size_t i = 0; i < args.num_attributes; ++i) {
-    const PJRT_NamedValue& v = args.attributes[i];
-    std::string name = xla::ToValidUtf8(std::string_view(v.name, v.name_size));
-    switch (v.type) {
-      case PJRT_NamedValue_kString:
-        out[name] = xla::ToValidUtf8(std::string_view(v.string_value, v.value_size));
-        break;
-      case PJRT_NamedValue_kInt64: out[name] = v.int64_value; break;
-      case PJRT_NamedValue_kInt64List:
-        out[name] = std::vector<int64_t>(v.int64_array_value, v.int64_array_value + v.value_size);
-        break;
-      case PJRT_NamedValue_kFloat: out[name] = static_cast<double>(v.float_value); break;
-      case PJRT_NamedValue_kBool: out[name] = v.bool_value; break;
-    }
-  }
-  return out;
+  return AttributesOf(args.attributes, args.num_attributes);
 }
 
 // dlopen maps a file's segments without checking that the file holds them, so
@@ -127,6 +111,26 @@ void CheckRequiredFunctions(const PJRT_Api* api, const std::string& path) {
 }
 
 }  // namespace
+
+std::map<std::string, AttributeValue> AttributesOf(const PJRT_NamedValue* values, size_t count) {
+  std::map<std::string, AttributeValue> out;
+  for (size_t i = 0; i < count; ++i) {
+    const PJRT_NamedValue& v = values[i];
+    std::string name = xla::ToValidUtf8(std::string_view(v.name, v.name_size));
+    switch (v.type) {
+      case PJRT_NamedValue_kString:
+        out[name] = xla::ToValidUtf8(std::string_view(v.string_value, v.value_size));
+        break;
+      case PJRT_NamedValue_kInt64: out[name] = v.int64_value; break;
+      case PJRT_NamedValue_kInt64List:
+        out[name] = std::vector<int64_t>(v.int64_array_value, v.int64_array_value + v.value_size);
+        break;
+      case PJRT_NamedValue_kFloat: out[name] = static_cast<double>(v.float_value); break;
+      case PJRT_NamedValue_kBool: out[name] = v.bool_value; break;
+    }
+  }
+  return out;
+}
 
 void ThrowIfError(const PJRT_Api* api, PJRT_Error* error) {
   if (error == nullptr) return;

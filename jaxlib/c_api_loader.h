@@ -30,6 +30,10 @@ struct Plugin {
 // present order.
 constexpr int kMinPluginMinor = 57;
 
+// Named values a plugin returns (plugin, device or topology attributes), with
+// names and strings made valid UTF-8.
+std::map<std::string, AttributeValue> AttributesOf(const PJRT_NamedValue* values, size_t count);
+
 // Throws PluginLoadError naming the file and the reason.
 std::shared_ptr<Plugin> LoadPlugin(const std::string& path);
 

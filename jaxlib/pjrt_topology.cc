@@ -7,26 +7,6 @@
 
 namespace jax {
 
-std::map<std::string, AttributeValue> AttributesOf(const PJRT_NamedValue* values, size_t count) {
-  std::map<std::string, AttributeValue> out;
-  for (size_t i = 0; i < count; ++i) {
-    const PJRT_NamedValue& v = values[i];
-    std::string name = xla::ToValidUtf8(std::string_view(v.name, v.name_size));
-    switch (v.type) {
-      case PJRT_NamedValue_kString:
-        out[name] = xla::ToValidUtf8(std::string_view(v.string_value, v.value_size));
-        break;
-      case PJRT_NamedValue_kInt64: out[name] = v.int64_value; break;
-      case PJRT_NamedValue_kInt64List:
-        out[name] = std::vector<int64_t>(v.int64_array_value, v.int64_array_value + v.value_size);
-        break;
-      case PJRT_NamedValue_kFloat: out[name] = static_cast<double>(v.float_value); break;
-      case PJRT_NamedValue_kBool: out[name] = v.bool_value; break;
-    }
-  }
-  return out;
-}
-
 DeviceDescriptionInfo ReadDeviceDescription(const PJRT_Api* api,
                                             PJRT_DeviceDescription* description) {
   DeviceDescriptionInfo info;

@@ -45,9 +45,6 @@ struct DeviceDescriptionInfo {
 DeviceDescriptionInfo ReadDeviceDescription(const PJRT_Api* api,
                                             PJRT_DeviceDescription* description);
 
-// Named values (a plugin's attribute list) as Python-friendly values.
-std::map<std::string, AttributeValue> AttributesOf(const PJRT_NamedValue* values, size_t count);
-
 class PjrtTopology {
  public:
   // PJRT_TopologyDescription_Create on the plugin's table. Throws

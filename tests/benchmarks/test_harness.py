@@ -470,10 +470,11 @@ def test_openxla_plugin_install_is_skipped_when_present(tmp_path):
   assert message == f"pip install --no-deps {harness.OPENXLA_WHEEL} failed: ERROR: no index"
 
 
-def test_openxla_group_runs_with_both_plugins():
-  _jax_backend()
-  pytest.importorskip(harness.OPENXLA_MODULE)
-  result = run.run_suite(sys.executable, harness.OPENXLA_GROUP, quick=True, repeats=1,
+@pytest.mark.needs_wheels
+def test_openxla_group_runs_with_both_plugins(openxla_cpu_env):
+  # A virtualenv of our wheels with OpenXLA's CPU plugin installed, as run.py
+  # prepares its own (ensure_openxla_plugin).
+  result = run.run_suite(openxla_cpu_env, harness.OPENXLA_GROUP, quick=True, repeats=1,
                          timeout=600)
   assert not result["errors"], result["errors"]
   for figure in harness.figures_of(harness.OPENXLA_GROUP, quick=True):

@@ -69,9 +69,11 @@ def configure_environment(environ=_os.environ) -> dict:
 def initialize() -> None:
   """Finds libtpu and registers it with jax (which loads it and checks its PJRT
   C API version now; the TPU client is made when the backend is first used)."""
+  # jax imports this module while it discovers plugins: importing jax at this
+  # module's top would be circular, and importing it must load nothing native.
   from jax._src import lib
   lib.plugin_support.check_plugin_version(PLUGIN_NAME, __version__, lib.version_str)
   path = library_path()
   configure_environment()
-  from jax._src import xla_bridge
+  from jax._src import xla_bridge  # (late for the same reason)
   xla_bridge.register_plugin(PLUGIN_NAME, priority=PRIORITY, library_path=path)
